@@ -1,0 +1,29 @@
+"""clsolve: exact knapsack-family and grid-DP solvers whose algorithms are OpenCL kernels.
+
+>>> import clsolve
+>>> problem = clsolve.Knapsack(profits=[10, 7, 5], weights=[4, 3, 2], capacities=5)
+>>> clsolve.solve(problem, solver="dp-rows").value
+12
+"""
+from . import icd as _icd
+
+_icd.ensure_nvidia_icd()  # before anything imports pyopencl and lists platforms
+
+from .api import choose, devices, plan, solve, solve_many, solvers  # noqa: E402
+from .devices import Device, get_device  # noqa: E402
+from .errors import (ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
+                     InvalidOptionError, InvalidProblemError, KernelBuildError, SolutionCheckError,
+                     UnknownSolverError, UnsupportedProblemError)
+from .problems import Knapsack  # noqa: E402
+from .solution import Solution, Timings  # noqa: E402
+from .solver import Plan, Solver  # noqa: E402
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Knapsack", "Solution", "Timings", "Plan", "Solver", "Device",
+    "solve", "solve_many", "plan", "choose", "solvers", "devices", "get_device",
+    "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",
+    "UnknownSolverError", "DeviceNotFoundError", "KernelBuildError", "SolutionCheckError",
+    "FormatError", "InvalidOptionError",
+]

@@ -1,0 +1,118 @@
+"""The public entry points: ``solve``, ``solve_many``, ``plan``, ``solvers`` and ``devices``."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import registry
+from .devices import Device, get_device, list_devices
+from .errors import ClsolveError, DoesNotFitError, FormatError, UnsupportedProblemError
+from .solution import Solution, check
+from .solver import Plan, Solver
+
+HOST_DEVICE_LABEL = "host CPU"
+
+
+def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
+    return get_device(device) if solver.uses_device else None
+
+
+def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
+    """The installed solver that accepts ``problem``, fits, and has the smallest estimated time."""
+    reasons: dict[str, str] = {}
+    best: tuple[float, str, Solver, Device | None, Plan] | None = None
+    for name in registry.names():
+        try:
+            candidate = registry.load(name)
+            if candidate.accepts(problem) is not None:
+                reasons[name] = candidate.accepts(problem)
+                continue
+            dev = _device_for(candidate, device)
+            plan = candidate.plan(problem, dev)
+            refusal = plan.refusal(dev)
+        except ClsolveError as exc:
+            reasons[name] = str(exc)
+            continue
+        if refusal is not None:
+            reasons[name] = refusal
+            continue
+        key = (plan.seconds, name)
+        if best is None or key < best[:2]:
+            best = (plan.seconds, name, candidate, dev, plan)
+    if best is None:
+        detail = "; ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) or "no solver is installed"
+        if any("needs" in v for v in reasons.values()):
+            raise DoesNotFitError(f"no installed solver can solve {problem.describe()} here ({detail})")
+        raise UnsupportedProblemError(f"no installed solver accepts {problem.describe()} ({detail})")
+    return best[2], best[3], best[4]
+
+
+def plan(problem, solver: str = "auto", device: str | Device | None = None, **options) -> Plan:
+    """The plan ``solve`` would follow, without solving (raises when it would refuse)."""
+    if solver == "auto":
+        return choose(problem, device)[2]
+    instance = registry.load(solver, **options)
+    return instance.checked_plan(problem, _device_for(instance, device))
+
+
+def _finish(problem, solution: Solution, solver: Solver, device: Device | None) -> Solution:
+    solution.solver = solver.name
+    solution.device = device.label if device is not None else HOST_DEVICE_LABEL
+    check(problem, solution)
+    return solution
+
+
+def solve(problem, solver: str = "auto", device: str | Device | None = None, **options) -> Solution:
+    """Solve ``problem`` exactly with the named solver on the chosen device; the result is checked.
+
+    ``solver`` is an installed solver's name or ``auto`` (the fastest estimate among those that
+    accept the problem and fit). ``device`` is a spec for :func:`clsolve.get_device` (default: the
+    ``CLSOLVE_DEVICE`` environment variable, else ``auto``). ``options`` go to the solver.
+    """
+    if solver == "auto":
+        instance, dev, chosen_plan = choose(problem, device)
+        if options:
+            instance = registry.load(instance.name, **options)
+    else:
+        instance = registry.load(solver, **options)
+        dev = _device_for(instance, device)
+        chosen_plan = instance.checked_plan(problem, dev)
+    return _finish(problem, instance.solve(problem, dev, chosen_plan), instance, dev)
+
+
+def solve_many(problems: Sequence, solver: str = "auto", device: str | Device | None = None,
+               **options) -> list[Solution]:
+    """Solve several problems; one checked ``Solution`` per problem, in input order.
+
+    An error in one problem is raised naming that problem's index; nothing is half-returned.
+    """
+    problems = list(problems)
+    if not problems:
+        return []
+    if solver == "auto":
+        return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
+    instance = registry.load(solver, **options)
+    dev = _device_for(instance, device)
+    for i, p in enumerate(problems):
+        _indexed(i, p, lambda p=p: instance.checked_plan(p, dev))
+    solutions = instance.solve_many(problems, dev)
+    return [_indexed(i, p, lambda p=p, s=s: _finish(p, s, instance, dev))
+            for i, (p, s) in enumerate(zip(problems, solutions, strict=True))]
+
+
+def _indexed(index: int, problem, action):
+    try:
+        return action()
+    except ClsolveError as exc:
+        if isinstance(exc, FormatError):
+            raise
+        raise type(exc)(f"problem {index} ({problem.describe()}): {exc}") from exc
+
+
+def solvers() -> list[dict]:
+    """The installed solver plugins: name, summary, accepted problem kinds."""
+    return registry.describe()
+
+
+def devices() -> list[dict]:
+    """Every OpenCL device this process can see, with memory, compute units and local memory."""
+    return list_devices()

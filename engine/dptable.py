@@ -1,0 +1,94 @@
+"""Host-side facts of a dense knapsack DP table, shared by the DP solver plugins.
+
+A DP row holds one value per state, a state being a capacity vector (c1, .., cm) flattened
+row-major. Decision bits (one per item and state) use the tiled layout of ``opencl/clsolve.h``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .problems import Knapsack
+
+INT32_MAX = 2**31 - 1
+#: Kernels index states with 32-bit unsigned integers.
+MAX_STATES = 2**32 - 1
+MAX_DIMS = 3
+
+
+def value_dtype(problem: Knapsack, force_bits: int | None = None) -> np.dtype:
+    """int32 when the sum of all profits fits (no state value can exceed it), else int64."""
+    if force_bits == 64 or (force_bits is None and problem.total_profit > INT32_MAX):
+        return np.dtype(np.int64)
+    if force_bits not in (None, 32):
+        raise ValueError(f"value_bits must be 32, 64 or None, got {force_bits}")
+    if problem.total_profit > INT32_MAX:
+        raise ValueError(f"value_bits=32 cannot hold the total profit {problem.total_profit} > 2^31 - 1")
+    return np.dtype(np.int32)
+
+
+def opencl_type(dtype: np.dtype) -> str:
+    return {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}[np.dtype(dtype)]
+
+
+def dp_refusal(problem: Knapsack, solver: str) -> str | None:
+    """Why a dense DP over ``problem``'s capacities is impossible, or None."""
+    if problem.m > MAX_DIMS:
+        return (f"{solver} solves m = 1, 2 or 3 capacity dimensions; this problem has m = {problem.m} "
+                "(a multidimensional knapsack needs a solver for m > 3)")
+    states = problem.cells()
+    if states > MAX_STATES:
+        caps = " x ".join(str(c + 1) for c in problem.capacities.tolist())
+        return (f"the DP row would have {caps} = {states} states, above the limit of 2^32 - 1 = {MAX_STATES} "
+                "(use a branch-and-bound solver for such capacities)")
+    return None
+
+
+def spans(problem: Knapsack) -> tuple[int, int]:
+    """(span1, span2) of the flattening state = c1*span1 + c2*span2 + c3 (see clsolve.h)."""
+    caps = problem.capacities.tolist()
+    if problem.m == 1:
+        return 1, 0
+    if problem.m == 2:
+        return caps[1] + 1, 1
+    return (caps[1] + 1) * (caps[2] + 1), caps[2] + 1
+
+
+def clamped_weights(problem: Knapsack) -> np.ndarray:
+    """Weights as an (n, 3) uint32 array, each clamped to capacity + 1 (an item that cannot fit
+    stays unable to fit) and padded with zero weights for unused dimensions."""
+    out = np.zeros((problem.n, 3), dtype=np.uint32)
+    limits = problem.capacities + 1
+    out[:, : problem.m] = np.minimum(problem.weights, limits[None, :]).astype(np.uint32)
+    return out
+
+
+@dataclass(frozen=True)
+class DecisionLayout:
+    """Where the decision bit of a state lives (the tiled layout of ``opencl/clsolve.h``)."""
+
+    states: int
+    local_size: int
+
+    @property
+    def tile_states(self) -> int:
+        return 32 * self.local_size
+
+    @property
+    def tiles(self) -> int:
+        return -(-self.states // self.tile_states)
+
+    @property
+    def words_per_row(self) -> int:
+        return self.tiles * self.local_size
+
+    @property
+    def row_bytes(self) -> int:
+        return 4 * self.words_per_row
+
+    def unpack(self, words: np.ndarray) -> np.ndarray:
+        """Boolean decisions of shape (rows, states) from words of shape (rows, words_per_row)."""
+        rows = words.reshape(-1, self.tiles, self.local_size)
+        bits = (rows[:, :, None, :] >> np.arange(32, dtype=np.uint32)[None, None, :, None]) & 1
+        return bits.reshape(rows.shape[0], -1)[:, : self.states].astype(bool)

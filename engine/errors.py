@@ -1,0 +1,48 @@
+"""Exceptions raised by clsolve. Every message names the field and the limit involved."""
+from __future__ import annotations
+
+
+class ClsolveError(Exception):
+    """Base class of every error clsolve raises on purpose."""
+
+
+class InvalidProblemError(ClsolveError, ValueError):
+    """A problem's data is malformed: wrong shape, negative, fractional, NaN, too large."""
+
+
+class UnsupportedProblemError(ClsolveError):
+    """The chosen solver does not accept this problem (for example m > 3 for a DP solver)."""
+
+
+class DoesNotFitError(ClsolveError, MemoryError):
+    """The solver's plan needs more memory than the device (or host) has; nothing was allocated."""
+
+
+class UnknownSolverError(ClsolveError, LookupError):
+    """No installed solver has this name."""
+
+
+class DeviceNotFoundError(ClsolveError, LookupError):
+    """No OpenCL device matches the requested specification."""
+
+
+class KernelBuildError(ClsolveError, RuntimeError):
+    """An OpenCL program failed to build; the message holds device, options and compiler log."""
+
+
+class SolutionCheckError(ClsolveError, AssertionError):
+    """A solver returned a solution that is infeasible or whose value does not match its items."""
+
+
+class FormatError(ClsolveError, ValueError):
+    """An instance file could not be read; the message names the file and the line."""
+
+    def __init__(self, path: str, line: int | None, message: str):
+        self.path = path
+        self.line = line
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: {message}")
+
+
+class InvalidOptionError(ClsolveError, TypeError):
+    """A solver option is unknown or has a bad value."""

@@ -1,0 +1,150 @@
+"""Problem types. A problem is an immutable value over NumPy arrays, validated when built."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import InvalidProblemError
+
+#: Largest single profit, weight or capacity accepted (sums of up to 2 items stay inside int64).
+MAX_SCALAR = 2**62
+INT64_MAX = 2**63 - 1
+
+
+def _objects_to_int64(array: np.ndarray, field_name: str) -> np.ndarray:
+    """Convert an object array (Python ints beyond int64, mixed types) element by element."""
+    out = np.empty(array.shape, dtype=np.int64)
+    for index, value in np.ndenumerate(array):
+        where = f"{field_name}{list(index)}"
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise InvalidProblemError(f"{where}: {value!r} is not a number")
+        if isinstance(value, (float, np.floating)):
+            if not np.isfinite(value):
+                raise InvalidProblemError(f"{where}: {value} is not a finite number")
+            if value != int(value):
+                raise InvalidProblemError(f"{where}: {value!r} is fractional; clsolve solves integer problems exactly")
+        number = int(value)
+        if number < 0:
+            raise InvalidProblemError(f"{where}: {number} is negative; must be >= 0")
+        if number > MAX_SCALAR:
+            raise InvalidProblemError(f"{where}: {number} exceeds the limit 2^62 = {MAX_SCALAR}")
+        out[index] = number
+    return out
+
+
+def _as_integers(values, field_name: str, shape_hint: str) -> np.ndarray:
+    """Return ``values`` as an int64 array, refusing NaN, infinities, fractions and negatives."""
+    try:
+        array = np.asarray(values)
+    except Exception as exc:  # ragged lists and the like
+        raise InvalidProblemError(f"{field_name}: cannot be read as an array ({exc})") from None
+    if array.dtype == object:
+        array = _objects_to_int64(array, field_name)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        raise InvalidProblemError(f"{field_name}: expected {shape_hint} of integers, got dtype {array.dtype}")
+    if np.issubdtype(array.dtype, np.floating):
+        bad = ~np.isfinite(array)
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise InvalidProblemError(f"{field_name}{list(index)}: {array[index]} is not a finite number")
+        frac = array != np.floor(array)
+        if frac.any():
+            index = tuple(int(i) for i in np.argwhere(frac)[0])
+            raise InvalidProblemError(
+                f"{field_name}{list(index)}: {array[index]!r} is fractional; clsolve solves integer problems "
+                "exactly (scale the data, e.g. the readers' `scale` option)")
+        if array.size and np.abs(array).max() > MAX_SCALAR:
+            raise InvalidProblemError(f"{field_name}: values must be at most 2^62 = {MAX_SCALAR}")
+        array = array.astype(np.int64)
+    elif array.dtype == np.uint64:
+        if array.size and array.max() > MAX_SCALAR:
+            raise InvalidProblemError(f"{field_name}: values must be at most 2^62 = {MAX_SCALAR}")
+        array = array.astype(np.int64)
+    else:
+        array = array.astype(np.int64)
+    if array.size:
+        if array.min() < 0:
+            index = tuple(int(i) for i in np.argwhere(array < 0)[0])
+            raise InvalidProblemError(f"{field_name}{list(index)}: {int(array[index])} is negative; must be >= 0")
+        if array.max() > MAX_SCALAR:
+            raise InvalidProblemError(f"{field_name}: values must be at most 2^62 = {MAX_SCALAR}")
+    array.setflags(write=False)
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Knapsack:
+    """A 0-1 knapsack with one or more capacity dimensions.
+
+    ``profits`` has shape (n,), ``weights`` shape (n, m) (a 1-D array is read as m = 1) and
+    ``capacities`` shape (m,) (a scalar is read as m = 1). m = 1 is KP1, m = 2 KP2, m >= 3 the
+    multidimensional knapsack. All values are integers in [0, 2^62]; the sum of all profits must fit
+    in a signed 64-bit integer.
+    """
+
+    profits: np.ndarray
+    weights: np.ndarray
+    capacities: np.ndarray
+    name: str = ""
+    known_optimum: int | None = field(default=None, compare=False)
+
+    def __init__(self, profits, weights, capacities, name: str = "", known_optimum: int | None = None):
+        profits = _as_integers(profits, "profits", "a 1-D array")
+        weights = _as_integers(weights, "weights", "an (n, m) array")
+        capacities = _as_integers(capacities, "capacities", "a 1-D array")
+        if profits.ndim != 1:
+            raise InvalidProblemError(f"profits: expected shape (n,), got {profits.shape}")
+        if profits.size == 0:
+            raise InvalidProblemError("profits: the problem has no items (n = 0); at least one item is required")
+        if capacities.ndim == 0:
+            capacities = capacities.reshape(1)
+        if capacities.ndim != 1 or capacities.size == 0:
+            raise InvalidProblemError(f"capacities: expected shape (m,) with m >= 1, got {capacities.shape}")
+        m = capacities.size
+        if weights.ndim == 1 and m == 1:
+            weights = weights.reshape(-1, 1)
+        if weights.ndim != 2 or weights.shape != (profits.size, m):
+            raise InvalidProblemError(
+                f"weights: expected shape (n, m) = ({profits.size}, {m}) to match profits and capacities, got {weights.shape}")
+        total = int(profits.sum(dtype=object))
+        if total > INT64_MAX:
+            raise InvalidProblemError(f"profits: their sum {total} exceeds the signed 64-bit limit {INT64_MAX}")
+        for array in (profits, weights, capacities):
+            array.setflags(write=False)
+        object.__setattr__(self, "profits", profits)
+        object.__setattr__(self, "weights", weights)
+        object.__setattr__(self, "capacities", capacities)
+        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "known_optimum", None if known_optimum is None else int(known_optimum))
+
+    kind = "knapsack"
+
+    @property
+    def n(self) -> int:
+        """Number of items."""
+        return int(self.profits.size)
+
+    @property
+    def m(self) -> int:
+        """Number of capacity dimensions."""
+        return int(self.capacities.size)
+
+    @property
+    def total_profit(self) -> int:
+        return int(self.profits.sum(dtype=object))
+
+    def cells(self) -> int:
+        """Number of states in one DP row: prod(capacity_d + 1)."""
+        count = 1
+        for c in self.capacities.tolist():
+            count *= c + 1
+        return count
+
+    def describe(self) -> str:
+        caps = " x ".join(str(c) for c in self.capacities.tolist())
+        label = f"{self.name}: " if self.name else ""
+        return f"{label}KP{self.m} with n = {self.n}, capacities {caps}"
+
+    def __repr__(self) -> str:
+        return f"Knapsack({self.describe()})"

@@ -1,0 +1,110 @@
+"""Solutions, their timings, and the check the engine runs on every solution before returning it."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .errors import SolutionCheckError
+from .problems import Knapsack
+
+
+@dataclass
+class Timings:
+    """Seconds spent in each phase of a solve (wall clock, device queue finished at each boundary)."""
+
+    upload: float = 0.0
+    kernels: float = 0.0
+    download: float = 0.0
+    host: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.upload + self.kernels + self.download + self.host
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "total": self.total}
+
+
+@dataclass
+class Solution:
+    """The answer to one problem.
+
+    ``selected`` is a boolean array with one entry per item (True = packed). ``optimal`` is True when
+    the solver proved optimality. ``value`` is a Python int (exact, even beyond 2^53).
+    """
+
+    value: int
+    selected: np.ndarray
+    optimal: bool
+    solver: str
+    device: str
+    timings: Timings = field(default_factory=Timings)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def items(self) -> np.ndarray:
+        """Indices (0-based) of the selected items, ascending."""
+        return np.flatnonzero(self.selected)
+
+    def to_dict(self, problem: Knapsack | None = None) -> dict:
+        out = {
+            "value": int(self.value),
+            "items": [int(i) for i in self.items],
+            "optimal": bool(self.optimal),
+            "solver": self.solver,
+            "device": self.device,
+            "timings": self.timings.to_dict(),
+        }
+        if problem is not None:
+            out["name"] = problem.name
+            out["n"] = problem.n
+            out["capacities"] = [int(c) for c in problem.capacities]
+            out["used"] = [int(u) for u in used_capacity(problem, self.selected)]
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+def _exact_sum(values: np.ndarray, axis: int | None = None):
+    """Sum int64 data without overflow (object arithmetic when int64 could overflow)."""
+    if values.size == 0:
+        return values.sum(axis=axis, dtype=np.int64)
+    if int(values.max()) * values.shape[0] < 2**63:
+        return values.sum(axis=axis, dtype=np.int64)
+    return values.astype(object).sum(axis=axis)
+
+
+def used_capacity(problem: Knapsack, selected: np.ndarray) -> list[int]:
+    return [int(x) for x in np.atleast_1d(_exact_sum(problem.weights[selected], axis=0))]
+
+
+def check_knapsack(problem: Knapsack, solution: Solution) -> None:
+    """Raise SolutionCheckError unless the solution is feasible and its value is its items' profit."""
+    selected = np.asarray(solution.selected)
+    if selected.dtype != bool or selected.shape != (problem.n,):
+        raise SolutionCheckError(
+            f"{solution.solver}: selected must be a boolean array of shape ({problem.n},), "
+            f"got dtype {selected.dtype} shape {selected.shape}")
+    used = used_capacity(problem, selected)
+    for d, (u, c) in enumerate(zip(used, problem.capacities.tolist())):
+        if u > c:
+            raise SolutionCheckError(
+                f"{solution.solver} on {problem.describe()}: infeasible, dimension {d} uses {u} > capacity {c}")
+    profit = int(_exact_sum(problem.profits[selected]))
+    if profit != int(solution.value):
+        raise SolutionCheckError(
+            f"{solution.solver} on {problem.describe()}: reported value {solution.value} but the selected "
+            f"items' profits sum to {profit}")
+    if solution.optimal and problem.known_optimum is not None and profit != problem.known_optimum:
+        raise SolutionCheckError(
+            f"{solution.solver} on {problem.describe()}: claims optimality with {profit}, "
+            f"but the instance's known optimum is {problem.known_optimum}")
+
+
+def check(problem, solution: Solution) -> None:
+    """Check any solution against its problem (dispatch on the problem's kind)."""
+    if isinstance(problem, Knapsack):
+        check_knapsack(problem, solution)
+    else:  # pragma: no cover - new problem kinds must add their check here
+        raise SolutionCheckError(f"no solution check exists for problems of kind {type(problem).__name__}")

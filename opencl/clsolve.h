@@ -1,0 +1,55 @@
+/* Shared definitions of the clsolve kernels (OpenCL C 1.2).
+ *
+ * Build options every DP kernel receives from the host (engine/dptable.py):
+ *   VALUE_T     int or long: int when the sum of all profits fits in 2^31 - 1, else long
+ *   DIMS        number of capacity dimensions m (1, 2 or 3)
+ *   LOCAL_SIZE  work-group size; also fixes the layout of decision bits below
+ */
+#ifndef CLSOLVE_H
+#define CLSOLVE_H
+
+#ifndef VALUE_T
+#error "VALUE_T must be defined (int or long)"
+#endif
+#ifndef LOCAL_SIZE
+#error "LOCAL_SIZE must be defined"
+#endif
+#ifndef DIMS
+#define DIMS 1
+#endif
+
+/* Decision bits (one per item and DP state, the U matrix of Algorithm 2.1 in paper 000), packed 32
+ * to a word. A row of states is cut into tiles of 32 * LOCAL_SIZE states; in tile t, work-item l
+ * owns word t * LOCAL_SIZE + l, whose bit j belongs to state t * 32 * LOCAL_SIZE + j * LOCAL_SIZE + l.
+ * Reads and writes of values stay coalesced and each work-item writes one whole word: no atomics. */
+#define TILE_STATES (32u * LOCAL_SIZE)
+
+inline ulong decision_word(uint state)
+{
+    return (ulong)(state / TILE_STATES) * LOCAL_SIZE + state % LOCAL_SIZE;
+}
+
+inline uint decision_bit(uint state)
+{
+    return (state / LOCAL_SIZE) % 32u;
+}
+
+/* States are the capacity vectors (c1, c2, c3) flattened row-major:
+ * state = c1 * span1 + c2 * span2 + c3, with span1 = (C2+1)(C3+1), span2 = C3+1 for m = 3,
+ * span1 = C2+1, span2 = 1 (c3 = 0) for m = 2, and span1 = 1, span2 = 0 (c2 = c3 = 0) for m = 1. */
+inline uint3 state_capacity(uint state, uint span1, uint span2)
+{
+#if DIMS == 1
+    return (uint3)(state, 0u, 0u);
+#elif DIMS == 2
+    const uint c1 = state / span1;
+    return (uint3)(c1, state - c1 * span1, 0u);
+#else
+    const uint c1 = state / span1;
+    const uint rest = state - c1 * span1;
+    const uint c2 = rest / span2;
+    return (uint3)(c1, c2, rest - c2 * span2);
+#endif
+}
+
+#endif

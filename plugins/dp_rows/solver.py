@@ -1,0 +1,180 @@
+"""Host side of ``dp-rows`` (kernels in ``opencl/dp_rows.cl``).
+
+Per item i one launch computes row i of the DP over every state, writing row i of the decision bits
+(n x states bits in total, kept on the device). After the last item a single work-item walks the
+decision bits back (Algorithm 2.1, steps 8-12) so only the value and the item vector are read back.
+Decision rows are split over several buffers when one buffer would pass the device's largest
+allocation; the two value rows swap roles between launches (two kernel objects with fixed arguments,
+so each launch sets only the item index).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve import kernels
+from clsolve.devices import Device
+from clsolve.dptable import (DecisionLayout, clamped_weights, dp_refusal, opencl_type, spans,
+                             value_dtype)
+from clsolve.problems import Knapsack
+from clsolve.solution import Solution, Timings
+from clsolve.solver import Plan, Solver
+
+POISON_BYTE = 0xA5
+#: Rough model for ``auto``: bytes per second a device streams, and seconds per kernel launch.
+MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
+MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
+
+
+class RowParallelSolver(Solver):
+    name = "dp-rows"
+    summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, items by device backtracking"
+
+    def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False):
+        """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
+        ``local_size`` overrides the work-group size. ``poison`` fills every device buffer with a
+        garbage pattern before solving, so that a state the kernels fail to write shows up as a
+        wrong answer (used by the tests)."""
+        if value_bits not in (None, 32, 64):
+            raise ValueError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
+        self.value_bits = value_bits
+        self.local_size = local_size
+        self.poison = poison
+
+    # -- planning ----------------------------------------------------------------------------
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        return dp_refusal(problem, self.name)
+
+    def _local_size(self, device: Device) -> int:
+        if self.local_size is not None:
+            return int(self.local_size)
+        size = 1
+        while size * 2 <= min(256, device.max_work_group_size):
+            size *= 2
+        return size
+
+    def _chunk_items(self, problem: Knapsack, layout: DecisionLayout, device: Device) -> int:
+        return max(1, min(problem.n, device.max_allocation // layout.row_bytes))
+
+    def plan(self, problem: Knapsack, device: Device) -> Plan:
+        dtype = value_dtype(problem, self.value_bits)
+        states = problem.cells()
+        local_size = self._local_size(device)
+        layout = DecisionLayout(states, local_size)
+        chunk = self._chunk_items(problem, layout, device)
+        buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
+        for index, first in enumerate(range(0, problem.n, chunk)):
+            buffers[f"decisions_{index}"] = min(chunk, problem.n - first) * layout.row_bytes
+        buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
+        kind = "gpu" if device.is_gpu else "other"
+        moved = problem.n * (states * (2 * dtype.itemsize) + layout.row_bytes)
+        launches = problem.n + -(-problem.n // chunk)
+        return Plan(
+            solver=self.name,
+            device_buffers=buffers,
+            cell_updates=problem.n * states,
+            launches=launches,
+            seconds=moved / MODEL_BANDWIDTH[kind] + launches * MODEL_LAUNCH_SECONDS[kind] + 0.002,
+            details={"value_type": opencl_type(dtype), "local_size": local_size,
+                     "decision_chunks": -(-problem.n // chunk), "states_per_row": states},
+        )
+
+    # -- solving -----------------------------------------------------------------------------
+    def _run(self, problem: Knapsack, device: Device, plan: Plan, keep_decisions: bool):
+        timings = Timings()
+        start = time.perf_counter()
+        dtype = value_dtype(problem, self.value_bits)
+        states = problem.cells()
+        local_size = int(plan.details["local_size"])
+        layout = DecisionLayout(states, local_size)
+        chunk = self._chunk_items(problem, layout, device)
+        span1, span2 = spans(problem)
+        program = kernels.program(device, "dp_rows.cl", {
+            "VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": local_size})
+        ctx, queue = device.context, device.queue
+        weights = clamped_weights(problem)
+        profits = problem.profits.astype(dtype)
+        flags = cl.mem_flags
+        timings.host += time.perf_counter() - start
+
+        start = time.perf_counter()
+        weights_buf = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=weights)
+        profits_buf = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=profits)
+        rows = [cl.Buffer(ctx, flags.READ_WRITE, states * dtype.itemsize) for _ in range(2)]
+        chunks = []
+        for first in range(0, problem.n, chunk):
+            count = min(chunk, problem.n - first)
+            chunks.append((first, count, cl.Buffer(ctx, flags.READ_WRITE, count * layout.row_bytes)))
+        selected_buf = cl.Buffer(ctx, flags.READ_WRITE, problem.n)
+        remaining_buf = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
+                                  hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m)))
+        if self.poison:
+            pattern = np.uint8(POISON_BYTE)
+            for buf in [rows[1], selected_buf] + [c[2] for c in chunks]:
+                cl.enqueue_fill_buffer(queue, buf, pattern, 0, buf.size)
+        cl.enqueue_fill_buffer(queue, rows[0], np.uint8(0), 0, rows[0].size)
+        queue.finish()
+        timings.upload += time.perf_counter() - start
+
+        start = time.perf_counter()
+        item_kernels = []
+        for parity in range(2):
+            kernel = cl.Kernel(program, "dp_rows_item")
+            kernel.set_args(rows[parity], rows[1 - parity], chunks[0][2], weights_buf, profits_buf,
+                            np.uint32(states), np.uint32(span1), np.uint32(span2),
+                            np.uint64(layout.words_per_row), np.uint32(0), np.uint32(0))
+            item_kernels.append(kernel)
+        global_size = (layout.tiles * local_size,)
+        group = (local_size,)
+        for first, count, decisions in chunks:
+            for kernel in item_kernels:
+                kernel.set_arg(2, decisions)
+                kernel.set_arg(9, np.uint32(first))
+            for item in range(first, first + count):
+                kernel = item_kernels[item & 1]
+                kernel.set_arg(10, np.uint32(item))
+                cl.enqueue_nd_range_kernel(queue, kernel, global_size, group)
+        if not keep_decisions:
+            backtrack = cl.Kernel(program, "dp_rows_backtrack")
+            for first, count, decisions in reversed(chunks):
+                backtrack.set_args(decisions, weights_buf, np.uint64(layout.words_per_row),
+                                   np.uint32(span1), np.uint32(span2), np.uint32(first), np.uint32(count),
+                                   remaining_buf, selected_buf)
+                cl.enqueue_nd_range_kernel(queue, backtrack, (1,), (1,))
+        queue.finish()
+        timings.kernels += time.perf_counter() - start
+
+        start = time.perf_counter()
+        final_row = rows[problem.n & 1]
+        value = np.zeros(1, dtype=dtype)
+        cl.enqueue_copy(queue, value, final_row, src_offset=(states - 1) * dtype.itemsize)
+        if keep_decisions:
+            words = np.empty((problem.n, layout.words_per_row), dtype=np.uint32)
+            for first, count, decisions in chunks:
+                cl.enqueue_copy(queue, words[first:first + count], decisions)
+            queue.finish()
+            timings.download += time.perf_counter() - start
+            return int(value[0]), layout.unpack(words), timings
+        selected = np.empty(problem.n, dtype=np.uint8)
+        cl.enqueue_copy(queue, selected, selected_buf)
+        queue.finish()
+        timings.download += time.perf_counter() - start
+        return int(value[0]), selected, timings
+
+    def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
+        value, selected, timings = self._run(problem, device, plan, keep_decisions=False)
+        if selected.max(initial=0) > 1:
+            raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
+        return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
+                        device=device.label, timings=timings,
+                        notes=[f"{plan.details['value_type']} values, {plan.launches} launches"])
+
+    def decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
+        """The value and the whole decision table, shape (n, states), read back (for tests)."""
+        plan = self.checked_plan(problem, device)
+        value, table, _ = self._run(problem, device, plan, keep_decisions=True)
+        return value, table

@@ -1,0 +1,78 @@
+"""The reference DP on the host, in NumPy: ground truth for the tests and the speedup baseline.
+
+Algorithm 1 of paper 000: for every item i and every state c (capacity vector),
+f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i), keeping one decision bit per (i, c) and
+recovering the items by backtracking from the full capacities. Each item is one vectorised NumPy
+step over the whole state grid; values are int64 (the Knapsack type guarantees the sum fits).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from clsolve.dptable import dp_refusal
+from clsolve.problems import Knapsack
+from clsolve.solution import Solution, Timings
+from clsolve.solver import Plan, Solver
+
+#: NumPy state updates per second on one core, for ``auto``'s estimate.
+UPDATES_PER_SECOND = 3e8
+
+
+class SequentialSolver(Solver):
+    name = "sequential"
+    summary = "reference DP on the host CPU (NumPy), m = 1..3, with items"
+    uses_device = False
+
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        return dp_refusal(problem, self.name)
+
+    def plan(self, problem: Knapsack, device=None) -> Plan:
+        states = problem.cells()
+        return Plan(
+            solver=self.name,
+            host_buffers={"rows": 2 * 8 * states, "decisions": problem.n * (-(-states // 8))},
+            cell_updates=problem.n * states,
+            seconds=problem.n * states / UPDATES_PER_SECOND + problem.n * 2e-6,
+        )
+
+    def decisions(self, problem: Knapsack) -> tuple[np.ndarray, np.ndarray]:
+        """The full DP: (last row of values over all states, packed decision bits (n, states/8))."""
+        shape = tuple(int(c) + 1 for c in problem.capacities)
+        states = int(np.prod(shape))
+        row = np.zeros(shape, dtype=np.int64)
+        packed = np.empty((problem.n, -(-states // 8)), dtype=np.uint8)
+        taken = np.zeros(shape, dtype=bool)
+        for i in range(problem.n):
+            weight = problem.weights[i]
+            profit = np.int64(problem.profits[i])
+            taken[...] = False
+            if np.all(weight <= problem.capacities):
+                target = tuple(slice(int(w), None) for w in weight)
+                source = tuple(slice(0, s - int(w)) for s, w in zip(shape, weight))
+                candidate = row[source] + profit
+                better = candidate > row[target]
+                taken[target] = better
+                next_row = row.copy()
+                next_row[target] = np.where(better, candidate, row[target])
+                row = next_row
+            packed[i] = np.packbits(taken.reshape(-1))
+        return row.reshape(-1), packed
+
+    def solve(self, problem: Knapsack, device, plan: Plan) -> Solution:
+        start = time.perf_counter()
+        row, packed = self.decisions(problem)
+        shape = tuple(int(c) + 1 for c in problem.capacities)
+        remaining = [int(c) for c in problem.capacities]
+        selected = np.zeros(problem.n, dtype=bool)
+        for i in range(problem.n - 1, -1, -1):
+            state = int(np.ravel_multi_index(tuple(remaining), shape))
+            if (packed[i, state >> 3] >> (7 - (state & 7))) & 1:
+                selected[i] = True
+                remaining = [r - int(w) for r, w in zip(remaining, problem.weights[i])]
+        value = int(row[-1])
+        return Solution(value=value, selected=selected, optimal=True, solver=self.name, device="",
+                        timings=Timings(host=time.perf_counter() - start))

@@ -1,0 +1,148 @@
+"""``clsolve bench``: measured speed against the floor the device's own copy bandwidth sets.
+
+For a dense DP solver every cell update must at least read the previous value and write the new one
+(2 x value bytes) plus one decision bit, so ``floor_seconds = cell_updates * bytes_per_cell /
+copy_bandwidth``; ``ratio = floor_seconds / kernel_seconds`` says how close the kernels came
+(1.0 = at the bandwidth floor). Results are JSON (stdout, or ``--out``); progress goes to stderr.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyopencl as cl
+
+from . import api, formats
+from .devices import Device, get_device
+from .dptable import value_dtype
+from .problems import Knapsack
+
+KP01_ITEMS = (1000, 2000, 5000, 10000)
+KP01_CAPACITIES = (10**5, 10**6, 10**7)
+
+
+def data_root(explicit: str | None = None) -> Path | None:
+    """The shared data folder: --data, $CLSOLVE_DATA, or ``../shared/data`` above the working dir."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("CLSOLVE_DATA"):
+        return Path(os.environ["CLSOLVE_DATA"])
+    here = Path.cwd().resolve()
+    for folder in [here, *here.parents]:
+        for candidate in (folder / "shared" / "data", folder.parent / "shared" / "data"):
+            if candidate.is_dir():
+                return candidate
+    return None
+
+
+def copy_bandwidth(device: Device, megabytes: int) -> float:
+    """Bytes per second moved (read + written) by the device's own buffer-to-buffer copy."""
+    size = megabytes * 2**20
+    ctx, queue = device.context, device.queue
+    src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
+    dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
+    cl.enqueue_fill_buffer(queue, src, np.uint8(1), 0, size)
+    queue.finish()
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        cl.enqueue_copy(queue, dst, src)
+        queue.finish()
+        best = min(best, time.perf_counter() - start)
+    return 2 * size / best
+
+
+def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
+    """Pisinger's uncorrelated type with weights scaled to the capacity (about 20 items fit)."""
+    rng = np.random.default_rng(seed)
+    top = max(1, capacity // 10)
+    weights = rng.integers(1, top + 1, size=n)
+    profits = rng.integers(1, 1001, size=n)
+    return Knapsack(profits, weights, capacity, name=f"uncorrelated n={n} c={capacity}")
+
+
+def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, repeats: int) -> dict:
+    best = None
+    for _ in range(repeats):
+        solution = api.solve(problem, solver=solver, device=device)
+        if best is None or solution.timings.kernels < best.timings.kernels:
+            best = solution
+    states = problem.cells()
+    updates = problem.n * states
+    bytes_per_cell = 2 * value_dtype(problem).itemsize + 1 / 8
+    floor = updates * bytes_per_cell / bandwidth
+    t = best.timings
+    return {
+        "name": problem.name, "n": problem.n, "capacities": problem.capacities.tolist(), "states": states,
+        "cell_updates": updates, "value": best.value, "items": int(best.selected.sum()),
+        "known_optimum": problem.known_optimum,
+        "seconds": {"total": t.total, "upload": t.upload, "kernels": t.kernels, "download": t.download, "host": t.host},
+        "cell_updates_per_second": updates / t.kernels if t.kernels else None,
+        "bytes_per_cell_floor": bytes_per_cell, "floor_seconds": floor,
+        "ratio_to_floor": floor / t.kernels if t.kernels else None,
+    }
+
+
+def run_dp_rows(args) -> dict:
+    device = get_device(args.device)
+    print(f"device: {device.label}", file=sys.stderr)
+    bandwidth = copy_bandwidth(device, 1024 if device.is_gpu else 128)
+    print(f"copy bandwidth: {bandwidth / 1e9:.1f} GB/s", file=sys.stderr)
+    items = KP01_ITEMS[:1] if args.quick else KP01_ITEMS
+    capacities = KP01_CAPACITIES[:1] if args.quick else KP01_CAPACITIES
+    cases = []
+    api.solve(uncorrelated(50, 1000, 0), solver=args.solver, device=device)  # builds the kernels
+    for capacity in capacities:
+        for n in items:
+            problem = uncorrelated(n, capacity, seed=n + capacity)
+            print(f"kp01 {problem.name}", file=sys.stderr)
+            cases.append({"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)})
+    root = data_root(args.data)
+    class_a = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
+    if class_a is not None and class_a.is_file():
+        problems = formats.read(class_a)
+        if args.quick:
+            problems = [p for p in problems if p.name in ("a01", "a33")]
+        for problem in problems:
+            print(f"class A {problem.name}", file=sys.stderr)
+            cases.append({"set": "class-a", **measure(problem, args.solver, device, bandwidth, args.repeats)})
+    else:
+        print("class A data not found (pass --data): skipped", file=sys.stderr)
+    return {
+        "benchmark": "dp-rows", "solver": args.solver,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "device": device.describe(), "copy_bandwidth_bytes_per_second": bandwidth,
+        "repeats": args.repeats, "cases": cases,
+    }
+
+
+BENCHMARKS = {"dp-rows": run_dp_rows}
+
+
+def add_parser(sub):
+    bench = sub.add_parser("bench", help="run a benchmark, print JSON",
+                           description="Measure a solver; JSON on stdout (or --out), progress on stderr.")
+    bench.add_argument("name", choices=sorted(BENCHMARKS), help="which benchmark")
+    bench.add_argument("--device", default=None, help="device spec (default: $CLSOLVE_DEVICE or auto)")
+    bench.add_argument("--solver", default="dp-rows", help="solver to time (default dp-rows)")
+    bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
+    bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
+    bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
+    bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
+    return bench
+
+
+def main(args) -> int:
+    result = BENCHMARKS[args.name](args)
+    text = json.dumps(result, indent=1)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    return 0

@@ -1,0 +1,162 @@
+"""The ``clsolve`` command line.
+
+Exit codes: 0 solved; 2 bad usage or input (file, option, unknown solver or device);
+3 the problem does not fit or no solver accepts it; 1 any other failure (a kernel that does not
+build, a solution that fails its check). Results go to stdout, progress and errors to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import __version__, api, formats
+from .errors import (ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError, InvalidOptionError,
+                     InvalidProblemError, UnknownSolverError, UnsupportedProblemError)
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
+
+
+def _exit_code(exc: ClsolveError) -> int:
+    if isinstance(exc, (FormatError, InvalidProblemError, UnknownSolverError, DeviceNotFoundError,
+                        InvalidOptionError)):
+        return EXIT_USAGE
+    if isinstance(exc, (DoesNotFitError, UnsupportedProblemError)):
+        return EXIT_REFUSED
+    return EXIT_FAILURE
+
+
+def _option(text: str) -> tuple[str, object]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    key, value = text.split("=", 1)
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def _files(paths: list[str]) -> list[str]:
+    out = []
+    for path in paths:
+        p = Path(path)
+        out.extend(sorted(str(f) for f in p.iterdir() if f.is_file()) if p.is_dir() else [path])
+    return out
+
+
+def cmd_solve(args) -> int:
+    problems = []
+    for path in _files(args.files):
+        problems.extend(formats.read(path, args.format, args.scale))
+    if args.instance:
+        wanted = set(args.instance)
+        problems = [p for p in problems if p.name in wanted]
+        missing = wanted - {p.name for p in problems}
+        if missing:
+            raise FormatError(", ".join(args.files), None, f"no instance named {', '.join(sorted(missing))}")
+    options = dict(args.option or [])
+    if args.plan:
+        for problem in problems:
+            plan = api.plan(problem, args.solver, args.device, **options)
+            print(json.dumps({"name": problem.name, **plan.to_dict()}) if args.json
+                  else f"{problem.describe()}\n  {plan.to_dict()}")
+        return EXIT_OK
+    for index, problem in enumerate(problems):
+        if len(problems) > 1:
+            print(f"[{index + 1}/{len(problems)}] {problem.describe()}", file=sys.stderr)
+        solution = api.solve(problem, args.solver, args.device, **options)
+        if args.json:
+            print(json.dumps(solution.to_dict(problem)))
+            continue
+        items = " ".join(str(i) for i in solution.items)
+        used = solution.to_dict(problem)["used"]
+        print(f"{problem.describe()}")
+        print(f"  value    {solution.value}{' (optimal)' if solution.optimal else ''}")
+        print(f"  items    {len(solution.items)} of {problem.n}: {items}")
+        print(f"  used     {' x '.join(map(str, used))} of {' x '.join(map(str, problem.capacities.tolist()))}")
+        print(f"  solver   {solution.solver} on {solution.device}")
+        t = solution.timings
+        print(f"  seconds  total {t.total:.6f} (upload {t.upload:.6f}, kernels {t.kernels:.6f}, "
+              f"download {t.download:.6f}, host {t.host:.6f})")
+        if problem.known_optimum is not None:
+            print(f"  known    optimum {problem.known_optimum}")
+    return EXIT_OK
+
+
+def cmd_solvers(args) -> int:
+    listing = api.solvers()
+    if args.json:
+        print(json.dumps(listing, indent=2))
+    else:
+        for entry in listing:
+            print(f"{entry['name']:<14} {', '.join(entry['problems']):<10} {entry['summary']}")
+    return EXIT_OK
+
+
+def cmd_devices(args) -> int:
+    from . import icd
+    listing = api.devices()
+    if args.json:
+        print(json.dumps(listing, indent=2))
+        return EXIT_OK
+    if icd.applied:
+        print(f"note: {icd.applied}", file=sys.stderr)
+    if not listing:
+        print("no OpenCL devices found", file=sys.stderr)
+        return EXIT_FAILURE
+    for d in listing:
+        print(f"{d['platform']} / {d['device']} [{d['type']}]: {d['global_memory_bytes'] / 2**30:.1f} GiB global, "
+              f"{d['max_allocation_bytes'] / 2**30:.1f} GiB per buffer, {d['local_memory_bytes'] // 1024} KiB local, "
+              f"{d['compute_units']} compute units, work-groups up to {d['max_work_group_size']}")
+    return EXIT_OK
+
+
+def cmd_bench(args) -> int:
+    from . import bench
+    return bench.main(args)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="clsolve", description="Exact knapsack-family solvers on OpenCL devices.")
+    top.add_argument("--version", action="version", version=f"clsolve {__version__}")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    solve = sub.add_parser("solve", help="solve instance files", description="Solve every problem in the files given.")
+    solve.add_argument("files", nargs="+", help="instance files or directories")
+    solve.add_argument("--solver", default="auto", help="solver name (see `clsolve solvers`) or auto")
+    solve.add_argument("--device", default=None, help="auto, gpu, cpu, or a name fragment[:index] (default: $CLSOLVE_DEVICE or auto)")
+    solve.add_argument("--format", choices=formats.FORMATS, help="file format (default: detected)")
+    solve.add_argument("--instance", action="append", help="solve only the instance of this name (repeatable)")
+    solve.add_argument("--scale", default="1", help="multiply all numbers by this before the integer check (e.g. 1e6)")
+    solve.add_argument("--option", "-o", action="append", type=_option, help="solver option KEY=VALUE")
+    solve.add_argument("--plan", action="store_true", help="print the plan (memory, work) instead of solving")
+    solve.add_argument("--json", action="store_true", help="one JSON object per problem on stdout")
+    solve.set_defaults(run=cmd_solve)
+
+    solvers = sub.add_parser("solvers", help="list installed solver plugins")
+    solvers.add_argument("--json", action="store_true")
+    solvers.set_defaults(run=cmd_solvers)
+
+    devices = sub.add_parser("devices", help="list OpenCL platforms and devices")
+    devices.add_argument("--json", action="store_true")
+    devices.set_defaults(run=cmd_devices)
+
+    from . import bench
+    bench.add_parser(sub).set_defaults(run=cmd_bench)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ClsolveError as exc:
+        print(f"clsolve: error: {exc}", file=sys.stderr)
+        return _exit_code(exc)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

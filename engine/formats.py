@@ -1,0 +1,276 @@
+"""Reading instance files. Every reader returns a list of problems and raises FormatError naming
+the file and line on malformed input.
+
+Formats (``--format`` name, how it is recognised when not given):
+
+``json``      clsolve's own: ``{"profits": [..], "weights": [..] or [[..], ..], "capacities": c or [..],
+              "name": "..", "optimum": ..}``, or ``{"problems": [ {..}, .. ]}`` for several (``*.json``).
+``pisinger``  ``n c`` then n lines ``p w``, optionally a last line with an optimal 0/1 vector
+              (Pisinger's generator, the ``large_scale`` / ``low-dimensional`` sets).
+``jooken``    ``n``, then n lines ``id p w``, then ``c`` (Jooken et al. 2022 hard instances).
+``mknap``     OR-Library: K, then per problem ``n m opt``, n profits, m rows of n weights, m capacities.
+``msb``       2DPackLib MSB JSON (``"Container"``/``"Items"``) turned into KP2 as papers 000/001 do.
+``class-a``   2DPackLib one-line format ``name;n;W;H;w,h[,count];..`` (lines containing ``;``), into KP2.
+
+For the 2-D packing sets, c1 = plate height and c2 = plate width, item weights are (height, width),
+the profit is height x width, and each item type appears once (counts are ignored), as in papers
+000 and 001. ``scale`` multiplies every number before the integer check (for data with decimals).
+"""
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from .errors import FormatError, InvalidProblemError
+from .problems import Knapsack
+
+FORMATS = ("json", "pisinger", "jooken", "mknap", "msb", "class-a")
+
+
+class _Tokens:
+    """Whitespace-separated numbers with the line each came from."""
+
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.items: list[tuple[str, int]] = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            self.items.extend((token, number) for token in line.split())
+        self.pos = 0
+
+    def left(self) -> int:
+        return len(self.items) - self.pos
+
+    def line(self) -> int | None:
+        if self.pos < len(self.items):
+            return self.items[self.pos][1]
+        return self.items[-1][1] if self.items else None
+
+    def take(self, what: str, scale: Fraction) -> int:
+        if self.pos >= len(self.items):
+            raise FormatError(self.path, self.line(), f"file ends where {what} was expected")
+        token, line = self.items[self.pos]
+        self.pos += 1
+        return _number(self.path, line, token, what, scale)
+
+    def take_count(self, what: str) -> int:
+        return self.take(what, Fraction(1))
+
+    def take_optimum(self, what: str, scale: Fraction) -> int | None:
+        """A published optimum (times ``scale``), kept when positive and integral (OR-Library writes 0
+        for unknown; mknap1's problem 2 has decimals and needs ``scale`` 10), else None."""
+        if self.pos >= len(self.items):
+            raise FormatError(self.path, self.line(), f"file ends where {what} was expected")
+        token, line = self.items[self.pos]
+        self.pos += 1
+        try:
+            value = Fraction(token) * scale
+        except ValueError:
+            raise FormatError(self.path, line, f"{what}: {token!r} is not a number") from None
+        return int(value) if value.denominator == 1 and value > 0 else None
+
+
+def _number(path: str, line: int | None, token, what: str, scale: Fraction) -> int:
+    try:
+        value = Fraction(str(token)) * scale
+    except (ValueError, ZeroDivisionError):
+        raise FormatError(path, line, f"{what}: {token!r} is not a number") from None
+    if value.denominator != 1:
+        raise FormatError(path, line, f"{what}: {token} is fractional (scaled by {scale}); clsolve solves integer "
+                                      "problems exactly: pass a scale such as 1e6 (--scale) to make it integral")
+    if value < 0:
+        raise FormatError(path, line, f"{what}: {token} is negative; must be >= 0")
+    return int(value)
+
+
+def _knapsack(path: str, line: int | None, **fields) -> Knapsack:
+    try:
+        return Knapsack(**fields)
+    except InvalidProblemError as exc:
+        raise FormatError(path, line, str(exc)) from None
+
+
+def read_pisinger(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    tokens = _Tokens(path, text)
+    n = tokens.take_count("item count n")
+    capacity = tokens.take("capacity c", scale)
+    if n < 1:
+        raise FormatError(path, 1, f"item count n = {n}; at least 1 item is required")
+    profits, weights = [], []
+    for i in range(n):
+        profits.append(tokens.take(f"profit of item {i + 1}", scale))
+        weights.append(tokens.take(f"weight of item {i + 1}", scale))
+    if tokens.left() not in (0, n):
+        raise FormatError(path, tokens.line(), f"{tokens.left()} numbers after the {n} items; expected none or an "
+                                               f"optimal 0/1 vector of {n} entries")
+    for i in range(tokens.left()):
+        if tokens.take(f"solution entry {i + 1}", Fraction(1)) not in (0, 1):
+            raise FormatError(path, tokens.line(), f"solution entry {i + 1} is not 0 or 1")
+    return [_knapsack(path, None, profits=profits, weights=weights, capacities=capacity, name=Path(path).name)]
+
+
+def read_jooken(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    tokens = _Tokens(path, text)
+    n = tokens.take_count("item count n")
+    profits, weights = [], []
+    for i in range(n):
+        tokens.take(f"id of item {i + 1}", Fraction(1))
+        profits.append(tokens.take(f"profit of item {i + 1}", scale))
+        weights.append(tokens.take(f"weight of item {i + 1}", scale))
+    capacity = tokens.take("capacity c (last line)", scale)
+    if tokens.left():
+        raise FormatError(path, tokens.line(), "unexpected numbers after the capacity line")
+    name = Path(path).parent.name if Path(path).name == "test.in" else Path(path).name
+    return [_knapsack(path, None, profits=profits, weights=weights, capacities=capacity, name=name)]
+
+
+def read_mknap(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    tokens = _Tokens(path, text)
+    count = tokens.take_count("number of problems K")
+    problems = []
+    for k in range(count):
+        line = tokens.line()
+        n = tokens.take_count(f"problem {k + 1}: item count n")
+        m = tokens.take_count(f"problem {k + 1}: constraint count m")
+        optimum = tokens.take_optimum(f"problem {k + 1}: optimal value", scale)
+        profits = [tokens.take(f"problem {k + 1}: profit {i + 1}", scale) for i in range(n)]
+        rows = [[tokens.take(f"problem {k + 1}: weight ({d + 1}, {i + 1})", scale) for i in range(n)]
+                for d in range(m)]
+        capacities = [tokens.take(f"problem {k + 1}: capacity {d + 1}", scale) for d in range(m)]
+        problems.append(_knapsack(path, line, profits=profits, weights=np.array(rows, dtype=object).T.tolist(),
+                                  capacities=capacities, name=f"{Path(path).stem}#{k + 1}",
+                                  known_optimum=optimum))
+    if tokens.left():
+        raise FormatError(path, tokens.line(), f"unexpected numbers after the {count} problems")
+    return problems
+
+
+def _plate(path: str, name: str, height: int, width: int, items: list[tuple[int, int]]) -> Knapsack:
+    return _knapsack(path, None, profits=[h * w for h, w in items], weights=items,
+                     capacities=[height, width], name=name)
+
+
+def read_msb(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    try:
+        data = json.loads(text)
+        container = data["Container"]
+        height = _number(path, None, container["Dy"], "Container.Dy", scale)
+        width = _number(path, None, container["Dx"], "Container.Dx", scale)
+        items = [(_number(path, None, it["Dy"], f"Items[{i}].Dy", scale),
+                  _number(path, None, it["Dx"], f"Items[{i}].Dx", scale)) for i, it in enumerate(data["Items"])]
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    except (KeyError, TypeError) as exc:
+        raise FormatError(path, None, f"not a 2DPackLib MSB instance: missing field {exc}") from None
+    return [_plate(path, str(data.get("Name", Path(path).stem)), height, width, items)]
+
+
+def read_class_a(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    problems = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.strip().rstrip(";").split(";")
+        if len(fields) < 5:
+            raise FormatError(path, number, "expected name;n;W;H;w,h[,count];... with at least one item")
+        name = fields[0]
+        kinds = _number(path, number, fields[1], "n (distinct items)", Fraction(1))
+        width = _number(path, number, fields[2], "W (plate width)", scale)
+        height = _number(path, number, fields[3], "H (plate height)", scale)
+        items = []
+        for j, spec in enumerate(fields[4:], start=1):
+            parts = spec.split(",")
+            if len(parts) not in (2, 3):
+                raise FormatError(path, number, f"item {j}: expected w,h or w,h,count, got {spec!r}")
+            w = _number(path, number, parts[0], f"item {j} width", scale)
+            h = _number(path, number, parts[1], f"item {j} height", scale)
+            items.append((h, w))
+        if len(items) != kinds:
+            raise FormatError(path, number, f"{name}: declares n = {kinds} item types but lists {len(items)}")
+        problems.append(_plate(path, name, height, width, items))
+    if not problems:
+        raise FormatError(path, 1, "no instance lines")
+    return problems
+
+
+def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    entries = data["problems"] if isinstance(data, dict) and "problems" in data else [data]
+    if not isinstance(entries, list) or not entries:
+        raise FormatError(path, None, '"problems" must be a non-empty list')
+    problems = []
+    for k, entry in enumerate(entries):
+        where = f"problems[{k}]" if len(entries) > 1 or "problems" in data else "problem"
+        if not isinstance(entry, dict):
+            raise FormatError(path, None, f"{where}: expected an object")
+        missing = [f for f in ("profits", "weights", "capacities") if f not in entry]
+        if missing:
+            raise FormatError(path, None, f"{where}: missing field(s) {', '.join(missing)}")
+
+        def scaled(value, field):
+            if isinstance(value, list):
+                return [scaled(v, f"{field}[{i}]") for i, v in enumerate(value)]
+            if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+                raise FormatError(path, None, f"{where}.{field}: {value!r} is not a number")
+            return _number(path, None, value, f"{where}.{field}", scale)
+
+        try:
+            problems.append(Knapsack(scaled(entry["profits"], "profits"), scaled(entry["weights"], "weights"),
+                                     scaled(entry["capacities"], "capacities"), name=str(entry.get("name", "")),
+                                     known_optimum=entry.get("optimum") if scale == 1 else None))
+        except InvalidProblemError as exc:
+            raise FormatError(path, None, f"{where}: {exc}") from None
+    return problems
+
+
+READERS = {"json": read_json, "pisinger": read_pisinger, "jooken": read_jooken, "mknap": read_mknap,
+           "msb": read_msb, "class-a": read_class_a}
+
+
+def detect(path: str, text: str) -> str:
+    """The format of ``text`` (see the module docstring for the rules)."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return "msb" if '"Container"' in text else "json"
+    first = stripped.splitlines()[0] if stripped else ""
+    if ";" in first:
+        return "class-a"
+    head = first.split()
+    if len(head) == 2:
+        return "pisinger"
+    if len(head) == 1:
+        tokens = text.split()
+        try:
+            n = int(head[0])
+        except ValueError:
+            raise FormatError(path, 1, f"cannot tell the format from the first line {first!r}") from None
+        return "jooken" if len(tokens) == 3 * n + 2 else "mknap"
+    raise FormatError(path, 1, f"cannot tell the format from the first line {first!r}; pass a format")
+
+
+def read(path: str | Path, format: str | None = None, scale: float | int | str = 1) -> list[Knapsack]:
+    """Read every problem in ``path``. ``format`` is one of FORMATS or None to detect it."""
+    path = str(path)
+    try:
+        text = Path(path).read_text()
+    except UnicodeDecodeError:
+        raise FormatError(path, None, "not a text file") from None
+    except OSError as exc:
+        raise FormatError(path, None, exc.strerror or str(exc)) from None
+    if not text.strip():
+        raise FormatError(path, None, "the file is empty")
+    chosen = format or detect(path, text)
+    if chosen not in READERS:
+        raise FormatError(path, None, f"unknown format {chosen!r}; known formats: {', '.join(FORMATS)}")
+    try:
+        factor = Fraction(str(scale))
+    except ValueError:
+        raise FormatError(path, None, f"scale {scale!r} is not a number") from None
+    if factor <= 0:
+        raise FormatError(path, None, f"scale must be positive, got {scale}")
+    return READERS[chosen](path, text, factor)

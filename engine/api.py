@@ -18,7 +18,10 @@ def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
 
 def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
     """The installed solver that accepts ``problem``, fits, and has the smallest estimated time."""
+    if device is not None and not isinstance(device, Device) and device.strip().lower() != "auto":
+        device = get_device(device)  # a device the user named must exist, whichever solver wins
     reasons: dict[str, str] = {}
+    too_large: set[str] = set()
     best: tuple[float, str, Solver, Device | None, Plan] | None = None
     for name in registry.names():
         try:
@@ -34,13 +37,14 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
             continue
         if refusal is not None:
             reasons[name] = refusal
+            too_large.add(name)
             continue
         key = (plan.seconds, name)
         if best is None or key < best[:2]:
             best = (plan.seconds, name, candidate, dev, plan)
     if best is None:
         detail = "; ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) or "no solver is installed"
-        if any("needs" in v for v in reasons.values()):
+        if too_large:
             raise DoesNotFitError(f"no installed solver can solve {problem.describe()} here ({detail})")
         raise UnsupportedProblemError(f"no installed solver accepts {problem.describe()} ({detail})")
     return best[2], best[3], best[4]

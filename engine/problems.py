@@ -12,11 +12,15 @@ MAX_SCALAR = 2**62
 INT64_MAX = 2**63 - 1
 
 
+def _where(field_name: str, index: tuple) -> str:
+    return f"{field_name}[{', '.join(str(int(i)) for i in index)}]" if index else field_name
+
+
 def _objects_to_int64(array: np.ndarray, field_name: str) -> np.ndarray:
     """Convert an object array (Python ints beyond int64, mixed types) element by element."""
     out = np.empty(array.shape, dtype=np.int64)
     for index, value in np.ndenumerate(array):
-        where = f"{field_name}{list(index)}"
+        where = f"{_where(field_name, index)}"
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise InvalidProblemError(f"{where}: {value!r} is not a number")
         if isinstance(value, (float, np.floating)):
@@ -47,12 +51,12 @@ def _as_integers(values, field_name: str, shape_hint: str) -> np.ndarray:
         bad = ~np.isfinite(array)
         if bad.any():
             index = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise InvalidProblemError(f"{field_name}{list(index)}: {array[index]} is not a finite number")
+            raise InvalidProblemError(f"{_where(field_name, index)}: {array[index]} is not a finite number")
         frac = array != np.floor(array)
         if frac.any():
             index = tuple(int(i) for i in np.argwhere(frac)[0])
             raise InvalidProblemError(
-                f"{field_name}{list(index)}: {array[index]!r} is fractional; clsolve solves integer problems "
+                f"{_where(field_name, index)}: {array[index]!r} is fractional; clsolve solves integer problems "
                 "exactly (scale the data, e.g. the readers' `scale` option)")
         if array.size and np.abs(array).max() > MAX_SCALAR:
             raise InvalidProblemError(f"{field_name}: values must be at most 2^62 = {MAX_SCALAR}")
@@ -66,7 +70,7 @@ def _as_integers(values, field_name: str, shape_hint: str) -> np.ndarray:
     if array.size:
         if array.min() < 0:
             index = tuple(int(i) for i in np.argwhere(array < 0)[0])
-            raise InvalidProblemError(f"{field_name}{list(index)}: {int(array[index])} is negative; must be >= 0")
+            raise InvalidProblemError(f"{_where(field_name, index)}: {int(array[index])} is negative; must be >= 0")
         if array.max() > MAX_SCALAR:
             raise InvalidProblemError(f"{field_name}: values must be at most 2^62 = {MAX_SCALAR}")
     array.setflags(write=False)

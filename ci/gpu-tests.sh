@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite and the dp-rows benchmark on an offline GPU node, from a wheelhouse made by
+# ci/wheelhouse.sh (numpy, pytest and hypothesis are expected on the node).
+#   WHEELHOUSE (default .whl)  CLSOLVE_DATA (the shared data folder)  OUT (where results go, default .)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+wheelhouse="${WHEELHOUSE:-$root/.whl}"
+site="${SITE:-/tmp/clsolve-site}"
+out="${OUT:-$root}"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$wheelhouse"/*.whl
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH"
+export CLSOLVE_DEVICE="${CLSOLVE_DEVICE:-gpu}" POCL_CACHE_DIR="${POCL_CACHE_DIR:-/tmp/clsolve-pocl-cache}"
+cd "$root"
+python3 -m clsolve.cli devices
+set +e
+python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tee "$out/gpu-tests.log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "${BENCH:-1}" = 1 ]; then
+  python3 -m clsolve.cli bench dp-rows --out "$out/bench-dp-rows.json"
+fi
+exit "$status"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The README's test command: a fresh virtual environment, a plain (non-editable) install of this
+# checkout with its `pocl` and `test` extras, then the whole suite. Tests import the installed
+# package (the source folder is `engine/`, not `clsolve/`), so a missing install step fails here.
+# Runs on PoCL's CPU device where no GPU exists; CLSOLVE_DEVICE picks another device.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${CLSOLVE_TEST_VENV:-$root/.venv-test}"
+python="${PYTHON:-python3}"
+
+rm -rf "$venv"
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet "$root[pocl,test]"
+"$venv/bin/clsolve" --version
+
+export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$root/.pocl-cache}"   # PoCL's own kernel cache, not the user's
+mkdir -p "$POCL_CACHE_DIR"
+"$venv/bin/clsolve" devices >&2
+cd "$root"
+exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"

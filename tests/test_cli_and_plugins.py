@@ -1,0 +1,113 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import clsolve
+from clsolve.cli import main
+
+HERE = Path(__file__).parent
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def instance(tmp_path):
+    path = tmp_path / "small"
+    path.write_text("4 10\n10 5\n40 4\n30 6\n50 3\n")
+    return path
+
+
+def test_solve_text_and_json(instance, capsys, device):
+    spec = os.environ.get("CLSOLVE_DEVICE", "auto")
+    code, out, _ = run(["solve", str(instance), "--solver", "dp-rows", "--device", spec], capsys)
+    assert code == 0 and "value    90 (optimal)" in out and "items    2 of 4: 1 3" in out
+    code, out, _ = run(["solve", str(instance), "--solver", "sequential", "--json"], capsys)
+    result = json.loads(out)
+    assert code == 0 and result["value"] == 90 and result["items"] == [1, 3] and result["used"] == [7]
+    assert set(result["timings"]) >= {"upload", "kernels", "download", "host", "total"}
+
+
+def test_plan_option_and_instance_filter(tmp_path, capsys):
+    path = tmp_path / "a.txt"
+    path.write_text("x1;1;30;20;5,4\nx2;1;30;20;6,4\n")
+    code, out, _ = run(["solve", str(path), "--instance", "x2", "--solver", "dp-rows", "--plan", "--json"], capsys)
+    plan = json.loads(out)
+    assert code == 0 and plan["name"] == "x2" and plan["cell_updates"] == 21 * 31
+    code, out, _ = run(["solve", str(path), "--solver", "dp-rows", "-o", "value_bits=64", "--json"], capsys)
+    assert code == 0 and [json.loads(line)["value"] for line in out.splitlines()] == [20, 24]
+
+
+@pytest.mark.parametrize("argv, code, words", [
+    (["solve", "MISSING", "--solver", "sequential"], 2, "No such file"),
+    (["solve", "{instance}", "--solver", "nope"], 2, "installed solvers"),
+    (["solve", "{instance}", "--device", "no-such-device"], 2, "no OpenCL device matches"),
+    (["solve", "{instance}", "--solver", "dp-rows", "-o", "colour=1"], 2, "does not take"),
+    (["solve", "{instance}", "--instance", "zz"], 2, "no instance named zz"),
+])
+def test_errors_exit_codes(argv, code, words, instance, capsys):
+    argv = [a.replace("{instance}", str(instance)) for a in argv]
+    got, out, err = run(argv, capsys)
+    assert got == code and words in err and out == ""
+
+
+def test_too_large_exits_3(tmp_path, capsys):
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"profits": [1] * 50000, "weights": [1] * 50000, "capacities": 4_000_000_000}))
+    code, out, err = run(["solve", str(path), "--solver", "dp-rows"], capsys)
+    assert code == 3 and "needs" in err and out == ""
+
+
+def test_solvers_and_devices_listings(capsys):
+    code, out, _ = run(["solvers", "--json"], capsys)
+    names = {s["name"] for s in json.loads(out)}
+    assert code == 0 and {"sequential", "dp-rows"} <= names
+    code, out, _ = run(["devices", "--json"], capsys)
+    listing = json.loads(out)
+    assert code == 0 and listing and {"global_memory_bytes", "compute_units", "local_memory_bytes"} <= set(listing[0])
+    code, out, _ = run(["devices"], capsys)
+    assert code == 0 and "compute units" in out
+
+
+def test_help_and_console_script():
+    result = subprocess.run([sys.executable, "-m", "clsolve.cli", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0 and "solve" in result.stdout
+    result = subprocess.run([sys.executable, "-m", "clsolve.cli"], capture_output=True, text=True)
+    assert result.returncode == 2
+
+
+def test_bench_quick_writes_json(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    code, _, err = run(["bench", "dp-rows", "--quick", "--repeats", "1", "--out", str(out)], capsys)
+    result = json.loads(out.read_text())
+    assert code == 0 and result["device"]["device"] and result["copy_bandwidth_bytes_per_second"] > 0
+    case = result["cases"][0]
+    assert case["cell_updates"] == case["n"] * case["states"] and case["ratio_to_floor"] > 0
+
+
+def test_solver_from_another_distribution_is_found_by_name(tmp_path):
+    """Install a tiny plugin package with pip (no index, no network) and use it by name."""
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(target), str(HERE / "third_party_solver")],
+                   check=True, capture_output=True, text=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")])}
+    listing = subprocess.run([sys.executable, "-m", "clsolve.cli", "solvers"], env=env, capture_output=True,
+                             text=True, check=True).stdout
+    assert "exhaustive" in listing
+    problem = tmp_path / "p.json"
+    problem.write_text(json.dumps({"profits": [10, 40, 30, 50], "weights": [[5, 1], [4, 1], [6, 1], [3, 1]],
+                                   "capacities": [10, 2]}))
+    result = subprocess.run([sys.executable, "-m", "clsolve.cli", "solve", str(problem), "--solver", "exhaustive",
+                             "--json"], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["solver"] == "exhaustive" and answer["value"] == 90 and answer["device"] == "host CPU"
+    assert "exhaustive" not in {s["name"] for s in clsolve.solvers()}  # not installed in this process

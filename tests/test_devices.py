@@ -1,0 +1,71 @@
+import os
+
+import pytest
+
+import clsolve
+from clsolve import icd
+
+
+def test_specs():
+    auto = clsolve.get_device("auto")
+    assert clsolve.get_device(auto) is auto
+    for device in clsolve.get_device.__globals__["all_devices"]():
+        assert clsolve.get_device(device.name.lower()[:6]).name[:6].lower() == device.name.lower()[:6]
+    if any(d.is_cpu for d in clsolve.get_device.__globals__["all_devices"]()):
+        assert clsolve.get_device("cpu").is_cpu
+
+
+def test_auto_prefers_gpu():
+    devices = clsolve.get_device.__globals__["all_devices"]()
+    if any(d.is_gpu for d in devices):
+        assert clsolve.get_device("auto").is_gpu
+
+
+def test_environment_variable(monkeypatch):
+    name = clsolve.get_device("auto").name
+    monkeypatch.setenv("CLSOLVE_DEVICE", name)
+    assert clsolve.get_device(None).name == name
+
+
+@pytest.mark.parametrize("spec, words", [("no-such-device", "no OpenCL device matches"), ("auto:99", "out of range")])
+def test_unknown_device(spec, words):
+    with pytest.raises(clsolve.DeviceNotFoundError, match=words):
+        clsolve.get_device(spec)
+
+
+def test_icd_fix_writes_nvidia_and_keeps_other_vendors(tmp_path, monkeypatch):
+    vendors = tmp_path / "vendors"
+    vendors.mkdir()
+    (vendors / "pocl.icd").write_text("libpocl.so.2\n")
+    monkeypatch.setenv("OCL_ICD_VENDORS", str(vendors))
+    monkeypatch.delenv("OCL_ICD_FILENAMES", raising=False)
+    monkeypatch.delenv("CLSOLVE_NO_ICD_FIX", raising=False)
+    monkeypatch.setattr(icd, "applied", None)
+    monkeypatch.setattr(icd, "_nvidia_loadable", lambda: True)
+    monkeypatch.setattr(icd.tempfile, "gettempdir", lambda: str(tmp_path))
+    message = icd.ensure_nvidia_icd()
+    folder = os.environ["OCL_ICD_VENDORS"]
+    assert message and folder != str(vendors)
+    assert sorted(os.listdir(folder)) == ["nvidia.icd", "pocl.icd"]
+    assert open(os.path.join(folder, "nvidia.icd")).read().strip() == "libnvidia-opencl.so.1"
+
+
+def test_icd_fix_does_nothing_when_nvidia_is_registered(tmp_path, monkeypatch):
+    vendors = tmp_path / "vendors"
+    vendors.mkdir()
+    (vendors / "nv.icd").write_text("libnvidia-opencl.so.1\n")
+    monkeypatch.setenv("OCL_ICD_VENDORS", str(vendors))
+    monkeypatch.setattr(icd, "applied", None)
+    monkeypatch.setattr(icd, "_nvidia_loadable", lambda: True)
+    assert icd.ensure_nvidia_icd() is None and os.environ["OCL_ICD_VENDORS"] == str(vendors)
+    monkeypatch.setattr(icd, "_nvidia_loadable", lambda: False)
+    (vendors / "nv.icd").unlink()
+    assert icd.ensure_nvidia_icd() is None
+
+
+def test_kernel_build_error_shows_device_options_and_log(device, monkeypatch):
+    from clsolve import kernels
+    with pytest.raises(clsolve.KernelBuildError) as info:
+        kernels.program(device, "dp_rows.cl", {"VALUE_T": "int", "DIMS": 1})  # LOCAL_SIZE missing
+    text = str(info.value)
+    assert device.label in text and "-DVALUE_T=int" in text and "LOCAL_SIZE" in text

@@ -1,0 +1,165 @@
+"""dp-rows and sequential against brute force and each other on random instances (hypothesis)."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import clsolve
+from clsolve_plugins.dp_rows import RowParallelSolver
+from clsolve_plugins.sequential import SequentialSolver
+
+from conftest import brute_force
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def knapsacks(draw, max_n=12, max_capacity=24, big_profits=False):
+    m = draw(st.integers(1, 3))
+    n = draw(st.integers(1, max_n))
+    caps = draw(st.lists(st.integers(0, max_capacity if m == 1 else max_capacity // 3), min_size=m, max_size=m))
+    top = 2**40 if big_profits else 60
+    profits = draw(st.lists(st.integers(0, top), min_size=n, max_size=n))
+    # weights up to capacity + 3: zero weights and items too heavy to fit both occur
+    weights = [[draw(st.integers(0, c + 3)) for c in caps] for _ in range(n)]
+    return clsolve.Knapsack(profits, weights, caps)
+
+
+@SETTINGS
+@given(problem=knapsacks())
+def test_dp_rows_matches_brute_force(problem, device):
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
+    assert solution.value == brute_force(problem)
+    assert solution.optimal
+
+
+@SETTINGS
+@given(problem=knapsacks())
+def test_sequential_matches_brute_force(problem):
+    assert clsolve.solve(problem, solver="sequential").value == brute_force(problem)
+
+
+@SETTINGS
+@given(problem=knapsacks(max_n=30, max_capacity=300, big_profits=True))
+def test_dp_rows_64_bit_values_match_sequential(problem, device):
+    expected = clsolve.solve(problem, solver="sequential")
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
+    assert solution.value == expected.value
+
+
+@SETTINGS
+@given(problem=knapsacks(max_n=20, max_capacity=200))
+def test_decision_table_is_fully_written_and_equals_sequential(problem, device):
+    """Every decision bit of every item and state, read back from poisoned device buffers."""
+    values, packed = SequentialSolver().decisions(problem)
+    expected = np.unpackbits(packed, axis=1)[:, : problem.cells()].astype(bool)
+    for bits in (32, 64):
+        value, table = RowParallelSolver(value_bits=bits, poison=True).decisions(problem, device)
+        assert value == values[-1]
+        np.testing.assert_array_equal(table, expected)
+
+
+def test_values_that_need_64_bits(device):
+    profits = [2**40 + 1, 2**40 + 3, 2**41, 7]
+    problem = clsolve.Knapsack(profits, [3, 4, 6, 1], 8)
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
+    assert solution.value == brute_force(problem) == 2**41 + 7 + 0 or solution.value == brute_force(problem)
+    assert solution.notes and solution.notes[0].startswith("long")
+
+
+def test_edge_cases(device):
+    cases = [
+        clsolve.Knapsack([5, 6], [0, 0], 0),           # capacity 0, zero-weight items all fit
+        clsolve.Knapsack([5, 6], [9, 10], 3),          # nothing fits
+        clsolve.Knapsack([0, 0], [1, 1], 3),           # zero profits
+        clsolve.Knapsack([4], [[1, 2, 3]], [1, 2, 3]),  # exactly fits in 3 dimensions
+    ]
+    for problem in cases:
+        for solver in ("dp-rows", "sequential"):
+            assert clsolve.solve(problem, solver=solver, device=device).value == brute_force(problem)
+
+
+def test_local_size_and_forced_value_bits(device):
+    rng = np.random.default_rng(7)
+    problem = clsolve.Knapsack(rng.integers(1, 100, 40), rng.integers(1, 50, 40), 700)
+    expected = clsolve.solve(problem, solver="sequential").value
+    for local_size in (1, 32, 64):
+        for bits in (32, 64):
+            assert clsolve.solve(problem, solver="dp-rows", device=device, local_size=local_size,
+                                 value_bits=bits, poison=True).value == expected
+
+
+def test_decision_rows_split_over_several_buffers(device, monkeypatch):
+    rng = np.random.default_rng(3)
+    problem = clsolve.Knapsack(rng.integers(1, 100, 25), rng.integers(1, 60, 25), 3000)
+    solver = RowParallelSolver(poison=True)
+    monkeypatch.setattr(RowParallelSolver, "_chunk_items", lambda self, p, layout, d: 4)
+    plan = solver.checked_plan(problem, device)
+    assert plan.details["decision_chunks"] == 7
+    solution = solver.solve(problem, device, plan)
+    assert solution.value == clsolve.solve(problem, solver="sequential").value
+    clsolve.solution.check(problem, solution)
+
+
+def test_auto_picks_a_solver_that_accepts(device):
+    problem = clsolve.Knapsack([3, 4], [1, 2], 2)
+    solution = clsolve.solve(problem, solver="auto", device=device)
+    assert solution.solver in clsolve.registry.names() and solution.value == 4
+
+
+def test_solve_many_in_order(device):
+    problems = [clsolve.Knapsack([i + 1, 2], [1, 1], 1) for i in range(5)]
+    values = [s.value for s in clsolve.solve_many(problems, solver="dp-rows", device=device)]
+    assert values == [2, 2, 3, 4, 5]
+
+
+def test_engine_rejects_a_wrong_solution(device, monkeypatch):
+    problem = clsolve.Knapsack([3, 4], [1, 2], 2)
+    original = SequentialSolver.solve
+
+    def lying(self, problem, device, plan):
+        solution = original(self, problem, device, plan)
+        solution.value += 1
+        return solution
+
+    monkeypatch.setattr(SequentialSolver, "solve", lying)
+    with pytest.raises(clsolve.SolutionCheckError, match="sum to 4"):
+        clsolve.solve(problem, solver="sequential")
+
+
+def test_engine_rejects_an_infeasible_solution(monkeypatch):
+    problem = clsolve.Knapsack([3, 4], [1, 2], 2)
+
+    def greedy(self, problem, device, plan):
+        return clsolve.Solution(7, np.array([True, True]), True, self.name, "")
+
+    monkeypatch.setattr(SequentialSolver, "solve", greedy)
+    with pytest.raises(clsolve.SolutionCheckError, match="infeasible"):
+        clsolve.solve(problem, solver="sequential")
+
+
+def test_m_above_three_is_refused_clearly(device):
+    problem = clsolve.Knapsack([1, 2], [[1] * 4, [2] * 4], [3] * 4)
+    for solver in ("dp-rows", "sequential"):
+        with pytest.raises(clsolve.UnsupportedProblemError, match="m = 4"):
+            clsolve.solve(problem, solver=solver, device=device)
+    with pytest.raises(clsolve.UnsupportedProblemError, match="no installed solver accepts"):
+        clsolve.solve(problem, solver="auto", device=device)
+
+
+def test_table_too_large_is_refused_before_allocating(device):
+    problem = clsolve.Knapsack(np.ones(100_000, dtype=np.int64), np.ones(100_000, dtype=np.int64), 4_000_000_000)
+    with pytest.raises(clsolve.DoesNotFitError) as info:
+        clsolve.solve(problem, solver="dp-rows", device=device)
+    message = str(info.value)
+    assert "needs" in message and "device memory" in message and "decisions_0" in message
+    with pytest.raises(clsolve.UnsupportedProblemError, match="2\\^32 - 1"):
+        clsolve.solve(clsolve.Knapsack([1], [1], 2**33), solver="dp-rows", device=device)
+
+
+def test_unknown_solver_and_option():
+    problem = clsolve.Knapsack([1], [1], 1)
+    with pytest.raises(clsolve.UnknownSolverError, match="installed solvers: .*dp-rows.*sequential"):
+        clsolve.solve(problem, solver="no-such-solver")
+    with pytest.raises(clsolve.InvalidOptionError, match="dp-rows"):
+        clsolve.solve(problem, solver="dp-rows", colour="red")

@@ -5,6 +5,8 @@ OpenCL ICD loader then shows no NVIDIA platform. Before the loader first runs (t
 pyopencl lists platforms) clsolve writes a private vendors directory holding ``nvidia.icd`` plus
 links to every ICD file the loader would have read anyway, and points ``OCL_ICD_VENDORS`` at it,
 so every other vendor (PoCL, Intel, ...) stays visible. Set ``CLSOLVE_NO_ICD_FIX=1`` to disable.
+``OCL_ICD_FILENAMES`` is not trusted to do this: the ICD loader bundled with pyopencl's wheels
+ignores it (seen on an H100 node whose environment named libnvidia-opencl.so.1 there).
 """
 from __future__ import annotations
 
@@ -50,8 +52,6 @@ def ensure_nvidia_icd() -> str | None:
     global applied
     if applied is not None or os.environ.get("CLSOLVE_NO_ICD_FIX"):
         return applied
-    if os.environ.get("OCL_ICD_FILENAMES"):
-        return None  # the user chose the libraries explicitly
     existing = _vendor_files()
     if any(_names_nvidia(f) for f in existing) or not _nvidia_loadable():
         return None

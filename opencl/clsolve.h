@@ -52,4 +52,16 @@ inline uint3 state_capacity(uint state, uint span1, uint span2)
 #endif
 }
 
+/* Whether an item of weight w fits into the capacity vector cap in every dimension. */
+inline int fits(uint3 cap, uint3 w)
+{
+    return cap.x >= w.x && cap.y >= w.y && cap.z >= w.z;
+}
+
+/* Offset between a state and the state w lower in every dimension. */
+inline uint shift(uint3 w, uint span1, uint span2)
+{
+    return w.x * span1 + w.y * span2 + w.z;
+}
+
 #endif

@@ -1,11 +1,17 @@
 /* dp-rows: the row-parallel 0-1 knapsack DP for m = 1..3 capacity dimensions.
  * Paper 000, Algorithms 2.1/2.2 (Boyer's Algorithm 1 in paper 002 for m = 1): one launch per item i,
- * one work-item per group of 32 states of row i, recurrence (1) of paper 000:
+ * one work-item per group of 32 states of row i (dp_rows_item), or two items per launch
+ * (dp_rows_pair, below), recurrence (1) of paper 000:
  *     f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i)   if c >= w_i in every dimension
  *     f_i(c) = f_{i-1}(c)                                otherwise
  * with U_i(c) = 1 exactly when the second term is strictly larger (the item is taken).
  */
 #include "clsolve.h"
+
+inline uint3 item_weight(__global const uint *weights, uint item)
+{
+    return (uint3)(weights[3 * item], weights[3 * item + 1], weights[3 * item + 2]);
+}
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_rows_item(__global const VALUE_T *prev,      /* f_{i-1}, `states` values            */
@@ -18,7 +24,8 @@ void dp_rows_item(__global const VALUE_T *prev,      /* f_{i-1}, `states` values
 {
     const uint lid = get_local_id(0);
     const uint tile = get_group_id(0);
-    const uint w1 = weights[3 * item], w2 = weights[3 * item + 1], w3 = weights[3 * item + 2];
+    const uint3 w = item_weight(weights, item);
+    const uint s = shift(w, span1, span2);
     const VALUE_T p = profits[item];
     const uint base = tile * TILE_STATES + lid;
     uint bits = 0;
@@ -26,11 +33,10 @@ void dp_rows_item(__global const VALUE_T *prev,      /* f_{i-1}, `states` values
         const uint c = base + j * LOCAL_SIZE;
         if (c >= states)
             break;
-        const uint3 cap = state_capacity(c, span1, span2);
         const VALUE_T keep = prev[c];
         VALUE_T best = keep;
-        if (cap.x >= w1 && cap.y >= w2 && cap.z >= w3) {
-            const VALUE_T take = prev[c - (w1 * span1 + w2 * span2 + w3)] + p;
+        if (fits(state_capacity(c, span1, span2), w)) {
+            const VALUE_T take = prev[c - s] + p;
             if (take > keep) {
                 best = take;
                 bits |= 1u << j;
@@ -39,6 +45,57 @@ void dp_rows_item(__global const VALUE_T *prev,      /* f_{i-1}, `states` values
         next[c] = best;
     }
     decisions[(ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid] = bits;
+}
+
+/* Two items a = item, b = item + 1 in one pass, so a row is read and written once per two items:
+ *     f_a(x) = max(f(x), f(x - w_a) + p_a)                  (f = f_{a-1}, x >= w_a)
+ *     f_b(c) = max(f_a(c), f_a(c - w_b) + p_b)              (c >= w_b)
+ * reading f at c, c - w_a, c - w_b and c - w_a - w_b (neighbours, mostly cache hits). The decision
+ * bits are those of the one-item recurrence: U_a(c) from f_a(c), U_b(c) from f_b(c). */
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void dp_rows_pair(__global const VALUE_T *prev, __global VALUE_T *next, __global uint *decisions,
+                  __global const uint *weights, __global const VALUE_T *profits,
+                  const uint states, const uint span1, const uint span2,
+                  const ulong words_per_row, const uint chunk_first, const uint item)
+{
+    const uint lid = get_local_id(0);
+    const uint tile = get_group_id(0);
+    const uint3 wa = item_weight(weights, item), wb = item_weight(weights, item + 1);
+    const uint sa = shift(wa, span1, span2), sb = shift(wb, span1, span2);
+    const VALUE_T pa = profits[item], pb = profits[item + 1];
+    const uint base = tile * TILE_STATES + lid;
+    uint bits_a = 0, bits_b = 0;
+    for (uint j = 0; j < 32u; ++j) {
+        const uint c = base + j * LOCAL_SIZE;
+        if (c >= states)
+            break;
+        const uint3 cap = state_capacity(c, span1, span2);
+        const VALUE_T f_c = prev[c];
+        VALUE_T fa_c = f_c;
+        if (fits(cap, wa)) {
+            const VALUE_T take = prev[c - sa] + pa;
+            if (take > f_c) {
+                fa_c = take;
+                bits_a |= 1u << j;
+            }
+        }
+        VALUE_T best = fa_c;
+        if (fits(cap, wb)) {
+            const uint cb = c - sb;
+            VALUE_T fa_cb = prev[cb];
+            if (fits(cap - wb, wa))
+                fa_cb = max(fa_cb, prev[cb - sa] + pa);
+            const VALUE_T take = fa_cb + pb;
+            if (take > fa_c) {
+                best = take;
+                bits_b |= 1u << j;
+            }
+        }
+        next[c] = best;
+    }
+    const ulong word = (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid;
+    decisions[word] = bits_a;
+    decisions[word + words_per_row] = bits_b;
 }
 
 /* Backtracking (steps 8-12 of Algorithm 2.1) over the items of one decision chunk, newest first,

@@ -16,6 +16,7 @@ import pyopencl as cl
 
 from clsolve import kernels
 from clsolve.devices import Device
+from clsolve.errors import InvalidOptionError
 from clsolve.dptable import (DecisionLayout, clamped_weights, dp_refusal, opencl_type, spans,
                              value_dtype)
 from clsolve.problems import Knapsack
@@ -32,13 +33,18 @@ class RowParallelSolver(Solver):
     name = "dp-rows"
     summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, items by device backtracking"
 
-    def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False):
+    def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
+                 items_per_launch: int = 2):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
-        ``local_size`` overrides the work-group size. ``poison`` fills every device buffer with a
-        garbage pattern before solving, so that a state the kernels fail to write shows up as a
-        wrong answer (used by the tests)."""
+        ``local_size`` overrides the work-group size. ``items_per_launch`` is 2 (default: two items
+        fused per pass, so each row is read and written once per two items) or 1 (the paper's one
+        launch per item). ``poison`` fills every device buffer with a garbage pattern before solving,
+        so that a state the kernels fail to write shows up as a wrong answer (used by the tests)."""
         if value_bits not in (None, 32, 64):
-            raise ValueError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
+            raise InvalidOptionError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
+        if items_per_launch not in (1, 2):
+            raise InvalidOptionError(f"items_per_launch must be 1 or 2, got {items_per_launch!r}")
+        self.items_per_launch = items_per_launch
         self.value_bits = value_bits
         self.local_size = local_size
         self.poison = poison
@@ -58,7 +64,20 @@ class RowParallelSolver(Solver):
         return size
 
     def _chunk_items(self, problem: Knapsack, layout: DecisionLayout, device: Device) -> int:
-        return max(1, min(problem.n, device.max_allocation // layout.row_bytes))
+        """Items whose decision rows share one buffer (even, so fused pairs never straddle two)."""
+        chunk = min(problem.n, device.max_allocation // layout.row_bytes)
+        return max(1, chunk - chunk % 2 if chunk < problem.n else chunk)
+
+    def _launches(self, chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """(first item, items) of each launch: pairs inside a chunk, a single item where one is left."""
+        out = []
+        for first, count in chunks:
+            item = first
+            while item < first + count:
+                width = min(self.items_per_launch, first + count - item)
+                out.append((item, width))
+                item += width
+        return out
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits)
@@ -71,8 +90,10 @@ class RowParallelSolver(Solver):
             buffers[f"decisions_{index}"] = min(chunk, problem.n - first) * layout.row_bytes
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
-        moved = problem.n * (states * (2 * dtype.itemsize) + layout.row_bytes)
-        launches = problem.n + -(-problem.n // chunk)
+        chunks = [(first, min(chunk, problem.n - first)) for first in range(0, problem.n, chunk)]
+        passes = len(self._launches(chunks))
+        moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
+        launches = passes + len(chunks)
         return Plan(
             solver=self.name,
             device_buffers=buffers,
@@ -80,7 +101,8 @@ class RowParallelSolver(Solver):
             launches=launches,
             seconds=moved / MODEL_BANDWIDTH[kind] + launches * MODEL_LAUNCH_SECONDS[kind] + 0.002,
             details={"value_type": opencl_type(dtype), "local_size": local_size,
-                     "decision_chunks": -(-problem.n // chunk), "states_per_row": states},
+                     "decision_chunks": len(chunks), "states_per_row": states,
+                     "items_per_launch": self.items_per_launch},
         )
 
     # -- solving -----------------------------------------------------------------------------
@@ -121,23 +143,29 @@ class RowParallelSolver(Solver):
         timings.upload += time.perf_counter() - start
 
         start = time.perf_counter()
-        item_kernels = []
-        for parity in range(2):
-            kernel = cl.Kernel(program, "dp_rows_item")
-            kernel.set_args(rows[parity], rows[1 - parity], chunks[0][2], weights_buf, profits_buf,
-                            np.uint32(states), np.uint32(span1), np.uint32(span2),
-                            np.uint64(layout.words_per_row), np.uint32(0), np.uint32(0))
-            item_kernels.append(kernel)
+        # kernels_by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
+        kernels_by_width = {}
+        for width, name in ((1, "dp_rows_item"), (2, "dp_rows_pair")):
+            kernels_by_width[width] = []
+            for parity in range(2):
+                kernel = cl.Kernel(program, name)
+                kernel.set_args(rows[parity], rows[1 - parity], chunks[0][2], weights_buf, profits_buf,
+                                np.uint32(states), np.uint32(span1), np.uint32(span2),
+                                np.uint64(layout.words_per_row), np.uint32(0), np.uint32(0))
+                kernels_by_width[width].append(kernel)
         global_size = (layout.tiles * local_size,)
         group = (local_size,)
+        passes = 0
         for first, count, decisions in chunks:
-            for kernel in item_kernels:
-                kernel.set_arg(2, decisions)
-                kernel.set_arg(9, np.uint32(first))
-            for item in range(first, first + count):
-                kernel = item_kernels[item & 1]
+            for pair in kernels_by_width.values():
+                for kernel in pair:
+                    kernel.set_arg(2, decisions)
+                    kernel.set_arg(9, np.uint32(first))
+            for item, width in self._launches([(first, count)]):
+                kernel = kernels_by_width[width][passes & 1]
                 kernel.set_arg(10, np.uint32(item))
                 cl.enqueue_nd_range_kernel(queue, kernel, global_size, group)
+                passes += 1
         if not keep_decisions:
             backtrack = cl.Kernel(program, "dp_rows_backtrack")
             for first, count, decisions in reversed(chunks):
@@ -149,7 +177,7 @@ class RowParallelSolver(Solver):
         timings.kernels += time.perf_counter() - start
 
         start = time.perf_counter()
-        final_row = rows[problem.n & 1]
+        final_row = rows[passes & 1]
         value = np.zeros(1, dtype=dtype)
         cl.enqueue_copy(queue, value, final_row, src_offset=(states - 1) * dtype.itemsize)
         if keep_decisions:
@@ -171,7 +199,8 @@ class RowParallelSolver(Solver):
             raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
         return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
                         device=device.label, timings=timings,
-                        notes=[f"{plan.details['value_type']} values, {plan.launches} launches"])
+                        notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
+                               f"{self.items_per_launch} item(s) per pass"])
 
     def decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
         """The value and the whole decision table, shape (n, states), read back (for tests)."""

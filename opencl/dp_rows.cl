@@ -14,9 +14,9 @@ inline uint3 item_weight(__global const uint *weights, uint item)
 }
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void dp_rows_item(__global const VALUE_T *prev,      /* f_{i-1}, `states` values            */
-                  __global VALUE_T *next,            /* f_i                                 */
-                  __global uint *decisions,          /* U rows of the current chunk         */
+void dp_rows_item(__global const VALUE_T *restrict prev, /* f_{i-1}, `states` values            */
+                  __global VALUE_T *restrict next,       /* f_i                                 */
+                  __global uint *restrict decisions,     /* U rows of the current chunk         */
                   __global const uint *weights,      /* n x 3, each clamped to capacity + 1 */
                   __global const VALUE_T *profits,   /* n                                   */
                   const uint states, const uint span1, const uint span2,
@@ -29,10 +29,11 @@ void dp_rows_item(__global const VALUE_T *prev,      /* f_{i-1}, `states` values
     const VALUE_T p = profits[item];
     const uint base = tile * TILE_STATES + lid;
     uint bits = 0;
+    #pragma unroll 8
     for (uint j = 0; j < 32u; ++j) {
         const uint c = base + j * LOCAL_SIZE;
         if (c >= states)
-            break;
+            continue;  /* not break: keeps the unrolled loads independent */
         const VALUE_T keep = prev[c];
         VALUE_T best = keep;
         if (fits(state_capacity(c, span1, span2), w)) {
@@ -53,7 +54,8 @@ void dp_rows_item(__global const VALUE_T *prev,      /* f_{i-1}, `states` values
  * reading f at c, c - w_a, c - w_b and c - w_a - w_b (neighbours, mostly cache hits). The decision
  * bits are those of the one-item recurrence: U_a(c) from f_a(c), U_b(c) from f_b(c). */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void dp_rows_pair(__global const VALUE_T *prev, __global VALUE_T *next, __global uint *decisions,
+void dp_rows_pair(__global const VALUE_T *restrict prev, __global VALUE_T *restrict next,
+                  __global uint *restrict decisions,
                   __global const uint *weights, __global const VALUE_T *profits,
                   const uint states, const uint span1, const uint span2,
                   const ulong words_per_row, const uint chunk_first, const uint item)
@@ -65,10 +67,11 @@ void dp_rows_pair(__global const VALUE_T *prev, __global VALUE_T *next, __global
     const VALUE_T pa = profits[item], pb = profits[item + 1];
     const uint base = tile * TILE_STATES + lid;
     uint bits_a = 0, bits_b = 0;
+    #pragma unroll 8
     for (uint j = 0; j < 32u; ++j) {
         const uint c = base + j * LOCAL_SIZE;
         if (c >= states)
-            break;
+            continue;  /* not break: keeps the unrolled loads independent */
         const uint3 cap = state_capacity(c, span1, span2);
         const VALUE_T f_c = prev[c];
         VALUE_T fa_c = f_c;

@@ -56,9 +56,9 @@ def cmd_solve(args) -> int:
         if missing:
             raise FormatError(", ".join(args.files), None, f"no instance named {', '.join(sorted(missing))}")
     options = dict(args.option or [])
+    plans = [api.plan(problem, args.solver, args.device, **options) for problem in problems]  # refuse before any output
     if args.plan:
-        for problem in problems:
-            plan = api.plan(problem, args.solver, args.device, **options)
+        for problem, plan in zip(problems, plans):
             print(json.dumps({"name": problem.name, **plan.to_dict()}) if args.json
                   else f"{problem.describe()}\n  {plan.to_dict()}")
         return EXIT_OK

@@ -71,15 +71,6 @@ class Device:
     def queue(self) -> cl.CommandQueue:
         return cl.CommandQueue(self.context)
 
-    def work_group_size(self, kernel: cl.Kernel, preferred: int = 256) -> int:
-        """The largest power of two <= ``preferred`` that the device and this kernel allow."""
-        limit = min(self.max_work_group_size,
-                    kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, self.cl_device))
-        size = 1
-        while size * 2 <= min(limit, preferred):
-            size *= 2
-        return size
-
     def describe(self) -> dict:
         return {
             "platform": self.platform,

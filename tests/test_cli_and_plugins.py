@@ -58,9 +58,11 @@ def test_errors_exit_codes(argv, code, words, instance, capsys):
     assert got == code and words in err and out == ""
 
 
-def test_too_large_exits_3(tmp_path, capsys):
+def test_too_large_exits_3_before_any_output(tmp_path, capsys):
     path = tmp_path / "big.json"
-    path.write_text(json.dumps({"profits": [1] * 50000, "weights": [1] * 50000, "capacities": 4_000_000_000}))
+    path.write_text(json.dumps({"problems": [
+        {"profits": [1], "weights": [1], "capacities": 1},
+        {"profits": [1] * 50000, "weights": [1] * 50000, "capacities": 4_000_000_000}]}))
     code, out, err = run(["solve", str(path), "--solver", "dp-rows"], capsys)
     assert code == 3 and "needs" in err and out == ""
 

@@ -93,7 +93,9 @@ def solve_many(problems: Sequence, solver: str = "auto", device: str | Device | 
     if not problems:
         return []
     if solver == "auto":
-        return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
+        solver = _batching_solver(problems, device)
+        if solver is None:
+            return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
     for i, p in enumerate(problems):
@@ -101,6 +103,33 @@ def solve_many(problems: Sequence, solver: str = "auto", device: str | Device | 
     solutions = instance.solve_many(problems, dev)
     return [_indexed(i, p, lambda p=p, s=s: _finish(p, s, instance, dev))
             for i, (p, s) in enumerate(zip(problems, solutions, strict=True))]
+
+
+def _batching_solver(problems: list, device) -> str | None:
+    """For several problems: the batching solver (``Solver.batches``) that accepts and fits every one
+    with the smallest summed estimate, or None."""
+    if len(problems) < 2:
+        return None
+    best: tuple[float, str] | None = None
+    for name, cls in sorted(registry.solver_classes().items()):
+        if not getattr(cls, "batches", False):
+            continue
+        try:
+            candidate = registry.load(name)
+            dev = _device_for(candidate, device)
+            total = 0.0
+            for problem in problems:
+                if candidate.accepts(problem) is not None:
+                    raise UnsupportedProblemError(candidate.accepts(problem))
+                plan = candidate.plan(problem, dev)
+                if plan.refusal(dev) is not None:
+                    raise DoesNotFitError(plan.refusal(dev))
+                total += plan.seconds
+        except ClsolveError:
+            continue
+        if best is None or (total, name) < best:
+            best = (total, name)
+    return None if best is None else best[1]
 
 
 def _indexed(index: int, problem, action):

@@ -62,10 +62,10 @@ def cmd_solve(args) -> int:
             print(json.dumps({"name": problem.name, **plan.to_dict()}) if args.json
                   else f"{problem.describe()}\n  {plan.to_dict()}")
         return EXIT_OK
-    for index, problem in enumerate(problems):
-        if len(problems) > 1:
-            print(f"[{index + 1}/{len(problems)}] {problem.describe()}", file=sys.stderr)
-        solution = api.solve(problem, args.solver, args.device, **options)
+    if len(problems) > 1:
+        print(f"solving {len(problems)} problems as one batch", file=sys.stderr)
+    solutions = api.solve_many(problems, args.solver, args.device, **options)
+    for problem, solution in zip(problems, solutions):
         if args.json:
             print(json.dumps(solution.to_dict(problem)))
             continue
@@ -79,6 +79,8 @@ def cmd_solve(args) -> int:
         t = solution.timings
         print(f"  seconds  total {t.total:.6f} (upload {t.upload:.6f}, kernels {t.kernels:.6f}, "
               f"download {t.download:.6f}, host {t.host:.6f})")
+        for note in solution.notes:
+            print(f"  note     {note}")
         if problem.known_optimum is not None:
             print(f"  known    optimum {problem.known_optimum}")
     return EXIT_OK

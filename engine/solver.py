@@ -107,6 +107,9 @@ class Solver(abc.ABC):
     problem_kinds: ClassVar[tuple[str, ...]] = ("knapsack",)
     #: False for host-only solvers: they get ``device=None``.
     uses_device: ClassVar[bool] = True
+    #: True when ``solve_many`` solves several problems together (``auto`` prefers such solvers
+    #: for several problems, where they accept and fit every one).
+    batches: ClassVar[bool] = False
 
     @abc.abstractmethod
     def accepts(self, problem) -> str | None:

@@ -1,0 +1,90 @@
+/* dp-batch: k knapsack instances (same m = DIMS) advanced together, one launch per item step.
+ * Paper 000, Algorithms 3.1-3.3: the state rows of all instances are concatenated (offsets S), each
+ * launch covers every instance, and one work-item per instance backtracks (Algorithm 3.3).
+ *
+ * Instances may have different item counts without artificial items: items are right-aligned, so
+ * instance k takes part in steps L - n_k .. L - 1 (L = the largest n). Before its first item its row
+ * is all zeros in both ping-pong buffers, so inactive instances need no work and no copies.
+ * Work is cut into tiles of TILE_STATES states of one instance (see clsolve.h for the bit layout);
+ * tile_instance maps a work-group to its instance.
+ */
+#include "clsolve.h"
+
+typedef struct {
+    ulong state_offset;     /* S: first state of this instance in the concatenated rows */
+    ulong decision_offset;  /* first decision word of this instance                      */
+    uint states;            /* (C1+1)(C2+1)(C3+1)                                       */
+    uint span1, span2;      /* flattening of the capacity vector (clsolve.h)            */
+    uint first_tile;        /* first work-group of this instance                        */
+    uint first_item;        /* index of its first item in the weights/profits arrays    */
+    uint items;             /* n_k                                                      */
+    uint words_per_row;     /* decision words per item row                              */
+    uint pad;
+} instance_t;
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void dp_batch_step(__global const VALUE_T *restrict prev, __global VALUE_T *restrict next,
+                   __global uint *restrict decisions, __global const uint *weights,
+                   __global const VALUE_T *profits, __global const instance_t *instances,
+                   __global const uint *tile_instance, const uint steps, const uint step)
+{
+    const uint group = get_group_id(0);
+    const instance_t inst = instances[tile_instance[group]];
+    const uint start = steps - inst.items;          /* first step of this instance */
+    if (step < start)
+        return;                                      /* row still all zeros in both buffers */
+    const uint r = step - start;                     /* item index within the instance */
+    const uint item = inst.first_item + r;
+    const uint3 w = (uint3)(weights[3 * item], weights[3 * item + 1], weights[3 * item + 2]);
+    const uint s = shift(w, inst.span1, inst.span2);
+    const VALUE_T p = profits[item];
+    const uint lid = get_local_id(0);
+    const uint tile = group - inst.first_tile;
+    __global const VALUE_T *f = prev + inst.state_offset;
+    __global VALUE_T *g = next + inst.state_offset;
+    uint bits = 0;
+    #pragma unroll 8
+    for (uint j = 0; j < 32u; ++j) {
+        const uint c = tile * TILE_STATES + j * LOCAL_SIZE + lid;
+        if (c >= inst.states)
+            continue;
+        const VALUE_T keep = f[c];
+        VALUE_T best = keep;
+        if (fits(state_capacity(c, inst.span1, inst.span2), w)) {
+            const VALUE_T take = f[c - s] + p;
+            if (take > keep) {
+                best = take;
+                bits |= 1u << j;
+            }
+        }
+        g[c] = best;
+    }
+    decisions[inst.decision_offset + (ulong)r * inst.words_per_row + (ulong)tile * LOCAL_SIZE + lid] = bits;
+}
+
+/* Algorithm 3.3: one work-item per instance walks its items back from the full capacities, and
+ * gathers the instance's optimum from the last state of its final row. */
+__kernel void dp_batch_backtrack(__global const uint *decisions, __global const uint *weights,
+                                 __global const instance_t *instances, __global const uint *capacities,
+                                 __global const VALUE_T *final_row, const uint count,
+                                 __global uchar *selected, __global VALUE_T *values)
+{
+    const uint k = get_global_id(0);
+    if (k >= count)
+        return;
+    const instance_t inst = instances[k];
+    values[k] = final_row[inst.state_offset + inst.states - 1];
+    uint r1 = capacities[3 * k], r2 = capacities[3 * k + 1], r3 = capacities[3 * k + 2];
+    for (uint r = inst.items; r-- > 0;) {
+        const uint item = inst.first_item + r;
+        const uint state = r1 * inst.span1 + r2 * inst.span2 + r3;
+        const uint word = decisions[inst.decision_offset + (ulong)r * inst.words_per_row + decision_word(state)];
+        const uint take = (word >> decision_bit(state)) & 1u;
+        selected[item] = (uchar)take;
+        if (take) {
+            r1 -= weights[3 * item];
+            r2 -= weights[3 * item + 1];
+            r3 -= weights[3 * item + 2];
+        }
+    }
+}

@@ -1,0 +1,111 @@
+"""dp-batch and solve_many: random batches against sequential, chunking, errors naming the index,
+and the 630 MSB and 43 class A instances of 2DPackLib against sequential."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import clsolve
+from clsolve import formats
+from clsolve.cli import main
+
+from conftest import brute_force
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def batches(draw):
+    count = draw(st.integers(1, 12))
+    problems = []
+    for _ in range(count):
+        m = draw(st.integers(1, 3))
+        n = draw(st.integers(1, 10))
+        caps = draw(st.lists(st.integers(0, 40 if m == 1 else 12), min_size=m, max_size=m))
+        big = draw(st.booleans())
+        profits = draw(st.lists(st.integers(0, 2**40 if big else 90), min_size=n, max_size=n))
+        weights = [[draw(st.integers(0, c + 2)) for c in caps] for _ in range(n)]
+        problems.append(clsolve.Knapsack(profits, weights, caps))
+    return problems
+
+
+@SETTINGS
+@given(problems=batches())
+def test_random_batches_match_brute_force(problems, device):
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True)
+    assert [s.value for s in solutions] == [brute_force(p) for p in problems]
+    assert all(s.solver == "dp-batch" and s.optimal for s in solutions)
+
+
+@SETTINGS
+@given(problems=batches())
+def test_batches_split_into_chunks_match(problems, device):
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, memory_limit=40_000)
+    assert [s.value for s in solutions] == [s.value for s in clsolve.solve_many(problems, solver="sequential")]
+
+
+def test_chunking_is_reported(device):
+    rng = np.random.default_rng(5)
+    problems = [clsolve.Knapsack(rng.integers(1, 50, 8), rng.integers(1, 20, 8), 60) for _ in range(6)]
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, memory_limit=20_000)
+    assert any("chunks" in note for note in solutions[0].notes)
+
+
+def test_batch_of_one_and_solve(device):
+    problem = clsolve.Knapsack([10, 40, 30, 50], [5, 4, 6, 3], 10)
+    (solution,) = clsolve.solve_many([problem], solver="dp-batch", device=device)
+    assert solution.value == 90 and solution.items.tolist() == [1, 3]
+    assert clsolve.solve(problem, solver="dp-batch", device=device).value == 90
+
+
+def test_auto_prefers_the_batching_solver_for_several(device):
+    problems = [clsolve.Knapsack([i + 1, 2], [1, 1], 1) for i in range(4)]
+    solutions = clsolve.solve_many(problems, solver="auto", device=device)
+    assert {s.solver for s in solutions} == {"dp-batch"} and [s.value for s in solutions] == [2, 2, 3, 4]
+
+
+def test_bad_problem_in_batch_names_its_index(device, tmp_path, capsys):
+    good = clsolve.Knapsack([1], [1], 1)
+    bad = clsolve.Knapsack([1], [[1] * 4], [1] * 4)
+    with pytest.raises(clsolve.UnsupportedProblemError, match="problem 2 "):
+        clsolve.solve_many([good, good, bad, good], solver="dp-batch", device=device)
+    with pytest.raises(clsolve.DoesNotFitError, match="problem 1 "):
+        clsolve.solve_many([good, clsolve.Knapsack([1] * 5000, [1] * 5000, 3_000_000_000)], solver="dp-batch",
+                           device=device)
+    path = tmp_path / "batch.json"
+    path.write_text(json.dumps({"problems": [{"profits": [1], "weights": [1], "capacities": 1},
+                                             {"profits": [1, -1], "weights": [1, 1], "capacities": 1}]}))
+    assert main(["solve", str(path), "--solver", "dp-batch"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "problems[1]" in err and "negative" in err
+
+
+def test_cli_solves_a_directory_as_one_batch(tmp_path, capsys):
+    for i in range(3):
+        (tmp_path / f"p{i}.json").write_text(json.dumps({"profits": [i + 1, 5], "weights": [1, 2], "capacities": 2}))
+    assert main(["solve", str(tmp_path), "--solver", "dp-batch", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert [json.loads(line)["value"] for line in out.splitlines()] == [5, 5, 5] and "batch" in err
+
+
+def _set(data, name):
+    if name == "msb":
+        folder = data / "2dpacklib" / "MSB-630_Unibo"
+        if not folder.is_dir():
+            pytest.skip("MSB folder absent")
+        return [formats.read(f)[0] for f in sorted(folder.glob("*.json"))]
+    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
+    if not path.is_file():
+        pytest.skip("class A file absent")
+    return formats.read(path)
+
+
+@pytest.mark.parametrize("name, count", [("msb", 630), ("class-a", 43)])
+def test_2dpacklib_sets_equal_to_sequential(data, device, name, count):
+    problems = _set(data, name)
+    assert len(problems) == count
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device)
+    expected = [clsolve.solve(p, solver="sequential").value for p in problems]
+    assert [s.value for s in solutions] == expected

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite and the dp-rows benchmark on an offline GPU node, from a wheelhouse made by
+# The whole test suite and the benchmarks (dp-rows, msb, class-a) on an offline GPU node, from a wheelhouse made by
 # ci/wheelhouse.sh (numpy, pytest and hypothesis are expected on the node).
 #   WHEELHOUSE (default .whl)  CLSOLVE_DATA (the shared data folder)  OUT (where results go, default .)
 set -euo pipefail
@@ -18,5 +18,7 @@ status=${PIPESTATUS[0]}
 set -e
 if [ "${BENCH:-1}" = 1 ]; then
   python3 -m clsolve.cli bench dp-rows --out "$out/bench-dp-rows.json"
+  python3 -m clsolve.cli bench msb --repeats 3 --out "$out/bench-msb.json"
+  python3 -m clsolve.cli bench class-a --repeats 3 --out "$out/bench-class-a.json"
 fi
 exit "$status"

@@ -19,6 +19,7 @@ import numpy as np
 import pyopencl as cl
 
 from . import api, formats
+from .buffers import fill
 from .devices import Device, get_device
 from .dptable import value_dtype
 from .problems import Knapsack
@@ -47,7 +48,7 @@ def copy_bandwidth(device: Device, megabytes: int) -> float:
     ctx, queue = device.context, device.queue
     src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
     dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
-    cl.enqueue_fill_buffer(queue, src, np.uint8(1), 0, size)
+    fill(queue, src, 1)
     queue.finish()
     best = float("inf")
     for _ in range(5):

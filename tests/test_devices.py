@@ -69,3 +69,17 @@ def test_kernel_build_error_shows_device_options_and_log(device, monkeypatch):
         kernels.program(device, "dp_rows.cl", {"VALUE_T": "int", "DIMS": 1})  # LOCAL_SIZE missing
     text = str(info.value)
     assert device.label in text and "-DVALUE_T=int" in text and "LOCAL_SIZE" in text
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 1031])
+def test_fill_in_pieces(device, monkeypatch, size):
+    import numpy as np
+    import pyopencl as cl
+    from clsolve import buffers
+    monkeypatch.setattr(buffers, "FILL_PIECE", 16)
+    buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
+    buffers.fill(device.queue, buf, 0xA5)
+    out = np.zeros(size, dtype=np.uint8)
+    cl.enqueue_copy(device.queue, out, buf)
+    device.queue.finish()
+    assert (out == 0xA5).all()

@@ -15,6 +15,7 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve import kernels
+from clsolve.buffers import fill
 from clsolve.devices import Device
 from clsolve.dptable import DecisionLayout, clamped_weights, dp_refusal, opencl_type, spans, value_dtype
 from clsolve.errors import DoesNotFitError, InvalidOptionError
@@ -177,9 +178,9 @@ class BatchSolver(Solver):
         selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
         if self.poison:
             for buf in (decisions, selected_buf):
-                cl.enqueue_fill_buffer(queue, buf, np.uint8(POISON_BYTE), 0, buf.size)
+                fill(queue, buf, POISON_BYTE)
         for buf in rows:  # both: an instance's row is zero until its first item (right alignment)
-            cl.enqueue_fill_buffer(queue, buf, np.uint8(0), 0, buf.size)
+            fill(queue, buf, 0)
         queue.finish()
         timings.upload += time.perf_counter() - start
 

@@ -15,6 +15,7 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve import kernels
+from clsolve.buffers import fill
 from clsolve.devices import Device
 from clsolve.errors import InvalidOptionError
 from clsolve.dptable import (DecisionLayout, clamped_weights, dp_refusal, opencl_type, spans,
@@ -135,10 +136,9 @@ class RowParallelSolver(Solver):
         remaining_buf = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
                                   hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m)))
         if self.poison:
-            pattern = np.uint8(POISON_BYTE)
             for buf in [rows[1], selected_buf] + [c[2] for c in chunks]:
-                cl.enqueue_fill_buffer(queue, buf, pattern, 0, buf.size)
-        cl.enqueue_fill_buffer(queue, rows[0], np.uint8(0), 0, rows[0].size)
+                fill(queue, buf, POISON_BYTE)
+        fill(queue, rows[0], 0)
         queue.finish()
         timings.upload += time.perf_counter() - start
 

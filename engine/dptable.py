@@ -45,6 +45,23 @@ def dp_refusal(problem: Knapsack, solver: str) -> str | None:
     return None
 
 
+def dp_accepts(problem, solver: str) -> str | None:
+    """``Solver.accepts`` of the dense DP solvers: knapsacks whose DP row is possible."""
+    if not isinstance(problem, Knapsack):
+        return f"{solver} solves knapsack problems only"
+    return dp_refusal(problem, solver)
+
+
+def work_group_size(max_work_group_size: int, requested: int | None = None, preferred: int = 256) -> int:
+    """``requested``, else the largest power of two <= min(preferred, the device's limit)."""
+    if requested is not None:
+        return int(requested)
+    size = 1
+    while size * 2 <= min(preferred, max_work_group_size):
+        size *= 2
+    return size
+
+
 def spans(problem: Knapsack) -> tuple[int, int]:
     """(span1, span2) of the flattening state = c1*span1 + c2*span2 + c3 (see clsolve.h)."""
     caps = problem.capacities.tolist()

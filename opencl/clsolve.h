@@ -64,4 +64,21 @@ inline uint shift(uint3 w, uint span1, uint span2)
     return w.x * span1 + w.y * span2 + w.z;
 }
 
+/* Weight vector of an item from the (n x 3) weights array (unused dimensions hold 0). */
+inline uint3 item_weight(__global const uint *weights, uint item)
+{
+    return (uint3)(weights[3 * item], weights[3 * item + 1], weights[3 * item + 2]);
+}
+
+/* One backtracking step (Algorithm 2.1 of paper 000, steps 8-12): reads whether `item` was taken at
+ * the capacity vector `rest` from its decision row `row`, records it, and returns the capacity left. */
+inline uint3 backtrack_item(__global const uint *row, __global const uint *weights, uint item, uint3 rest,
+                            uint span1, uint span2, __global uchar *selected)
+{
+    const uint state = shift(rest, span1, span2);
+    const uint take = (row[decision_word(state)] >> decision_bit(state)) & 1u;
+    selected[item] = (uchar)take;
+    return take ? rest - item_weight(weights, item) : rest;
+}
+
 #endif

@@ -35,7 +35,7 @@ void dp_batch_step(__global const VALUE_T *restrict prev, __global VALUE_T *rest
         return;                                      /* row still all zeros in both buffers */
     const uint r = step - start;                     /* item index within the instance */
     const uint item = inst.first_item + r;
-    const uint3 w = (uint3)(weights[3 * item], weights[3 * item + 1], weights[3 * item + 2]);
+    const uint3 w = item_weight(weights, item);
     const uint s = shift(w, inst.span1, inst.span2);
     const VALUE_T p = profits[item];
     const uint lid = get_local_id(0);
@@ -74,17 +74,8 @@ __kernel void dp_batch_backtrack(__global const uint *decisions, __global const 
         return;
     const instance_t inst = instances[k];
     values[k] = final_row[inst.state_offset + inst.states - 1];
-    uint r1 = capacities[3 * k], r2 = capacities[3 * k + 1], r3 = capacities[3 * k + 2];
-    for (uint r = inst.items; r-- > 0;) {
-        const uint item = inst.first_item + r;
-        const uint state = r1 * inst.span1 + r2 * inst.span2 + r3;
-        const uint word = decisions[inst.decision_offset + (ulong)r * inst.words_per_row + decision_word(state)];
-        const uint take = (word >> decision_bit(state)) & 1u;
-        selected[item] = (uchar)take;
-        if (take) {
-            r1 -= weights[3 * item];
-            r2 -= weights[3 * item + 1];
-            r3 -= weights[3 * item + 2];
-        }
-    }
+    uint3 rest = (uint3)(capacities[3 * k], capacities[3 * k + 1], capacities[3 * k + 2]);
+    for (uint r = inst.items; r-- > 0;)
+        rest = backtrack_item(decisions + inst.decision_offset + (ulong)r * inst.words_per_row, weights,
+                              inst.first_item + r, rest, inst.span1, inst.span2, selected);
 }

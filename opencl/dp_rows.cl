@@ -8,11 +8,6 @@
  */
 #include "clsolve.h"
 
-inline uint3 item_weight(__global const uint *weights, uint item)
-{
-    return (uint3)(weights[3 * item], weights[3 * item + 1], weights[3 * item + 2]);
-}
-
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_rows_item(__global const VALUE_T *restrict prev, /* f_{i-1}, `states` values            */
                   __global VALUE_T *restrict next,       /* f_i                                 */
@@ -110,20 +105,11 @@ __kernel void dp_rows_backtrack(__global const uint *decisions, __global const u
 {
     if (get_global_id(0) != 0)
         return;
-    uint r1 = remaining[0], r2 = remaining[1], r3 = remaining[2];
-    for (uint k = chunk_items; k-- > 0;) {
-        const uint item = chunk_first + k;
-        const uint state = r1 * span1 + r2 * span2 + r3;
-        const uint word = decisions[(ulong)k * words_per_row + decision_word(state)];
-        const uint take = (word >> decision_bit(state)) & 1u;
-        selected[item] = (uchar)take;
-        if (take) {
-            r1 -= weights[3 * item];
-            r2 -= weights[3 * item + 1];
-            r3 -= weights[3 * item + 2];
-        }
-    }
-    remaining[0] = r1;
-    remaining[1] = r2;
-    remaining[2] = r3;
+    uint3 rest = (uint3)(remaining[0], remaining[1], remaining[2]);
+    for (uint k = chunk_items; k-- > 0;)
+        rest = backtrack_item(decisions + (ulong)k * words_per_row, weights, chunk_first + k, rest,
+                              span1, span2, selected);
+    remaining[0] = rest.x;
+    remaining[1] = rest.y;
+    remaining[2] = rest.z;
 }

@@ -17,7 +17,8 @@ import pyopencl as cl
 from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.devices import Device
-from clsolve.dptable import DecisionLayout, clamped_weights, dp_refusal, opencl_type, spans, value_dtype
+from clsolve.dptable import (DecisionLayout, clamped_weights, dp_accepts, opencl_type, spans, value_dtype,
+                             work_group_size)
 from clsolve.errors import DoesNotFitError, InvalidOptionError
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
@@ -49,17 +50,10 @@ class BatchSolver(Solver):
         self.memory_limit = memory_limit
 
     def accepts(self, problem) -> str | None:
-        if not isinstance(problem, Knapsack):
-            return f"{self.name} solves knapsack problems only"
-        return dp_refusal(problem, self.name)
+        return dp_accepts(problem, self.name)
 
     def _local_size(self, device: Device) -> int:
-        if self.local_size is not None:
-            return int(self.local_size)
-        size = 1
-        while size * 2 <= min(256, device.max_work_group_size):
-            size *= 2
-        return size
+        return work_group_size(device.max_work_group_size, self.local_size)
 
     def _bytes(self, problem: Knapsack, dtype: np.dtype, local_size: int) -> tuple[int, int]:
         """(state row bytes for both buffers, decision bytes) of one instance."""

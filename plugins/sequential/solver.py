@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from clsolve.dptable import dp_refusal
+from clsolve.dptable import dp_accepts
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import Plan, Solver
@@ -26,9 +26,7 @@ class SequentialSolver(Solver):
     uses_device = False
 
     def accepts(self, problem) -> str | None:
-        if not isinstance(problem, Knapsack):
-            return f"{self.name} solves knapsack problems only"
-        return dp_refusal(problem, self.name)
+        return dp_accepts(problem, self.name)
 
     def plan(self, problem: Knapsack, device=None) -> Plan:
         states = problem.cells()

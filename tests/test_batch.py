@@ -34,22 +34,36 @@ def batches(draw):
 @SETTINGS
 @given(problems=batches())
 def test_random_batches_match_brute_force(problems, device):
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True)
-    assert [s.value for s in solutions] == [brute_force(p) for p in problems]
-    assert all(s.solver == "dp-batch" and s.optimal for s in solutions)
+    expected = [brute_force(p) for p in problems]
+    for method in ("auto", "dp", "enumerate"):
+        solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method=method)
+        assert [s.value for s in solutions] == expected, method
+        assert all(s.solver == "dp-batch" and s.optimal for s in solutions)
+
+
+def test_enumeration_of_larger_instances(device):
+    rng = np.random.default_rng(11)
+    problems = [clsolve.Knapsack(rng.integers(1, 10**6, n), rng.integers(1, 400, (n, 2)), [900, 700])
+                for n in (11, 17, 19)]
+    expected = [s.value for s in clsolve.solve_many(problems, solver="sequential")]
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method="enumerate")
+    assert [s.value for s in solutions] == expected and "enumeration" in solutions[0].notes[0]
+    with pytest.raises(clsolve.UnsupportedProblemError, match="n <= 30"):
+        clsolve.solve(clsolve.Knapsack([1] * 31, [1] * 31, 5), solver="dp-batch", method="enumerate")
 
 
 @SETTINGS
 @given(problems=batches())
 def test_batches_split_into_chunks_match(problems, device):
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, memory_limit=40_000)
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, memory_limit=40_000,
+                                   method="dp")
     assert [s.value for s in solutions] == [s.value for s in clsolve.solve_many(problems, solver="sequential")]
 
 
 def test_chunking_is_reported(device):
     rng = np.random.default_rng(5)
     problems = [clsolve.Knapsack(rng.integers(1, 50, 8), rng.integers(1, 20, 8), 60) for _ in range(6)]
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, memory_limit=20_000)
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, memory_limit=20_000, method="dp")
     assert any("chunks" in note for note in solutions[0].notes)
 
 
@@ -106,6 +120,7 @@ def _set(data, name):
 def test_2dpacklib_sets_equal_to_sequential(data, device, name, count):
     problems = _set(data, name)
     assert len(problems) == count
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device)
     expected = [clsolve.solve(p, solver="sequential").value for p in problems]
-    assert [s.value for s in solutions] == expected
+    for method in ("auto", "dp"):
+        solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, method=method)
+        assert [s.value for s in solutions] == expected, method

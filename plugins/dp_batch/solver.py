@@ -1,10 +1,13 @@
-"""Host side of ``dp-batch`` (kernels in ``opencl/dp_batch.cl``).
+"""Host side of ``dp-batch`` (kernels in ``opencl/dp_batch.cl`` and ``opencl/subset_enum.cl``).
 
 The state rows of all instances of a batch are concatenated (the offsets vector S of paper 000),
 one launch per item step advances every instance (items right-aligned, so instances with fewer
 items need no artificial items), decision bits stay on the device, and one work-item per instance
 backtracks (Algorithm 3.3): only values and item vectors come back. Instances of different m are
 batched separately; a batch larger than the device is cut into chunks that fit, run back to back.
+Instances whose 2^n subsets are fewer than the DP's n x states cell updates (the 20-item MSB set:
+10^6 against 2 x 10^7) are instead solved by enumerating every subset on the device, in one launch
+for all of them; both methods are exact and return the items.
 """
 from __future__ import annotations
 
@@ -25,6 +28,8 @@ from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
 
 POISON_BYTE = 0xA5
+#: Subset enumeration is exact for any n, but its masks are 32-bit words and its work is 2^n.
+ENUMERATION_MAX_ITEMS = 30
 MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
 MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
 #: Matches instance_t in opencl/dp_batch.cl.
@@ -39,18 +44,35 @@ class BatchSolver(Solver):
     summary = "k instances at once on an OpenCL device, one launch per item step, items by per-instance backtracking"
     batches = True
 
-    def __init__(self, local_size: int | None = None, poison: bool = False, memory_limit: int | None = None):
+    def __init__(self, local_size: int | None = None, poison: bool = False, memory_limit: int | None = None,
+                 method: str = "auto"):
         """``local_size`` overrides the work-group size; ``poison`` fills device buffers with garbage
         first (tests); ``memory_limit`` caps the device bytes one chunk may use (default: the
-        device's own limit), which forces a batch into several chunks."""
+        device's own limit), which forces a batch into several chunks. ``method`` chooses per
+        instance: ``dp`` (the dense DP), ``enumerate`` (every subset, n <= 30), or ``auto``
+        (enumerate where 2^n <= n x states, the DP's cell updates)."""
         if memory_limit is not None and memory_limit <= 0:
             raise InvalidOptionError(f"memory_limit must be positive, got {memory_limit}")
+        if method not in ("auto", "dp", "enumerate"):
+            raise InvalidOptionError(f"method must be auto, dp or enumerate, got {method!r}")
+        self.method = method
         self.local_size = local_size
         self.poison = poison
         self.memory_limit = memory_limit
 
     def accepts(self, problem) -> str | None:
+        if self.method == "enumerate":
+            if not isinstance(problem, Knapsack) or problem.m > 3:
+                return f"{self.name} enumerates knapsacks with m = 1..3"
+            return None if problem.n <= ENUMERATION_MAX_ITEMS else \
+                f"method=enumerate takes n <= {ENUMERATION_MAX_ITEMS}; this problem has n = {problem.n}"
         return dp_accepts(problem, self.name)
+
+    def enumerates(self, problem: Knapsack) -> bool:
+        """Whether this instance is solved by subset enumeration rather than the DP."""
+        if self.method != "auto":
+            return self.method == "enumerate"
+        return problem.n <= ENUMERATION_MAX_ITEMS and 2**problem.n <= problem.n * problem.cells()
 
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)
@@ -68,6 +90,13 @@ class BatchSolver(Solver):
         return total, device.max_allocation
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
+        if self.enumerates(problem):
+            dtype = value_dtype(problem)
+            kind = "gpu" if device.is_gpu else "other"
+            return Plan(solver=self.name, device_buffers={"items": problem.n * (13 + dtype.itemsize)},
+                        cell_updates=2**problem.n, launches=2,
+                        seconds=2**problem.n / (1e11 if kind == "gpu" else 2e8) + 2 * MODEL_LAUNCH_SECONDS[kind],
+                        details={"method": "subset enumeration", "value_type": opencl_type(dtype)})
         return self.plan_many([problem], device)
 
     def plan_many(self, problems: Sequence[Knapsack], device: Device) -> Plan:
@@ -117,8 +146,12 @@ class BatchSolver(Solver):
     def solve_many(self, problems: Sequence[Knapsack], device: Device) -> list[Solution]:
         problems = list(problems)
         out: list[Solution | None] = [None] * len(problems)
-        for m in sorted({p.m for p in problems}):
-            indices = [i for i, p in enumerate(problems) if p.m == m]
+        small = [i for i, p in enumerate(problems) if self.enumerates(p)]
+        if small:
+            for i, solution in zip(small, self._enumerate([problems[i] for i in small], device)):
+                out[i] = solution
+        for m in sorted({p.m for i, p in enumerate(problems) if out[i] is None}):
+            indices = [i for i, p in enumerate(problems) if p.m == m and out[i] is None]
             group = [problems[i] for i in indices]
             chunks = self._chunks(group, device)
             for number, chunk in enumerate(chunks):
@@ -129,6 +162,85 @@ class BatchSolver(Solver):
                                               f"this was chunk {number + 1}")
                     out[indices[i]] = solution
         return out  # type: ignore[return-value]
+
+    def _enumerate(self, problems: list[Knapsack], device: Device) -> list[Solution]:
+        """Every subset of each instance, on the device (opencl/subset_enum.cl)."""
+        timings = Timings()
+        start = time.perf_counter()
+        dtype = value_dtype_of(problems)
+        local_size = self._local_size(device)
+        block_bits = 10
+        program = kernels.program(device, "subset_enum.cl", {
+            "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits})
+        k = len(problems)
+        instances = np.zeros((k, 4), dtype=np.uint32)
+        group_instance = []
+        first_item = 0
+        for index, p in enumerate(problems):
+            blocks = 2 ** (p.n - min(p.n, block_bits))
+            groups = -(-blocks // local_size)
+            instances[index] = (first_item, p.n, len(group_instance), 0)
+            group_instance.extend([index] * groups)
+            first_item += p.n
+        weights = np.concatenate([clamped_weights(p) for p in problems])
+        profits = np.concatenate([p.profits for p in problems]).astype(dtype)
+        capacities = np.zeros((k, 3), dtype=np.uint32)
+        for index, p in enumerate(problems):
+            capacities[index, : p.m] = p.capacities
+        group_instance = np.asarray(group_instance, dtype=np.uint32)
+        groups = len(group_instance)
+        timings.host += time.perf_counter() - start
+
+        start = time.perf_counter()
+        ctx, queue, flags = device.context, device.queue, cl.mem_flags
+
+        def upload(array):
+            return cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=array)
+
+        buffers = [upload(a) for a in (weights, profits, capacities, instances, group_instance)]
+        group_value = cl.Buffer(ctx, flags.READ_WRITE, groups * dtype.itemsize)
+        group_mask = cl.Buffer(ctx, flags.READ_WRITE, groups * 4)
+        selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
+        values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
+        if self.poison:
+            for buf in (group_value, group_mask, selected_buf, values_buf):
+                fill(queue, buf, POISON_BYTE)
+        queue.finish()
+        timings.upload += time.perf_counter() - start
+
+        start = time.perf_counter()
+        blocks = cl.Kernel(program, "enum_blocks")
+        blocks.set_args(*buffers, group_value, group_mask)
+        cl.enqueue_nd_range_kernel(queue, blocks, (groups * local_size,), (local_size,))
+        finish = cl.Kernel(program, "enum_finish")
+        finish.set_args(buffers[3], group_value, group_mask, np.uint32(k), np.uint32(groups), selected_buf, values_buf)
+        group = min(64, device.max_work_group_size)
+        cl.enqueue_nd_range_kernel(queue, finish, (-(-k // group) * group,), (group,))
+        queue.finish()
+        timings.kernels += time.perf_counter() - start
+        return self._collect(problems, device, queue, values_buf, selected_buf, dtype, first_item, timings,
+                             "subset enumeration")
+
+    def _collect(self, problems, device, queue, values_buf, selected_buf, dtype, items, timings, method):
+        """Read back values and item flags of a batch and make one Solution per instance."""
+        start = time.perf_counter()
+        k = len(problems)
+        values = np.empty(k, dtype=dtype)
+        cl.enqueue_copy(queue, values, values_buf)
+        selected = np.empty(items, dtype=np.uint8)
+        cl.enqueue_copy(queue, selected, selected_buf)
+        queue.finish()
+        timings.download += time.perf_counter() - start
+        if selected.max(initial=0) > 1:
+            raise RuntimeError(f"{self.name}: unwritten item flags")
+        share = Timings(*(getattr(timings, f) / k for f in ("upload", "kernels", "download", "host")))
+        out, first = [], 0
+        for index, p in enumerate(problems):
+            out.append(Solution(value=int(values[index]), selected=selected[first:first + p.n].astype(bool),
+                                optimal=True, solver=self.name, device=device.label, timings=share,
+                                notes=[f"{method} in a batch of {k}; timings are the batch's divided by {k}"]))
+            first += p.n
+        return out
 
     def _run(self, problems: list[Knapsack], device: Device, dtype: np.dtype) -> list[Solution]:
         timings = Timings()
@@ -199,24 +311,8 @@ class BatchSolver(Solver):
         queue.finish()
         timings.kernels += time.perf_counter() - start
 
-        start = time.perf_counter()
-        values = np.empty(k, dtype=dtype)
-        cl.enqueue_copy(queue, values, values_buf)
-        selected = np.empty(first_item, dtype=np.uint8)
-        cl.enqueue_copy(queue, selected, selected_buf)
-        queue.finish()
-        timings.download += time.perf_counter() - start
-
-        if selected.max(initial=0) > 1:
-            raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
-        share = Timings(*(getattr(timings, f) / k for f in ("upload", "kernels", "download", "host")))
-        out = []
-        for index, p in enumerate(problems):
-            first = int(table[index]["first_item"])
-            out.append(Solution(value=int(values[index]), selected=selected[first:first + p.n].astype(bool),
-                                optimal=True, solver=self.name, device=device.label, timings=share,
-                                notes=[f"solved in a batch of {k}; timings are the batch's divided by {k}"]))
-        return out
+        return self._collect(problems, device, queue, values_buf, selected_buf, dtype, first_item, timings,
+                             "dynamic programming")
 
 
 def value_dtype_of(problems: Sequence[Knapsack]) -> np.dtype:

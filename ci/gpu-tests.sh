@@ -2,6 +2,7 @@
 # The whole test suite and the benchmarks (dp-rows, msb, class-a) on an offline GPU node, from a wheelhouse made by
 # ci/wheelhouse.sh (numpy, pytest and hypothesis are expected on the node).
 #   WHEELHOUSE (default .whl)  CLSOLVE_DATA (the shared data folder)  OUT (where results go, default .)
+#   BENCH=0 skips the benchmarks, BENCH_DP_ROWS=0 only the dp-rows one
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheelhouse="${WHEELHOUSE:-$root/.whl}"
@@ -17,7 +18,7 @@ python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tee "$out/gpu-tests.log"
 status=${PIPESTATUS[0]}
 set -e
 if [ "${BENCH:-1}" = 1 ]; then
-  python3 -m clsolve.cli bench dp-rows --out "$out/bench-dp-rows.json"
+  [ "${BENCH_DP_ROWS:-1}" = 1 ] && python3 -m clsolve.cli bench dp-rows --out "$out/bench-dp-rows.json"
   python3 -m clsolve.cli bench msb --repeats 3 --out "$out/bench-msb.json"
   python3 -m clsolve.cli bench class-a --repeats 3 --out "$out/bench-class-a.json"
 fi

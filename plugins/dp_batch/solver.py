@@ -194,10 +194,7 @@ class BatchSolver(Solver):
         start = time.perf_counter()
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
 
-        def upload(array):
-            return cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=array)
-
-        buffers = [upload(a) for a in (weights, profits, capacities, instances, group_instance)]
+        buffers = [upload_readonly(ctx, a) for a in (weights, profits, capacities, instances, group_instance)]
         group_value = cl.Buffer(ctx, flags.READ_WRITE, groups * dtype.itemsize)
         group_mask = cl.Buffer(ctx, flags.READ_WRITE, groups * 4)
         selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
@@ -274,11 +271,8 @@ class BatchSolver(Solver):
         start = time.perf_counter()
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
 
-        def upload(array):
-            return cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=array)
-
-        weights_buf, profits_buf = upload(weights), upload(profits)
-        table_buf, tiles_buf, caps_buf = upload(table), upload(tile_instance), upload(capacities)
+        weights_buf, profits_buf = upload_readonly(ctx, weights), upload_readonly(ctx, profits)
+        table_buf, tiles_buf, caps_buf = (upload_readonly(ctx, a) for a in (table, tile_instance, capacities))
         rows = [cl.Buffer(ctx, flags.READ_WRITE, state_offset * dtype.itemsize) for _ in range(2)]
         decisions = cl.Buffer(ctx, flags.READ_WRITE, max(4, decision_offset * 4))
         selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
@@ -313,6 +307,10 @@ class BatchSolver(Solver):
 
         return self._collect(problems, device, queue, values_buf, selected_buf, dtype, first_item, timings,
                              "dynamic programming")
+
+
+def upload_readonly(ctx: cl.Context, array: np.ndarray) -> cl.Buffer:
+    return cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
 
 
 def value_dtype_of(problems: Sequence[Knapsack]) -> np.dtype:

@@ -26,8 +26,9 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
     for name in registry.names():
         try:
             candidate = registry.load(name)
-            if candidate.accepts(problem) is not None:
-                reasons[name] = candidate.accepts(problem)
+            reason = candidate.accepts(problem)
+            if reason is not None:
+                reasons[name] = reason
                 continue
             dev = _device_for(candidate, device)
             plan = candidate.plan(problem, dev)
@@ -119,8 +120,9 @@ def _batching_solver(problems: list, device) -> str | None:
             dev = _device_for(candidate, device)
             total = 0.0
             for problem in problems:
-                if candidate.accepts(problem) is not None:
-                    raise UnsupportedProblemError(candidate.accepts(problem))
+                reason = candidate.accepts(problem)
+                if reason is not None:
+                    raise UnsupportedProblemError(reason)
                 plan = candidate.plan(problem, dev)
                 if plan.refusal(dev) is not None:
                     raise DoesNotFitError(plan.refusal(dev))

@@ -12,6 +12,11 @@ import numpy as np
 from .problems import Knapsack
 
 INT32_MAX = 2**31 - 1
+#: Byte the DP solvers' ``poison`` option fills device buffers with, so unwritten cells show.
+POISON_BYTE = 0xA5
+#: Rough device model for ``auto``'s estimates: bytes per second streamed, seconds per launch.
+MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
+MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
 #: Kernels index states with 32-bit unsigned integers.
 MAX_STATES = 2**32 - 1
 MAX_DIMS = 3

@@ -20,18 +20,15 @@ import pyopencl as cl
 from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.devices import Device
-from clsolve.dptable import (DecisionLayout, clamped_weights, dp_accepts, opencl_type, spans, value_dtype,
-                             work_group_size)
+from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, DecisionLayout,
+                             clamped_weights, dp_accepts, opencl_type, spans, value_dtype, work_group_size)
 from clsolve.errors import DoesNotFitError, InvalidOptionError
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
 
-POISON_BYTE = 0xA5
 #: Subset enumeration is exact for any n, but its masks are 32-bit words and its work is 2^n.
 ENUMERATION_MAX_ITEMS = 30
-MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
-MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
 #: Matches instance_t in opencl/dp_batch.cl.
 INSTANCE = np.dtype([("state_offset", np.uint64), ("decision_offset", np.uint64), ("states", np.uint32),
                      ("span1", np.uint32), ("span2", np.uint32), ("first_tile", np.uint32),

@@ -18,16 +18,12 @@ from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.devices import Device
 from clsolve.errors import InvalidOptionError
-from clsolve.dptable import (DecisionLayout, clamped_weights, dp_accepts, opencl_type, spans,
-                             value_dtype, work_group_size)
+from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, DecisionLayout,
+                             clamped_weights, dp_accepts, opencl_type, spans, value_dtype, work_group_size)
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import Plan, Solver
 
-POISON_BYTE = 0xA5
-#: Rough model for ``auto``: bytes per second a device streams, and seconds per kernel launch.
-MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
-MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
 
 
 class RowParallelSolver(Solver):

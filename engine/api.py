@@ -5,9 +5,9 @@ from typing import Sequence
 
 from . import registry
 from .devices import Device, get_device, list_devices
-from .errors import ClsolveError, DoesNotFitError, FormatError, UnsupportedProblemError
-from .solution import Solution, check
-from .solver import Plan, Solver
+from .errors import ClsolveError, DoesNotFitError, FormatError, SolutionCheckError, UnsupportedProblemError
+from .solution import Solution, check, check_many
+from .solver import Plan, Solver, problem_label
 
 HOST_DEVICE_LABEL = "host CPU"
 
@@ -99,11 +99,20 @@ def solve_many(problems: Sequence, solver: str = "auto", device: str | Device | 
             return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
-    for i, p in enumerate(problems):
-        _indexed(i, p, lambda p=p: instance.checked_plan(p, dev))
+    plan = instance.checked_plan_many(problems, dev)
+    refusal = plan.refusal(dev)
+    if refusal is not None:
+        raise DoesNotFitError(f"{len(problems)} problems: {refusal}")
     solutions = instance.solve_many(problems, dev)
-    return [_indexed(i, p, lambda p=p, s=s: _finish(p, s, instance, dev))
-            for i, (p, s) in enumerate(zip(problems, solutions, strict=True))]
+    if len(solutions) != len(problems):
+        raise SolutionCheckError(f"{instance.name} returned {len(solutions)} solutions for {len(problems)} problems")
+    label = dev.label if dev is not None else HOST_DEVICE_LABEL
+    for solution in solutions:
+        solution.solver, solution.device = instance.name, label
+    failed = check_many(problems, solutions)
+    if failed is not None:
+        _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
+    return solutions
 
 
 def _batching_solver(problems: list, device) -> str | None:
@@ -118,15 +127,10 @@ def _batching_solver(problems: list, device) -> str | None:
         try:
             candidate = registry.load(name)
             dev = _device_for(candidate, device)
-            total = 0.0
-            for problem in problems:
-                reason = candidate.accepts(problem)
-                if reason is not None:
-                    raise UnsupportedProblemError(reason)
-                plan = candidate.plan(problem, dev)
-                if plan.refusal(dev) is not None:
-                    raise DoesNotFitError(plan.refusal(dev))
-                total += plan.seconds
+            plan = candidate.checked_plan_many(problems, dev)
+            if plan.refusal(dev) is not None:
+                continue
+            total = plan.seconds
         except ClsolveError:
             continue
         if best is None or (total, name) < best:
@@ -140,7 +144,7 @@ def _indexed(index: int, problem, action):
     except ClsolveError as exc:
         if isinstance(exc, FormatError):
             raise
-        raise type(exc)(f"problem {index} ({problem.describe()}): {exc}") from exc
+        raise type(exc)(f"{problem_label(index, problem)}: {exc}") from exc
 
 
 def solvers() -> list[dict]:

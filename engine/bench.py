@@ -18,11 +18,12 @@ from pathlib import Path
 import numpy as np
 import pyopencl as cl
 
-from . import api, formats
+from . import api, formats, registry
 from .buffers import fill
 from .devices import Device, get_device
 from .dptable import value_dtype
 from .problems import Knapsack
+from .solution import check_many
 
 KP01_ITEMS = (1000, 2000, 5000, 10000)
 KP01_CAPACITIES = (10**5, 10**6, 10**7)
@@ -153,37 +154,74 @@ def _two_d_set(args) -> tuple[str, list[Knapsack]]:
     return "class A", formats.read(path)
 
 
+def _fresh(problems: list[Knapsack]) -> list[Knapsack]:
+    """New problem objects with the same data, so no cached presolve carries over between runs."""
+    return [Knapsack.derived(p.profits, p.weights, p.capacities, p.name, p.total_profit) for p in problems]
+
+
+def _timed_batch(problems: list[Knapsack], device: Device, repeats: int, **options) -> tuple[float, list]:
+    """Best end-to-end seconds of ``solve_many`` over ``repeats`` runs (fresh problem objects each run)."""
+    best, solutions = float("inf"), []
+    for _ in range(repeats):
+        batch = _fresh(problems)
+        start = time.perf_counter()
+        solutions = api.solve_many(batch, device=device, **options)
+        best = min(best, time.perf_counter() - start)
+    return best, solutions
+
+
+def batch_phases(problems: list[Knapsack], device: Device, **options) -> dict:
+    """Where one ``solve_many`` run's time goes: presolve and planning, the solver's host work, upload,
+    kernels, download, and the engine's check, in milliseconds (the steps of ``api.solve_many``)."""
+    batch = _fresh(problems)
+    start = time.perf_counter()
+    solver = registry.load(options.pop("solver"), **options)
+    solver.checked_plan_many(batch, device)
+    planned = time.perf_counter()
+    solutions = solver.solve_many(batch, device)
+    solved = time.perf_counter()
+    assert check_many(batch, solutions) is None
+    checked = time.perf_counter()
+    phases: dict[str, dict] = {}
+    for solution in solutions:  # each batch's timings, shared by its instances (divided by their count)
+        method, count = solution.notes[0].split(" in a batch of ")[0], int(solution.notes[0].split(" of ")[1].split(";")[0])
+        phases.setdefault(method, {"instances": count, **{f: getattr(solution.timings, f) * count * 1e3
+                                                          for f in ("host", "upload", "kernels", "download")}})
+    inner = sum(v[f] for v in phases.values() for f in ("host", "upload", "kernels", "download"))
+    return {"presolve_and_plan_ms": (planned - start) * 1e3, "solve_ms": (solved - planned) * 1e3,
+            "solve_other_host_ms": (solved - planned) * 1e3 - inner, "check_ms": (checked - solved) * 1e3,
+            "total_ms": (checked - start) * 1e3, "batches": phases}
+
+
 def run_batch_set(args) -> dict:
     """Table 1 of paper 000 / Fig. 1 of paper 001: sequential, dp-rows one at a time, dp-batch at once."""
     device = get_device(args.device)
     label, problems = _two_d_set(args)
     print(f"device: {device.label}; {len(problems)} {label} instances", file=sys.stderr)
     updates = sum(p.n * p.cells() for p in problems)
-    rows = {}
-    api.solve_many(problems[:2], solver="dp-batch", device=device)  # builds the kernels
-    api.solve(problems[0], solver="dp-rows", device=device)
-    best = float("inf")
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        batch = api.solve_many(problems, solver="dp-batch", device=device)
-        best = min(best, time.perf_counter() - start)
-    values = [s.value for s in batch]
-    rows["dp-batch"] = {"seconds_total": best, "seconds_mean": best / len(problems),
-                        "methods": sorted({s.notes[0].split(" in a batch")[0] for s in batch})}
-    print(f"dp-batch: {best:.4f} s", file=sys.stderr)
-    api.solve_many(problems[:2], solver="dp-batch", device=device, method="dp")
-    best_dp = float("inf")
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        dense = api.solve_many(problems, solver="dp-batch", device=device, method="dp")
-        best_dp = min(best_dp, time.perf_counter() - start)
-    rows["dp-batch method=dp"] = {"seconds_total": best_dp, "seconds_mean": best_dp / len(problems),
-                                  "cell_updates_per_second": updates / best_dp}
-    print(f"dp-batch method=dp: {best_dp:.4f} s", file=sys.stderr)
+    bandwidth = copy_bandwidth(device, 256 if device.is_gpu else 64)
+    rows: dict[str, dict] = {}
+    variants = {"dp-batch": {}, "dp-batch presolve=False": {"presolve": False},
+                "dp-batch method=dp presolve=False": {"method": "dp", "presolve": False}}
+    values: dict[str, list[int]] = {}
+    for name, options in variants.items():
+        api.solve_many(problems[:3], solver="dp-batch", device=device, **options)  # builds the kernels
+        seconds, solutions = _timed_batch(problems, device, args.repeats, solver="dp-batch", **options)
+        values[name] = [s.value for s in solutions]
+        rows[name] = {"seconds_total": seconds, "seconds_mean": seconds / len(problems),
+                      "methods": sorted({s.notes[0].split(" in a batch")[0] for s in solutions}),
+                      "phases": batch_phases(problems, device, solver="dp-batch", **options)}
+        print(f"{name}: {seconds:.4f} s", file=sys.stderr)
+    dense = rows["dp-batch method=dp presolve=False"]
+    dense["cell_updates_per_second"] = updates / dense["seconds_total"]
+    kernel_seconds = dense["phases"]["batches"]["dynamic programming"]["kernels"] / 1e3
+    dense["floor_seconds"] = updates * (2 * 4 + 0.125) / bandwidth
+    dense["ratio_to_floor_kernels"] = dense["floor_seconds"] / kernel_seconds
+    api.solve(problems[0], solver="dp-rows", device=device, presolve=False)
     start = time.perf_counter()
-    single = [api.solve(p, solver="dp-rows", device=device).value for p in problems]
+    values["dp-rows"] = [api.solve(p, solver="dp-rows", device=device, presolve=False).value for p in problems]
     elapsed = time.perf_counter() - start
-    rows["dp-rows"] = {"seconds_total": elapsed, "seconds_mean": elapsed / len(problems)}
+    rows["dp-rows presolve=False"] = {"seconds_total": elapsed, "seconds_mean": elapsed / len(problems)}
     print(f"dp-rows one at a time: {elapsed:.4f} s", file=sys.stderr)
     sample = problems if args.full else problems[:: max(1, len(problems) // 20)]
     start = time.perf_counter()
@@ -193,24 +231,29 @@ def run_batch_set(args) -> dict:
                           "measured_instances": len(sample),
                           "note": "" if args.full else "total extrapolated from the measured sample (--full measures all)"}
     print(f"sequential: {elapsed / len(sample):.4f} s per instance", file=sys.stderr)
-    mismatches = sum(1 for p, v, s, d in zip(problems, values, single, dense)
-                     if v != s or v != d.value or reference.get(id(p), v) != v)
+    first = values["dp-batch"]
+    mismatches = sum(1 for v in values.values() for a, b in zip(first, v) if a != b)
+    mismatches += sum(1 for p, v in zip(problems, first) if reference.get(id(p), v) != v)
     if ortools_solve(problems[0]) is not None:
         start = time.perf_counter()
         ortools = [ortools_solve(p) for p in problems]
         elapsed = time.perf_counter() - start
-        mismatches += sum(1 for v, o in zip(values, ortools) if v != o)
+        mismatches += sum(1 for v, o in zip(first, ortools) if v != o)
         rows["ortools-bnb"] = {"seconds_total": elapsed, "seconds_mean": elapsed / len(problems),
                                "note": "KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, values only, host CPU"}
         print(f"OR-Tools B&B: {elapsed:.4f} s", file=sys.stderr)
-    for name, row in rows.items():
+    for row in rows.values():
         row["speedup_of_dp_batch"] = row["seconds_total"] / rows["dp-batch"]["seconds_total"]
     return {
-        "benchmark": args.name, "set": label, "instances": len(problems), "cell_updates": updates,
+        "benchmark": args.name, "set": label, "instances": len(problems), "cell_updates_dense": updates,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "device": device.describe(), "value_mismatches": mismatches, "solvers": rows,
-        "note": "dp-batch and dp-rows times are end to end (upload, kernels, backtracking, download) with items, "
-                "kernels built beforehand; the best of --repeats runs for dp-batch",
+        "device": device.describe(), "copy_bandwidth_bytes_per_second": bandwidth, "value_mismatches": mismatches,
+        "solvers": rows,
+        "note": "times are end to end (presolve, planning, upload, kernels, backtracking, download, the engine's "
+                "check) with items, kernels built beforehand, fresh problem objects each run; dp-batch rows are "
+                "the best of --repeats runs. 'phases' splits one more run into its steps (ms). presolve=False "
+                "solves the instances as given (the papers' setting); the dense-DP floor assumes one item per "
+                "pass: a 4-byte value read and written and one decision bit per cell update",
     }
 
 

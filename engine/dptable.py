@@ -86,6 +86,38 @@ def clamped_weights(problem: Knapsack) -> np.ndarray:
     return out
 
 
+@dataclass
+class Concatenated:
+    """Many knapsacks (m <= 3) as the device sees them: items of all instances end to end."""
+
+    weights: np.ndarray      # (N, 3) uint32, clamped as in ``clamped_weights``, zero-padded to 3 dimensions
+    profits: np.ndarray      # (N,) of the value type
+    capacities: np.ndarray   # (k, 3) uint32, zero-padded
+    sizes: np.ndarray        # (k,) int64: items per instance
+    first_item: np.ndarray   # (k,) int64: where each instance's items start
+    states: np.ndarray       # (k,) int64: prod(capacity_d + 1)
+
+    @classmethod
+    def of(cls, problems, dtype: np.dtype) -> "Concatenated":
+        k = len(problems)
+        sizes = np.fromiter((p.n for p in problems), dtype=np.int64, count=k)
+        first = np.zeros(k, dtype=np.int64)
+        np.cumsum(sizes[:-1], out=first[1:])
+        capacities = np.zeros((k, 3), dtype=np.int64)
+        weights = np.zeros((int(sizes.sum()), 3), dtype=np.int64)
+        for m in {p.m for p in problems}:
+            rows = [i for i, p in enumerate(problems) if p.m == m]
+            capacities[rows, :m] = np.stack([problems[i].capacities for i in rows])
+            items = np.concatenate([np.arange(first[i], first[i] + sizes[i]) for i in rows]) \
+                if len(rows) < k else slice(None)
+            weights[items, :m] = np.concatenate([problems[i].weights for i in rows])
+        owner = np.repeat(np.arange(k), sizes)
+        weights = np.minimum(weights, capacities[owner] + 1).astype(np.uint32)
+        profits = np.concatenate([p.profits for p in problems]).astype(dtype)
+        states = (capacities + 1).prod(axis=1)
+        return cls(weights, profits, capacities.astype(np.uint32), sizes, first, states)
+
+
 @dataclass(frozen=True)
 class DecisionLayout:
     """Where the decision bit of a state lives (the tiled layout of ``opencl/clsolve.h``)."""

@@ -121,6 +121,24 @@ class Knapsack:
         object.__setattr__(self, "capacities", capacities)
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "known_optimum", None if known_optimum is None else int(known_optimum))
+        object.__setattr__(self, "_total_profit", total)
+
+    @classmethod
+    def derived(cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str = "",
+                total_profit: int | None = None) -> "Knapsack":
+        """A knapsack built by the engine from a validated one (a presolved copy): int64 arrays of the
+        right shapes, no checks repeated. Not for user data: use the constructor."""
+        problem = object.__new__(cls)
+        for key, array in (("profits", profits), ("weights", weights), ("capacities", capacities)):
+            if array.dtype != np.int64 or array.flags.writeable or not array.flags.c_contiguous:
+                array = np.ascontiguousarray(array, dtype=np.int64)
+                array.setflags(write=False)
+            object.__setattr__(problem, key, array)
+        object.__setattr__(problem, "name", name)
+        object.__setattr__(problem, "known_optimum", None)
+        object.__setattr__(problem, "_total_profit",
+                           int(problem.profits.sum()) if total_profit is None else int(total_profit))
+        return problem
 
     kind = "knapsack"
 
@@ -136,7 +154,8 @@ class Knapsack:
 
     @property
     def total_profit(self) -> int:
-        return int(self.profits.sum(dtype=object))
+        """Sum of all profits (at most 2^63 - 1, checked when built)."""
+        return self._total_profit
 
     def cells(self) -> int:
         """Number of states in one DP row: prod(capacity_d + 1)."""

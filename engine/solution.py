@@ -102,6 +102,55 @@ def check_knapsack(problem: Knapsack, solution: Solution) -> None:
             f"but the instance's known optimum is {problem.known_optimum}")
 
 
+def _knapsacks_pass(problems: list[Knapsack], solutions: list[Solution]) -> bool:
+    """One vectorized pass over many knapsacks of equal m: True when every solution is feasible, has
+    its items' value and matches any known optimum it claims. False means: check one by one."""
+    for problem, solution in zip(problems, solutions):
+        selected = solution.selected
+        if not isinstance(selected, np.ndarray) or selected.dtype != bool or selected.shape != (problem.n,):
+            return False
+    sizes = np.fromiter((p.n for p in problems), dtype=np.int64, count=len(problems))
+    starts = np.zeros(len(problems), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    weights = np.concatenate([p.weights for p in problems])
+    if int(weights.max(initial=0)) * int(sizes.max()) >= 2**63:
+        return False  # int64 segment sums could overflow: exact one-by-one check instead
+    selected = np.concatenate([s.selected for s in solutions])
+    profits = np.concatenate([p.profits for p in problems])
+    used = np.add.reduceat(weights * selected[:, None], starts, axis=0)
+    capacities = np.stack([p.capacities for p in problems])
+    values = np.add.reduceat(profits * selected, starts)  # each <= the problem's total profit < 2^63
+    claimed = np.fromiter((int(s.value) if -2**63 <= int(s.value) < 2**63 else -1 for s in solutions),
+                          dtype=np.int64, count=len(solutions))
+    if (used > capacities).any() or (values != claimed).any():
+        return False
+    return all(p.known_optimum is None or not s.optimal or p.known_optimum == int(v)
+               for p, s, v in zip(problems, solutions, values.tolist()))
+
+
+def check_many(problems, solutions: list[Solution]) -> int | None:
+    """Check many solutions; None when all pass, else the index of the first that fails (so the
+    caller can name it; ``check`` on that one raises the reason). Knapsacks of equal m are checked
+    in one vectorized pass, anything else one by one."""
+    problems = list(problems)
+    by_m: dict[int, list[int]] = {}
+    for index, problem in enumerate(problems):
+        if isinstance(problem, Knapsack):
+            by_m.setdefault(problem.m, []).append(index)
+    fast = set()
+    for indices in by_m.values():
+        if _knapsacks_pass([problems[i] for i in indices], [solutions[i] for i in indices]):
+            fast.update(indices)
+    for index, (problem, solution) in enumerate(zip(problems, solutions)):
+        if index in fast:
+            continue
+        try:
+            check(problem, solution)
+        except SolutionCheckError:
+            return index
+    return None
+
+
 def check(problem, solution: Solution) -> None:
     """Check any solution against its problem (dispatch on the problem's kind)."""
     if isinstance(problem, Knapsack):

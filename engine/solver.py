@@ -82,6 +82,19 @@ class Plan:
         }
 
 
+def problem_label(index: int, problem) -> str:
+    """How errors name a problem of a batch: its index and what it is."""
+    return f"problem {index} ({problem.describe()})"
+
+
+def combined(solver: str, plans: Sequence[Plan]) -> Plan:
+    """The plan of problems solved one after another: work adds up, memory is the largest one's."""
+    largest = max(plans, key=lambda p: (p.device_bytes, p.host_bytes)) if plans else Plan(solver)
+    return Plan(solver=solver, device_buffers=dict(largest.device_buffers), host_buffers=dict(largest.host_buffers),
+                cell_updates=sum(p.cell_updates for p in plans), launches=sum(p.launches for p in plans),
+                seconds=sum(p.seconds for p in plans), details={"problems": len(plans)})
+
+
 def _size(count: int) -> str:
     value = float(count)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
@@ -126,6 +139,20 @@ class Solver(abc.ABC):
     def solve_many(self, problems: Sequence, device: Device | None) -> list[Solution]:
         """Solve several problems; the default solves them one at a time."""
         return [self.solve(p, device, self.checked_plan(p, device)) for p in problems]
+
+    def plan_many(self, problems: Sequence, device: Device | None) -> Plan:
+        """The plan of ``solve_many``; the default adds up one plan per problem."""
+        return combined(self.name, [self.plan(p, device) for p in problems])
+
+    def checked_plan_many(self, problems: Sequence, device: Device | None) -> Plan:
+        """``plan_many`` after ``accepts`` on each problem; errors name the problem's index."""
+        plans = []
+        for index, problem in enumerate(problems):
+            try:
+                plans.append(self.checked_plan(problem, device))
+            except (UnsupportedProblemError, DoesNotFitError) as exc:
+                raise type(exc)(f"{problem_label(index, problem)}: {exc}") from exc
+        return combined(self.name, plans)
 
     def checked_plan(self, problem, device: Device | None) -> Plan:
         """``plan``, after ``accepts``, raising when either says no."""

@@ -36,9 +36,11 @@ def batches(draw):
 def test_random_batches_match_brute_force(problems, device):
     expected = [brute_force(p) for p in problems]
     for method in ("auto", "dp", "enumerate"):
-        solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method=method)
-        assert [s.value for s in solutions] == expected, method
-        assert all(s.solver == "dp-batch" and s.optimal for s in solutions)
+        for presolve in (True, False):
+            solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method=method,
+                                           presolve=presolve)
+            assert [s.value for s in solutions] == expected, (method, presolve)
+            assert all(s.solver == "dp-batch" and s.optimal for s in solutions)
 
 
 def test_enumeration_of_larger_instances(device):
@@ -56,14 +58,15 @@ def test_enumeration_of_larger_instances(device):
 @given(problems=batches())
 def test_batches_split_into_chunks_match(problems, device):
     solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, memory_limit=40_000,
-                                   method="dp")
+                                   method="dp", presolve=False)
     assert [s.value for s in solutions] == [s.value for s in clsolve.solve_many(problems, solver="sequential")]
 
 
 def test_chunking_is_reported(device):
     rng = np.random.default_rng(5)
     problems = [clsolve.Knapsack(rng.integers(1, 50, 8), rng.integers(1, 20, 8), 60) for _ in range(6)]
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, memory_limit=20_000, method="dp")
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, memory_limit=20_000, method="dp",
+                                   presolve=False)
     assert any("chunks" in note for note in solutions[0].notes)
 
 
@@ -82,11 +85,11 @@ def test_auto_prefers_the_batching_solver_for_several(device):
 
 def test_bad_problem_in_batch_names_its_index(device, tmp_path, capsys):
     good = clsolve.Knapsack([1], [1], 1)
-    bad = clsolve.Knapsack([1], [[1] * 4], [1] * 4)
+    bad = clsolve.Knapsack([1, 1], [[1, 2, 3, 4], [4, 3, 2, 1]], [4] * 4)  # four binding dimensions
     with pytest.raises(clsolve.UnsupportedProblemError, match="problem 2 "):
         clsolve.solve_many([good, good, bad, good], solver="dp-batch", device=device)
     with pytest.raises(clsolve.DoesNotFitError, match="problem 1 "):
-        clsolve.solve_many([good, clsolve.Knapsack([1] * 5000, [1] * 5000, 3_000_000_000)], solver="dp-batch",
+        clsolve.solve_many([good, clsolve.Knapsack([1] * 5000, 10**8 + np.arange(5000), 3_000_000_000)], solver="dp-batch",
                            device=device)
     path = tmp_path / "batch.json"
     path.write_text(json.dumps({"problems": [{"profits": [1], "weights": [1], "capacities": 1},
@@ -121,6 +124,6 @@ def test_2dpacklib_sets_equal_to_sequential(data, device, name, count):
     problems = _set(data, name)
     assert len(problems) == count
     expected = [clsolve.solve(p, solver="sequential").value for p in problems]
-    for method in ("auto", "dp"):
-        solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, method=method)
-        assert [s.value for s in solutions] == expected, method
+    for method, presolve in (("auto", True), ("dp", True), ("auto", False)):
+        solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, method=method, presolve=presolve)
+        assert [s.value for s in solutions] == expected, (method, presolve)

@@ -37,12 +37,12 @@ def test_solve_text_and_json(instance, capsys, device):
 
 def test_plan_option_and_instance_filter(tmp_path, capsys):
     path = tmp_path / "a.txt"
-    path.write_text("x1;1;30;20;5,4\nx2;1;30;20;6,4\n")
+    path.write_text("x1;1;30;20;5,4\nx2;2;30;20;17,11;16,10\n")
     code, out, _ = run(["solve", str(path), "--instance", "x2", "--solver", "dp-rows", "--plan", "--json"], capsys)
     plan = json.loads(out)
-    assert code == 0 and plan["name"] == "x2" and plan["cell_updates"] == 21 * 31
+    assert code == 0 and plan["name"] == "x2" and plan["cell_updates"] == 2 * 21 * 31
     code, out, _ = run(["solve", str(path), "--solver", "dp-rows", "-o", "value_bits=64", "--json"], capsys)
-    assert code == 0 and [json.loads(line)["value"] for line in out.splitlines()] == [20, 24]
+    assert code == 0 and [json.loads(line)["value"] for line in out.splitlines()] == [20, 187]
 
 
 @pytest.mark.parametrize("argv, code, words", [
@@ -62,7 +62,7 @@ def test_too_large_exits_3_before_any_output(tmp_path, capsys):
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"problems": [
         {"profits": [1], "weights": [1], "capacities": 1},
-        {"profits": [1] * 50000, "weights": [1] * 50000, "capacities": 4_000_000_000}]}))
+        {"profits": [1] * 50000, "weights": [10**5 + i for i in range(50000)], "capacities": 4_000_000_000}]}))
     code, out, err = run(["solve", str(path), "--solver", "dp-rows"], capsys)
     assert code == 3 and "needs" in err and out == ""
 

@@ -28,9 +28,10 @@ def knapsacks(draw, max_n=12, max_capacity=24, big_profits=False):
 @SETTINGS
 @given(problem=knapsacks())
 def test_dp_rows_matches_brute_force(problem, device):
-    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
-    assert solution.value == brute_force(problem)
-    assert solution.optimal
+    expected = brute_force(problem)
+    for presolve in (True, False):
+        solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, presolve=presolve)
+        assert solution.value == expected and solution.optimal
 
 
 @SETTINGS
@@ -43,7 +44,7 @@ def test_sequential_matches_brute_force(problem):
 @given(problem=knapsacks(max_n=30, max_capacity=300, big_profits=True))
 def test_dp_rows_64_bit_values_match_sequential(problem, device):
     expected = clsolve.solve(problem, solver="sequential")
-    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, presolve=False)
     assert solution.value == expected.value
 
 
@@ -97,7 +98,7 @@ def test_local_size_and_forced_value_bits(device):
 def test_decision_rows_split_over_several_buffers(device, monkeypatch, chunk, chunks, per_launch):
     rng = np.random.default_rng(3)
     problem = clsolve.Knapsack(rng.integers(1, 100, 25), rng.integers(1, 60, 25), 3000)
-    solver = RowParallelSolver(poison=True, items_per_launch=per_launch)
+    solver = RowParallelSolver(poison=True, items_per_launch=per_launch, presolve=False)
     monkeypatch.setattr(RowParallelSolver, "_chunk_items", lambda self, p, layout, d: chunk)
     plan = solver.checked_plan(problem, device)
     assert plan.details["decision_chunks"] == chunks
@@ -144,7 +145,7 @@ def test_engine_rejects_an_infeasible_solution(monkeypatch):
 
 
 def test_m_above_three_is_refused_clearly(device):
-    problem = clsolve.Knapsack([1, 2], [[1] * 4, [2] * 4], [3] * 4)
+    problem = clsolve.Knapsack([1, 2], [[1, 2, 3, 4], [4, 3, 2, 1]], [4] * 4)  # four binding dimensions
     for solver in ("dp-rows", "sequential"):
         with pytest.raises(clsolve.UnsupportedProblemError, match="m = 4"):
             clsolve.solve(problem, solver=solver, device=device)
@@ -153,13 +154,14 @@ def test_m_above_three_is_refused_clearly(device):
 
 
 def test_table_too_large_is_refused_before_allocating(device):
-    problem = clsolve.Knapsack(np.ones(100_000, dtype=np.int64), np.ones(100_000, dtype=np.int64), 4_000_000_000)
+    weights = 10**5 + np.arange(100_000)  # total 1.5e10 > capacity, no common divisor: presolve cannot shrink it
+    problem = clsolve.Knapsack(np.ones(100_000, dtype=np.int64), weights, 4_000_000_000)
     with pytest.raises(clsolve.DoesNotFitError) as info:
         clsolve.solve(problem, solver="dp-rows", device=device)
     message = str(info.value)
     assert "needs" in message and "device memory" in message and "decisions_0" in message
     with pytest.raises(clsolve.UnsupportedProblemError, match="2\\^32 - 1"):
-        clsolve.solve(clsolve.Knapsack([1], [1], 2**33), solver="dp-rows", device=device)
+        clsolve.solve(clsolve.Knapsack([1, 1], [2**32 + 1, 2**32], 2**33), solver="dp-rows", device=device)
 
 
 def test_unknown_solver_and_option():

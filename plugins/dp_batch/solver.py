@@ -20,12 +20,13 @@ import pyopencl as cl
 from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.devices import Device
-from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, DecisionLayout,
-                             clamped_weights, dp_accepts, opencl_type, spans, value_dtype, work_group_size)
-from clsolve.errors import DoesNotFitError, InvalidOptionError
+from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, Concatenated, dp_accepts,
+                             opencl_type, value_dtype, work_group_size)
+from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError
+from clsolve.presolve import Reduction, reduce_many, reduction
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
-from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
+from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver, problem_label
 
 #: Subset enumeration is exact for any n, but its masks are 32-bit words and its work is 2^n.
 ENUMERATION_MAX_ITEMS = 30
@@ -42,12 +43,13 @@ class BatchSolver(Solver):
     batches = True
 
     def __init__(self, local_size: int | None = None, poison: bool = False, memory_limit: int | None = None,
-                 method: str = "auto"):
+                 method: str = "auto", presolve: bool = True):
         """``local_size`` overrides the work-group size; ``poison`` fills device buffers with garbage
         first (tests); ``memory_limit`` caps the device bytes one chunk may use (default: the
         device's own limit), which forces a batch into several chunks. ``method`` chooses per
         instance: ``dp`` (the dense DP), ``enumerate`` (every subset, n <= 30), or ``auto``
-        (enumerate where 2^n <= n x states, the DP's cell updates)."""
+        (enumerate where 2^n <= n x states, the DP's cell updates). ``presolve`` applies the exact
+        reductions of ``clsolve.presolve`` first (``False``: solve the problems as given)."""
         if memory_limit is not None and memory_limit <= 0:
             raise InvalidOptionError(f"memory_limit must be positive, got {memory_limit}")
         if method not in ("auto", "dp", "enumerate"):
@@ -56,17 +58,23 @@ class BatchSolver(Solver):
         self.local_size = local_size
         self.poison = poison
         self.memory_limit = memory_limit
+        self.presolve = bool(presolve)
 
     def accepts(self, problem) -> str | None:
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        problem = reduction(problem, self.presolve).problem
+        if problem is None:
+            return None
         if self.method == "enumerate":
-            if not isinstance(problem, Knapsack) or problem.m > 3:
+            if problem.m > 3:
                 return f"{self.name} enumerates knapsacks with m = 1..3"
             return None if problem.n <= ENUMERATION_MAX_ITEMS else \
                 f"method=enumerate takes n <= {ENUMERATION_MAX_ITEMS}; this problem has n = {problem.n}"
         return dp_accepts(problem, self.name)
 
     def enumerates(self, problem: Knapsack) -> bool:
-        """Whether this instance is solved by subset enumeration rather than the DP."""
+        """Whether this (reduced) instance is solved by subset enumeration rather than the DP."""
         if self.method != "auto":
             return self.method == "enumerate"
         return problem.n <= ENUMERATION_MAX_ITEMS and 2**problem.n <= problem.n * problem.cells()
@@ -74,10 +82,12 @@ class BatchSolver(Solver):
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)
 
-    def _bytes(self, problem: Knapsack, dtype: np.dtype, local_size: int) -> tuple[int, int]:
-        """(state row bytes for both buffers, decision bytes) of one instance."""
-        layout = DecisionLayout(problem.cells(), local_size)
-        return 2 * problem.cells() * dtype.itemsize, problem.n * layout.row_bytes
+    def _sizes(self, problems: Sequence[Knapsack], dtype: np.dtype, local_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per instance: (state row bytes for both buffers, decision bytes), as int64 arrays."""
+        states = np.fromiter((p.cells() for p in problems), dtype=np.int64, count=len(problems))
+        items = np.fromiter((p.n for p in problems), dtype=np.int64, count=len(problems))
+        tiles = -(-states // (32 * local_size))
+        return 2 * states * dtype.itemsize, items * tiles * local_size * 4
 
     def _budget(self, device: Device) -> tuple[int, int]:
         """(bytes a chunk may use in all, bytes one buffer may hold)."""
@@ -86,52 +96,97 @@ class BatchSolver(Solver):
             total = min(total, int(self.memory_limit))
         return total, device.max_allocation
 
+    def _work(self, problems: Sequence[Knapsack]) -> tuple[list[Reduction], list[int], dict[int, list[int]]]:
+        """The reductions, the indices solved by enumeration, and those solved by the DP, by m."""
+        reductions = self._reductions(problems)
+        enumerated: list[int] = []
+        dense: dict[int, list[int]] = {}
+        for index, r in enumerate(reductions):
+            if r.problem is None:
+                continue
+            if self.enumerates(r.problem):
+                enumerated.append(index)
+            else:
+                dense.setdefault(r.problem.m, []).append(index)
+        return reductions, enumerated, dense
+
+    def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
+        if self.presolve:
+            return reduce_many(problems)
+        return [reduction(p, False) for p in problems]
+
     def plan(self, problem: Knapsack, device: Device) -> Plan:
-        if self.enumerates(problem):
-            dtype = value_dtype(problem)
-            kind = "gpu" if device.is_gpu else "other"
-            return Plan(solver=self.name, device_buffers={"items": problem.n * (13 + dtype.itemsize)},
-                        cell_updates=2**problem.n, launches=2,
-                        seconds=2**problem.n / (1e11 if kind == "gpu" else 2e8) + 2 * MODEL_LAUNCH_SECONDS[kind],
-                        details={"method": "subset enumeration", "value_type": opencl_type(dtype)})
         return self.plan_many([problem], device)
 
     def plan_many(self, problems: Sequence[Knapsack], device: Device) -> Plan:
-        dtype = value_dtype_of(problems)
-        local_size = self._local_size(device)
-        updates = sum(p.n * p.cells() for p in problems)
-        chunks = self._chunks(problems, device)
-        steps = sum(max(problems[i].n for i in chunk) for chunk in chunks)
+        """One plan for the whole batch; raises DoesNotFitError naming an instance too large alone."""
+        reductions, enumerated, dense = self._work(problems)
         kind = "gpu" if device.is_gpu else "other"
-        largest = max(chunks, key=lambda c: sum(sum(self._bytes(problems[i], dtype, local_size)) for i in c))
-        buffers = {"rows": sum(self._bytes(problems[i], dtype, local_size)[0] for i in largest),
-                    "decisions": sum(self._bytes(problems[i], dtype, local_size)[1] for i in largest)}
-        return Plan(
-            solver=self.name, device_buffers=buffers, cell_updates=updates, launches=steps + len(chunks),
-            seconds=updates * (dtype.itemsize * 2 + 0.125) / MODEL_BANDWIDTH[kind]
-            + (steps + len(chunks)) * MODEL_LAUNCH_SECONDS[kind] + 0.002,
-            details={"value_type": opencl_type(dtype), "local_size": local_size, "chunks": len(chunks),
-                     "instances": len(problems)})
-
-    def _chunks(self, problems: Sequence[Knapsack], device: Device) -> list[list[int]]:
-        """Instances (indices) of each chunk, in order, each chunk within the memory budget."""
-        dtype = value_dtype_of(problems)
         local_size = self._local_size(device)
+        plan = Plan(solver=self.name, details={"instances": len(problems), "local_size": local_size,
+                                                "presolved": sum(r.changed for r in reductions),
+                                                "solved_by_presolve": sum(r.problem is None for r in reductions)})
+        if enumerated:
+            reduced = [reductions[i].problem for i in enumerated]
+            dtype = value_dtype_of(reduced)
+            subsets = sum(2**p.n for p in reduced)
+            plan.device_buffers["enumeration"] = sum(p.n * (13 + dtype.itemsize) for p in reduced)
+            plan.cell_updates += subsets
+            plan.launches += 2
+            plan.seconds += subsets / (1e11 if kind == "gpu" else 2e8) + 2 * MODEL_LAUNCH_SECONDS[kind]
+            plan.details["enumerated"] = len(enumerated)
+        chunk_count = 0
+        for m, indices in dense.items():
+            reduced = [reductions[i].problem for i in indices]
+            dtype = value_dtype_of(reduced)
+            rows, decisions = self._sizes(reduced, dtype, local_size)
+            chunks = self._chunks(reduced, indices, device, (rows, decisions))
+            updates = sum(p.n * p.cells() for p in reduced)
+            steps = sum(max(reduced[i].n for i in chunk) for chunk in chunks)
+            largest = max(chunks, key=lambda c: int(rows[c].sum() + decisions[c].sum()))
+            row_bytes, decision_bytes = int(rows[largest].sum()) // 2, int(decisions[largest].sum())
+            for key, size in (("row_a", row_bytes), ("row_b", row_bytes), ("decisions", decision_bytes)):
+                plan.device_buffers[key] = max(plan.device_buffers.get(key, 0), size)
+            plan.cell_updates += updates
+            plan.launches += steps + len(chunks)
+            plan.seconds += (updates * (dtype.itemsize * 2 + 0.125) / MODEL_BANDWIDTH[kind]
+                             + (steps + len(chunks)) * MODEL_LAUNCH_SECONDS[kind])
+            plan.details["value_type"] = opencl_type(dtype)
+            chunk_count += len(chunks)
+        plan.seconds += 0.002
+        plan.details["chunks"] = chunk_count
+        return plan
+
+    def checked_plan_many(self, problems: Sequence, device: Device) -> Plan:
+        if self.presolve and all(isinstance(p, Knapsack) for p in problems):
+            reduce_many(problems)  # all at once; accepts then finds each reduction cached
+        for index, problem in enumerate(problems):
+            reason = self.accepts(problem)
+            if reason is not None:
+                raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} cannot solve it: {reason}")
+        return self.plan_many(problems, device)
+
+    def _chunks(self, problems: Sequence[Knapsack], indices: Sequence[int], device: Device,
+                sizes: tuple[np.ndarray, np.ndarray] | None = None) -> list[list[int]]:
+        """Positions in ``problems`` of each chunk, in order, each chunk within the memory budget
+        (``indices``: the problems' places in the caller's batch, for errors)."""
+        if sizes is None:
+            sizes = self._sizes(problems, value_dtype_of(problems), self._local_size(device))
         total, per_buffer = self._budget(device)
         chunks: list[list[int]] = []
         current: list[int] = []
         rows = decisions = 0
-        for index, problem in enumerate(problems):
-            r, d = self._bytes(problem, dtype, local_size)
+        for position, (r, d) in enumerate(zip(sizes[0].tolist(), sizes[1].tolist())):
             if r + d > total or r / 2 > per_buffer or d > per_buffer:
                 raise DoesNotFitError(
-                    f"{self.name}: {problem.describe()} alone needs {r} B of state rows and "
-                    f"{d} B of decision bits; {device.label} allows {total} B in all and {per_buffer} B per buffer")
+                    f"{problem_label(indices[position], problems[position])}: {self.name} needs {r} B of state "
+                    f"rows and {d} B of decision bits for it alone; {device.label} allows {total} B in all and "
+                    f"{per_buffer} B per buffer")
             if current and (rows + r + d + decisions > total or (rows + r) / 2 > per_buffer
                             or decisions + d > per_buffer):
                 chunks.append(current)
                 current, rows, decisions = [], 0, 0
-            current.append(index)
+            current.append(position)
             rows += r
             decisions += d
         chunks.append(current)
@@ -142,22 +197,25 @@ class BatchSolver(Solver):
 
     def solve_many(self, problems: Sequence[Knapsack], device: Device) -> list[Solution]:
         problems = list(problems)
+        reductions, enumerated, dense = self._work(problems)
         out: list[Solution | None] = [None] * len(problems)
-        small = [i for i, p in enumerate(problems) if self.enumerates(p)]
-        if small:
-            for i, solution in zip(small, self._enumerate([problems[i] for i in small], device)):
-                out[i] = solution
-        for m in sorted({p.m for i, p in enumerate(problems) if out[i] is None}):
-            indices = [i for i, p in enumerate(problems) if p.m == m and out[i] is None]
-            group = [problems[i] for i in indices]
-            chunks = self._chunks(group, device)
+        for index, r in enumerate(reductions):
+            if r.problem is None:
+                out[index] = r.trivial(self.name, device.label)
+        if enumerated:
+            solved = self._enumerate([reductions[i].problem for i in enumerated], device)
+            for i, solution in zip(enumerated, solved):
+                out[i] = reductions[i].expand(solution)
+        for m, indices in dense.items():
+            group = [reductions[i].problem for i in indices]
+            chunks = self._chunks(group, indices, device)
             for number, chunk in enumerate(chunks):
                 solutions = self._run([group[i] for i in chunk], device, value_dtype_of(group))
                 for i, solution in zip(chunk, solutions):
                     if len(chunks) > 1:
                         solution.notes.append(f"batch split into {len(chunks)} chunks to fit {device.label}; "
                                               f"this was chunk {number + 1}")
-                    out[indices[i]] = solution
+                    out[indices[i]] = reductions[indices[i]].expand(solution)
         return out  # type: ignore[return-value]
 
     def _enumerate(self, problems: list[Knapsack], device: Device) -> list[Solution]:
@@ -170,22 +228,17 @@ class BatchSolver(Solver):
         program = kernels.program(device, "subset_enum.cl", {
             "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits})
         k = len(problems)
+        batch = Concatenated.of(problems, dtype)
+        blocks = 2 ** np.maximum(batch.sizes - block_bits, 0)
+        groups_per_instance = -(-blocks // local_size)
+        first_group = np.zeros(k, dtype=np.int64)
+        np.cumsum(groups_per_instance[:-1], out=first_group[1:])
         instances = np.zeros((k, 4), dtype=np.uint32)
-        group_instance = []
-        first_item = 0
-        for index, p in enumerate(problems):
-            blocks = 2 ** (p.n - min(p.n, block_bits))
-            groups = -(-blocks // local_size)
-            instances[index] = (first_item, p.n, len(group_instance), 0)
-            group_instance.extend([index] * groups)
-            first_item += p.n
-        weights = np.concatenate([clamped_weights(p) for p in problems])
-        profits = np.concatenate([p.profits for p in problems]).astype(dtype)
-        capacities = np.zeros((k, 3), dtype=np.uint32)
-        for index, p in enumerate(problems):
-            capacities[index, : p.m] = p.capacities
-        group_instance = np.asarray(group_instance, dtype=np.uint32)
+        instances[:, 0], instances[:, 1], instances[:, 2] = batch.first_item, batch.sizes, first_group
+        group_instance = np.repeat(np.arange(k, dtype=np.uint32), groups_per_instance)
+        weights, profits, capacities = batch.weights, batch.profits, batch.capacities
         groups = len(group_instance)
+        first_item = int(batch.sizes.sum())
         timings.host += time.perf_counter() - start
 
         start = time.perf_counter()
@@ -227,12 +280,13 @@ class BatchSolver(Solver):
         timings.download += time.perf_counter() - start
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: unwritten item flags")
+        flags = selected.astype(bool)
         share = Timings(*(getattr(timings, f) / k for f in ("upload", "kernels", "download", "host")))
+        note = f"{method} in a batch of {k}; timings are the batch's divided by {k}"
         out, first = [], 0
-        for index, p in enumerate(problems):
-            out.append(Solution(value=int(values[index]), selected=selected[first:first + p.n].astype(bool),
-                                optimal=True, solver=self.name, device=device.label, timings=share,
-                                notes=[f"{method} in a batch of {k}; timings are the batch's divided by {k}"]))
+        for value, p in zip(values.tolist(), problems):
+            out.append(Solution(value=value, selected=flags[first:first + p.n], optimal=True, solver=self.name,
+                                device=device.label, timings=share, notes=[note]))
             first += p.n
         return out
 
@@ -244,25 +298,27 @@ class BatchSolver(Solver):
         program = kernels.program(device, "dp_batch.cl", {
             "VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size})
         k = len(problems)
+        batch = Concatenated.of(problems, dtype)
+        caps = batch.capacities.astype(np.int64)
+        tiles = -(-batch.states // (32 * local_size))
+        words_per_row = tiles * local_size
         table = np.zeros(k, dtype=INSTANCE)
-        tile_instance = []
-        state_offset = decision_offset = first_item = 0
-        for index, p in enumerate(problems):
-            layout = DecisionLayout(p.cells(), local_size)
-            span1, span2 = spans(p)
-            table[index] = (state_offset, decision_offset, p.cells(), span1, span2, len(tile_instance),
-                            first_item, p.n, layout.words_per_row, 0)
-            tile_instance.extend([index] * layout.tiles)
-            state_offset += p.cells()
-            decision_offset += p.n * layout.words_per_row
-            first_item += p.n
-        weights = np.concatenate([clamped_weights(p) for p in problems])
-        profits = np.concatenate([p.profits for p in problems]).astype(dtype)
-        capacities = np.zeros((k, 3), dtype=np.uint32)
-        for index, p in enumerate(problems):
-            capacities[index, :m] = p.capacities
-        tile_instance = np.asarray(tile_instance, dtype=np.uint32)
-        steps = max(p.n for p in problems)
+        table["state_offset"] = np.cumsum(batch.states) - batch.states
+        table["decision_offset"] = np.cumsum(batch.sizes * words_per_row) - batch.sizes * words_per_row
+        table["states"] = batch.states
+        # the flattening of clsolve.h: state = c1 * span1 + c2 * span2 + c3 (spans of unused dimensions unused)
+        table["span1"] = np.where(m == 1, 1, (caps[:, 1] + 1) * np.where(m == 3, caps[:, 2] + 1, 1))
+        table["span2"] = np.where(m == 2, 1, np.where(m == 3, caps[:, 2] + 1, 0))
+        table["first_tile"] = np.cumsum(tiles) - tiles
+        table["first_item"] = batch.first_item
+        table["items"] = batch.sizes
+        table["words_per_row"] = words_per_row
+        tile_instance = np.repeat(np.arange(k, dtype=np.uint32), tiles)
+        weights, profits, capacities = batch.weights, batch.profits, batch.capacities
+        state_offset = int(batch.states.sum())
+        decision_offset = int((batch.sizes * words_per_row).sum())
+        first_item = int(batch.sizes.sum())
+        steps = int(batch.sizes.max())
         timings.host += time.perf_counter() - start
 
         start = time.perf_counter()

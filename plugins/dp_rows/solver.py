@@ -17,7 +17,8 @@ import pyopencl as cl
 from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.devices import Device
-from clsolve.errors import InvalidOptionError
+from clsolve.errors import InvalidOptionError, UnsupportedProblemError
+from clsolve.presolve import reduction
 from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, DecisionLayout,
                              clamped_weights, dp_accepts, opencl_type, spans, value_dtype, work_group_size)
 from clsolve.problems import Knapsack
@@ -25,18 +26,18 @@ from clsolve.solution import Solution, Timings
 from clsolve.solver import Plan, Solver
 
 
-
 class RowParallelSolver(Solver):
     name = "dp-rows"
     summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, items by device backtracking"
 
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
-                 items_per_launch: int = 2):
+                 items_per_launch: int = 2, presolve: bool = True):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch`` is 2 (default: two items
         fused per pass, so each row is read and written once per two items) or 1 (the paper's one
         launch per item). ``poison`` fills every device buffer with a garbage pattern before solving,
-        so that a state the kernels fail to write shows up as a wrong answer (used by the tests)."""
+        so that a state the kernels fail to write shows up as a wrong answer (used by the tests).
+        ``presolve`` applies the exact reductions of ``clsolve.presolve`` first."""
         if value_bits not in (None, 32, 64):
             raise InvalidOptionError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
         if items_per_launch not in (1, 2):
@@ -45,10 +46,14 @@ class RowParallelSolver(Solver):
         self.value_bits = value_bits
         self.local_size = local_size
         self.poison = poison
+        self.presolve = bool(presolve)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
-        return dp_accepts(problem, self.name)
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        reduced = reduction(problem, self.presolve).problem
+        return None if reduced is None else dp_accepts(reduced, self.name)
 
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)
@@ -70,6 +75,15 @@ class RowParallelSolver(Solver):
         return out
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
+        reduced = reduction(problem, self.presolve)
+        if reduced.problem is None:
+            return Plan(solver=self.name, details={"presolve": "; ".join(reduced.notes)})
+        plan = self._plan(reduced.problem, device)
+        if reduced.changed:
+            plan.details["presolve"] = "; ".join(reduced.notes)
+        return plan
+
+    def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits)
         states = problem.cells()
         local_size = self._local_size(device)
@@ -183,6 +197,12 @@ class RowParallelSolver(Solver):
         return int(value[0]), selected, timings
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
+        reduced = reduction(problem, self.presolve)
+        if reduced.problem is None:
+            return reduced.trivial(self.name, device.label)
+        return reduced.expand(self._solve(reduced.problem, device, plan))
+
+    def _solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         value, selected, timings = self._run(problem, device, plan, keep_decisions=False)
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
@@ -192,7 +212,11 @@ class RowParallelSolver(Solver):
                                f"{self.items_per_launch} item(s) per pass"])
 
     def decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
-        """The value and the whole decision table, shape (n, states), read back (for tests)."""
-        plan = self.checked_plan(problem, device)
+        """The value and the whole decision table of ``problem`` as given (no presolve), shape
+        (n, states), read back (for tests)."""
+        reason = dp_accepts(problem, self.name)
+        if reason is not None:
+            raise UnsupportedProblemError(reason)
+        plan = self._plan(problem, device)
         value, table, _ = self._run(problem, device, plan, keep_decisions=True)
         return value, table

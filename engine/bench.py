@@ -184,10 +184,14 @@ def batch_phases(problems: list[Knapsack], device: Device, **options) -> dict:
     checked = time.perf_counter()
     phases: dict[str, dict] = {}
     for solution in solutions:  # each batch's timings, shared by its instances (divided by their count)
-        method, count = solution.notes[0].split(" in a batch of ")[0], int(solution.notes[0].split(" of ")[1].split(";")[0])
+        note = next((n for n in solution.notes if " in a batch of " in n), None)
+        if note is None:
+            phases.setdefault("solved by presolve", {"instances": 0})["instances"] += 1
+            continue
+        method, count = note.split(" in a batch of ")[0], int(note.split(" in a batch of ")[1].split(";")[0])
         phases.setdefault(method, {"instances": count, **{f: getattr(solution.timings, f) * count * 1e3
                                                           for f in ("host", "upload", "kernels", "download")}})
-    inner = sum(v[f] for v in phases.values() for f in ("host", "upload", "kernels", "download"))
+    inner = sum(v.get(f, 0.0) for v in phases.values() for f in ("host", "upload", "kernels", "download"))
     return {"presolve_and_plan_ms": (planned - start) * 1e3, "solve_ms": (solved - planned) * 1e3,
             "solve_other_host_ms": (solved - planned) * 1e3 - inner, "check_ms": (checked - solved) * 1e3,
             "total_ms": (checked - start) * 1e3, "batches": phases}
@@ -209,7 +213,8 @@ def run_batch_set(args) -> dict:
         seconds, solutions = _timed_batch(problems, device, args.repeats, solver="dp-batch", **options)
         values[name] = [s.value for s in solutions]
         rows[name] = {"seconds_total": seconds, "seconds_mean": seconds / len(problems),
-                      "methods": sorted({s.notes[0].split(" in a batch")[0] for s in solutions}),
+                      "methods": sorted({n.split(" in a batch")[0] for s in solutions for n in s.notes
+                                         if " in a batch" in n}),
                       "phases": batch_phases(problems, device, solver="dp-batch", **options)}
         print(f"{name}: {seconds:.4f} s", file=sys.stderr)
     dense = rows["dp-batch method=dp presolve=False"]

@@ -89,9 +89,12 @@ def reduce_many(problems: Sequence[Knapsack]) -> list[Reduction]:
 
 def reduction(problem: Knapsack, enabled: bool = True) -> Reduction:
     """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``)."""
-    if enabled:
-        return reduce(problem)
-    return Reduction(problem, problem, np.arange(problem.n), np.zeros(0, dtype=np.int64))
+    return reduce(problem) if enabled else identity(problem)
+
+
+def identity(problem: Knapsack) -> Reduction:
+    """The reduction that changes nothing."""
+    return Reduction(problem, problem, _all_items(problem.n), _NONE)
 
 
 def _reduce_group(problems: list[Knapsack], m: int) -> list[Reduction]:

@@ -12,6 +12,14 @@
 #ifndef BLOCK_BITS
 #define BLOCK_BITS 10
 #endif
+/* SUM_T: uint when every instance's weights (clamped to capacity + 1) sum below 2^32, else ulong */
+#ifndef SUM_T
+#define SUM_T ulong
+#endif
+#define SUM3_T CONCAT(SUM_T, 3)
+#define CONCAT(a, b) CONCAT_(a, b)
+#define CONCAT_(a, b) a##b
+#define MAX_ITEMS 32
 
 /* instances[k] = (first item, items n, first work-group, unused) */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
@@ -22,25 +30,34 @@ void enum_blocks(__global const uint *weights, __global const VALUE_T *profits,
 {
     __local VALUE_T best_values[LOCAL_SIZE];
     __local uint best_masks[LOCAL_SIZE];
+    __local SUM_T item_w[3 * MAX_ITEMS];     /* this work-group's instance: its items, in local memory */
+    __local VALUE_T item_p[MAX_ITEMS];
     const uint group = get_group_id(0), lid = get_local_id(0);
     const uint k = group_instance[group];
     const uint4 inst = instances[k];
     const uint n = inst.y;
+    for (uint i = lid; i < n; i += LOCAL_SIZE) {
+        const uint3 w = item_weight(weights, inst.x + i);
+        item_w[3 * i] = w.x;
+        item_w[3 * i + 1] = w.y;
+        item_w[3 * i + 2] = w.z;
+        item_p[i] = profits[inst.x + i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     const uint bits = min(n, (uint)BLOCK_BITS);
     const uint block = (group - inst.z) * LOCAL_SIZE + lid;
-    const ulong3 cap = (ulong3)(capacities[3 * k], capacities[3 * k + 1], capacities[3 * k + 2]);
+    const SUM3_T cap = (SUM3_T)(capacities[3 * k], capacities[3 * k + 1], capacities[3 * k + 2]);
     VALUE_T best = -1;
     uint best_mask = 0;
     if ((ulong)block < (1ul << (n - bits))) {
         const uint first = block << bits;
         uint gray = first ^ (first >> 1);
-        ulong3 used = (ulong3)(0, 0, 0);
+        SUM3_T used = (SUM3_T)(0, 0, 0);
         VALUE_T value = 0;
         for (uint i = 0; i < n; ++i) {
             if ((gray >> i) & 1u) {
-                const uint3 w = item_weight(weights, inst.x + i);
-                used += (ulong3)(w.x, w.y, w.z);
-                value += profits[inst.x + i];
+                used += (SUM3_T)(item_w[3 * i], item_w[3 * i + 1], item_w[3 * i + 2]);
+                value += item_p[i];
             }
         }
         for (uint t = 0;; ) {
@@ -53,14 +70,13 @@ void enum_blocks(__global const uint *weights, __global const VALUE_T *profits,
             const uint step = first + t;
             const uint bit = 31u - clz(step & (0u - step));      /* ctz(step) */
             gray ^= 1u << bit;
-            const uint3 w = item_weight(weights, inst.x + bit);
-            const ulong3 delta = (ulong3)(w.x, w.y, w.z);
+            const SUM3_T delta = (SUM3_T)(item_w[3 * bit], item_w[3 * bit + 1], item_w[3 * bit + 2]);
             if ((gray >> bit) & 1u) {
                 used += delta;
-                value += profits[inst.x + bit];
+                value += item_p[bit];
             } else {
                 used -= delta;
-                value -= profits[inst.x + bit];
+                value -= item_p[bit];
             }
         }
     }

@@ -57,7 +57,7 @@ def test_enumeration_of_larger_instances(device):
 @SETTINGS
 @given(problems=batches())
 def test_batches_split_into_chunks_match(problems, device):
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, memory_limit=40_000,
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, memory_limit=60_000,
                                    method="dp", presolve=False)
     assert [s.value for s in solutions] == [s.value for s in clsolve.solve_many(problems, solver="sequential")]
 

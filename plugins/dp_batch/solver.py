@@ -23,7 +23,7 @@ from clsolve.devices import Device
 from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, Concatenated, dp_accepts,
                              opencl_type, value_dtype, work_group_size)
 from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError
-from clsolve.presolve import Reduction, reduce_many, reduction
+from clsolve.presolve import Reduction, identity, reduce_many
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver, problem_label
@@ -59,11 +59,14 @@ class BatchSolver(Solver):
         self.poison = poison
         self.memory_limit = memory_limit
         self.presolve = bool(presolve)
+        self._last_work: tuple | None = None
 
     def accepts(self, problem) -> str | None:
         if not isinstance(problem, Knapsack):
             return f"{self.name} solves knapsack problems only"
-        problem = reduction(problem, self.presolve).problem
+        return self._accepts_reduced(self._reductions([problem])[0].problem)
+
+    def _accepts_reduced(self, problem: Knapsack | None) -> str | None:
         if problem is None:
             return None
         if self.method == "enumerate":
@@ -97,7 +100,12 @@ class BatchSolver(Solver):
         return total, device.max_allocation
 
     def _work(self, problems: Sequence[Knapsack]) -> tuple[list[Reduction], list[int], dict[int, list[int]]]:
-        """The reductions, the indices solved by enumeration, and those solved by the DP, by m."""
+        """The reductions, the indices solved by enumeration, and those solved by the DP, by m.
+        Remembered for the last batch (problems are immutable), which ``solve_many`` meets again
+        right after the engine's ``checked_plan_many``."""
+        key = tuple(map(id, problems))
+        if self._last_work is not None and self._last_work[0] == key:
+            return self._last_work[1]
         reductions = self._reductions(problems)
         enumerated: list[int] = []
         dense: dict[int, list[int]] = {}
@@ -108,12 +116,13 @@ class BatchSolver(Solver):
                 enumerated.append(index)
             else:
                 dense.setdefault(r.problem.m, []).append(index)
+        self._last_work = (key, (reductions, enumerated, dense), list(problems))
         return reductions, enumerated, dense
 
     def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
         if self.presolve:
             return reduce_many(problems)
-        return [reduction(p, False) for p in problems]
+        return [identity(p) for p in problems]
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return self.plan_many([problem], device)
@@ -158,12 +167,14 @@ class BatchSolver(Solver):
         return plan
 
     def checked_plan_many(self, problems: Sequence, device: Device) -> Plan:
-        if self.presolve and all(isinstance(p, Knapsack) for p in problems):
-            reduce_many(problems)  # all at once; accepts then finds each reduction cached
         for index, problem in enumerate(problems):
-            reason = self.accepts(problem)
+            if not isinstance(problem, Knapsack):
+                raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} solves knapsacks only")
+        for index, r in enumerate(self._work(problems)[0]):
+            reason = self._accepts_reduced(r.problem)
             if reason is not None:
-                raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} cannot solve it: {reason}")
+                raise UnsupportedProblemError(f"{problem_label(index, problems[index])}: {self.name} cannot solve it: "
+                                              f"{reason}")
         return self.plan_many(problems, device)
 
     def _chunks(self, problems: Sequence[Knapsack], indices: Sequence[int], device: Device,
@@ -225,10 +236,12 @@ class BatchSolver(Solver):
         dtype = value_dtype_of(problems)
         local_size = self._local_size(device)
         block_bits = 10
-        program = kernels.program(device, "subset_enum.cl", {
-            "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits})
         k = len(problems)
         batch = Concatenated.of(problems, dtype)
+        largest_sum = int(np.add.reduceat(batch.weights.astype(np.int64), batch.first_item, axis=0).max())
+        program = kernels.program(device, "subset_enum.cl", {
+            "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits,
+            "SUM_T": "uint" if largest_sum < 2**32 else "ulong"})
         blocks = 2 ** np.maximum(batch.sizes - block_bits, 0)
         groups_per_instance = -(-blocks // local_size)
         first_group = np.zeros(k, dtype=np.int64)
@@ -283,11 +296,12 @@ class BatchSolver(Solver):
         flags = selected.astype(bool)
         share = Timings(*(getattr(timings, f) / k for f in ("upload", "kernels", "download", "host")))
         note = f"{method} in a batch of {k}; timings are the batch's divided by {k}"
-        out, first = [], 0
+        out, first, label = [], 0, device.label
         for value, p in zip(values.tolist(), problems):
-            out.append(Solution(value=value, selected=flags[first:first + p.n], optimal=True, solver=self.name,
-                                device=device.label, timings=share, notes=[note]))
-            first += p.n
+            n = p.n
+            out.append(Solution(value=value, selected=flags[first:first + n], optimal=True, solver=self.name,
+                                device=label, timings=share, notes=[note]))
+            first += n
         return out
 
     def _run(self, problems: list[Knapsack], device: Device, dtype: np.dtype) -> list[Solution]:

@@ -17,6 +17,12 @@ POISON_BYTE = 0xA5
 #: Rough device model for ``auto``'s estimates: bytes per second streamed, seconds per launch.
 MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
 MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
+#: Seconds one item step of a batched DP over small rows takes however few states it has (each
+#: work-item walks its 32 states one after another; measured on the H100: 1.4 ms for 21 launches
+#: over 210 rows of 1001 states), and subsets per second of subset enumeration (H100: 4.4e8 subsets
+#: in 1.2 ms; PoCL on 2 cores: 4.4e8 in 1.8 s).
+MODEL_DP_STEP_SECONDS = {"gpu": 6e-5, "other": 1e-4}
+MODEL_SUBSETS_PER_SECOND = {"gpu": 3e11, "other": 2e8}
 #: Kernels index states with 32-bit unsigned integers.
 MAX_STATES = 2**32 - 1
 MAX_DIMS = 3

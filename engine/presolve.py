@@ -16,7 +16,6 @@ return a wrong answer silently.
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
@@ -26,7 +25,7 @@ from .problems import Knapsack
 from .solution import Solution, Timings
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Reduction:
     """A problem, the smaller problem a solver solves instead, and the way back."""
 
@@ -63,7 +62,7 @@ class Reduction:
         return self.expand(empty)
 
 
-_cache: "weakref.WeakKeyDictionary[Knapsack, Reduction]" = weakref.WeakKeyDictionary()
+_KEY = "_presolve_reduction"
 
 
 def reduce(problem: Knapsack) -> Reduction:
@@ -75,7 +74,7 @@ def reduce_many(problems: Sequence[Knapsack]) -> list[Reduction]:
     """``reduce`` of each problem. The rules are evaluated for the whole batch at once (a few numpy
     calls over the concatenated items, not a few per problem: 630 knapsacks in about a millisecond);
     only problems that change get arrays of their own."""
-    out: list[Reduction | None] = [_cache.get(p) for p in problems]
+    out: list[Reduction | None] = [p.__dict__.get(_KEY) for p in problems]
     by_m: dict[int, list[int]] = {}
     for index, problem in enumerate(problems):
         if out[index] is None:
@@ -83,7 +82,7 @@ def reduce_many(problems: Sequence[Knapsack]) -> list[Reduction]:
     for m, indices in by_m.items():
         group = [problems[i] for i in indices]
         for i, found in zip(indices, _reduce_group(group, m)):
-            _cache[problems[i]] = out[i] = found
+            problems[i].__dict__[_KEY] = out[i] = found  # problems are immutable: cached on the problem
     return out  # type: ignore[return-value]
 
 

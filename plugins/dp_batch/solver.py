@@ -20,8 +20,9 @@ import pyopencl as cl
 from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.devices import Device
-from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, Concatenated, dp_accepts,
-                             opencl_type, value_dtype, work_group_size)
+from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_DP_STEP_SECONDS, MODEL_LAUNCH_SECONDS,
+                             MODEL_SUBSETS_PER_SECOND, POISON_BYTE, Concatenated, dp_accepts, opencl_type,
+                             value_dtype, work_group_size)
 from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError
 from clsolve.presolve import Reduction, identity, reduce_many
 from clsolve.problems import Knapsack
@@ -48,7 +49,9 @@ class BatchSolver(Solver):
         first (tests); ``memory_limit`` caps the device bytes one chunk may use (default: the
         device's own limit), which forces a batch into several chunks. ``method`` chooses per
         instance: ``dp`` (the dense DP), ``enumerate`` (every subset, n <= 30), or ``auto``
-        (enumerate where 2^n <= n x states, the DP's cell updates). ``presolve`` applies the exact
+        (enumerate where 2^n <= n x states, the DP's cell updates; and a whole DP group of small
+        instances where enumerating it is estimated cheaper than its item steps, see
+        ``clsolve.dptable.MODEL_DP_STEP_SECONDS``). ``presolve`` applies the exact
         reductions of ``clsolve.presolve`` first (``False``: solve the problems as given)."""
         if memory_limit is not None and memory_limit <= 0:
             raise InvalidOptionError(f"memory_limit must be positive, got {memory_limit}")
@@ -99,11 +102,11 @@ class BatchSolver(Solver):
             total = min(total, int(self.memory_limit))
         return total, device.max_allocation
 
-    def _work(self, problems: Sequence[Knapsack]) -> tuple[list[Reduction], list[int], dict[int, list[int]]]:
+    def _work(self, problems: Sequence[Knapsack], device: Device) -> tuple[list[Reduction], list[int], dict[int, list[int]]]:
         """The reductions, the indices solved by enumeration, and those solved by the DP, by m.
         Remembered for the last batch (problems are immutable), which ``solve_many`` meets again
         right after the engine's ``checked_plan_many``."""
-        key = tuple(map(id, problems))
+        key = (device.label, *map(id, problems))
         if self._last_work is not None and self._last_work[0] == key:
             return self._last_work[1]
         reductions = self._reductions(problems)
@@ -116,6 +119,20 @@ class BatchSolver(Solver):
                 enumerated.append(index)
             else:
                 dense.setdefault(r.problem.m, []).append(index)
+        if self.method == "auto":
+            kind = "gpu" if device.is_gpu else "other"
+            for m, indices in list(dense.items()):
+                # a DP group costs at least one step per item of its longest instance, however small its
+                # rows: when enumerating all of it costs less, it joins the enumeration batch
+                group = [reductions[i].problem for i in indices]
+                if max(p.n for p in group) > ENUMERATION_MAX_ITEMS:
+                    continue
+                enumeration = sum(2**p.n for p in group) / MODEL_SUBSETS_PER_SECOND[kind]
+                steps = max(p.n for p in group) * MODEL_DP_STEP_SECONDS[kind]
+                if enumeration < steps:
+                    enumerated.extend(indices)
+                    del dense[m]
+            enumerated.sort()
         self._last_work = (key, (reductions, enumerated, dense), list(problems))
         return reductions, enumerated, dense
 
@@ -129,7 +146,7 @@ class BatchSolver(Solver):
 
     def plan_many(self, problems: Sequence[Knapsack], device: Device) -> Plan:
         """One plan for the whole batch; raises DoesNotFitError naming an instance too large alone."""
-        reductions, enumerated, dense = self._work(problems)
+        reductions, enumerated, dense = self._work(problems, device)
         kind = "gpu" if device.is_gpu else "other"
         local_size = self._local_size(device)
         plan = Plan(solver=self.name, details={"instances": len(problems), "local_size": local_size,
@@ -142,7 +159,7 @@ class BatchSolver(Solver):
             plan.device_buffers["enumeration"] = sum(p.n * (13 + dtype.itemsize) for p in reduced)
             plan.cell_updates += subsets
             plan.launches += 2
-            plan.seconds += subsets / (1e11 if kind == "gpu" else 2e8) + 2 * MODEL_LAUNCH_SECONDS[kind]
+            plan.seconds += subsets / MODEL_SUBSETS_PER_SECOND[kind] + 2 * MODEL_LAUNCH_SECONDS[kind]
             plan.details["enumerated"] = len(enumerated)
         chunk_count = 0
         for m, indices in dense.items():
@@ -170,7 +187,7 @@ class BatchSolver(Solver):
         for index, problem in enumerate(problems):
             if not isinstance(problem, Knapsack):
                 raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} solves knapsacks only")
-        for index, r in enumerate(self._work(problems)[0]):
+        for index, r in enumerate(self._work(problems, device)[0]):
             reason = self._accepts_reduced(r.problem)
             if reason is not None:
                 raise UnsupportedProblemError(f"{problem_label(index, problems[index])}: {self.name} cannot solve it: "
@@ -208,7 +225,7 @@ class BatchSolver(Solver):
 
     def solve_many(self, problems: Sequence[Knapsack], device: Device) -> list[Solution]:
         problems = list(problems)
-        reductions, enumerated, dense = self._work(problems)
+        reductions, enumerated, dense = self._work(problems, device)
         out: list[Solution | None] = [None] * len(problems)
         for index, r in enumerate(reductions):
             if r.problem is None:

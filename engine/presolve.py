@@ -62,7 +62,7 @@ class Reduction:
         return self.expand(empty)
 
 
-_KEY = "_presolve_reduction"
+_KEY, _KEY_ITEMS = "_presolve_reduction", "_presolve_items_only"
 
 
 def reduce(problem: Knapsack) -> Reduction:
@@ -70,19 +70,23 @@ def reduce(problem: Knapsack) -> Reduction:
     return reduce_many([problem])[0]
 
 
-def reduce_many(problems: Sequence[Knapsack]) -> list[Reduction]:
+def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None = None) -> list[Reduction]:
     """``reduce`` of each problem. The rules are evaluated for the whole batch at once (a few numpy
-    calls over the concatenated items, not a few per problem: 630 knapsacks in about a millisecond);
-    only problems that change get arrays of their own."""
-    out: list[Reduction | None] = [p.__dict__.get(_KEY) for p in problems]
+    calls over the concatenated items, not a few per problem); only problems that change get arrays
+    of their own. Where ``items_only[i]`` is true, problem i gets rules 1 and 4 only (items dropped
+    or always taken): what a solver whose work depends on the items alone, not on the capacities
+    (subset enumeration), can gain."""
+    keys = [_KEY_ITEMS if items_only is not None and items_only[i] else _KEY for i in range(len(problems))]
+    out: list[Reduction | None] = [p.__dict__.get(key) for p, key in zip(problems, keys)]
     by_m: dict[int, list[int]] = {}
     for index, problem in enumerate(problems):
         if out[index] is None:
             by_m.setdefault(problem.m, []).append(index)
     for m, indices in by_m.items():
         group = [problems[i] for i in indices]
-        for i, found in zip(indices, _reduce_group(group, m)):
-            problems[i].__dict__[_KEY] = out[i] = found  # problems are immutable: cached on the problem
+        only = np.fromiter((keys[i] == _KEY_ITEMS for i in indices), dtype=bool, count=len(indices))
+        for i, found in zip(indices, _reduce_group(group, m, only)):
+            problems[i].__dict__[keys[i]] = out[i] = found  # problems are immutable: cached on the problem
     return out  # type: ignore[return-value]
 
 
@@ -96,8 +100,8 @@ def identity(problem: Knapsack) -> Reduction:
     return Reduction(problem, problem, _all_items(problem.n), _NONE)
 
 
-def _reduce_group(problems: list[Knapsack], m: int) -> list[Reduction]:
-    """The reductions of knapsacks that all have m dimensions."""
+def _reduce_group(problems: list[Knapsack], m: int, items_only: np.ndarray) -> list[Reduction]:
+    """The reductions of knapsacks that all have m dimensions (``items_only``: see ``reduce_many``)."""
     k = len(problems)
     sizes = np.fromiter((p.n for p in problems), dtype=np.int64, count=k)
     starts = np.zeros(k, dtype=np.int64)
@@ -113,7 +117,7 @@ def _reduce_group(problems: list[Knapsack], m: int) -> list[Reduction]:
     else:  # int64 sums could overflow: Python integers
         totals = np.array([[int(t) for t in part.astype(object).sum(axis=0)]
                            for part in np.split(live, starts[1:])], dtype=object)
-    binding = totals > capacities                                                  # rule 2
+    binding = np.asarray(totals > capacities, dtype=bool)                          # rule 2
     implied = np.zeros((k, m), dtype=bool)                                         # rule 3
     for d in range(m):
         for e in range(m):
@@ -123,11 +127,13 @@ def _reduce_group(problems: list[Knapsack], m: int) -> list[Reduction]:
             mutual = np.logical_and.reduceat(live[:, e] <= live[:, d], starts) & (capacities[:, e] >= capacities[:, d])
             implies = binding[:, e] & below & (capacities[:, d] >= capacities[:, e]) & (~mutual | (e < d))
             implied[:, d] |= implies
+    divisors = np.gcd.reduceat(live, starts, axis=0)                               # rule 5
+    if items_only.any():  # every dimension stays as it is
+        binding[items_only], implied[items_only], divisors[items_only] = True, False, 1
     kept_dims = binding & ~implied
     # an item is decided by the solver when it fits and weighs something in a kept dimension  (rule 4)
     decided = fits & ((live > 0) & kept_dims[owner]).any(axis=1)
     forced_any = ~np.logical_and.reduceat(decided | ~fits, starts)
-    divisors = np.gcd.reduceat(live, starts, axis=0)                               # rule 5
     scaled = ((divisors > 1) & kept_dims).any(axis=1)
     untouched = all_fit & kept_dims.all(axis=1) & ~forced_any & ~scaled
     out = []

@@ -138,7 +138,11 @@ class BatchSolver(Solver):
 
     def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
         if self.presolve:
-            return reduce_many(problems)
+            # an instance enumerated as given costs 2^n whatever its capacities: only dropped or
+            # always-taken items can help it, so only those rules are applied (and paid for)
+            as_given = [self.method == "enumerate" or (self.method == "auto" and p.m <= 3 and self.enumerates(p))
+                        for p in problems]
+            return reduce_many(problems, items_only=as_given)
         return [identity(p) for p in problems]
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:

@@ -9,6 +9,7 @@ from . import icd as _icd
 
 _icd.ensure_nvidia_icd()  # before anything imports pyopencl and lists platforms
 
+from . import presolve  # noqa: E402
 from .api import choose, devices, plan, solve, solve_many, solvers  # noqa: E402
 from .devices import Device, get_device  # noqa: E402
 from .errors import (ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
@@ -25,5 +26,5 @@ __all__ = [
     "solve", "solve_many", "plan", "choose", "solvers", "devices", "get_device",
     "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",
     "UnknownSolverError", "DeviceNotFoundError", "KernelBuildError", "SolutionCheckError",
-    "FormatError", "InvalidOptionError",
+    "FormatError", "InvalidOptionError", "presolve",
 ]

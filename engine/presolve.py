@@ -51,7 +51,8 @@ class Reduction:
         if self.problem is not None:
             selected[self.items[np.asarray(solution.selected, dtype=bool)]] = True
         forced_profit = int(self.original.profits[self.forced].sum())
-        return replace(solution, value=int(solution.value) + forced_profit, selected=selected,
+        bound = None if solution.bound is None else int(solution.bound) + forced_profit
+        return replace(solution, value=int(solution.value) + forced_profit, selected=selected, bound=bound,
                        notes=list(solution.notes) + ["presolve: " + "; ".join(self.notes)])
 
     def trivial(self, solver: str, device: str) -> Solution:

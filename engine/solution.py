@@ -31,7 +31,9 @@ class Solution:
     """The answer to one problem.
 
     ``selected`` is a boolean array with one entry per item (True = packed). ``optimal`` is True when
-    the solver proved optimality. ``value`` is a Python int (exact, even beyond 2^53).
+    the solver proved optimality. ``value`` is a Python int (exact, even beyond 2^53). ``bound`` is
+    a proven upper bound on the optimum when the solver stopped early (``optimal`` False, for
+    example at a time limit): the optimum lies in [value, bound]; ``gap`` is bound - value.
     """
 
     value: int
@@ -41,6 +43,12 @@ class Solution:
     device: str
     timings: Timings = field(default_factory=Timings)
     notes: list[str] = field(default_factory=list)
+    bound: int | None = None
+
+    @property
+    def gap(self) -> int:
+        """bound - value (0 when optimal or when no bound is known)."""
+        return 0 if self.optimal or self.bound is None else int(self.bound) - int(self.value)
 
     @property
     def items(self) -> np.ndarray:
@@ -52,6 +60,7 @@ class Solution:
             "value": int(self.value),
             "items": [int(i) for i in self.items],
             "optimal": bool(self.optimal),
+            **({"bound": int(self.bound), "gap": self.gap} if self.bound is not None and not self.optimal else {}),
             "solver": self.solver,
             "device": self.device,
             "timings": self.timings.to_dict(),

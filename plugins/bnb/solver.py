@@ -1,0 +1,490 @@
+"""Host side of ``bnb`` (kernels in ``opencl/bnb.cl``): breadth-first branch and bound for the 0-1
+knapsack, paper 003 (Lalami and El Baz).
+
+Items are sorted by decreasing profit/weight. The list of nodes of step k holds every node still
+promising after items 0..k-1 were decided; one step branches every node on item k, bounds the new
+sons, labels the nodes whose upper bound cannot beat the best lower bound, and compacts the list.
+While the list is short the host runs the step itself in NumPy (``host_threshold``); above it the
+list lives on the device and one step is two kernels (branch + bound + label + per-work-group best
+lower bound and count, then compaction) plus one small read of the per-group results.
+
+Items: each compaction records where every kept node came from (its index in the previous list, and
+whether it is the x_k = 1 or the x_k = 0 son). When a son's lower bound beats the best one, the host
+walks these records back to the root and completes the path with the son's greedy packing: the
+incumbent is always a full item vector, checked by the engine like every solution.
+
+Memory: the list may not pass ``max_nodes`` (default: what the device's memory holds). A step that
+would pass it is cut into chunks of the list, each explored to the end before the next (depth first
+over chunks, breadth first inside one), which keeps the search exact. With ``time_limit`` the search
+stops at the first step boundary past it and returns the best solution found, ``optimal = False``,
+and the largest upper bound still open as ``bound``.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve import kernels
+from clsolve.devices import Device
+from clsolve.errors import InvalidOptionError
+from clsolve.presolve import Reduction, reduction
+from clsolve.problems import Knapsack
+from clsolve.solution import Solution, Timings
+from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
+
+#: Lists shorter than this are branched by the host (NumPy); the paper switches at 192 nodes.
+#: Default from ``clsolve bench bnb`` on the H100 (see the README): a device step costs about
+#: 60 us of launches and small transfers, a host step over a short list about the same.
+HOST_THRESHOLD = 192
+#: Device bytes per node of the list: two buffer sets of (W, P, U, L: 8 bytes, s: 4 bytes) with room
+#: for both sons (2 slots), the keep flags (2 bytes) and the origin records (2 x 4 bytes).
+NODE_BYTES = 2 * 2 * 36 + 2 + 8
+#: Model of one device step (two launches, one small read, one small write) for ``auto``.
+STEP_SECONDS = {"gpu": 6e-5, "other": 2e-4}
+_U32 = 0xFFFFFFFF
+
+
+@dataclass
+class Items:
+    """The instance as the search sees it: items sorted by decreasing profit/weight."""
+
+    weights: np.ndarray      # int64, sorted
+    profits: np.ndarray      # int64, sorted
+    order: np.ndarray        # original index of each sorted item
+    suffix_min: np.ndarray   # min(weights[i:]) (last entry: a sentinel above any capacity)
+    capacity: int
+
+    @property
+    def n(self) -> int:
+        return int(self.weights.size)
+
+
+@dataclass
+class Frontier:
+    """A list of nodes of one step (host arrays), a slice [offset, offset + q) of the list that step
+    produced, with the origin records of the steps before it."""
+
+    step: int
+    nodes: tuple[np.ndarray, ...]         # W, P, S, U, L (int64)
+    offset: int = 0
+    records: tuple = ()                  # per earlier step: (q, origin array, offset)
+
+
+@dataclass
+class Search:
+    """What one search has found so far."""
+
+    best: int
+    selected: np.ndarray                 # in sorted order
+    nodes: int = 0                        # nodes branched
+    host_steps: int = 0
+    device_steps: int = 0
+    chunks: int = 0
+    host_seconds: float = 0.0
+    device_seconds: float = 0.0
+    stopped: bool = False
+    open_bound: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Indices by decreasing profit/weight, exact: a float sort checked with integer cross products
+    (exact Python integers where int64 products could overflow), re-sorted exactly if it is wrong."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(weights == 0, np.inf, profits / np.maximum(weights, 1).astype(np.float64))
+    order = np.argsort(-ratio, kind="stable")
+    p, w = profits[order], weights[order]
+    if p.size < 2 or (weights == 0).any():
+        return order  # weightless items first (they always fit and are never the slack item)
+    if int(p.max()) < 2**31 and int(w.max()) < 2**31:
+        ok = bool((p[:-1] * w[1:] >= p[1:] * w[:-1]).all())
+    else:
+        ok = all(int(a) * int(d) >= int(b) * int(c) for a, b, c, d in zip(p[:-1], p[1:], w[:-1], w[1:]))
+    if ok:
+        return order
+    from fractions import Fraction
+    return np.array(sorted(range(profits.size), key=lambda i: -Fraction(int(profits[i]), int(weights[i]))),
+                    dtype=np.int64)
+
+
+class BranchAndBoundSolver(Solver):
+    name = "bnb"
+    summary = "breadth-first branch and bound for KP01 on an OpenCL device (paper 003), any capacity up to 2^62, with items"
+
+    def __init__(self, time_limit: float | None = None, max_nodes: int | None = None,
+                 host_threshold: int = HOST_THRESHOLD, local_size: int | None = None, presolve: bool = True):
+        """``time_limit`` (seconds) returns the best solution found when it passes, with ``optimal =
+        False`` and the open ``bound``; ``max_nodes`` caps the list (default: what the device holds),
+        beyond which the list is explored in chunks; ``host_threshold``: lists shorter than this are
+        branched on the host; ``local_size`` overrides the work-group size; ``presolve`` applies
+        ``clsolve.presolve`` first (dropping items that cannot fit, dividing by common divisors)."""
+        if time_limit is not None and not time_limit >= 0:
+            raise InvalidOptionError(f"time_limit must be >= 0 seconds, got {time_limit!r}")
+        if max_nodes is not None and max_nodes < 2:
+            raise InvalidOptionError(f"max_nodes must be at least 2, got {max_nodes!r}")
+        if host_threshold < 0:
+            raise InvalidOptionError(f"host_threshold must be >= 0, got {host_threshold!r}")
+        self.time_limit = time_limit
+        self.max_nodes = max_nodes
+        self.host_threshold = int(host_threshold)
+        self.local_size = local_size
+        self.presolve = bool(presolve)
+
+    # -- planning ----------------------------------------------------------------------------
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        reduced = reduction(problem, self.presolve).problem
+        if reduced is not None and reduced.m != 1:
+            return f"{self.name} solves the 0-1 knapsack with one capacity (m = 1); this problem has m = {problem.m}"
+        return None
+
+    def _local_size(self, device: Device) -> int:
+        size = 1
+        while size * 2 <= min(self.local_size or 256, device.max_work_group_size):
+            size *= 2
+        return size
+
+    def _node_limit(self, device: Device, items: int) -> int:
+        """The longest list the device may hold beside the items (and ``max_nodes``, when smaller)."""
+        limit = (int(device.global_memory * DEVICE_MEMORY_SHARE) - 24 * items - 2**20) // NODE_BYTES
+        limit = min(limit, device.max_allocation // 16, 2**30)
+        return max(2, min(limit, self.max_nodes or limit))
+
+    def plan(self, problem: Knapsack, device: Device) -> Plan:
+        reduced = reduction(problem, self.presolve).problem
+        n = 0 if reduced is None else reduced.n
+        limit = self._node_limit(device, n)
+        kind = "gpu" if device.is_gpu else "other"
+        # the list is allocated for min(limit, 2^n) nodes; the tree's real size is unknown before the search
+        nodes = min(limit, 2 ** min(n, 40))
+        buffers = {"items": 24 * n, "keep": 2 * nodes, "origin": 8 * nodes}
+        for copy in "ab":
+            for field_name, size in (("W", 8), ("P", 8), ("s", 4), ("U", 8), ("L", 8)):
+                buffers[f"{field_name}_{copy}"] = 2 * nodes * size
+        return Plan(solver=self.name,
+                    device_buffers=buffers,
+                    cell_updates=n, launches=2 * n,
+                    seconds=n * STEP_SECONDS[kind] + 0.001,
+                    details={"max_nodes": limit, "host_threshold": self.host_threshold,
+                             "local_size": self._local_size(device), "time_limit": self.time_limit,
+                             "note": "cell_updates counts branching steps (one per item); the nodes "
+                                     "explored depend on the instance"})
+
+    # -- solving -----------------------------------------------------------------------------
+    def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
+        reduced = reduction(problem, self.presolve)
+        if reduced.problem is None:
+            return reduced.trivial(self.name, device.label)
+        return reduced.expand(self._solve(reduced.problem, device))
+
+    def _items(self, problem: Knapsack) -> Items:
+        profits, weights = problem.profits, problem.weights[:, 0]
+        order = sort_by_ratio(profits, weights)
+        w, p = weights[order].astype(np.int64), profits[order].astype(np.int64)
+        suffix = np.minimum.accumulate(w[::-1])[::-1]
+        suffix_min = np.append(suffix, np.int64(2**63 - 1))
+        return Items(w, p, order, suffix_min, int(problem.capacities[0]))
+
+    def _solve(self, problem: Knapsack, device: Device) -> Solution:
+        start = time.perf_counter()
+        deadline = None if self.time_limit is None else start + self.time_limit
+        items = self._items(problem)
+        root = self._root(items)
+        search = Search(best=int(root[4][0]), selected=self._completion(items, np.zeros(0, bool), int(root[0][0]),
+                                                                        int(root[2][0])))
+        engine = _DeviceSteps(self, items, device)
+        stack = [Frontier(0, root)]
+        while stack and not search.stopped:
+            self._explore(stack.pop(), stack, items, search, engine, deadline)
+        if search.stopped:
+            bounds = [int(f.nodes[3].max()) for f in stack if f.nodes[3].size] + [search.open_bound]
+            search.open_bound = max(max(bounds), search.best)
+        selected = np.zeros(items.n, dtype=bool)
+        selected[items.order[search.selected]] = True
+        total = time.perf_counter() - start
+        timings = Timings(upload=engine.upload_seconds, kernels=engine.kernel_seconds,
+                          download=engine.download_seconds,
+                          host=total - engine.upload_seconds - engine.kernel_seconds - engine.download_seconds)
+        notes = [f"{search.nodes} nodes branched in {search.host_steps} host and {search.device_steps} device steps "
+                 f"(host threshold {self.host_threshold}); {search.host_seconds * 1e3:.1f} ms on the host, "
+                 f"{search.device_seconds * 1e3:.1f} ms in device steps"]
+        if search.chunks:
+            notes.append(f"the list passed max_nodes = {engine.limit}: explored in {search.chunks} extra chunk(s)")
+        if search.stopped:
+            notes.append(f"time limit {self.time_limit} s reached: best found {search.best}, open upper bound "
+                         f"{search.open_bound} (gap {search.open_bound - search.best})")
+        solution = Solution(value=search.best, selected=selected, optimal=not search.stopped, solver=self.name,
+                            device=device.label, timings=timings, notes=notes,
+                            bound=search.open_bound if search.stopped else None)
+        solution.stats = {"nodes": search.nodes, "host_steps": search.host_steps,  # type: ignore[attr-defined]
+                          "device_steps": search.device_steps, "chunks": search.chunks,
+                          "host_seconds": search.host_seconds, "device_seconds": search.device_seconds}
+        return solution
+
+    # -- the search --------------------------------------------------------------------------
+    def _root(self, items: Items) -> tuple[np.ndarray, ...]:
+        zero = np.zeros(1, dtype=np.int64)
+        W, P, S = _extend(items, zero.copy(), zero.copy(), zero.copy())
+        return W, P, S, _upper(items, W, P, S), _lower(items, W, P, S)
+
+    def _completion(self, items: Items, decided: np.ndarray, W: int, S: int) -> np.ndarray:
+        """Sorted indices of the items of a node's greedy solution: its path (``decided``: items
+        0..k), then items k+1..S-1 (the greedy prefix), then the greedy packing after S (the items
+        its lower bound counts)."""
+        chosen = list(np.flatnonzero(decided))
+        chosen.extend(range(decided.size, min(S, items.n)))
+        rest = items.capacity - W
+        for i in range(S + 1, items.n):
+            if items.suffix_min[i] > rest:
+                break
+            if items.weights[i] <= rest:
+                rest -= int(items.weights[i])
+                chosen.append(i)
+        return np.asarray(chosen, dtype=np.int64)
+
+    def _path(self, records: tuple, step: int, index: int) -> np.ndarray:
+        """x_0..x_{step-1} of node ``index`` of the list step ``step`` produced."""
+        bits = np.zeros(step, dtype=bool)
+        for level in range(step - 1, -1, -1):
+            q, origin, offset = records[level]
+            came = int(origin[index])
+            bits[level] = came < q
+            index = offset + came % q
+        return bits
+
+    def _improve(self, items: Items, search: Search, frontier: Frontier, step: int, son: int, value: int,
+                 W: int, S: int) -> None:
+        """Record son ``son`` (x_step = 0 of node ``son`` of ``frontier``) as the new incumbent."""
+        decided = np.append(self._path(frontier.records, step, frontier.offset + son), False)
+        search.best = value
+        search.selected = self._completion(items, decided, W, S)
+
+    def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search,
+                 engine: "_DeviceSteps", deadline: float | None) -> None:
+        """Breadth first from ``frontier`` to the last item; chunks beyond the node limit go on the stack."""
+        nodes, records, offset, step = frontier.nodes, frontier.records, frontier.offset, frontier.step
+        on_device = False
+        while step < items.n:
+            if deadline is not None and time.perf_counter() > deadline:
+                search.stopped = True
+                host_u = nodes[3] if not on_device else engine.download(nodes)[3]
+                if host_u.size:
+                    search.open_bound = max(search.open_bound, int(host_u.max()))
+                return
+            count = nodes[0].size if not on_device else engine.count
+            if count == 0:
+                return
+            search.nodes += count
+            here = Frontier(step, nodes if not on_device else (), offset, records)
+            if count >= self.host_threshold or on_device:
+                if not on_device:
+                    engine.upload(nodes)
+                    on_device = True
+                began = time.perf_counter()
+                improved, origin = engine.step(step, search.best)
+                search.device_seconds += time.perf_counter() - began
+                search.device_steps += 1
+                if improved is not None:
+                    value, son, W, S = improved
+                    self._improve(items, search, here, step, son, value, W, S)
+                kept = engine.count
+                records = records + ((count, origin, offset),)
+                offset, step = 0, step + 1
+                if kept > engine.limit:
+                    nodes = engine.download(None)
+                    on_device = False
+                    nodes = self._split(nodes, step, records, stack, engine.limit, search)
+                elif kept and kept < self.host_threshold // 4:
+                    nodes = engine.download(None)
+                    on_device = False
+                continue
+            began = time.perf_counter()
+            nodes, origin, improved = _host_step(items, nodes, step, search.best)
+            search.host_seconds += time.perf_counter() - began
+            search.host_steps += 1
+            if improved is not None:
+                value, son, W, S = improved
+                self._improve(items, search, here, step, son, value, W, S)
+            records = records + ((count, origin, offset),)
+            offset, step = 0, step + 1
+            if nodes[0].size > engine.limit:
+                nodes = self._split(nodes, step, records, stack, engine.limit, search)
+
+    def _split(self, nodes, step, records, stack, size, search) -> tuple[np.ndarray, ...]:
+        """Keep the first ``size`` nodes; push the rest as frontiers (explored later, depth first)."""
+        total = nodes[0].size
+        for start in range(((total - 1) // size) * size, 0, -size):
+            part = tuple(a[start:start + size] for a in nodes)
+            stack.append(Frontier(step, part, start, records))
+            search.chunks += 1
+        return tuple(a[:size] for a in nodes)
+
+
+# -- one step on the host (NumPy), the same arithmetic as opencl/bnb.cl ------------------------------
+def _extend(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray):
+    n, w, p, c = items.n, items.weights, items.profits, items.capacity
+    while True:
+        at = np.minimum(S, n - 1)
+        more = (S < n) & (w[at] <= c - W)
+        if not more.any():
+            return W, P, S
+        W = W + np.where(more, w[at], 0)
+        P = P + np.where(more, p[at], 0)
+        S = S + more
+
+
+def _upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """U = P + floor((c - W) p_s / w_s) (see ``fractional`` in opencl/bnb.cl)."""
+    n = items.n
+    at = np.minimum(S, n - 1)
+    r = (items.capacity - W).astype(np.uint64)
+    ps, ws = items.profits[at].astype(np.uint64), items.weights[at].astype(np.uint64)
+    small = (r <= _U32) & (ps <= _U32)
+    exact = (np.where(small, r, 0) * np.where(small, ps, 0)) // ws
+    approx = (r.astype(np.float64) * ps.astype(np.float64) / ws.astype(np.float64) * (1.0 + 1e-15))
+    approx = np.minimum(np.minimum(approx, 2.0**63).astype(np.uint64) + 1, ps)
+    fraction = np.where(small, exact, approx).astype(np.int64)
+    return np.where(S < n, P + fraction, P)
+
+
+def _lower(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """L = P + the greedy packing after S (``lower_bound`` in opencl/bnb.cl)."""
+    n, w, p = items.n, items.weights, items.profits
+    rest, L = items.capacity - W, P.copy()
+    for i in range(int(S.min()) + 1, n):
+        if (items.suffix_min[i] > rest).all():
+            break
+        take = (i > S) & (w[i] <= rest)
+        rest = rest - np.where(take, w[i], 0)
+        L = L + np.where(take, p[i], 0)
+    return L
+
+
+def _host_step(items: Items, nodes, step: int, best: int):
+    """Branch every node on item ``step``; returns the kept nodes, their origins and the improvement."""
+    W, P, S, U, L = nodes
+    q = W.size
+    inside = step < S
+    keep_father = inside & (U > best)
+    sw = np.where(inside, W - items.weights[step], W)
+    sp = np.where(inside, P - items.profits[step], P)
+    ss = np.where(inside, S, S + 1)
+    sw, sp, ss = _extend(items, sw, sp, ss)
+    su, sl = _upper(items, sw, sp, ss), _lower(items, sw, sp, ss)
+    keep = np.concatenate([keep_father, su > best])
+    origin = np.flatnonzero(keep)
+    joined = [np.concatenate(pair)[origin] for pair in ((W, sw), (P, sp), (S, ss), (U, su), (L, sl))]
+    son = int(np.argmax(sl))
+    improved = (int(sl[son]), son, int(sw[son]), int(ss[son])) if sl[son] > best else None
+    return tuple(joined), origin, improved
+
+
+class _DeviceSteps:
+    """The list on the device: buffers sized once per search, two kernels per step."""
+
+    def __init__(self, solver: BranchAndBoundSolver, items: Items, device: Device):
+        self.device, self.items = device, items
+        self.limit = solver._node_limit(device, items.n)
+        self.local_size = solver._local_size(device)
+        self.count = 0
+        self.capacity = 0
+        self.upload_seconds = self.kernel_seconds = self.download_seconds = 0.0
+        self._ready = False
+        self.sets: list = [[], []]
+
+    def _setup(self, need: int, keep_list: bool = False) -> None:
+        """Item buffers once; node buffers for ``need`` nodes (grown by doubling, up to the limit),
+        copying the current list into the new buffers when ``keep_list``."""
+        ctx, flags = self.device.context, cl.mem_flags
+        if not self._ready:
+            self.program = kernels.program(self.device, "bnb.cl", {"LOCAL_SIZE": self.local_size, "VALUE_T": "long"})
+            items = self.items
+            self.w = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.weights)
+            self.p = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.profits)
+            self.suffix = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.suffix_min)
+            self.branch = cl.Kernel(self.program, "bnb_branch")
+            self.compact = cl.Kernel(self.program, "bnb_compact")
+            self._ready = True
+        if need <= self.capacity:
+            return
+        capacity = min(self.limit, max(need, 2 * self.capacity, 4096))
+        slots = 2 * capacity
+        old = self.sets[0] if keep_list and self.capacity else None
+        self.sets = [[cl.Buffer(ctx, flags.READ_WRITE, slots * size) for size in (8, 8, 4, 8, 8)] for _ in range(2)]
+        if old is not None and self.count:
+            for src, dst, size in zip(old, self.sets[0], (8, 8, 4, 8, 8)):
+                cl.enqueue_copy(self.device.queue, dst, src, byte_count=self.count * size)
+        self.capacity = capacity
+        self.keep = cl.Buffer(ctx, flags.READ_WRITE, slots)
+        self.origin = cl.Buffer(ctx, flags.READ_WRITE, 4 * slots)
+        groups = -(-capacity // self.local_size)
+        self.results = cl.Buffer(ctx, flags.READ_WRITE, 16 * groups)
+        self.offsets = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
+
+    def upload(self, nodes) -> None:
+        began = time.perf_counter()
+        count = nodes[0].size
+        self._setup(count)
+        queue = self.device.queue
+        for buf, array, dtype in zip(self.sets[0], nodes, (np.int64, np.int64, np.uint32, np.int64, np.int64)):
+            cl.enqueue_copy(queue, buf, np.ascontiguousarray(array, dtype=dtype))
+        queue.finish()
+        self.count = count
+        self.upload_seconds += time.perf_counter() - began
+
+    def download(self, nodes) -> tuple[np.ndarray, ...]:
+        """The current list (on the device) as host arrays."""
+        began = time.perf_counter()
+        count, queue = self.count, self.device.queue
+        out = []
+        for buf, dtype in zip(self.sets[0], (np.int64, np.int64, np.uint32, np.int64, np.int64)):
+            array = np.empty(count, dtype=dtype)
+            if count:
+                cl.enqueue_copy(queue, array, buf)
+            out.append(array)
+        queue.finish()
+        out[2] = out[2].astype(np.int64)
+        self.download_seconds += time.perf_counter() - began
+        return tuple(out)
+
+    def step(self, step: int, best: int):
+        """Branch the list on item ``step``; returns (improvement or None, origin records)."""
+        q, items, queue, size = self.count, self.items, self.device.queue, self.local_size
+        self._setup(q, keep_list=True)
+        groups = -(-q // size)
+        began = time.perf_counter()
+        current, other = self.sets
+        self.branch.set_args(self.w, self.p, self.suffix, np.uint32(items.n), np.uint64(items.capacity),
+                             np.uint32(q), np.uint32(step), np.uint64(best), *current, self.keep, self.results)
+        cl.enqueue_nd_range_kernel(queue, self.branch, (groups * size,), (size,))
+        results = np.empty(2 * groups, dtype=np.uint64)
+        cl.enqueue_copy(queue, results, self.results)           # blocking: waits for the kernel
+        values, packed = results[0::2], results[1::2]
+        counts = (packed & np.uint64(_U32)).astype(np.int64)
+        kept = int(counts.sum())
+        improved = None
+        g = int(np.argmax(values))
+        if int(values[g]) > best:
+            son = int(packed[g] >> np.uint64(32))
+            node = np.empty(1, dtype=np.int64)
+            slack = np.empty(1, dtype=np.uint32)
+            cl.enqueue_copy(queue, node, current[0], src_offset=8 * (q + son))
+            cl.enqueue_copy(queue, slack, current[2], src_offset=4 * (q + son))
+            improved = (int(values[g]), son, int(node[0]), int(slack[0]))
+        origin = np.empty(kept, dtype=np.uint32)
+        if kept:
+            offsets = np.zeros(groups, dtype=np.uint32)
+            offsets[1:] = np.cumsum(counts[:-1])
+            cl.enqueue_copy(queue, self.offsets, offsets)
+            self.compact.set_args(np.uint32(q), self.keep, self.offsets, *current, *other, self.origin)
+            cl.enqueue_nd_range_kernel(queue, self.compact, (groups * size,), (size,))
+            cl.enqueue_copy(queue, origin, self.origin)          # blocking
+        self.sets = [other, current]
+        self.count = kept
+        self.kernel_seconds += time.perf_counter() - began
+        return improved, origin

@@ -44,6 +44,8 @@ class Solution:
     timings: Timings = field(default_factory=Timings)
     notes: list[str] = field(default_factory=list)
     bound: int | None = None
+    #: Solver-specific counters (for ``bnb``: nodes branched, host and device steps and seconds).
+    stats: dict = field(default_factory=dict)
 
     @property
     def gap(self) -> int:
@@ -72,6 +74,8 @@ class Solution:
             out["used"] = [int(u) for u in used_capacity(problem, self.selected)]
         if self.notes:
             out["notes"] = list(self.notes)
+        if self.stats:
+            out["stats"] = dict(self.stats)
         return out
 
 

@@ -39,10 +39,13 @@ from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
 #: Lists shorter than this are branched by the host (NumPy); the paper switches at 192 nodes.
 #: Default from ``clsolve bench bnb`` on the H100 (see the README): a device step costs about
 #: 60 us of launches and small transfers, a host step over a short list about the same.
-HOST_THRESHOLD = 192
+HOST_THRESHOLD = 0
 #: Device bytes per node of the list: two buffer sets of (W, P, U, L: 8 bytes, s: 4 bytes) with room
 #: for both sons (2 slots), the keep flags (2 bytes) and the origin records (2 x 4 bytes).
 NODE_BYTES = 2 * 2 * 36 + 2 + 8
+#: Device lists up to this many nodes are filtered for dominance on the host after each step
+#: (36 bytes a node each way).
+DOMINANCE_MAX_NODES = 2**20
 #: Model of one device step (two launches, one small read, one small write) for ``auto``.
 STEP_SECONDS = {"gpu": 6e-5, "other": 2e-4}
 _U32 = 0xFFFFFFFF
@@ -57,6 +60,8 @@ class Items:
     order: np.ndarray        # original index of each sorted item
     suffix_min: np.ndarray   # min(weights[i:]) (last entry: a sentinel above any capacity)
     capacity: int
+    prefix_weights: np.ndarray | None = None   # sums of weights[:i] (None when they pass int64)
+    prefix_profits: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -116,12 +121,17 @@ class BranchAndBoundSolver(Solver):
     summary = "breadth-first branch and bound for KP01 on an OpenCL device (paper 003), any capacity up to 2^62, with items"
 
     def __init__(self, time_limit: float | None = None, max_nodes: int | None = None,
-                 host_threshold: int = HOST_THRESHOLD, local_size: int | None = None, presolve: bool = True):
+                 host_threshold: int = HOST_THRESHOLD, local_size: int | None = None, presolve: bool = True,
+                 dominance: bool = True, dominance_max_nodes: int = DOMINANCE_MAX_NODES):
         """``time_limit`` (seconds) returns the best solution found when it passes, with ``optimal =
         False`` and the open ``bound``; ``max_nodes`` caps the list (default: what the device holds),
         beyond which the list is explored in chunks; ``host_threshold``: lists shorter than this are
         branched on the host; ``local_size`` overrides the work-group size; ``presolve`` applies
-        ``clsolve.presolve`` first (dropping items that cannot fit, dividing by common divisors)."""
+        ``clsolve.presolve`` first (dropping items that cannot fit, dividing by common divisors).
+        ``dominance`` removes, after each step, every node another node dominates (decided weight no
+        larger and decided profit no smaller: the same items remain for both, so the dominated one
+        cannot lead further); the host does it, so device lists are filtered while they hold at most
+        ``dominance_max_nodes`` nodes."""
         if time_limit is not None and not time_limit >= 0:
             raise InvalidOptionError(f"time_limit must be >= 0 seconds, got {time_limit!r}")
         if max_nodes is not None and max_nodes < 2:
@@ -133,6 +143,8 @@ class BranchAndBoundSolver(Solver):
         self.host_threshold = int(host_threshold)
         self.local_size = local_size
         self.presolve = bool(presolve)
+        self.dominance = bool(dominance)
+        self.dominance_max_nodes = int(dominance_max_nodes)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -162,6 +174,13 @@ class BranchAndBoundSolver(Solver):
         kind = "gpu" if device.is_gpu else "other"
         # the list is allocated for min(limit, 2^n) nodes; the tree's real size is unknown before the search
         nodes = min(limit, 2 ** min(n, 40))
+        # auto's estimate: one step per item; unless the root's bounds already meet, the tree's size is
+        # unknown, so the estimate carries a margin of 10 (a DP must look 10 times dearer to lose)
+        gap = 0
+        if reduced is not None:
+            items = self._items(reduced)
+            W, P, S, U, L = self._root(items)
+            gap = int(U[0] - L[0])
         buffers = {"items": 24 * n, "keep": 2 * nodes, "origin": 8 * nodes}
         for copy in "ab":
             for field_name, size in (("W", 8), ("P", 8), ("s", 4), ("U", 8), ("L", 8)):
@@ -169,8 +188,8 @@ class BranchAndBoundSolver(Solver):
         return Plan(solver=self.name,
                     device_buffers=buffers,
                     cell_updates=n, launches=2 * n,
-                    seconds=n * STEP_SECONDS[kind] + 0.001,
-                    details={"max_nodes": limit, "host_threshold": self.host_threshold,
+                    seconds=n * STEP_SECONDS[kind] * (10 if gap else 1) + 0.001,
+                    details={"max_nodes": limit, "root_gap": gap, "host_threshold": self.host_threshold,
                              "local_size": self._local_size(device), "time_limit": self.time_limit,
                              "note": "cell_updates counts branching steps (one per item); the nodes "
                                      "explored depend on the instance"})
@@ -188,7 +207,11 @@ class BranchAndBoundSolver(Solver):
         w, p = weights[order].astype(np.int64), profits[order].astype(np.int64)
         suffix = np.minimum.accumulate(w[::-1])[::-1]
         suffix_min = np.append(suffix, np.int64(2**63 - 1))
-        return Items(w, p, order, suffix_min, int(problem.capacities[0]))
+        items = Items(w, p, order, suffix_min, int(problem.capacities[0]))
+        if self.dominance and sum(int(x) for x in w) < 2**63:
+            items.prefix_weights = np.concatenate([[0], np.cumsum(w)])
+            items.prefix_profits = np.concatenate([[0], np.cumsum(p)])  # the profit sum is < 2^63
+        return items
 
     def _solve(self, problem: Knapsack, device: Device) -> Solution:
         start = time.perf_counter()
@@ -218,13 +241,12 @@ class BranchAndBoundSolver(Solver):
         if search.stopped:
             notes.append(f"time limit {self.time_limit} s reached: best found {search.best}, open upper bound "
                          f"{search.open_bound} (gap {search.open_bound - search.best})")
-        solution = Solution(value=search.best, selected=selected, optimal=not search.stopped, solver=self.name,
-                            device=device.label, timings=timings, notes=notes,
-                            bound=search.open_bound if search.stopped else None)
-        solution.stats = {"nodes": search.nodes, "host_steps": search.host_steps,  # type: ignore[attr-defined]
-                          "device_steps": search.device_steps, "chunks": search.chunks,
-                          "host_seconds": search.host_seconds, "device_seconds": search.device_seconds}
-        return solution
+        stats = {"nodes": search.nodes, "host_steps": search.host_steps, "device_steps": search.device_steps,
+                 "chunks": search.chunks, "host_seconds": search.host_seconds,
+                 "device_seconds": search.device_seconds}
+        return Solution(value=search.best, selected=selected, optimal=not search.stopped, solver=self.name,
+                        device=device.label, timings=timings, notes=notes,
+                        bound=search.open_bound if search.stopped else None, stats=stats)
 
     # -- the search --------------------------------------------------------------------------
     def _root(self, items: Items) -> tuple[np.ndarray, ...]:
@@ -293,6 +315,13 @@ class BranchAndBoundSolver(Solver):
                     value, son, W, S = improved
                     self._improve(items, search, here, step, son, value, W, S)
                 kept = engine.count
+                if items.prefix_weights is not None and 1 < kept <= self.dominance_max_nodes:
+                    listed = engine.download(None)
+                    survivors = undominated(items, listed, step + 1)
+                    if survivors.size < kept:
+                        engine.upload(tuple(a[survivors] for a in listed))
+                        origin = origin[survivors]
+                        kept = engine.count
                 records = records + ((count, origin, offset),)
                 offset, step = 0, step + 1
                 if kept > engine.limit:
@@ -353,16 +382,44 @@ def _upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndar
 
 
 def _lower(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """L = P + the greedy packing after S (``lower_bound`` in opencl/bnb.cl)."""
-    n, w, p = items.n, items.weights, items.profits
+    """L = P + the greedy packing after S (``lower_bound`` in opencl/bnb.cl), vectorized over the
+    nodes; only items light enough for some node's residual capacity are visited, and that set is
+    filtered again as the residuals shrink."""
+    w, p = items.weights, items.profits
     rest, L = items.capacity - W, P.copy()
-    for i in range(int(S.min()) + 1, n):
-        if (items.suffix_min[i] > rest).all():
+    first = int(S.min()) + 1
+    candidates = first + np.flatnonzero(w[first:] <= rest.max())
+    while candidates.size:
+        limit = int(rest.max())
+        for position, i in enumerate(candidates.tolist()):
+            take = (i > S) & (w[i] <= rest)
+            rest = rest - np.where(take, w[i], 0)
+            L = L + np.where(take, p[i], 0)
+            if take.any() and position % 16 == 15 and int(rest.max()) < limit:
+                candidates = candidates[position + 1:]
+                candidates = candidates[w[candidates] <= rest.max()]
+                break
+        else:
             break
-        take = (i > S) & (w[i] <= rest)
-        rest = rest - np.where(take, w[i], 0)
-        L = L + np.where(take, p[i], 0)
     return L
+
+
+def undominated(items: Items, nodes, step: int) -> np.ndarray:
+    """Indices of the nodes of step ``step`` no other node dominates: a node's decided weight and
+    profit (items 0..step-1) are W and P less its greedy prefix step..s-1; sorted by weight (then by
+    profit, descending), a node survives when its profit beats every lighter or equal node's."""
+    W, P, S = nodes[0], nodes[1], nodes[2]
+    if W.size < 2:
+        return np.arange(W.size)
+    weight = W - (items.prefix_weights[S] - items.prefix_weights[step])
+    profit = P - (items.prefix_profits[S] - items.prefix_profits[step])
+    order = np.lexsort((-profit, weight))
+    ranked = profit[order]
+    before = np.maximum.accumulate(ranked)
+    survives = np.empty(ranked.size, dtype=bool)
+    survives[0] = True
+    survives[1:] = ranked[1:] > before[:-1]
+    return np.sort(order[survives])
 
 
 def _host_step(items: Items, nodes, step: int, best: int):
@@ -379,6 +436,9 @@ def _host_step(items: Items, nodes, step: int, best: int):
     keep = np.concatenate([keep_father, su > best])
     origin = np.flatnonzero(keep)
     joined = [np.concatenate(pair)[origin] for pair in ((W, sw), (P, sp), (S, ss), (U, su), (L, sl))]
+    if items.prefix_weights is not None:
+        survivors = undominated(items, joined, step + 1)
+        origin, joined = origin[survivors], [a[survivors] for a in joined]
     son = int(np.argmax(sl))
     improved = (int(sl[son]), son, int(sw[son]), int(ss[son])) if sl[son] > best else None
     return tuple(joined), origin, improved

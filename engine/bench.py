@@ -323,10 +323,10 @@ def run_bnb(args) -> dict:
     api.solve(correlated(50, 0), solver="bnb", device=device)  # builds the kernels
     sizes = (100, 200) if args.quick else (100, 200, 300, 400, 500, 1000, 10000)
     count = 3 if args.quick else 10
-    limit = 60.0
+    limit = 20.0
     cases = {}
     for n in sizes:
-        problems = [correlated(n, seed) for seed in range(count if n <= 1000 else 3)]
+        problems = [correlated(n, seed) for seed in range(count if n <= 1000 else 2)]
         cases[f"correlated n={n}"] = _bnb_case(problems, device, limit, True, ortools and n <= 500)
         print(f"correlated n={n}: {cases[f'correlated n={n}']['seconds_max']:.4f} s max", file=sys.stderr)
     for capacity in ((10**7,) if args.quick else (10**7, 10**8, 10**9, 10**10, 10**11, 10**12)):

@@ -291,6 +291,7 @@ class BranchAndBoundSolver(Solver):
         """Breadth first from ``frontier`` to the last item; chunks beyond the node limit go on the stack."""
         nodes, records, offset, step = frontier.nodes, frontier.records, frontier.offset, frontier.step
         on_device = False
+        filtered = 0  # list size after the last dominance filter of a device list
         while step < items.n:
             if deadline is not None and time.perf_counter() > deadline:
                 search.stopped = True
@@ -315,13 +316,17 @@ class BranchAndBoundSolver(Solver):
                     value, son, W, S = improved
                     self._improve(items, search, here, step, son, value, W, S)
                 kept = engine.count
-                if items.prefix_weights is not None and 1 < kept <= self.dominance_max_nodes:
+                # filter device lists when they have doubled since the last filter (amortized: the
+                # transfers and the sort cost at most about twice the list's own growth)
+                if items.prefix_weights is not None and 1 < kept <= self.dominance_max_nodes \
+                        and kept >= 2 * filtered:
                     listed = engine.download(None)
                     survivors = undominated(items, listed, step + 1)
                     if survivors.size < kept:
                         engine.upload(tuple(a[survivors] for a in listed))
                         origin = origin[survivors]
                         kept = engine.count
+                    filtered = max(kept, 64)
                 records = records + ((count, origin, offset),)
                 offset, step = 0, step + 1
                 if kept > engine.limit:

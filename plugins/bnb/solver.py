@@ -37,12 +37,16 @@ from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
 
 #: Lists shorter than this are branched by the host (NumPy); the paper switches at 192 nodes.
-#: Default from ``clsolve bench bnb`` on the H100 (see the README): a device step costs about
-#: 60 us of launches and small transfers, a host step over a short list about the same.
-HOST_THRESHOLD = 0
+#: Measured with ``clsolve bench bnb`` on the H100 (ci/results/bench-bnb-h100.json, the
+#: host_threshold sweep over ten n = 500 correlated instances): a device step costs about 200 us
+#: (two launches and one synchronizing read), a host step over the short lists that the dominance
+#: filter leaves about 130 us, so the host keeps lists of up to a few thousand nodes.
+HOST_THRESHOLD = 4096
 #: Device bytes per node of the list: two buffer sets of (W, P, U, L: 8 bytes, s: 4 bytes) with room
 #: for both sons (2 slots), the keep flags (2 bytes) and the origin records (2 x 4 bytes).
 NODE_BYTES = 2 * 2 * 36 + 2 + 8
+#: Items the host's greedy lower bound visits at most per step (the device's visits all).
+HOST_GREEDY_ITEMS = 64
 #: Device lists up to this many nodes are filtered for dominance on the host after each step
 #: (36 bytes a node each way).
 DOMINANCE_MAX_NODES = 2**20
@@ -62,6 +66,8 @@ class Items:
     capacity: int
     prefix_weights: np.ndarray | None = None   # sums of weights[:i] (None when they pass int64)
     prefix_profits: np.ndarray | None = None
+    small: bool = False                        # capacity x largest profit < 2^63: int64 bounds are exact
+    dominance: bool = True
 
     @property
     def n(self) -> int:
@@ -207,10 +213,11 @@ class BranchAndBoundSolver(Solver):
         w, p = weights[order].astype(np.int64), profits[order].astype(np.int64)
         suffix = np.minimum.accumulate(w[::-1])[::-1]
         suffix_min = np.append(suffix, np.int64(2**63 - 1))
-        items = Items(w, p, order, suffix_min, int(problem.capacities[0]))
-        if self.dominance and sum(int(x) for x in w) < 2**63:
+        items = Items(w, p, order, suffix_min, int(problem.capacities[0]), dominance=self.dominance)
+        if sum(int(x) for x in w) < 2**63:
             items.prefix_weights = np.concatenate([[0], np.cumsum(w)])
             items.prefix_profits = np.concatenate([[0], np.cumsum(p)])  # the profit sum is < 2^63
+        items.small = items.n > 0 and items.capacity * int(p.max()) < 2**63
         return items
 
     def _solve(self, problem: Knapsack, device: Device) -> Solution:
@@ -224,6 +231,7 @@ class BranchAndBoundSolver(Solver):
         stack = [Frontier(0, root)]
         while stack and not search.stopped:
             self._explore(stack.pop(), stack, items, search, engine, deadline)
+        device.queue.finish()  # the last origin records may still be in flight
         if search.stopped:
             bounds = [int(f.nodes[3].max()) for f in stack if f.nodes[3].size] + [search.open_bound]
             search.open_bound = max(max(bounds), search.best)
@@ -283,8 +291,9 @@ class BranchAndBoundSolver(Solver):
                  W: int, S: int) -> None:
         """Record son ``son`` (x_step = 0 of node ``son`` of ``frontier``) as the new incumbent."""
         decided = np.append(self._path(frontier.records, step, frontier.offset + son), False)
-        search.best = value
         search.selected = self._completion(items, decided, W, S)
+        # the full greedy completion packs at least what the son's lower bound counted
+        search.best = max(value, int(items.profits[search.selected].sum()))
 
     def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search,
                  engine: "_DeviceSteps", deadline: float | None) -> None:
@@ -318,7 +327,7 @@ class BranchAndBoundSolver(Solver):
                 kept = engine.count
                 # filter device lists when they have doubled since the last filter (amortized: the
                 # transfers and the sort cost at most about twice the list's own growth)
-                if items.prefix_weights is not None and 1 < kept <= self.dominance_max_nodes \
+                if items.dominance and items.prefix_weights is not None and 1 < kept <= self.dominance_max_nodes \
                         and kept >= 2 * filtered:
                     listed = engine.download(None)
                     survivors = undominated(items, listed, step + 1)
@@ -362,6 +371,10 @@ class BranchAndBoundSolver(Solver):
 # -- one step on the host (NumPy), the same arithmetic as opencl/bnb.cl ------------------------------
 def _extend(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray):
     n, w, p, c = items.n, items.weights, items.profits, items.capacity
+    if items.prefix_weights is not None:  # items S, S+1, .. fit one after another exactly while their sum does
+        prefix = items.prefix_weights
+        end = np.searchsorted(prefix, c - W + prefix[S], side="right") - 1
+        return W + (prefix[end] - prefix[S]), P + (items.prefix_profits[end] - items.prefix_profits[S]), end
     while True:
         at = np.minimum(S, n - 1)
         more = (S < n) & (w[at] <= c - W)
@@ -376,6 +389,8 @@ def _upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndar
     """U = P + floor((c - W) p_s / w_s) (see ``fractional`` in opencl/bnb.cl)."""
     n = items.n
     at = np.minimum(S, n - 1)
+    if items.small:  # r * p_s < capacity * max(p) < 2^63: exact in int64
+        return np.where(S < n, P + (items.capacity - W) * items.profits[at] // items.weights[at], P)
     r = (items.capacity - W).astype(np.uint64)
     ps, ws = items.profits[at].astype(np.uint64), items.weights[at].astype(np.uint64)
     small = (r <= _U32) & (ps <= _U32)
@@ -393,7 +408,11 @@ def _lower(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndar
     w, p = items.weights, items.profits
     rest, L = items.capacity - W, P.copy()
     first = int(S.min()) + 1
-    candidates = first + np.flatnonzero(w[first:] <= rest.max())
+    if first >= items.n or items.suffix_min[first] > rest.max():
+        return L  # nothing after the slack items fits any node (correlated instances: the usual case)
+    # the host visits at most HOST_GREEDY_ITEMS items that could fit (a shorter greedy still packs a
+    # feasible set, so L stays a valid lower bound; the incumbent's own completion is the full greedy)
+    candidates = first + np.flatnonzero(w[first:] <= rest.max())[:HOST_GREEDY_ITEMS]
     while candidates.size:
         limit = int(rest.max())
         for position, i in enumerate(candidates.tolist()):
@@ -424,28 +443,27 @@ def undominated(items: Items, nodes, step: int) -> np.ndarray:
     survives = np.empty(ranked.size, dtype=bool)
     survives[0] = True
     survives[1:] = ranked[1:] > before[:-1]
-    return np.sort(order[survives])
+    return order[survives]
 
 
 def _host_step(items: Items, nodes, step: int, best: int):
     """Branch every node on item ``step``; returns the kept nodes, their origins and the improvement."""
     W, P, S, U, L = nodes
-    q = W.size
     inside = step < S
-    keep_father = inside & (U > best)
     sw = np.where(inside, W - items.weights[step], W)
     sp = np.where(inside, P - items.profits[step], P)
     ss = np.where(inside, S, S + 1)
     sw, sp, ss = _extend(items, sw, sp, ss)
     su, sl = _upper(items, sw, sp, ss), _lower(items, sw, sp, ss)
-    keep = np.concatenate([keep_father, su > best])
-    origin = np.flatnonzero(keep)
-    joined = [np.concatenate(pair)[origin] for pair in ((W, sw), (P, sp), (S, ss), (U, su), (L, sl))]
-    if items.prefix_weights is not None:
-        survivors = undominated(items, joined, step + 1)
-        origin, joined = origin[survivors], [a[survivors] for a in joined]
     son = int(np.argmax(sl))
     improved = (int(sl[son]), son, int(sw[son]), int(ss[son])) if sl[son] > best else None
+    best = max(best, int(sl[son]))  # the host labels with this step's own best lower bound already
+    keep = np.concatenate([inside & (U > best), su > best])
+    origin = np.flatnonzero(keep)
+    joined = [np.concatenate(pair)[origin] for pair in ((W, sw), (P, sp), (S, ss), (U, su), (L, sl))]
+    if items.dominance and items.prefix_weights is not None:
+        survivors = undominated(items, joined, step + 1)
+        origin, joined = origin[survivors], [a[survivors] for a in joined]
     return tuple(joined), origin, improved
 
 
@@ -545,10 +563,13 @@ class _DeviceSteps:
         if kept:
             offsets = np.zeros(groups, dtype=np.uint32)
             offsets[1:] = np.cumsum(counts[:-1])
-            cl.enqueue_copy(queue, self.offsets, offsets)
+            self._offsets = offsets                             # kept alive until the copy is done
+            cl.enqueue_copy(queue, self.offsets, offsets, is_blocking=False)
             self.compact.set_args(np.uint32(q), self.keep, self.offsets, *current, *other, self.origin)
             cl.enqueue_nd_range_kernel(queue, self.compact, (groups * size,), (size,))
-            cl.enqueue_copy(queue, origin, self.origin)          # blocking
+            # not waited for: the next blocking read on this in-order queue (the next step's results,
+            # or a download) completes it before the host reads these records
+            cl.enqueue_copy(queue, origin, self.origin, is_blocking=False)
         self.sets = [other, current]
         self.count = kept
         self.kernel_seconds += time.perf_counter() - began

@@ -333,6 +333,20 @@ def run_bnb(args) -> dict:
         problems = [uncorrelated_at(capacity, 1000, seed) for seed in range(3)]
         cases[f"uncorrelated n=1000 C={capacity:.0e}"] = _bnb_case(problems, device, limit, capacity <= 10**7, ortools)
         print(f"uncorrelated C={capacity:.0e}: done", file=sys.stderr)
+    root = data_root(args.data)
+    folder = root / "kp01" / "instances_01_KP" / "large_scale" if root else None
+    if folder is not None and folder.is_dir() and not args.quick:
+        published = {}
+        for path in sorted(folder.iterdir(), key=lambda p: (p.name.split("_")[1], int(p.name.split("_")[2]))):
+            (problem,) = formats.read(path)
+            optimum = int((folder.parent / "large_scale-optimum" / path.name).read_text().strip())
+            start = time.perf_counter()
+            solution = api.solve(problem, solver="bnb", device=device, time_limit=limit)
+            published[path.name] = {"seconds": time.perf_counter() - start, "optimal": solution.optimal,
+                                    "equals_published_optimum": solution.value == optimum,
+                                    "nodes": solution.stats.get("nodes")}
+        cases["large_scale (Pisinger types 1-3, published optima)"] = published
+        print("large_scale: done", file=sys.stderr)
     thresholds = {}
     for threshold in ((0, 10**9) if args.quick else (0, 16, 192, 4096, 10**9)):
         problems = [correlated(500 if not args.quick else 200, seed) for seed in range(count)]

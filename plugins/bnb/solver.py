@@ -208,6 +208,15 @@ class BranchAndBoundSolver(Solver):
         return reduced.expand(self._solve(reduced.problem, device))
 
     def _items(self, problem: Knapsack) -> Items:
+        """The sorted items (cached on the problem for this solver's settings: ``plan`` and ``solve``
+        both need them)."""
+        key = f"_bnb_items_{int(self.dominance)}"
+        found = problem.__dict__.get(key)
+        if found is None:
+            found = problem.__dict__[key] = self._sorted_items(problem)
+        return found
+
+    def _sorted_items(self, problem: Knapsack) -> Items:
         profits, weights = problem.profits, problem.weights[:, 0]
         order = sort_by_ratio(profits, weights)
         w, p = weights[order].astype(np.int64), profits[order].astype(np.int64)
@@ -298,7 +307,8 @@ class BranchAndBoundSolver(Solver):
     def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search,
                  engine: "_DeviceSteps", deadline: float | None) -> None:
         """Breadth first from ``frontier`` to the last item; chunks beyond the node limit go on the stack."""
-        nodes, records, offset, step = frontier.nodes, frontier.records, frontier.offset, frontier.step
+        nodes, offset, step = frontier.nodes, frontier.offset, frontier.step
+        records = list(frontier.records)  # appended once per step; frontiers pushed later keep a copy
         on_device = False
         filtered = 0  # list size after the last dominance filter of a device list
         while step < items.n:
@@ -336,7 +346,7 @@ class BranchAndBoundSolver(Solver):
                         origin = origin[survivors]
                         kept = engine.count
                     filtered = max(kept, 64)
-                records = records + ((count, origin, offset),)
+                records.append((count, origin, offset))
                 offset, step = 0, step + 1
                 if kept > engine.limit:
                     nodes = engine.download(None)
@@ -353,7 +363,7 @@ class BranchAndBoundSolver(Solver):
             if improved is not None:
                 value, son, W, S = improved
                 self._improve(items, search, here, step, son, value, W, S)
-            records = records + ((count, origin, offset),)
+            records.append((count, origin, offset))
             offset, step = 0, step + 1
             if nodes[0].size > engine.limit:
                 nodes = self._split(nodes, step, records, stack, engine.limit, search)
@@ -363,7 +373,7 @@ class BranchAndBoundSolver(Solver):
         total = nodes[0].size
         for start in range(((total - 1) // size) * size, 0, -size):
             part = tuple(a[start:start + size] for a in nodes)
-            stack.append(Frontier(step, part, start, records))
+            stack.append(Frontier(step, part, start, tuple(records)))
             search.chunks += 1
         return tuple(a[:size] for a in nodes)
 

@@ -47,6 +47,8 @@ def load(name: str, **options) -> Solver:
         raise UnknownSolverError(f"entry point {name!r} ({cls!r}) does not implement clsolve.Solver")
     try:
         return cls(**options)
+    except InvalidOptionError as exc:  # a value the solver refuses: its own message says which and why
+        raise InvalidOptionError(f"solver {name!r}: {exc}") from None
     except TypeError as exc:
         raise InvalidOptionError(f"solver {name!r} does not take these options {sorted(options)}: {exc}") from None
 

@@ -101,6 +101,8 @@ def test_time_limit_returns_best_found_and_bound(device):
     assert "time limit" in solution.notes[-1] and solution.to_dict()["gap"] == solution.gap
     with pytest.raises(clsolve.InvalidOptionError, match="time_limit"):
         clsolve.solve(problem, solver="bnb", time_limit=-1)
+    with pytest.raises(clsolve.InvalidOptionError, match="power of two"):
+        clsolve.solve(problem, solver="bnb", local_size=48)
 
 
 def test_items_are_returned_and_checked(device):

@@ -21,17 +21,17 @@ and the largest upper bound still open as ``bound``.
 """
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
 
 from clsolve import kernels
 from clsolve.devices import Device
+from clsolve.dptable import work_group_size
 from clsolve.errors import InvalidOptionError
-from clsolve.presolve import Reduction, reduction
+from clsolve.presolve import reduction
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
@@ -99,7 +99,6 @@ class Search:
     device_seconds: float = 0.0
     stopped: bool = False
     open_bound: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -142,6 +141,8 @@ class BranchAndBoundSolver(Solver):
             raise InvalidOptionError(f"time_limit must be >= 0 seconds, got {time_limit!r}")
         if max_nodes is not None and max_nodes < 2:
             raise InvalidOptionError(f"max_nodes must be at least 2, got {max_nodes!r}")
+        if local_size is not None and (local_size < 1 or local_size & (local_size - 1)):
+            raise InvalidOptionError(f"local_size must be a power of two (the kernels reduce in halves), got {local_size!r}")
         if host_threshold < 0:
             raise InvalidOptionError(f"host_threshold must be >= 0, got {host_threshold!r}")
         self.time_limit = time_limit
@@ -162,10 +163,7 @@ class BranchAndBoundSolver(Solver):
         return None
 
     def _local_size(self, device: Device) -> int:
-        size = 1
-        while size * 2 <= min(self.local_size or 256, device.max_work_group_size):
-            size *= 2
-        return size
+        return work_group_size(device.max_work_group_size, self.local_size)
 
     def _node_limit(self, device: Device, items: int) -> int:
         """The longest list the device may hold beside the items (and ``max_nodes``, when smaller)."""

@@ -1,0 +1,504 @@
+"""Host side of ``mckp`` (kernels in ``opencl/mckp.cl``): the multi-class 0-1 knapsack DP of paper 002.
+
+Items are grouped by equal value or equal weight (``groups.py``); one launch per group computes the
+next DP row by Eq. 4 over all capacities, so a knapsack of N items in M groups needs M launches
+instead of N. The host sorts the next chunk of groups while the device works on the current one.
+
+Items: for each group and capacity the kernels record how many of the group's sorted items the best
+value takes (the "counts", one byte per state while groups have at most 255 items). ``plan`` puts
+them where they fit, and reports which with the bytes:
+
+* ``device``: every group's counts row stays on the device; one work-item traces back;
+* ``host``: rows are copied to host memory segment by segment on a second queue while the device
+  goes on with the next segment; the host traces back;
+* ``recompute``: only a DP value row per segment is kept (in host memory); the trace-back restores
+  each segment's starting row, recomputes the segment with its counts, and walks it (twice the work).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve import kernels
+from clsolve.buffers import fill
+from clsolve.devices import Device
+from clsolve.dptable import (MAX_STATES, MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, dp_accepts,
+                             opencl_type, value_dtype, work_group_size)
+from clsolve.errors import InvalidOptionError, UnsupportedProblemError
+from clsolve.presolve import reduction
+from clsolve.problems import Knapsack
+from clsolve.solution import Solution, Timings
+from clsolve.solver import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, Plan, Solver, host_memory_bytes
+
+from .groups import GROUPINGS, Groups, choose_grouping
+
+#: Table 3 of paper 002: ``full`` (local memory, no atomics), ``no-local`` ("w/o SharedMem"),
+#: ``no-opt`` ("w/o Opt": scattered writes with an atomic maximum).
+VARIANTS = ("full", "no-local", "no-opt")
+COUNT_STORAGE = ("auto", "device", "host", "recompute")
+ATOMICS = ("auto", "native", "cas")
+#: Inner-loop steps (one capacity, one k) per second of the gather kernels, for ``auto``'s estimate.
+MODEL_STEPS_PER_SECOND = {"gpu": 2.0e12, "other": 1.0e9}
+#: Host <-> device copy rate for the ``host`` and ``recompute`` storage estimates.
+MODEL_COPY_BANDWIDTH = 2.0e10
+#: Capacities per work-item of the local-memory kernel (each reads a prefix sum once for all of them).
+DEFAULT_COLUMNS = 4
+#: Largest tile of a group in local memory, in items (12 or 8 bytes each).
+MAX_TILE_ITEMS = 2048
+#: Target size of one segment of counts rows copied to host memory at a time.
+HOST_SEGMENT_BYTES = 64 * 2**20
+#: Items per chunk of groups sorted on the host while the device works (about 8 chunks a problem).
+SORT_CHUNKS = 8
+#: States are indexed with 32-bit integers; a work-group's last capacity must not wrap.
+MCKP_MAX_STATES = MAX_STATES - 2**16
+
+
+def count_dtype(largest_group: int) -> np.dtype:
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if largest_group <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    raise ValueError(largest_group)  # pragma: no cover - groups have < 2^32 items
+
+
+def atomic_mode(device: Device, dtype: np.dtype, requested: str) -> int | None:
+    """ATOMIC of mckp.cl for the scatter kernel, or None when the device cannot do 64-bit maxima."""
+    if dtype == np.int32:
+        return 0
+    extensions = device.cl_device.extensions.split()
+    if requested in ("auto", "native") and "cl_khr_int64_extended_atomics" in extensions:
+        return 1
+    if requested in ("auto", "cas") and "cl_khr_int64_base_atomics" in extensions:
+        return 2
+    return None
+
+
+@dataclass
+class Layout:
+    """Everything ``plan`` decides for one (reduced) problem on one device."""
+
+    grouping: str
+    groups: Groups
+    dtype: np.dtype
+    count_dtype: np.dtype
+    states: int
+    local_size: int
+    columns: int
+    tile_items: int
+    storage: str          # device, host or recompute
+    segment_groups: int   # groups whose counts rows share one device buffer
+    atomic: int | None    # scatter variant only
+
+    @property
+    def row_bytes(self) -> int:
+        return self.states * self.dtype.itemsize
+
+    @property
+    def counts_row_bytes(self) -> int:
+        return self.states * self.count_dtype.itemsize
+
+    @property
+    def segments(self) -> list[tuple[int, int]]:
+        m, s = self.groups.count, self.segment_groups
+        return [(g, min(g + s, m)) for g in range(0, m, s)]
+
+
+class MultiClassSolver(Solver):
+    name = "mckp"
+    summary = "multi-class DP (paper 002): one launch per group of equal value or weight, m = 1, items returned"
+
+    def __init__(self, grouping: str = "auto", variant: str = "full", counts: str = "auto",
+                 value_bits: int | None = None, local_size: int | None = None, columns: int | None = None,
+                 tile_items: int | None = None, segment_groups: int | None = None, atomics: str = "auto",
+                 presolve: bool = True, poison: bool = False):
+        """``grouping``: ``value``, ``weight`` or ``auto`` (the one with fewer groups). ``variant``:
+        ``full``, ``no-local`` or ``no-opt`` (Table 3 of paper 002). ``counts``: where the per-group
+        counts for the items live, ``auto`` (device, else host, else recompute), ``device``, ``host``
+        or ``recompute``. ``segment_groups`` caps the groups per counts segment (host and recompute
+        copy or recompute a segment at a time). ``tile_items`` caps the items of a group held in
+        local memory at once. ``atomics`` (``no-opt`` with 64-bit values): ``auto``, ``native``
+        (atom_max) or ``cas`` (compare-and-swap loop). ``value_bits``, ``local_size``, ``presolve``
+        and ``poison`` as for ``dp-rows``."""
+        checks = [("grouping", grouping, GROUPINGS), ("variant", variant, VARIANTS),
+                  ("counts", counts, COUNT_STORAGE), ("atomics", atomics, ATOMICS)]
+        for field_name, value, allowed in checks:
+            if value not in allowed:
+                raise InvalidOptionError(f"{field_name} must be one of {', '.join(allowed)}; got {value!r}")
+        if value_bits not in (None, 32, 64):
+            raise InvalidOptionError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
+        for field_name, value in (("columns", columns), ("tile_items", tile_items),
+                                  ("segment_groups", segment_groups), ("local_size", local_size)):
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise InvalidOptionError(f"{field_name} must be a positive integer, got {value!r}")
+        if columns is not None and columns > 16:
+            raise InvalidOptionError(f"columns must be at most 16, got {columns}")
+        self.grouping, self.variant, self.counts, self.atomics = grouping, variant, counts, atomics
+        self.value_bits, self.local_size, self.columns = value_bits, local_size, columns
+        self.tile_items, self.segment_groups = tile_items, segment_groups
+        self.presolve, self.poison = bool(presolve), bool(poison)
+        self._memo: tuple | None = None
+
+    # -- planning ----------------------------------------------------------------------------
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        if problem.m != 1:
+            return f"{self.name} solves one capacity dimension (m = 1); this problem has m = {problem.m}"
+        reduced = reduction(problem, self.presolve).problem
+        if reduced is None:
+            return None
+        reason = dp_accepts(reduced, self.name)
+        if reason is None and reduced.cells() > MCKP_MAX_STATES:
+            reason = f"the DP row would have {reduced.cells()} states, above {self.name}'s limit of {MCKP_MAX_STATES}"
+        return reason
+
+    def _groups(self, problem: Knapsack) -> tuple[str, Groups]:
+        """Grouping and partition of ``problem``, kept between plan and solve."""
+        by = choose_grouping(problem, self.grouping)
+        if self._memo is None or self._memo[0] is not problem or self._memo[1] != by:
+            self._memo = (problem, by, Groups.of(problem, by))
+        return by, self._memo[2]
+
+    def layout(self, problem: Knapsack, device: Device) -> Layout:
+        """The decisions of ``plan`` for a reduced problem (public for the benchmark)."""
+        by, groups = self._groups(problem)
+        dtype = value_dtype(problem, self.value_bits)
+        counts_type = count_dtype(groups.largest)
+        states = problem.cells()
+        local_size = work_group_size(device.max_work_group_size, self.local_size)
+        columns = self.columns or DEFAULT_COLUMNS
+        budget = (device.local_memory - 1024) // (4 + dtype.itemsize)
+        tile = min(self.tile_items or MAX_TILE_ITEMS, MAX_TILE_ITEMS, max(1, budget))
+        # a power of two >= the largest group (at least 64, so small instances share one build)
+        tile = min(tile, max(64, 1 << max(0, groups.largest - 1).bit_length()))
+        atomic = atomic_mode(device, dtype, self.atomics) if self.variant == "no-opt" else None
+        if self.variant == "no-opt" and atomic is None:
+            raise UnsupportedProblemError(
+                f"{self.name} variant 'no-opt' needs an atomic maximum on 64-bit values (the total profit "
+                f"{problem.total_profit} passes 2^31 - 1) but {device.label} has no cl_khr_int64_base_atomics "
+                f"(atomics={self.atomics!r}); use variant 'full' or 'no-local'")
+        storage, segment = self._storage(problem, groups, states, dtype, counts_type, device)
+        return Layout(by, groups, dtype, counts_type, states, local_size, columns, tile, storage, segment, atomic)
+
+    def _storage(self, problem, groups: Groups, states: int, dtype, counts_type, device: Device) -> tuple[str, int]:
+        m = groups.count
+        row = states * counts_type.itemsize
+        fixed = 2 * states * dtype.itemsize + problem.n * (4 + dtype.itemsize) + 8 * m + 64
+        device_room = int(device.global_memory * DEVICE_MEMORY_SHARE) - fixed
+        host_room = int(host_memory_bytes() * HOST_MEMORY_SHARE)
+        per_buffer = max(1, device.max_allocation // row)
+        cap = self.segment_groups or m
+        wanted = self.counts
+        if wanted == "auto":
+            if m * row <= device_room:
+                wanted = "device"
+            elif m * row <= host_room:
+                wanted = "host"
+            else:
+                wanted = "recompute"
+        if wanted == "device":
+            return wanted, max(1, min(m, per_buffer, cap))
+        if wanted == "host":
+            segment = max(1, min(m, per_buffer, HOST_SEGMENT_BYTES // row, cap, max(1, device_room // (2 * row))))
+            return wanted, segment
+        # recompute: the largest segment that fits the device, at least one row
+        segment = max(1, min(m, per_buffer, cap, max(1, device_room // row)))
+        if segment == m and m > 1 and self.segment_groups is None:
+            segment = -(-m // 2)  # recompute asked for on a problem that would fit: still two segments
+        return wanted, segment
+
+    def plan(self, problem: Knapsack, device: Device) -> Plan:
+        reduced = reduction(problem, self.presolve)
+        if reduced.problem is None:
+            return Plan(solver=self.name, details={"presolve": "; ".join(reduced.notes)})
+        plan = self._plan(reduced.problem, device)
+        if reduced.changed:
+            plan.details["presolve"] = "; ".join(reduced.notes)
+        return plan
+
+    def _plan(self, problem: Knapsack, device: Device) -> Plan:
+        lay = self.layout(problem, device)
+        m, states, n = lay.groups.count, lay.states, problem.n
+        segments = lay.segments
+        buffers = {"row_a": lay.row_bytes, "row_b": lay.row_bytes,
+                   "prefix_sums": n * (4 + lay.dtype.itemsize), "group_first": 4 * (m + 1), "taken": 4 * m}
+        host = {}
+        if lay.storage == "device":
+            for index, (g0, g1) in enumerate(segments):
+                buffers[f"counts_{index}"] = (g1 - g0) * lay.counts_row_bytes
+        elif lay.storage == "host":
+            for index in range(min(2, len(segments))):
+                buffers[f"counts_staging_{index}"] = lay.segment_groups * lay.counts_row_bytes
+            host["counts"] = m * lay.counts_row_bytes
+        else:
+            buffers["counts_segment"] = lay.segment_groups * lay.counts_row_bytes
+            host["checkpoints"] = (len(segments) - 1) * lay.row_bytes
+        kind = "gpu" if device.is_gpu else "other"
+        passes = m * (2 if lay.storage == "recompute" else 1)
+        steps = n * states * (2 if lay.storage == "recompute" else 1)
+        streamed = passes * 2 * lay.row_bytes + m * lay.counts_row_bytes
+        copied = host.get("counts", 0) + 2 * host.get("checkpoints", 0)
+        launches = passes * (3 if self.variant == "no-opt" else 1)  # no-opt: row copy, scatter, counts
+        seconds = (steps / MODEL_STEPS_PER_SECOND[kind] + streamed / MODEL_BANDWIDTH[kind]
+                   + launches * MODEL_LAUNCH_SECONDS[kind] + copied / MODEL_COPY_BANDWIDTH + 0.002)
+        return Plan(
+            solver=self.name, device_buffers=buffers, host_buffers=host,
+            cell_updates=n * states, launches=launches + len(segments), seconds=seconds,
+            details={"grouping": lay.grouping, "groups": m, "largest_group": lay.groups.largest,
+                     "variant": self.variant, "value_type": opencl_type(lay.dtype),
+                     "count_type": str(lay.count_dtype), "counts": lay.storage,
+                     "counts_bytes": m * lay.counts_row_bytes, "segment_groups": lay.segment_groups,
+                     "segments": len(segments), "local_size": lay.local_size, "columns": lay.columns,
+                     "tile_items": lay.tile_items, "states_per_row": states},
+        )
+
+    # -- solving -----------------------------------------------------------------------------
+    def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
+        reduced = reduction(problem, self.presolve)
+        if reduced.problem is None:
+            return reduced.trivial(self.name, device.label)
+        lay = self.layout(reduced.problem, device)
+        value, taken, timings = self._run(reduced.problem, device, lay, record=True)
+        sizes = lay.groups.sizes
+        if np.any(taken > sizes):
+            bad = int(np.flatnonzero(taken > sizes)[0])
+            raise RuntimeError(f"{self.name}: the trace-back read an unwritten count for group {bad} "
+                               f"({int(taken[bad])} > {int(sizes[bad])} items)")
+        selected = lay.groups.selected(reduced.problem.n, taken)
+        notes = [f"{lay.groups.count} groups by {lay.grouping} (largest {lay.groups.largest}), variant "
+                 f"{self.variant}, {opencl_type(lay.dtype)} values, counts {lay.storage} "
+                 f"({len(lay.segments)} segment(s) of {lay.segment_groups} groups, "
+                 f"{lay.groups.count * lay.counts_row_bytes} bytes)"]
+        return reduced.expand(Solution(value=value, selected=selected, optimal=True, solver=self.name,
+                                       device=device.label, timings=timings, notes=notes,
+                                       stats={"groups": lay.groups.count, "grouping": lay.grouping,
+                                              "counts": lay.storage}))
+
+    def value_only(self, problem: Knapsack, device: Device) -> tuple[int, Timings]:
+        """The optimal value without the items (no counts recorded): the paper's own measure, for
+        the benchmark. The engine's ``solve`` always returns (and checks) the items."""
+        reduced = reduction(problem, self.presolve)
+        forced = int(problem.profits[reduced.forced].sum())
+        if reduced.problem is None:
+            return forced, Timings()
+        lay = self.layout(reduced.problem, device)
+        value, _, timings = self._run(reduced.problem, device, lay, record=False)
+        return value + forced, timings
+
+    def _run(self, problem: Knapsack, device: Device, lay: Layout, record: bool):
+        timings = Timings()
+        began = time.perf_counter()
+        sweep = _Sweep(problem, lay, device, self.variant, record, self.poison)
+        queue, ctx = device.queue, device.context
+        segments = lay.segments
+        m, states = lay.groups.count, lay.states
+        value = np.zeros(1, dtype=lay.dtype)
+        taken = np.zeros(m, dtype=np.int64)
+        timings.upload += time.perf_counter() - began
+
+        began = time.perf_counter()
+        if not record:
+            for g in range(m):
+                sweep.step(g)
+            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
+            queue.finish()
+            timings.kernels += time.perf_counter() - began
+            return int(value[0]), None, timings
+
+        if lay.storage == "device":
+            buffers = [sweep.counts_buffer(g1 - g0) for g0, g1 in segments]
+            for (g0, g1), buf in zip(segments, buffers):
+                for g in range(g0, g1):
+                    sweep.step(g, buf, (g - g0) * states)
+            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
+            for (g0, g1), buf in reversed(list(zip(segments, buffers))):
+                sweep.backtrack(buf, g0, g1)
+            taken = sweep.read_taken()
+            timings.kernels += time.perf_counter() - began
+        elif lay.storage == "host":
+            counts = np.empty((m, states), dtype=lay.count_dtype)
+            if self.poison:
+                counts.fill(POISON_BYTE)
+            staging = [sweep.counts_buffer(lay.segment_groups) for _ in range(min(2, len(segments)))]
+            copies = cl.CommandQueue(ctx)
+            copied: list[cl.Event | None] = [None] * len(staging)
+            for index, (g0, g1) in enumerate(segments):
+                slot = index % len(staging)
+                wait = [copied[slot]] if copied[slot] is not None else None
+                for g in range(g0, g1):
+                    done = sweep.step(g, staging[slot], (g - g0) * states, wait_for=wait if g == g0 else None)
+                copied[slot] = cl.enqueue_copy(copies, counts[g0:g1], staging[slot], wait_for=[done],
+                                               is_blocking=False)
+            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
+            queue.finish()
+            copies.finish()
+            timings.kernels += time.perf_counter() - began
+            began = time.perf_counter()
+            rest = states - 1
+            for g in range(m - 1, -1, -1):
+                k = int(counts[g, rest])
+                taken[g] = k
+                if 0 < k <= lay.groups.sizes[g]:
+                    rest -= int(sweep.host_w[lay.groups.first[g] + k - 1])
+            timings.download += time.perf_counter() - began
+            return int(value[0]), taken, timings
+        else:  # recompute
+            checkpoints = np.empty((len(segments) - 1, states), dtype=lay.dtype)
+            buf = sweep.counts_buffer(lay.segment_groups)
+            for index, (g0, g1) in enumerate(segments):
+                if index > 0:
+                    cl.enqueue_copy(queue, checkpoints[index - 1], sweep.row, is_blocking=False)
+                for g in range(g0, g1):
+                    sweep.step(g, buf, (g - g0) * states)
+            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
+            sweep.backtrack(buf, *segments[-1])
+            for index in range(len(segments) - 2, -1, -1):
+                g0, g1 = segments[index]
+                sweep.restore(checkpoints[index - 1] if index > 0 else None)
+                for g in range(g0, g1):
+                    sweep.step(g, buf, (g - g0) * states)
+                sweep.backtrack(buf, g0, g1)
+            taken = sweep.read_taken()
+            timings.kernels += time.perf_counter() - began
+        return int(value[0]), taken, timings
+
+
+_COUNT_TYPES = {np.dtype(np.uint8): "uchar", np.dtype(np.uint16): "ushort", np.dtype(np.uint32): "uint"}
+
+
+class _Sweep:
+    """One solve's device state: two DP rows, the groups' prefix sums (sorted and uploaded chunk by
+    chunk, the next chunk while the device runs the current one), and the per-group launches."""
+
+    def __init__(self, problem: Knapsack, lay: Layout, device: Device, variant: str, record: bool, poison: bool):
+        self.problem, self.lay, self.variant, self.poison = problem, lay, variant, poison
+        self.queue = queue = device.queue
+        ctx = device.context
+        defines = {"VALUE_T": opencl_type(lay.dtype), "LOCAL_SIZE": lay.local_size,
+                   "COUNT_T": _COUNT_TYPES[lay.count_dtype], "RECORD": int(record),
+                   "TILE_ITEMS": lay.tile_items, "COLUMNS": lay.columns}
+        if lay.atomic is not None:
+            defines["ATOMIC"] = lay.atomic
+        program = kernels.program(device, "mckp.cl", defines)
+        flags = cl.mem_flags
+        n, m, states = problem.n, lay.groups.count, lay.states
+        self.rows = [cl.Buffer(ctx, flags.READ_WRITE, lay.row_bytes) for _ in range(2)]
+        self.current = 0
+        self.host_w = np.empty(n, dtype=np.uint32)
+        self.host_p = np.empty(n, dtype=lay.dtype)
+        self.prefix_w = cl.Buffer(ctx, flags.READ_ONLY, max(4, self.host_w.nbytes))
+        self.prefix_p = cl.Buffer(ctx, flags.READ_ONLY, max(8, self.host_p.nbytes))
+        self.group_first = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR,
+                                     hostbuf=lay.groups.first.astype(np.uint32))
+        self.taken = cl.Buffer(ctx, flags.READ_WRITE, 4 * m)
+        self.remaining = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
+                                   hostbuf=np.array([states - 1], dtype=np.uint32))
+        self.no_counts = cl.Buffer(ctx, flags.READ_WRITE, 16)
+        if poison:
+            for buf in (self.rows[1], self.taken):
+                fill(queue, buf, POISON_BYTE)
+        fill(queue, self.rows[0], 0)
+        # chunks of groups sorted together: about n / SORT_CHUNKS items each
+        target = max(1, -(-n // SORT_CHUNKS))
+        bounds = np.searchsorted(lay.groups.first, np.arange(target, n, target), side="left")
+        self.chunk_ends = sorted(set(int(b) for b in bounds if 0 < b < m) | {m})
+        self.prepared = 0
+        self._prepare_next()
+        # one kernel object per parity (prev = rows[p]): only counts, offset, group change per launch
+        self.global_size = -(-states // lay.local_size) * lay.local_size
+        if variant == "full":
+            self.global_size = -(-states // (lay.local_size * lay.columns)) * lay.local_size
+        main = {"full": "mckp_gather_local", "no-local": "mckp_gather_global", "no-opt": "mckp_scatter"}[variant]
+        self.main, self.counts_kernels = [], []
+        for parity in range(2):
+            prev, nxt = self.rows[parity], self.rows[1 - parity]
+            kernel = cl.Kernel(program, main)
+            if variant == "no-opt":
+                kernel.set_args(prev, nxt, self.prefix_w, self.prefix_p, np.uint32(0), np.uint32(0),
+                                np.uint32(states))
+                counts = cl.Kernel(program, "mckp_counts")
+                counts.set_args(prev, nxt, self.no_counts, np.uint64(0), self.prefix_w, self.prefix_p,
+                                np.uint32(0), np.uint32(0), np.uint32(states))
+                self.counts_kernels.append(counts)
+            else:
+                kernel.set_args(prev, nxt, self.no_counts, np.uint64(0), self.prefix_w, self.prefix_p,
+                                np.uint32(0), np.uint32(0), np.uint32(states))
+            self.main.append(kernel)
+        self.record = record
+        self.backtrack_kernel = cl.Kernel(program, "mckp_backtrack")
+
+    @property
+    def row(self) -> cl.Buffer:
+        """The row holding the DP values after the groups stepped so far."""
+        return self.rows[self.current]
+
+    def _prepare_next(self) -> None:
+        """Sort the next chunk of groups and upload their prefix sums (non-blocking)."""
+        groups, lay = self.lay.groups, self.lay
+        begin = self.prepared
+        end = next(e for e in self.chunk_ends if e > begin)
+        groups.sort_range(self.problem, begin, end)
+        lo, hi = int(groups.first[begin]), int(groups.first[end])
+        w, p = groups.prefix_sums(self.problem, begin, end, lay.states, lay.dtype)
+        self.host_w[lo:hi], self.host_p[lo:hi] = w, p
+        if hi > lo:
+            cl.enqueue_copy(self.queue, self.prefix_w, self.host_w[lo:hi], dst_offset=4 * lo, is_blocking=False)
+            cl.enqueue_copy(self.queue, self.prefix_p, self.host_p[lo:hi], dst_offset=lo * lay.dtype.itemsize,
+                            is_blocking=False)
+        self.prepared = end
+
+    def counts_buffer(self, groups: int) -> cl.Buffer:
+        buf = cl.Buffer(self.queue.context, cl.mem_flags.READ_WRITE, max(1, groups) * self.lay.counts_row_bytes)
+        if self.poison:
+            fill(self.queue, buf, POISON_BYTE)
+        return buf
+
+    def step(self, g: int, counts: cl.Buffer | None = None, offset: int = 0, wait_for=None) -> cl.Event:
+        """Enqueue group g's row update (Eq. 4); the counts row goes to counts[offset:]."""
+        first, size = int(self.lay.groups.first[g]), int(self.lay.groups.sizes[g])
+        parity = self.current
+        kernel = self.main[parity]
+        group = (self.lay.local_size,)
+        if self.variant == "no-opt":
+            prev, nxt = self.rows[parity], self.rows[1 - parity]
+            cl.enqueue_copy(self.queue, nxt, prev, wait_for=wait_for)
+            kernel.set_arg(4, np.uint32(first))
+            kernel.set_arg(5, np.uint32(size))
+            event = cl.enqueue_nd_range_kernel(self.queue, kernel, (self.global_size,), group)
+            if self.record:
+                counts_kernel = self.counts_kernels[parity]
+                counts_kernel.set_arg(2, counts if counts is not None else self.no_counts)
+                counts_kernel.set_arg(3, np.uint64(offset))
+                counts_kernel.set_arg(6, np.uint32(first))
+                counts_kernel.set_arg(7, np.uint32(size))
+                event = cl.enqueue_nd_range_kernel(self.queue, counts_kernel, (self.global_size,), group)
+        else:
+            kernel.set_arg(2, counts if counts is not None else self.no_counts)
+            kernel.set_arg(3, np.uint64(offset))
+            kernel.set_arg(6, np.uint32(first))
+            kernel.set_arg(7, np.uint32(size))
+            event = cl.enqueue_nd_range_kernel(self.queue, kernel, (self.global_size,), group, wait_for=wait_for)
+        self.current = 1 - parity
+        if g + 1 == self.prepared and self.prepared < self.lay.groups.count:
+            self._prepare_next()  # the host sorts while the device runs what is queued
+        return event
+
+    def restore(self, row: np.ndarray | None) -> None:
+        """Make a checkpoint row (None: the all-zero first row) the current row."""
+        if row is None:
+            fill(self.queue, self.row, 0)
+        else:
+            cl.enqueue_copy(self.queue, self.row, row, is_blocking=False)
+
+    def backtrack(self, counts: cl.Buffer, g0: int, g1: int) -> None:
+        self.backtrack_kernel.set_args(counts, np.uint64(self.lay.states), self.prefix_w, self.group_first,
+                                       np.uint32(g0), np.uint32(g1 - g0), self.remaining, self.taken)
+        cl.enqueue_nd_range_kernel(self.queue, self.backtrack_kernel, (1,), (1,))
+
+    def read_taken(self) -> np.ndarray:
+        out = np.empty(self.lay.groups.count, dtype=np.uint32)
+        cl.enqueue_copy(self.queue, out, self.taken)
+        self.queue.finish()
+        return out.astype(np.int64)

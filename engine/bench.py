@@ -370,7 +370,13 @@ def run_bnb(args) -> dict:
     }
 
 
-BENCHMARKS = {"bnb": run_bnb, "dp-rows": run_dp_rows, "msb": run_batch_set, "class-a": run_batch_set}
+def run_mckp(args) -> dict:
+    from .bench_mckp import run
+    return run(args)
+
+
+BENCHMARKS = {"bnb": run_bnb, "dp-rows": run_dp_rows, "mckp": run_mckp, "msb": run_batch_set,
+              "class-a": run_batch_set}
 
 
 def add_parser(sub):
@@ -382,7 +388,7 @@ def add_parser(sub):
     bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
-    bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance")
+    bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6")
     bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
     return bench
 

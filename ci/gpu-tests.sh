@@ -2,7 +2,8 @@
 # The whole test suite and the benchmarks (dp-rows, msb, class-a) on an offline GPU node, from a wheelhouse made by
 # ci/wheelhouse.sh (numpy, pytest and hypothesis are expected on the node).
 #   WHEELHOUSE (default .whl)  CLSOLVE_DATA (the shared data folder)  OUT (where results go, default .)
-#   TESTS=0 skips the tests; BENCH=0 skips the benchmarks; BENCHES="msb class-a" picks them (default: dp-rows msb class-a)
+#   TESTS=0 skips the tests; BENCH=0 skips the benchmarks; BENCHES="msb class-a" picks them (default: dp-rows msb class-a);
+#   TEST_ARGS are passed to pytest (e.g. tests/test_mckp.py), BENCH_ARGS to every benchmark (e.g. --full)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheelhouse="${WHEELHOUSE:-$root/.whl}"
@@ -16,13 +17,13 @@ python3 -m clsolve.cli devices
 status=0
 if [ "${TESTS:-1}" = 1 ]; then
   set +e
-  python3 -m pytest -q -p no:cacheprovider tests 2>&1 | tee "$out/gpu-tests.log"
+  python3 -m pytest -q -p no:cacheprovider ${TEST_ARGS:-tests} 2>&1 | tee "$out/gpu-tests.log"
   status=${PIPESTATUS[0]}
   set -e
 fi
 if [ "${BENCH:-1}" = 1 ]; then
   for name in ${BENCHES:-dp-rows msb class-a}; do
-    python3 -m clsolve.cli bench "$name" --repeats 3 --out "$out/bench-$name.json"
+    python3 -m clsolve.cli bench "$name" --repeats 3 ${BENCH_ARGS:-} --out "$out/bench-$name.json"
   done
 fi
 exit "$status"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import clsolve
 from clsolve import formats
-from clsolve_plugins.bnb.solver import sort_by_ratio
+from clsolve.fixing import sort_by_ratio
 
 from conftest import brute_force
 
@@ -47,9 +47,10 @@ def test_random_instances_match_brute_force_on_host_and_device(problem, device):
     expected = brute_force(problem)
     for threshold in (0, 4, 10**9):                # all on the device, switching, all on the host
         for dominance in (True, False):
-            solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=threshold,
-                                     dominance=dominance)
-            assert solution.value == expected and solution.optimal, (threshold, dominance)
+            for fixing in (True, False):
+                solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=threshold,
+                                         dominance=dominance, fixing=fixing)
+                assert solution.value == expected and solution.optimal, (threshold, dominance, fixing)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -59,7 +60,9 @@ def test_larger_instances_match_sequential(kind, device):
         problem = instance(kind, n, rng)
         expected = clsolve.solve(problem, solver="sequential").value
         for threshold in (0, 192):
-            assert clsolve.solve(problem, solver="bnb", device=device, host_threshold=threshold).value == expected
+            for fixing in (True, False):
+                solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=threshold, fixing=fixing)
+                assert solution.value == expected
 
 
 @pytest.mark.parametrize("scale", [10**9, 10**12, 2**61])
@@ -75,8 +78,10 @@ def test_capacities_no_dp_can_hold(scale, device):
             with pytest.raises(clsolve.UnsupportedProblemError):
                 clsolve.solve(problem, solver="dp-rows", device=device)
             assert clsolve.solve(problem, solver="auto", device=device).solver == "bnb"
-        solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0)
-        assert solution.value == brute_force(problem)
+        expected = brute_force(problem)
+        for fixing in (True, False):
+            solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0, fixing=fixing)
+            assert solution.value == expected
 
 
 def test_list_cut_into_chunks_stays_exact(device):
@@ -86,7 +91,7 @@ def test_list_cut_into_chunks_stays_exact(device):
     for threshold in (0, 10**9):
         for dominance in (True, False):
             solution = clsolve.solve(problem, solver="bnb", device=device, max_nodes=16, host_threshold=threshold,
-                                     dominance=dominance)
+                                     dominance=dominance, fixing=False)
             assert solution.value == expected and solution.optimal
         assert any("chunk" in note for note in solution.notes)
 
@@ -94,7 +99,7 @@ def test_list_cut_into_chunks_stays_exact(device):
 def test_time_limit_returns_best_found_and_bound(device):
     rng = np.random.default_rng(5)
     problem = instance("plus10", 300, rng)
-    solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=0)
+    solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=0, fixing=False)
     optimum = clsolve.solve(problem, solver="dp-rows", device=device).value
     assert not solution.optimal and solution.bound is not None
     assert solution.value <= optimum <= solution.bound and solution.gap == solution.bound - solution.value

@@ -31,7 +31,8 @@ from clsolve import kernels
 from clsolve.devices import Device
 from clsolve.dptable import work_group_size
 from clsolve.errors import InvalidOptionError
-from clsolve.presolve import reduction
+from clsolve.fixing import Fixing, fix, sort_by_ratio
+from clsolve.presolve import Reduction, reduction
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
@@ -101,33 +102,13 @@ class Search:
     open_bound: int = 0
 
 
-def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Indices by decreasing profit/weight, exact: a float sort checked with integer cross products
-    (exact Python integers where int64 products could overflow), re-sorted exactly if it is wrong."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(weights == 0, np.inf, profits / np.maximum(weights, 1).astype(np.float64))
-    order = np.argsort(-ratio, kind="stable")
-    p, w = profits[order], weights[order]
-    if p.size < 2 or (weights == 0).any():
-        return order  # weightless items first (they always fit and are never the slack item)
-    if int(p.max()) < 2**31 and int(w.max()) < 2**31:
-        ok = bool((p[:-1] * w[1:] >= p[1:] * w[:-1]).all())
-    else:
-        ok = all(int(a) * int(d) >= int(b) * int(c) for a, b, c, d in zip(p[:-1], p[1:], w[:-1], w[1:]))
-    if ok:
-        return order
-    from fractions import Fraction
-    return np.array(sorted(range(profits.size), key=lambda i: -Fraction(int(profits[i]), int(weights[i]))),
-                    dtype=np.int64)
-
-
 class BranchAndBoundSolver(Solver):
     name = "bnb"
     summary = "breadth-first branch and bound for KP01 on an OpenCL device (paper 003), any capacity up to 2^62, with items"
 
     def __init__(self, time_limit: float | None = None, max_nodes: int | None = None,
                  host_threshold: int = HOST_THRESHOLD, local_size: int | None = None, presolve: bool = True,
-                 dominance: bool = True, dominance_max_nodes: int = DOMINANCE_MAX_NODES):
+                 dominance: bool = True, dominance_max_nodes: int = DOMINANCE_MAX_NODES, fixing: bool = True):
         """``time_limit`` (seconds) returns the best solution found when it passes, with ``optimal =
         False`` and the open ``bound``; ``max_nodes`` caps the list (default: what the device holds),
         beyond which the list is explored in chunks; ``host_threshold``: lists shorter than this are
@@ -136,7 +117,8 @@ class BranchAndBoundSolver(Solver):
         ``dominance`` removes, after each step, every node another node dominates (decided weight no
         larger and decided profit no smaller: the same items remain for both, so the dominated one
         cannot lead further); the host does it, so device lists are filtered while they hold at most
-        ``dominance_max_nodes`` nodes."""
+        ``dominance_max_nodes`` nodes. ``fixing`` first fixes every item the bounds decide
+        (``clsolve.fixing``, as MT2 does) and searches only the core that is left."""
         if time_limit is not None and not time_limit >= 0:
             raise InvalidOptionError(f"time_limit must be >= 0 seconds, got {time_limit!r}")
         if max_nodes is not None and max_nodes < 2:
@@ -152,6 +134,7 @@ class BranchAndBoundSolver(Solver):
         self.presolve = bool(presolve)
         self.dominance = bool(dominance)
         self.dominance_max_nodes = int(dominance_max_nodes)
+        self.fixing = bool(fixing)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -171,8 +154,27 @@ class BranchAndBoundSolver(Solver):
         limit = min(limit, device.max_allocation // 16, 2**30)
         return max(2, min(limit, self.max_nodes or limit))
 
+    def _stages(self, problem: Knapsack) -> tuple[Reduction, Fixing | None, Reduction | None]:
+        """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core. The
+        search explores the last stage's problem; None where a stage left nothing to decide."""
+        first = reduction(problem, self.presolve)
+        if first.problem is None or not self.fixing or first.problem.m != 1:
+            return first, None, None
+        fixed = fix(first.problem)
+        if fixed.core is None:
+            return first, fixed, None
+        if not fixed.changed:
+            return first, None, None
+        return first, fixed, reduction(fixed.core, self.presolve)
+
+    def _searched(self, problem: Knapsack) -> Knapsack | None:
+        first, fixed, core = self._stages(problem)
+        if fixed is None:
+            return first.problem
+        return None if core is None else core.problem
+
     def plan(self, problem: Knapsack, device: Device) -> Plan:
-        reduced = reduction(problem, self.presolve).problem
+        reduced = self._searched(problem)
         n = 0 if reduced is None else reduced.n
         limit = self._node_limit(device, n)
         kind = "gpu" if device.is_gpu else "other"
@@ -200,10 +202,16 @@ class BranchAndBoundSolver(Solver):
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        reduced = reduction(problem, self.presolve)
-        if reduced.problem is None:
-            return reduced.trivial(self.name, device.label)
-        return reduced.expand(self._solve(reduced.problem, device))
+        first, fixed, core = self._stages(problem)
+        if first.problem is None:
+            return first.trivial(self.name, device.label)
+        if fixed is None:
+            return first.expand(self._solve(first.problem, device))
+        if core is None:
+            return first.expand(fixed.trivial(self.name, device.label))
+        inner = core.trivial(self.name, device.label) if core.problem is None else \
+            core.expand(self._solve(core.problem, device))
+        return first.expand(fixed.expand(inner))
 
     def _items(self, problem: Knapsack) -> Items:
         """The sorted items (cached on the problem for this solver's settings: ``plan`` and ``solve``

@@ -46,8 +46,9 @@ MODEL_STEPS_PER_SECOND = {"gpu": 2.0e12, "other": 1.0e9}
 MODEL_COPY_BANDWIDTH = 2.0e10
 #: Capacities per work-item of the local-memory kernel (each reads a prefix sum once for all of them).
 DEFAULT_COLUMNS = 4
-#: Largest tile of a group in local memory, in items (12 or 8 bytes each).
-MAX_TILE_ITEMS = 2048
+#: Tile of a group in local memory, in items (8 or 12 bytes each: 12 KiB at most, so local memory
+#: does not limit how many work-groups of 256 share a multiprocessor).
+MAX_TILE_ITEMS = 1024
 #: Target size of one segment of counts rows copied to host memory at a time.
 HOST_SEGMENT_BYTES = 64 * 2**20
 #: Items per chunk of groups sorted on the host while the device works (about 8 chunks a problem).
@@ -170,9 +171,8 @@ class MultiClassSolver(Solver):
         local_size = work_group_size(device.max_work_group_size, self.local_size)
         columns = self.columns or DEFAULT_COLUMNS
         budget = (device.local_memory - 1024) // (4 + dtype.itemsize)
+        # the same tile for every problem on a device: one build serves all group sizes
         tile = min(self.tile_items or MAX_TILE_ITEMS, MAX_TILE_ITEMS, max(1, budget))
-        # a power of two >= the largest group (at least 64, so small instances share one build)
-        tile = min(tile, max(64, 1 << max(0, groups.largest - 1).bit_length()))
         atomic = atomic_mode(device, dtype, self.atomics) if self.variant == "no-opt" else None
         if self.variant == "no-opt" and atomic is None:
             raise UnsupportedProblemError(

@@ -1,0 +1,183 @@
+"""Variable fixing by bounds for the 0-1 knapsack (m = 1): the reduction of Dembo and Hammer as used by
+Martello and Toth's MT2, evaluated for every item at once with prefix sums.
+
+Items sorted by decreasing profit/weight; b = the break item (the first that does not fit greedily);
+LB = the best feasible value known (greedy, improved by the solutions met while computing bounds).
+For an item j before b, U0(j) = the Dantzig bound with x_j = 0; for j at or after b, U1(j) = the bound
+with x_j = 1. If U0(j) <= LB every solution better than LB takes j; if U1(j) <= LB none takes j. What
+is left (the core) goes to a solver; its answer plus the fixed items is compared with the incumbent
+that gave LB, and the better is returned. Exact: only solutions no better than LB are cut off, and
+one of those (the incumbent) is kept.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+import numpy as np
+
+from .problems import Knapsack
+from .solution import Solution, Timings
+
+#: Items after the break item the greedy lower bound visits at most (it stops earlier once nothing fits).
+GREEDY_ITEMS = 4096
+
+
+def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Indices by decreasing profit/weight, exact: a float sort checked with integer cross products
+    (exact Python integers where int64 products could overflow), re-sorted exactly if it is wrong."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(weights == 0, np.inf, profits / np.maximum(weights, 1).astype(np.float64))
+    order = np.argsort(-ratio, kind="stable")
+    p, w = profits[order], weights[order]
+    if p.size < 2 or (weights == 0).any():
+        return order  # weightless items first (they always fit and are never the slack item)
+    if int(p.max()) < 2**31 and int(w.max()) < 2**31:
+        ok = bool((p[:-1] * w[1:] >= p[1:] * w[:-1]).all())
+    else:
+        ok = all(int(a) * int(d) >= int(b) * int(c) for a, b, c, d in zip(p[:-1], p[1:], w[:-1], w[1:]))
+    if ok:
+        return order
+    return np.array(sorted(range(profits.size), key=lambda i: -Fraction(int(profits[i]), int(weights[i]))),
+                    dtype=np.int64)
+
+
+@dataclass
+class Fixing:
+    """A knapsack, the core a solver still has to decide, and the incumbent."""
+
+    original: Knapsack
+    #: The items nobody could fix, with the capacity the fixed items leave; None: the incumbent is optimal.
+    core: Knapsack | None
+    core_items: np.ndarray
+    fixed_in: np.ndarray
+    incumbent: np.ndarray          # bool, one per original item
+    incumbent_value: int
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def changed(self) -> bool:
+        return self.core is not self.original
+
+    def expand(self, solution: Solution) -> Solution:
+        """The core's solution with the fixed items, or the incumbent where that is better."""
+        if not self.changed:
+            return solution
+        fixed_profit = int(self.original.profits[self.fixed_in].sum())
+        value = int(solution.value) + fixed_profit
+        bound = None if solution.bound is None else max(int(solution.bound) + fixed_profit, self.incumbent_value)
+        notes = list(solution.notes) + ["fixing: " + "; ".join(self.notes)]
+        if value >= self.incumbent_value:
+            selected = np.zeros(self.original.n, dtype=bool)
+            selected[self.fixed_in] = True
+            selected[self.core_items[np.asarray(solution.selected, dtype=bool)]] = True
+        else:
+            value, selected = self.incumbent_value, self.incumbent.copy()
+        optimal = solution.optimal or (bound is not None and bound <= value)
+        return replace(solution, value=value, selected=selected, bound=bound, optimal=optimal, notes=notes)
+
+    def trivial(self, solver: str, device: str) -> Solution:
+        """The incumbent, proven optimal (``core`` is None)."""
+        return Solution(value=self.incumbent_value, selected=self.incumbent.copy(), optimal=True, solver=solver,
+                        device=device, timings=Timings(), notes=["fixing: " + "; ".join(self.notes)])
+
+
+def unchanged(problem: Knapsack) -> Fixing:
+    return Fixing(problem, problem, np.arange(problem.n), np.zeros(0, np.int64), np.zeros(problem.n, bool), -1)
+
+
+def fix(problem: Knapsack) -> Fixing:
+    """The fixing of ``problem`` (m = 1; cached on the problem, which is immutable)."""
+    found = problem.__dict__.get("_fixing")
+    if found is None:
+        found = problem.__dict__["_fixing"] = _fix(problem)
+    return found
+
+
+def _fix(problem: Knapsack) -> Fixing:
+    n = problem.n
+    if problem.m != 1 or n < 2:
+        return unchanged(problem)
+    weights, profits = problem.weights[:, 0].astype(np.int64), problem.profits.astype(np.int64)
+    capacity = int(problem.capacities[0])
+    if int(weights.max()) > capacity or (weights == 0).any():
+        return unchanged(problem)  # presolve's business: the bounds below assume every item fits alone
+    if sum(int(x) for x in weights) >= 2**62 or problem.total_profit >= 2**62:
+        return unchanged(problem)
+    order = sort_by_ratio(profits, weights)
+    w, p = weights[order], profits[order]
+    prefix_w = np.concatenate([[0], np.cumsum(w)])
+    prefix_p = np.concatenate([[0], np.cumsum(p)])
+    if prefix_w[-1] <= capacity:
+        return unchanged(problem)  # everything fits: presolve's loose-dimension rule takes all
+    b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1     # items 0 .. b-1 fit, b does not
+    exact = int(w.max()) * int(p.max()) < 2**62
+    # the incumbent: the greedy prefix, then later items that still fit, in ratio order
+    chosen = np.zeros(n, dtype=bool)
+    chosen[:b] = True
+    rest, best = capacity - int(prefix_w[b]), int(prefix_p[b])
+    lightest_after = np.minimum.accumulate(w[::-1])[::-1]
+    for i in range(b + 1, min(n, b + 1 + GREEDY_ITEMS)):
+        if lightest_after[i] > rest:
+            break
+        if w[i] <= rest:
+            chosen[i] = True
+            rest -= int(w[i])
+            best += int(p[i])
+
+    def fraction(room: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """floor(room * p[at] / w[at]) (an upper bound, exact where int64 allows)."""
+        at = np.minimum(at, n - 1)
+        if exact:
+            return room * p[at] // w[at]
+        return np.floor(room.astype(np.float64) * p[at] / w[at]).astype(np.int64) + 1
+
+    # U0(j), j < b: without j, greedy from the start reaches i0 = the last prefix that fits C + w_j
+    before = np.arange(b)
+    i0 = np.searchsorted(prefix_w, capacity + w[before], side="right") - 1
+    room0 = capacity + w[before] - prefix_w[i0]
+    feasible0 = prefix_p[i0] - p[before]
+    upper0 = feasible0 + np.where(i0 < n, fraction(room0, i0), 0)
+    # U1(j), j >= b: with j, the others fill C - w_j greedily up to i1 (< b <= j)
+    after = np.arange(b, n)
+    i1 = np.searchsorted(prefix_w, capacity - w[after], side="right") - 1
+    room1 = capacity - w[after] - prefix_w[i1]
+    feasible1 = p[after] + prefix_p[i1]
+    upper1 = feasible1 + fraction(room1, i1)
+    # the solutions met on the way improve the incumbent
+    candidates = [(best, None)]
+    if before.size:
+        j = int(np.argmax(feasible0))
+        candidates.append((int(feasible0[j]), ("without", j, int(i0[j]))))
+    if after.size:
+        j = int(np.argmax(feasible1))
+        candidates.append((int(feasible1[j]), ("with", b + j, int(i1[j]))))
+    value, how = max(candidates, key=lambda c: c[0])
+    if how is not None:
+        chosen[:] = False
+        kind, j, upto = how
+        chosen[:upto] = True
+        chosen[j] = kind == "with"
+    fixed_one = before[upper0 <= value]
+    fixed_zero = after[upper1 <= value]
+    incumbent = np.zeros(n, dtype=bool)
+    incumbent[order[chosen]] = True
+    free = np.ones(n, dtype=bool)
+    free[fixed_one] = free[fixed_zero] = False
+    if fixed_one.size + fixed_zero.size == 0:
+        return Fixing(problem, problem, np.arange(n), np.zeros(0, np.int64), incumbent, value)
+    core_sorted = np.flatnonzero(free)
+    room = capacity - int(w[fixed_one].sum())
+    notes = (f"bounds fixed {fixed_one.size} item(s) in and {fixed_zero.size} out (incumbent {value}); "
+             f"{core_sorted.size} left with capacity {room}",)
+    fixed_in = np.sort(order[fixed_one])
+    core_items = np.sort(order[core_sorted])
+    if room < 0 or core_sorted.size == 0:
+        if room >= 0 and int(problem.profits[fixed_in].sum()) > value:
+            incumbent = np.zeros(n, dtype=bool)
+            incumbent[fixed_in] = True
+            value = int(problem.profits[fixed_in].sum())
+        return Fixing(problem, None, core_items, fixed_in, incumbent, value, notes)
+    core = Knapsack.derived(problem.profits[core_items], problem.weights[core_items],
+                            np.array([room], dtype=np.int64), name=problem.name)
+    return Fixing(problem, core, core_items, fixed_in, incumbent, value, notes)

@@ -31,7 +31,7 @@ from clsolve.errors import InvalidOptionError, UnsupportedProblemError
 from clsolve.presolve import reduction
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
-from clsolve.solver import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, Plan, Solver, host_memory_bytes
+from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver, host_memory_bytes
 
 from .groups import GROUPINGS, Groups, choose_grouping
 
@@ -53,6 +53,9 @@ MAX_TILE_ITEMS = 1024
 HOST_SEGMENT_BYTES = 64 * 2**20
 #: Items per chunk of groups sorted on the host while the device works (about 8 chunks a problem).
 SORT_CHUNKS = 8
+#: Share of host memory the ``host`` storage may fill with counts before ``auto`` prefers recomputing
+#: (the engine's HOST_MEMORY_SHARE bounds every plan; this leaves room for the caller's own data).
+COUNTS_HOST_SHARE = 0.5
 #: States are indexed with 32-bit integers; a work-group's last capacity must not wrap.
 MCKP_MAX_STATES = MAX_STATES - 2**16
 
@@ -187,7 +190,7 @@ class MultiClassSolver(Solver):
         row = states * counts_type.itemsize
         fixed = 2 * states * dtype.itemsize + problem.n * (4 + dtype.itemsize) + 8 * m + 64
         device_room = int(device.global_memory * DEVICE_MEMORY_SHARE) - fixed
-        host_room = int(host_memory_bytes() * HOST_MEMORY_SHARE)
+        host_room = int(host_memory_bytes() * COUNTS_HOST_SHARE)
         per_buffer = max(1, device.max_allocation // row)
         cap = self.segment_groups or m
         wanted = self.counts

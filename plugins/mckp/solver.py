@@ -380,7 +380,7 @@ class _Sweep:
         self.queue = queue = device.queue
         ctx = device.context
         defines = {"VALUE_T": opencl_type(lay.dtype), "LOCAL_SIZE": lay.local_size,
-                   "COUNT_T": _COUNT_TYPES[lay.count_dtype], "RECORD": int(record),
+                   "COUNT_T": _COUNT_TYPES[lay.count_dtype] if record else "uchar", "RECORD": int(record),
                    "TILE_ITEMS": lay.tile_items, "COLUMNS": lay.columns}
         if lay.atomic is not None:
             defines["ATOMIC"] = lay.atomic

@@ -17,12 +17,13 @@ return a wrong answer silently.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from .problems import Knapsack
 from .solution import Solution, Timings
+from .solver import Plan
 
 
 @dataclass(slots=True)
@@ -94,6 +95,18 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
 def reduction(problem: Knapsack, enabled: bool = True) -> Reduction:
     """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``)."""
     return reduce(problem) if enabled else identity(problem)
+
+
+def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callable[[Knapsack], Plan]) -> Plan:
+    """A solver's plan for ``problem`` made on its reduction (``plan_reduced``); the details say what
+    presolve did, and a problem presolve settles alone gets an empty plan."""
+    reduced = reduction(problem, enabled)
+    if reduced.problem is None:
+        return Plan(solver=solver, details={"presolve": "; ".join(reduced.notes)})
+    plan = plan_reduced(reduced.problem)
+    if reduced.changed:
+        plan.details["presolve"] = "; ".join(reduced.notes)
+    return plan
 
 
 def identity(problem: Knapsack) -> Reduction:

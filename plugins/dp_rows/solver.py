@@ -18,7 +18,7 @@ from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.devices import Device
 from clsolve.errors import InvalidOptionError, UnsupportedProblemError
-from clsolve.presolve import reduction
+from clsolve.presolve import planned, reduction
 from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, DecisionLayout,
                              clamped_weights, dp_accepts, opencl_type, spans, value_dtype, work_group_size)
 from clsolve.problems import Knapsack
@@ -75,13 +75,7 @@ class RowParallelSolver(Solver):
         return out
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
-        reduced = reduction(problem, self.presolve)
-        if reduced.problem is None:
-            return Plan(solver=self.name, details={"presolve": "; ".join(reduced.notes)})
-        plan = self._plan(reduced.problem, device)
-        if reduced.changed:
-            plan.details["presolve"] = "; ".join(reduced.notes)
-        return plan
+        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits)

@@ -28,7 +28,7 @@ from clsolve.devices import Device
 from clsolve.dptable import (MAX_STATES, MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, dp_accepts,
                              opencl_type, value_dtype, work_group_size)
 from clsolve.errors import InvalidOptionError, UnsupportedProblemError
-from clsolve.presolve import reduction
+from clsolve.presolve import planned, reduction
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver, host_memory_bytes
@@ -213,13 +213,7 @@ class MultiClassSolver(Solver):
         return wanted, segment
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
-        reduced = reduction(problem, self.presolve)
-        if reduced.problem is None:
-            return Plan(solver=self.name, details={"presolve": "; ".join(reduced.notes)})
-        plan = self._plan(reduced.problem, device)
-        if reduced.changed:
-            plan.details["presolve"] = "; ".join(reduced.notes)
-        return plan
+        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         lay = self.layout(problem, device)

@@ -16,6 +16,7 @@ import numpy as np
 from . import api, registry
 from .bench import ortools_solve
 from .devices import get_device
+from .errors import UnsupportedProblemError
 from .problems import Knapsack
 
 VARIANTS = ("full", "no-local", "no-opt")
@@ -60,7 +61,7 @@ def _case(problem: Knapsack, device, baseline: dict | None, extras: bool, varian
         solver = registry.load("mckp", variant=variant)
         try:
             (only, timings), wall = _timed(lambda: solver.value_only(problem, device))
-        except Exception as exc:  # no-opt without 64-bit atomics is refused by name
+        except UnsupportedProblemError as exc:  # no-opt without 64-bit atomics is refused by name
             row["variants"][variant] = {"refused": str(exc)}
             continue
         solution, total = _timed(lambda: api.solve(problem, solver="mckp", device=device, variant=variant))
@@ -120,7 +121,7 @@ def run(args) -> dict:
     for variant in VARIANTS:  # build the kernels
         try:
             api.solve(table2(200, 4, 0), solver="mckp", device=device, variant=variant)
-        except Exception as exc:
+        except UnsupportedProblemError as exc:
             print(f"  warm-up {variant}: {exc}", file=sys.stderr)
     sizes = (10**4,) if args.quick else (10**4, 10**5)
     classes = (1, 16, 1000) if args.quick else (1, 4, 16, 64, 256, 1000, 1024)

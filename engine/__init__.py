@@ -11,8 +11,9 @@ _icd.ensure_nvidia_icd()  # before anything imports pyopencl and lists platforms
 
 from . import presolve  # noqa: E402
 from .api import choose, devices, plan, solve, solve_many, solvers  # noqa: E402
+from .chunks import Progress  # noqa: E402
 from .devices import Device, get_device  # noqa: E402
-from .errors import (ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
+from .errors import (BatchError, ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
                      InvalidOptionError, InvalidProblemError, KernelBuildError, SolutionCheckError,
                      UnknownSolverError, UnsupportedProblemError)
 from .problems import Knapsack  # noqa: E402
@@ -26,5 +27,5 @@ __all__ = [
     "solve", "solve_many", "plan", "choose", "solvers", "devices", "get_device",
     "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",
     "UnknownSolverError", "DeviceNotFoundError", "KernelBuildError", "SolutionCheckError",
-    "FormatError", "InvalidOptionError", "presolve",
+    "FormatError", "InvalidOptionError", "BatchError", "Progress", "presolve",
 ]

@@ -1,9 +1,11 @@
 """The public entry points: ``solve``, ``solve_many``, ``plan``, ``solvers`` and ``devices``."""
 from __future__ import annotations
 
-from typing import Sequence
+import time
+from typing import Callable, Sequence
 
-from . import registry
+from . import chunks, multidevice, registry
+from .chunks import Progress
 from .devices import Device, get_device, list_devices
 from .errors import ClsolveError, DoesNotFitError, FormatError, SolutionCheckError, UnsupportedProblemError
 from .solution import Solution, check, check_many
@@ -84,15 +86,38 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, **o
     return _finish(problem, instance.solve(problem, dev, chosen_plan), instance, dev)
 
 
-def solve_many(problems: Sequence, solver: str = "auto", device: str | Device | None = None,
+def solve_many(problems: Sequence, solver: str = "auto",
+               device: str | Device | Sequence[str | Device] | None = None, *, client=None,
+               progress: Callable[[Progress], None] | None = None, chunk_count: int | None = None,
                **options) -> list[Solution]:
     """Solve several problems; one checked ``Solution`` per problem, in input order.
 
-    An error in one problem is raised naming that problem's index; nothing is half-returned.
+    On one device, an error in one problem is raised naming that problem's index; nothing is
+    half-returned. Spread over several devices or workers, the batch is cut into chunks of equal
+    planned cost: ``device="all"`` uses every GPU of this host (one worker process each; with fewer
+    than two GPUs, the ``auto`` device, with a note on each solution), a list of device specs uses
+    those; ``client`` (a ``distributed.Client``) uses a Dask cluster's workers, each on its own
+    device. There a problem that fails on its own does not stop the others: a
+    :class:`~clsolve.errors.BatchError` names each failed index, and holds the other solutions.
+    ``progress`` is called with a :class:`~clsolve.chunks.Progress` after every chunk;
+    ``chunk_count`` overrides the number of chunks (default: 8 per device or worker).
     """
     problems = list(problems)
     if not problems:
         return []
+    if client is not None:
+        from . import cluster
+        return cluster.solve_many(problems, solver, device, options, client, progress, chunk_count)
+    if multidevice.is_several(device):
+        devices, note = multidevice.resolve(device)
+        if len(devices) > 1:
+            return multidevice.solve_many(problems, solver, devices, options, progress, chunk_count)
+        start = time.perf_counter()
+        solutions = solve_many(problems, solver, devices[0], **options)
+        chunks.note_all(solutions, note)
+        if progress is not None:
+            progress(Progress(1, 1, len(problems), len(problems), time.perf_counter() - start))
+        return solutions
     if solver == "auto":
         solver = _batching_solver(problems, device)
         if solver is None:

@@ -11,14 +11,16 @@ import json
 import sys
 from pathlib import Path
 
-from . import __version__, api, formats
-from .errors import (ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError, InvalidOptionError,
+from . import __version__, api, cluster, formats, multidevice
+from .errors import (BatchError, ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError, InvalidOptionError,
                      InvalidProblemError, UnknownSolverError, UnsupportedProblemError)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
 
 
 def _exit_code(exc: ClsolveError) -> int:
+    if isinstance(exc, BatchError):
+        return max(_exit_code(e) for e in exc.failures.values())
     if isinstance(exc, (FormatError, InvalidProblemError, UnknownSolverError, DeviceNotFoundError,
                         InvalidOptionError)):
         return EXIT_USAGE
@@ -56,16 +58,32 @@ def cmd_solve(args) -> int:
         if missing:
             raise FormatError(", ".join(args.files), None, f"no instance named {', '.join(sorted(missing))}")
     options = dict(args.option or [])
-    plans = [api.plan(problem, args.solver, args.device, **options) for problem in problems]  # refuse before any output
+    spread = args.scheduler is not None or multidevice.is_several(args.device)
+    if not spread or args.plan:  # refuse before any output (spread batches report each failure by index)
+        plans = [api.plan(problem, args.solver, args.device, **options) for problem in problems]
     if args.plan:
         for problem, plan in zip(problems, plans):
             print(json.dumps({"name": problem.name, **plan.to_dict()}) if args.json
                   else f"{problem.describe()}\n  {plan.to_dict()}")
         return EXIT_OK
-    if len(problems) > 1:
+    if len(problems) > 1 and not args.quiet:
         print(f"solving {len(problems)} problems as one batch", file=sys.stderr)
-    solutions = api.solve_many(problems, args.solver, args.device, **options)
+    failure = None
+    if spread:
+        client = cluster.connect(args.scheduler) if args.scheduler is not None else None
+        try:
+            solutions = api.solve_many(problems, args.solver, None if client else args.device, client=client,
+                                       progress=None if args.quiet else _show_progress, **options)
+        except BatchError as exc:
+            failure, solutions = exc, exc.solutions
+        finally:
+            if client is not None:
+                client.close()
+    else:
+        solutions = api.solve_many(problems, args.solver, args.device, **options)
     for problem, solution in zip(problems, solutions):
+        if solution is None:
+            continue
         if args.json:
             print(json.dumps(solution.to_dict(problem)))
             continue
@@ -83,7 +101,15 @@ def cmd_solve(args) -> int:
             print(f"  note     {note}")
         if problem.known_optimum is not None:
             print(f"  known    optimum {problem.known_optimum}")
+    if failure is not None:
+        for error in failure.failures.values():
+            print(f"clsolve: error: {error}", file=sys.stderr)
+        return _exit_code(failure)
     return EXIT_OK
+
+
+def _show_progress(progress) -> None:
+    print(f"progress: {progress.line()}", file=sys.stderr, flush=True)
 
 
 def cmd_solvers(args) -> int:
@@ -127,7 +153,12 @@ def parser() -> argparse.ArgumentParser:
     solve = sub.add_parser("solve", help="solve instance files", description="Solve every problem in the files given.")
     solve.add_argument("files", nargs="+", help="instance files or directories")
     solve.add_argument("--solver", default="auto", help="solver name (see `clsolve solvers`) or auto")
-    solve.add_argument("--device", default=None, help="auto, gpu, cpu, or a name fragment[:index] (default: $CLSOLVE_DEVICE or auto)")
+    solve.add_argument("--device", default=None,
+                       help="auto, gpu, cpu, a name fragment[:index], #N, or all (the batch spread over every GPU) "
+                            "(default: $CLSOLVE_DEVICE or auto)")
+    solve.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="spread the batch over a Dask cluster's workers (tcp://host:8786; needs clsolve[dask])")
+    solve.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     solve.add_argument("--format", choices=formats.FORMATS, help="file format (default: detected)")
     solve.add_argument("--instance", action="append", help="solve only the instance of this name (repeatable)")
     solve.add_argument("--scale", default="1", help="multiply all numbers by this before the integer check (e.g. 1e6)")

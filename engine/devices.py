@@ -28,6 +28,12 @@ class Device:
         return self.cl_device.name.strip()
 
     @property
+    def index(self) -> int:
+        """Position among every device of every platform; ``get_device(f"#{index}")`` finds it again,
+        in this process or another one on the same host."""
+        return next(i for i, d in enumerate(all_devices()) if d is self)
+
+    @property
     def platform(self) -> str:
         return self.cl_device.platform.name.strip()
 
@@ -119,8 +125,10 @@ def get_device(spec: str | Device | None = None) -> Device:
 
     ``spec`` is ``auto`` (GPU first, then any other accelerator, then PoCL's CPU, then other CPUs),
     ``gpu``, ``cpu``, or a case-insensitive fragment of the platform or device name, optionally
-    followed by ``:INDEX`` to pick among several matches (``nvidia``, ``pocl``, ``h100:1``).
-    ``None`` reads ``CLSOLVE_DEVICE`` and falls back to ``auto``.
+    followed by ``:INDEX`` to pick among several matches (``nvidia``, ``pocl``, ``h100:1``), or
+    ``#N``, the N-th device of ``clsolve devices`` (0-based, every platform in order).
+    ``None`` reads ``CLSOLVE_DEVICE`` and falls back to ``auto``. ``all`` is ``auto`` here, where one
+    device is wanted; ``solve_many`` reads it as every GPU (see ``clsolve.multidevice``).
     """
     if isinstance(spec, Device):
         return spec
@@ -131,13 +139,17 @@ def get_device(spec: str | Device | None = None) -> Device:
     if not devices:
         raise DeviceNotFoundError(
             "no OpenCL platform is installed: install PoCL (pip install 'clsolve[pocl]') or a GPU driver")
+    if text.startswith("#") and text[1:].isdigit():
+        if int(text[1:]) >= len(devices):
+            raise DeviceNotFoundError(f"device {text} out of range: this host shows {len(devices)} device(s)")
+        return devices[int(text[1:])]
     index = 0
     base = text
     if ":" in text and text.rsplit(":", 1)[1].isdigit():
         base, number = text.rsplit(":", 1)
         index = int(number)
     key = base.lower()
-    if key == "auto":
+    if key in ("auto", "all"):
         matches = sorted(devices, key=_rank_auto)
     elif key == "gpu":
         matches = [d for d in devices if d.is_gpu]

@@ -46,3 +46,19 @@ class FormatError(ClsolveError, ValueError):
 
 class InvalidOptionError(ClsolveError, TypeError):
     """A solver option is unknown or has a bad value."""
+
+
+class BatchError(ClsolveError):
+    """Some problems of a distributed batch failed on their own; the others were solved.
+
+    ``failures`` maps a problem's index in the batch to its error (each names the index);
+    ``solutions`` is the batch's result in input order with None where a problem failed.
+    """
+
+    def __init__(self, failures: dict, solutions: list):
+        self.failures = dict(sorted(failures.items()))
+        self.solutions = list(solutions)
+        shown = "; ".join(str(e) for e in list(self.failures.values())[:5])
+        more = f"; and {len(self.failures) - 5} more" if len(self.failures) > 5 else ""
+        super().__init__(f"{len(self.failures)} of {len(self.solutions)} problems failed "
+                         f"(indices {sorted(self.failures)[:20]}): {shown}{more}")

@@ -6,8 +6,10 @@ import os
 from dataclasses import dataclass, field
 from typing import ClassVar, Sequence
 
+import numpy as np
+
 from .devices import Device
-from .errors import DoesNotFitError, UnsupportedProblemError
+from .errors import ClsolveError, DoesNotFitError, UnsupportedProblemError
 from .solution import Solution
 
 #: Share of a device's global memory a plan may use (the rest stays for the driver and others).
@@ -143,6 +145,18 @@ class Solver(abc.ABC):
     def plan_many(self, problems: Sequence, device: Device | None) -> Plan:
         """The plan of ``solve_many``; the default adds up one plan per problem."""
         return combined(self.name, [self.plan(p, device) for p in problems])
+
+    def costs(self, problems: Sequence, device: Device | None) -> np.ndarray:
+        """Planned seconds of each problem (NaN where it is refused), by which a batch spread over
+        several devices or workers is cut into chunks of equal cost. The default plans each problem
+        alone; a batching solver may estimate them together, more cheaply."""
+        out = np.full(len(problems), np.nan)
+        for index, problem in enumerate(problems):
+            try:
+                out[index] = self.checked_plan(problem, device).seconds
+            except ClsolveError:
+                pass
+        return out
 
     def checked_plan_many(self, problems: Sequence, device: Device | None) -> Plan:
         """``plan_many`` after ``accepts`` on each problem; errors name the problem's index."""

@@ -187,6 +187,22 @@ class BatchSolver(Solver):
         plan.details["chunks"] = chunk_count
         return plan
 
+    def costs(self, problems: Sequence, device: Device | None) -> np.ndarray:
+        """Each problem's share of a batch's planned seconds, by the same model as ``plan_many`` but
+        before presolve and without the per-step launch costs a batch shares (for cutting a large
+        batch into chunks; NaN for problems this solver does not take)."""
+        kind = "gpu" if device is None or device.is_gpu else "other"
+        out = np.full(len(problems), np.nan)
+        for index, problem in enumerate(problems):
+            if not isinstance(problem, Knapsack) or self._accepts_reduced(problem) is not None:
+                continue
+            if self.enumerates(problem):
+                out[index] = 2**problem.n / MODEL_SUBSETS_PER_SECOND[kind]
+            else:
+                value_bytes = value_dtype(problem).itemsize
+                out[index] = problem.n * problem.cells() * (2 * value_bytes + 0.125) / MODEL_BANDWIDTH[kind]
+        return out
+
     def checked_plan_many(self, problems: Sequence, device: Device) -> Plan:
         for index, problem in enumerate(problems):
             if not isinstance(problem, Knapsack):

@@ -1,0 +1,345 @@
+"""A batch cut into chunks by planned cost, shipped as NumPy arrays, solved on a worker, put back in order.
+
+This is what ``device="all"`` (:mod:`clsolve.multidevice`) and the Dask path (:mod:`clsolve.cluster`)
+share. The client cuts the batch into contiguous chunks of about equal planned seconds
+(:func:`cut`), packs each chunk's knapsacks into a few concatenated arrays (:class:`PackedProblems`,
+no pickled solver objects), a worker solves a chunk with :func:`solve_chunk` (the engine's own
+``solve_many`` on the worker's device, so every solution is checked there) and packs the answers
+the same way; :class:`Collector` takes each chunk's answers exactly once, checks them again on the
+client and returns them in input order. A problem that fails on its own is reported with its
+index (:class:`~clsolve.errors.BatchError`) without failing the rest of its chunk.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from . import errors
+from .errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
+from .problems import Knapsack
+from .solution import Solution, Timings, check, check_many
+from .solver import problem_label
+
+#: Chunks per worker when the caller does not size them: enough to balance uneven chunks and
+#: overlap the client's packing with the workers' solving, few enough that each chunk stays a
+#: large batch for a batching solver.
+CHUNKS_PER_WORKER = 8
+
+
+# ----------------------------------------------------------------------------------------- sizing
+
+def proxy_cost(problem) -> float:
+    """A device-free size of a problem, for when no plan can be made on the client: the dense DP's
+    cell updates, or 2^n where enumerating every subset is smaller."""
+    if isinstance(problem, Knapsack):
+        return float(problem.n) * float(min(problem.cells(), 2 ** min(problem.n, 62) / max(problem.n, 1)))
+    return 1.0
+
+
+def costs(problems: Sequence, solver: str, device) -> np.ndarray:
+    """Planned seconds of each problem with ``solver`` on ``device`` (the solver's ``costs``).
+
+    Where the client cannot plan (``solver="auto"``, no local device, or a problem the solver
+    refuses, which its worker will report) a device-free size stands in, scaled to the planned ones.
+    """
+    from . import registry
+    if solver != "auto" and device is not None:
+        try:
+            planned = np.asarray(registry.load(solver).costs(problems, device), dtype=np.float64)
+        except ClsolveError:
+            planned = np.full(len(problems), np.nan)
+    else:
+        planned = np.full(len(problems), np.nan)
+    missing = ~np.isfinite(planned) | (planned < 0)
+    if missing.any():
+        sizes = np.array([proxy_cost(problems[i]) for i in np.flatnonzero(missing)], dtype=np.float64)
+        known = ~missing
+        if known.any():
+            ratio = planned[known].sum() / max(sum(proxy_cost(problems[i]) for i in np.flatnonzero(known)), 1e-300)
+            sizes = sizes * ratio
+        planned[missing] = sizes
+    return planned
+
+
+def cut(weights: np.ndarray, chunks: int, max_size: int | None = None) -> list[range]:
+    """Contiguous index ranges of about equal summed weight: ``chunks`` of them at most, none longer
+    than ``max_size`` problems, none empty. A problem heavier than a share stands alone."""
+    count = len(weights)
+    if count == 0:
+        return []
+    if chunks < 1:
+        raise InvalidOptionError(f"chunks must be at least 1, got {chunks}")
+    weights = np.maximum(np.asarray(weights, dtype=np.float64), 0.0)
+    total = float(weights.sum())
+    share = total / chunks if total > 0 else 0.0
+    ranges, start, acc = [], 0, 0.0
+    for index in range(count):
+        acc += weights[index]
+        length = index + 1 - start
+        if (share > 0 and acc >= share) or (max_size is not None and length >= max_size) or \
+                (share == 0 and length >= -(-count // chunks)):
+            ranges.append(range(start, index + 1))
+            start, acc = index + 1, 0.0
+    if start < count:
+        ranges.append(range(start, count))
+    return ranges
+
+
+# ---------------------------------------------------------------------------------- the transport
+
+@dataclass
+class PackedProblems:
+    """A chunk's problems as concatenated arrays (knapsacks) plus any other problems as objects.
+
+    ``positions`` are the problems' indices in the whole batch. Knapsack ``k`` has items
+    ``item_offsets[k]:item_offsets[k+1]`` of ``profits`` and ``weights`` (rows) and capacities
+    ``capacities[capacity_offsets[k]:capacity_offsets[k+1]]``; ``others`` maps a batch index to a
+    problem of another kind.
+    """
+
+    positions: np.ndarray
+    item_offsets: np.ndarray
+    capacity_offsets: np.ndarray
+    profits: np.ndarray
+    weights: np.ndarray
+    capacities: np.ndarray
+    names: list[str]
+    known_optima: list[int | None]
+    knapsack_positions: np.ndarray
+    others: dict[int, object] = field(default_factory=dict)
+
+    @classmethod
+    def pack(cls, problems: Sequence, positions: Sequence[int]) -> "PackedProblems":
+        knapsacks = [(i, p) for i, p in zip(positions, problems) if isinstance(p, Knapsack)]
+        others = {int(i): p for i, p in zip(positions, problems) if not isinstance(p, Knapsack)}
+        items = np.zeros(len(knapsacks) + 1, dtype=np.int64)
+        items[1:] = np.cumsum([p.n for _, p in knapsacks])
+        dims = np.zeros(len(knapsacks) + 1, dtype=np.int64)
+        dims[1:] = np.cumsum([p.m for _, p in knapsacks])
+        def joined(arrays, empty):
+            return np.concatenate(arrays) if arrays else empty
+        return cls(
+            positions=np.asarray(positions, dtype=np.int64),
+            item_offsets=items, capacity_offsets=dims,
+            profits=joined([p.profits for _, p in knapsacks], np.zeros(0, np.int64)),
+            weights=joined([p.weights.reshape(-1) for _, p in knapsacks], np.zeros(0, np.int64)),
+            capacities=joined([p.capacities for _, p in knapsacks], np.zeros(0, np.int64)),
+            names=[p.name for _, p in knapsacks], known_optima=[p.known_optimum for _, p in knapsacks],
+            knapsack_positions=np.array([i for i, _ in knapsacks], dtype=np.int64), others=others)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def unpack(self) -> list:
+        """The problems again, in ``positions`` order (knapsacks are re-validated by their constructor)."""
+        by_position = dict(self.others)
+        w = 0
+        for k, position in enumerate(self.knapsack_positions.tolist()):
+            a, b = int(self.item_offsets[k]), int(self.item_offsets[k + 1])
+            c, d = int(self.capacity_offsets[k]), int(self.capacity_offsets[k + 1])
+            m = d - c
+            by_position[position] = Knapsack(self.profits[a:b], self.weights[w:w + (b - a) * m].reshape(b - a, m),
+                                             self.capacities[c:d], self.names[k], self.known_optima[k])
+            w += (b - a) * m
+        return [by_position[int(i)] for i in self.positions]
+
+
+@dataclass
+class PackedSolutions:
+    """A chunk's answers: one row per solved problem (``positions``), items concatenated, and the
+    failures of problems that could not be solved, by batch index: (error class name, message)."""
+
+    positions: np.ndarray
+    values: np.ndarray
+    item_offsets: np.ndarray
+    selected: np.ndarray
+    optimal: np.ndarray
+    bounds: list[int | None]
+    timings: np.ndarray
+    solvers: list[str]
+    devices: list[str]
+    notes: list[list[str]]
+    stats: list[dict]
+    failures: dict[int, tuple[str, str]]
+    worker: str = ""
+    seconds: float = 0.0
+
+    @classmethod
+    def pack(cls, positions: Sequence[int], solutions: Sequence[Solution], failures: dict[int, tuple[str, str]],
+             worker: str, seconds: float) -> "PackedSolutions":
+        offsets = np.zeros(len(solutions) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([s.selected.size for s in solutions])
+        return cls(
+            positions=np.asarray(positions, dtype=np.int64),
+            values=np.array([int(s.value) for s in solutions], dtype=np.int64),
+            item_offsets=offsets,
+            selected=np.concatenate([s.selected for s in solutions]) if solutions else np.zeros(0, bool),
+            optimal=np.array([bool(s.optimal) for s in solutions], dtype=bool),
+            bounds=[None if s.bound is None else int(s.bound) for s in solutions],
+            timings=np.array([[s.timings.upload, s.timings.kernels, s.timings.download, s.timings.host]
+                              for s in solutions], dtype=np.float64).reshape(-1, 4),
+            solvers=[s.solver for s in solutions], devices=[s.device for s in solutions],
+            notes=[list(s.notes) for s in solutions], stats=[dict(s.stats) for s in solutions],
+            failures=dict(failures), worker=worker, seconds=seconds)
+
+    def unpack(self) -> list[Solution]:
+        out = []
+        values, optimal, offsets = self.values.tolist(), self.optimal.tolist(), self.item_offsets.tolist()
+        for k in range(len(self.positions)):
+            upload, kernels, download, host = self.timings[k].tolist()
+            out.append(Solution(value=values[k], selected=self.selected[offsets[k]:offsets[k + 1]],
+                                optimal=optimal[k], solver=self.solvers[k], device=self.devices[k],
+                                timings=Timings(upload, kernels, download, host), notes=self.notes[k],
+                                bound=self.bounds[k], stats=self.stats[k]))
+        return out
+
+
+# ------------------------------------------------------------------------------- the worker's side
+
+def _failure(exc: BaseException) -> tuple[str, str]:
+    return type(exc).__name__, str(exc)
+
+
+def solve_chunk(packed: PackedProblems, solver: str, options: dict, device, worker: str = "") -> PackedSolutions:
+    """Solve one chunk on this process's device (a worker's task). The whole chunk goes through the
+    engine's ``solve_many`` (checked there); when that fails, the problems that fail on their own
+    are found one by one and reported by batch index, and the rest is solved without them."""
+    from . import api
+    start = time.perf_counter()
+    positions = packed.positions.tolist()
+    problems = packed.unpack()
+    failures: dict[int, tuple[str, str]] = {}
+    try:
+        solutions = api.solve_many(problems, solver, device, **options)
+        return PackedSolutions.pack(positions, solutions, failures, worker, time.perf_counter() - start)
+    except InvalidOptionError:
+        raise  # the same for every problem: not one problem's fault
+    except ClsolveError:
+        pass
+    good: list[int] = []
+    for k, problem in enumerate(problems):
+        try:
+            api.plan(problem, solver, device, **options)
+            good.append(k)
+        except ClsolveError as exc:
+            failures[positions[k]] = _failure(exc)
+    solved: dict[int, Solution] = {}
+    try:
+        for k, solution in zip(good, api.solve_many([problems[k] for k in good], solver, device, **options)):
+            solved[k] = solution
+    except ClsolveError:
+        for k in good:  # still failing together: one at a time
+            try:
+                solved[k] = api.solve(problems[k], solver, device, **options)
+            except ClsolveError as exc:
+                failures[positions[k]] = _failure(exc)
+    kept = sorted(solved)
+    return PackedSolutions.pack([positions[k] for k in kept], [solved[k] for k in kept], failures, worker,
+                                time.perf_counter() - start)
+
+
+# ------------------------------------------------------------------------------- the client's side
+
+@dataclass
+class Progress:
+    """How far a chunked batch has got; passed to the ``progress`` callback after every chunk."""
+
+    chunks_done: int
+    chunks: int
+    instances_done: int
+    instances: int
+    seconds: float
+    #: Chunks sent again because the worker holding them was lost.
+    resubmitted: int = 0
+    failed: int = 0
+
+    @property
+    def instances_per_second(self) -> float:
+        return self.instances_done / self.seconds if self.seconds > 0 else 0.0
+
+    def line(self) -> str:
+        extra = f", {self.resubmitted} resubmitted" if self.resubmitted else ""
+        extra += f", {self.failed} failed" if self.failed else ""
+        return (f"chunks {self.chunks_done}/{self.chunks}, instances {self.instances_done}/{self.instances}, "
+                f"{self.instances_per_second:,.0f} instances/s{extra}")
+
+
+def _error_class(name: str) -> type[ClsolveError]:
+    cls = getattr(errors, name, None)
+    return cls if isinstance(cls, type) and issubclass(cls, ClsolveError) and cls is not BatchError else ClsolveError
+
+
+class Collector:
+    """Takes each chunk's answers exactly once, checks them against the client's problems, and
+    builds the input-order result (or a :class:`BatchError` with the failures and the rest)."""
+
+    def __init__(self, problems: Sequence, ranges: Sequence[range], progress: Callable[[Progress], None] | None):
+        self.problems = problems
+        self.ranges = list(ranges)
+        self.solutions: list[Solution | None] = [None] * len(problems)
+        self.failures: dict[int, ClsolveError] = {}
+        self.done: set[int] = set()
+        self.callback = progress
+        self.start = time.perf_counter()
+        self.resubmitted = 0
+        self.instances_done = 0
+
+    def progress(self) -> Progress:
+        return Progress(len(self.done), len(self.ranges), self.instances_done, len(self.problems),
+                        time.perf_counter() - self.start, self.resubmitted, len(self.failures))
+
+    def take(self, chunk: int, packed: PackedSolutions) -> None:
+        if chunk in self.done:
+            return  # a chunk answered twice (re-run after a worker was lost and both finished): keep the first
+        expected = set(self.ranges[chunk])
+        got = set(packed.positions.tolist()) | set(packed.failures)
+        if got != expected or len(packed.positions) + len(packed.failures) != len(expected):
+            raise SolutionCheckError(f"chunk {chunk} came back with problems {sorted(got)[:5]}... "
+                                     f"instead of {self.ranges[chunk]}")
+        solutions = packed.unpack()
+        positions = packed.positions.tolist()
+        mine = [self.problems[i] for i in positions]
+        failed = check_many(mine, solutions)
+        if failed is not None:
+            try:
+                check(mine[failed], solutions[failed])
+            except SolutionCheckError as exc:
+                raise SolutionCheckError(f"{problem_label(positions[failed], mine[failed])}: {exc}") from exc
+        for position, solution in zip(positions, solutions):
+            self.solutions[position] = solution
+        for position, (name, message) in packed.failures.items():
+            self.failures[position] = _error_class(name)(f"{problem_label(position, self.problems[position])}: {message}")
+        self.done.add(chunk)
+        self.instances_done += len(expected)
+        if self.callback is not None:
+            self.callback(self.progress())
+
+    def fail_chunk(self, chunk: int, exc: BaseException) -> None:
+        """Every problem of a chunk that could not be run at all (its worker kept dying)."""
+        if chunk in self.done:
+            return
+        for position in self.ranges[chunk]:
+            self.failures[position] = ClsolveError(f"{problem_label(position, self.problems[position])}: "
+                                                   f"its chunk failed: {type(exc).__name__}: {exc}")
+        self.done.add(chunk)
+        self.instances_done += len(self.ranges[chunk])
+        if self.callback is not None:
+            self.callback(self.progress())
+
+    def result(self) -> list[Solution]:
+        missing = [c for c in range(len(self.ranges)) if c not in self.done]
+        if missing:
+            raise SolutionCheckError(f"chunks {missing} never came back")
+        if self.failures:
+            raise BatchError(self.failures, self.solutions)
+        return self.solutions  # type: ignore[return-value]
+
+
+def note_all(solutions: Sequence[Solution], note: str | None) -> None:
+    if note:
+        for solution in solutions:
+            if solution is not None:
+                solution.notes.append(note)

@@ -1,0 +1,122 @@
+"""``solve_many(problems, client=...)``: one batch over a Dask cluster of GPU workers.
+
+Dask (``dask.distributed``, the ``dask`` extra) does the scheduling; clsolve only cuts the batch
+into chunks of equal planned cost (:mod:`clsolve.chunks`), sends each chunk's problems as a few
+NumPy arrays to a worker that owns one OpenCL device (a task asking for the worker resource
+``GPU=1`` when the workers declare it, so one chunk runs per GPU at a time), and gathers the
+checked answers in input order. A worker that dies while it holds a chunk makes the scheduler run
+that chunk elsewhere; a chunk the scheduler gives up on (``KilledWorker``, after
+``distributed.scheduler.allowed-failures`` deaths) is sent again under a new key, up to
+``MAX_ATTEMPTS`` times. Each chunk is taken once, by its index, so nothing is returned twice.
+
+Start a cluster with Dask's own commands, one worker per GPU (see the README)::
+
+    dask scheduler
+    CLSOLVE_DEVICE=gpu:0 dask worker tcp://HOST:8786 --nworkers 1 --nthreads 1 --resources GPU=1
+    CLSOLVE_DEVICE=gpu:1 dask worker tcp://HOST:8786 --nworkers 1 --nthreads 1 --resources GPU=1
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Callable, Sequence
+
+from . import chunks
+from .errors import DeviceNotFoundError, InvalidOptionError
+from .solution import Solution
+
+#: Times clsolve itself sends a chunk again after the scheduler gave up on it (KilledWorker).
+MAX_ATTEMPTS = 2
+#: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
+RESOURCE = "GPU"
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise InvalidOptionError("client=... needs Dask's distributed scheduler: pip install 'clsolve[dask]'") from exc
+    return distributed
+
+
+def connect(address: str):
+    """A ``distributed.Client`` for a scheduler address (``tcp://host:8786``)."""
+    distributed = _distributed()
+    try:
+        return distributed.Client(address, timeout=30)
+    except (OSError, TimeoutError) as exc:
+        raise DeviceNotFoundError(f"no Dask scheduler answers at {address!r}: {exc}") from exc
+
+
+def solve_on_worker(packed: chunks.PackedProblems, solver: str, options: dict, device) -> chunks.PackedSolutions:
+    """The task each chunk runs: :func:`clsolve.chunks.solve_chunk` on the worker's own device."""
+    try:
+        from distributed import get_worker
+        worker = get_worker().address
+    except (ImportError, ValueError):  # pragma: no cover - called outside a worker
+        worker = ""
+    return chunks.solve_chunk(packed, solver, options, device, worker)
+
+
+def _planning_device(device):
+    """The client's own device of the kind the workers use, to plan chunk costs; None if it has none."""
+    from .devices import get_device
+    try:
+        return get_device(None if device in (None, "all") else device)
+    except DeviceNotFoundError:
+        return None
+
+
+def solve_many(problems: Sequence, solver: str, device, options: dict, client,
+               progress: Callable[[chunks.Progress], None] | None = None,
+               chunk_count: int | None = None) -> list[Solution]:
+    """Solve ``problems`` on ``client``'s workers; solutions in input order (see the module doc).
+
+    ``device`` is passed to every worker (None or ``all``: each worker's ``CLSOLVE_DEVICE``, else auto).
+    """
+    distributed = _distributed()
+    workers = client.scheduler_info().get("workers", {})
+    if not workers:
+        client.wait_for_workers(1, timeout=60)
+        workers = client.scheduler_info().get("workers", {})
+    gpus = sum(int(w.get("resources", {}).get(RESOURCE, 0)) for w in workers.values())
+    resources = {RESOURCE: 1} if gpus else None
+    slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
+    weights = chunks.costs(problems, solver, _planning_device(device))
+    ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * slots)
+    collector = chunks.Collector(problems, ranges, progress)
+    worker_device = None if device == "all" else device
+    batch = uuid.uuid4().hex[:12]
+    attempts = [0] * len(ranges)
+    owner: dict[str, int] = {}
+
+    def send(chunk: int):
+        packed = chunks.PackedProblems.pack([problems[i] for i in ranges[chunk]], list(ranges[chunk]))
+        key = f"clsolve-chunk-{batch}-{chunk}-{attempts[chunk]}"
+        owner[key] = chunk
+        return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,
+                             resources=resources)
+
+    pending = distributed.as_completed([send(c) for c in range(len(ranges))])
+    try:
+        for future in pending:
+            chunk = owner[future.key]
+            if future.status == "finished":
+                collector.take(chunk, future.result())
+            else:
+                exc = future.exception()
+                if not isinstance(exc, distributed.KilledWorker):
+                    raise exc  # the same on any worker (a bad option, a bug): re-running cannot help
+                attempts[chunk] += 1
+                if attempts[chunk] > MAX_ATTEMPTS:
+                    collector.fail_chunk(chunk, exc)
+                else:
+                    collector.resubmitted += 1
+                    pending.add(send(chunk))
+            future.release()
+    except BaseException:
+        client.cancel([f for f in pending.futures])
+        raise
+    return collector.result()
+
+
+__all__ = ["connect", "solve_many", "solve_on_worker"]

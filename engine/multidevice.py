@@ -1,0 +1,115 @@
+"""``device="all"``: one batch spread over several OpenCL devices of this host.
+
+Each device gets its own worker process (its own context and queue, and its own Python, so the
+host work of presolve, planning and checking runs in parallel too), kept for later batches. The
+batch is cut into chunks of equal planned cost (:mod:`clsolve.chunks`); a device takes the next
+chunk when it has fewer than two in hand, so a faster device takes more. A worker process that
+dies has its chunks re-run on a fresh one.
+"""
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+from collections import deque
+from concurrent import futures
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Sequence
+
+from . import chunks
+from .devices import Device, all_devices, get_device
+from .solution import Solution
+
+#: Chunks a device holds at once: one running, one waiting, so it never idles between chunks.
+IN_FLIGHT = 2
+#: Times a chunk is sent again after the process holding it died.
+MAX_ATTEMPTS = 3
+
+
+def is_several(device) -> bool:
+    """Whether a ``device`` argument asks for a batch spread over devices (``all`` or a list)."""
+    if isinstance(device, str):
+        return device.strip().lower() == "all"
+    return isinstance(device, (list, tuple))
+
+
+def resolve(device) -> tuple[list[Device], str | None]:
+    """The devices ``all`` (every GPU) or a list of specs names, and a note when ``all`` finds fewer
+    than two GPUs (the batch then runs on the one device ``auto`` picks)."""
+    if isinstance(device, str):
+        gpus = [d for d in all_devices() if d.is_gpu]
+        if len(gpus) >= 2:
+            return gpus, None
+        one = gpus[0] if gpus else get_device("auto")
+        found = "one GPU" if gpus else "no GPU"
+        return [one], f"device=all: this host shows {found}; solved on {one.label} alone"
+    return [get_device(spec) for spec in device], None
+
+
+def _start_worker(index: int) -> None:  # pragma: no cover - runs in the worker process
+    get_device(f"#{index}").queue  # noqa: B018 - context and queue made before the first chunk
+
+
+_pools: dict[tuple[int, int], futures.ProcessPoolExecutor] = {}
+
+
+def _pool(slot: int, device: Device, broken: futures.ProcessPoolExecutor | None = None) -> futures.ProcessPoolExecutor:
+    """The worker process of ``slot``; a new one when ``broken`` (whose process died) is still current."""
+    key = (slot, device.index)
+    if broken is not None and _pools.get(key) is broken:
+        _pools.pop(key).shutdown(wait=False, cancel_futures=True)
+    if key not in _pools:
+        _pools[key] = futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=_start_worker, initargs=(device.index,))
+    return _pools[key]
+
+
+@atexit.register
+def shutdown() -> None:
+    """Stop the worker processes (they are kept between batches otherwise)."""
+    while _pools:
+        _pools.popitem()[1].shutdown(wait=False, cancel_futures=True)
+
+
+def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], options: dict,
+               progress: Callable[[chunks.Progress], None] | None = None,
+               chunk_count: int | None = None) -> list[Solution]:
+    """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order."""
+    weights = chunks.costs(problems, solver, devices[0])
+    ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * len(devices))
+    collector = chunks.Collector(problems, ranges, progress)
+    waiting = deque(range(len(ranges)))
+    attempts = [0] * len(ranges)
+    held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor]] = {}
+    load = [0] * len(devices)
+
+    def send(slot: int, chunk: int) -> None:
+        packed = chunks.PackedProblems.pack([problems[i] for i in ranges[chunk]], list(ranges[chunk]))
+        pool = _pool(slot, devices[slot])
+        future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}", devices[slot].label)
+        held[future] = (chunk, slot, pool)
+        load[slot] += 1
+
+    try:
+        while waiting or held:
+            for slot in range(len(devices)):
+                while waiting and load[slot] < IN_FLIGHT:
+                    send(slot, waiting.popleft())
+            finished, _ = futures.wait(held, return_when=futures.FIRST_COMPLETED)
+            for future in finished:
+                chunk, slot, pool = held.pop(future)
+                load[slot] -= 1
+                try:
+                    collector.take(chunk, future.result())
+                except BrokenProcessPool as exc:
+                    attempts[chunk] += 1
+                    if attempts[chunk] >= MAX_ATTEMPTS:
+                        collector.fail_chunk(chunk, exc)
+                        continue
+                    collector.resubmitted += 1
+                    _pool(slot, devices[slot], broken=pool)
+                    waiting.appendleft(chunk)
+    except BaseException:
+        for future in held:
+            future.cancel()
+        raise
+    return collector.result()

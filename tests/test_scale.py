@@ -1,0 +1,236 @@
+"""One batch over several devices (device="all" or a list) and over a Dask cluster (issue 6)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import clsolve
+from clsolve import chunks, multidevice
+from clsolve.cli import main
+
+from conftest import brute_force
+
+
+def _random(count: int, seed: int, n: int = 12) -> list[clsolve.Knapsack]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(count):
+        m = int(rng.integers(1, 3))
+        weights = rng.integers(0, 40, size=(n, m))
+        out.append(clsolve.Knapsack(rng.integers(0, 60, size=n), weights,
+                                    (weights.sum(axis=0) * rng.uniform(0.2, 0.7)).astype(int), name=f"r{k}"))
+    return out
+
+
+def _too_large() -> clsolve.Knapsack:
+    """Refused by dp-batch (a 2^40-state row, too many items to enumerate); fine for the others."""
+    rng = np.random.default_rng(7)
+    weights = rng.integers(2**36, 2**38, size=40)
+    return clsolve.Knapsack(rng.integers(1, 1000, size=40), weights, 2**40, name="too-large")
+
+
+def _same(a: list[clsolve.Solution], b: list[clsolve.Solution]) -> None:
+    assert len(a) == len(b)
+    assert [s.value for s in a] == [s.value for s in b]
+
+
+# ------------------------------------------------------------------------------------ chunking
+
+def test_cut_balances_by_cost_not_count():
+    weights = np.array([1.0] * 90 + [90.0] + [1.0] * 9)
+    ranges = chunks.cut(weights, 2)
+    assert [i for r in ranges for i in r] == list(range(100))
+    assert ranges[0] == range(0, 91)  # the first share (half of 189) is reached at the heavy problem
+    heavy_alone = chunks.cut(np.array([1.0, 1.0, 100.0, 1.0]), 4)
+    assert range(2, 3) in heavy_alone or range(0, 3) in heavy_alone
+    assert chunks.cut(np.zeros(10), 3) == [range(0, 4), range(4, 8), range(8, 10)]
+    assert all(len(r) <= 7 for r in chunks.cut(np.ones(50), 2, max_size=7))
+    assert chunks.cut(np.ones(0), 3) == []
+
+
+def test_costs_come_from_the_plan(device):
+    problems = _random(5, 1) + [_too_large()]
+    costs = chunks.costs(problems, "dp-batch", device)
+    assert costs.shape == (6,) and np.isfinite(costs).all() and (costs > 0).all()
+    small, large = (clsolve.Knapsack(np.ones(25, int), np.arange(1, 26), c) for c in (10, 10**6))
+    assert chunks.costs([large], "dp-batch", device)[0] > 1000 * chunks.costs([small], "dp-batch", device)[0]
+
+
+def test_packing_round_trip():
+    problems = _random(20, 2) + [clsolve.Knapsack([5, 6], [[1, 2, 3], [4, 5, 6]], [3, 4, 5], "m3", known_optimum=5)]
+    packed = chunks.PackedProblems.pack(problems, range(100, 121))
+    again = packed.unpack()
+    for p, q in zip(problems, again):
+        assert q.name == p.name and q.known_optimum == p.known_optimum
+        assert (q.profits == p.profits).all() and (q.weights == p.weights).all() and (q.capacities == p.capacities).all()
+
+
+def test_a_chunk_isolates_the_problem_that_fails(device):
+    problems = _random(6, 3)
+    problems.insert(2, _too_large())
+    answer = chunks.solve_chunk(chunks.PackedProblems.pack(problems, range(10, 17)), "dp-batch", {}, device)
+    assert set(answer.failures) == {12} and answer.failures[12][0] == "UnsupportedProblemError"
+    assert answer.positions.tolist() == [10, 11, 13, 14, 15, 16]
+    assert [s.value for s in answer.unpack()] == [brute_force(p) for k, p in enumerate(problems) if k != 2]
+
+
+# ------------------------------------------------------------------------------- several devices
+
+def test_all_on_a_host_with_one_device_falls_back_with_a_note(device):
+    if sum(d.is_gpu for d in multidevice.all_devices()) >= 2:
+        pytest.skip("this host has several GPUs")
+    problems = _random(30, 4)
+    seen = []
+    solutions = clsolve.solve_many(problems, device="all", progress=seen.append)
+    _same(solutions, clsolve.solve_many(problems, device=device))
+    assert all(any(n.startswith("device=all: this host shows") for n in s.notes) for s in solutions)
+    assert seen and seen[-1].instances_done == 30
+
+
+def test_two_worker_processes_equal_one_device(device):
+    problems = _random(200, 5)
+    seen = []
+    spread = clsolve.solve_many(problems, device=[f"#{device.index}"] * 2, progress=seen.append, chunk_count=10)
+    _same(spread, clsolve.solve_many(problems, device=device))
+    assert len(seen) == 10 and seen[-1].chunks_done == 10 and seen[-1].instances_done == 200
+    assert seen[-1].instances_per_second > 0 and "instances/s" in seen[-1].line()
+    assert all(s.device == device.label for s in spread)
+
+
+def test_a_lost_worker_process_has_its_chunk_run_again(device, tmp_path, monkeypatch):
+    """The first chunk kills its worker process (os._exit inside the task); the chunk is run again
+    on a fresh process and every result comes back once."""
+    problems = _random(40, 6)
+    marker = tmp_path / "died"
+    monkeypatch.setattr(chunks, "solve_chunk", _DieOnceTask(str(marker)))
+    seen = []
+    spread = multidevice.solve_many(problems, "auto", [device, device], {}, seen.append, chunk_count=4)
+    assert marker.exists()
+    _same(spread, clsolve.solve_many(problems, device=device))
+    assert seen[-1].resubmitted >= 1 and seen[-1].chunks_done == 4
+
+
+class _DieOnceTask:
+    """Picklable stand-in for solve_chunk: the first call on any process exits that process."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __call__(self, *args, **kwargs):
+        try:
+            os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            from clsolve.chunks import solve_chunk  # the real one: only the test's process patched it
+            return solve_chunk(*args, **kwargs)
+        os._exit(3)
+
+
+def test_a_bad_problem_among_several_devices_is_reported_by_index(device):
+    problems = _random(30, 8)
+    problems.insert(17, _too_large())
+    with pytest.raises(clsolve.BatchError) as caught:
+        clsolve.solve_many(problems, solver="dp-batch", device=[f"#{device.index}"] * 2, chunk_count=4)
+    error = caught.value
+    assert list(error.failures) == [17] and isinstance(error.failures[17], clsolve.UnsupportedProblemError)
+    assert "problem 17 (too-large" in str(error)
+    assert error.solutions[17] is None
+    assert [s.value for k, s in enumerate(error.solutions) if k != 17] == \
+           [brute_force(p) for k, p in enumerate(problems) if k != 17]
+
+
+def test_cli_device_all(tmp_path, capsys):
+    import json
+    for k, p in enumerate(_random(6, 9)):
+        (tmp_path / f"p{k}.json").write_text(json.dumps({"profits": p.profits.tolist(), "weights": p.weights.tolist(),
+                                                          "capacities": p.capacities.tolist(), "name": p.name}))
+    assert main(["solve", str(tmp_path), "--device", "all", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.strip().splitlines()) == 6
+    assert "instances/s" in err
+
+
+# ------------------------------------------------------------------------------------------ Dask
+
+if os.environ.get("CI") and "distributed" not in sys.modules:
+    import distributed  # noqa: F401 - in CI the dask extra must be installed: fail, do not skip
+distributed = pytest.importorskip("distributed")
+
+
+class DieOnce(distributed.WorkerPlugin):
+    """Kills its worker the first time any worker starts executing a clsolve chunk (one marker file
+    for the whole cluster, created atomically)."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish == "executing" and str(key).startswith("clsolve-chunk-"):
+            try:
+                os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                return
+            os._exit(3)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, resources={"GPU": 1},
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_dask_batch_equals_local(cluster, device):
+    problems = _random(300, 10)
+    seen = []
+    spread = clsolve.solve_many(problems, client=cluster, progress=seen.append)
+    _same(spread, clsolve.solve_many(problems, device=device))
+    assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == 16  # 8 per GPU slot
+    assert all(s is not None for s in spread)
+
+
+def test_dask_worker_killed_mid_chunk_loses_nothing(cluster, device, tmp_path):
+    import cloudpickle
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    marker = tmp_path / "killed"
+    cluster.register_plugin(DieOnce(str(marker)), name="die-once")
+    try:
+        problems = _random(200, 11)
+        spread = clsolve.solve_many(problems, client=cluster, chunk_count=6)
+    finally:
+        cluster.unregister_worker_plugin("die-once")
+    assert marker.exists()  # a worker did die holding a chunk
+    _same(spread, clsolve.solve_many(problems, device=device))
+    assert len(spread) == 200 and len({id(s) for s in spread}) == 200
+
+
+def test_dask_bad_problem_in_the_middle(cluster):
+    problems = _random(50, 12)
+    problems.insert(25, _too_large())
+    with pytest.raises(clsolve.BatchError) as caught:
+        clsolve.solve_many(problems, solver="dp-batch", client=cluster, chunk_count=5)
+    assert list(caught.value.failures) == [25]
+    assert isinstance(caught.value.failures[25], clsolve.UnsupportedProblemError)
+    assert [s.value for k, s in enumerate(caught.value.solutions) if k != 25] == \
+           [brute_force(p) for k, p in enumerate(problems) if k != 25]
+
+
+def test_cli_scheduler(cluster, tmp_path, capsys):
+    import json
+    for k, p in enumerate(_random(5, 13)):
+        (tmp_path / f"p{k}.json").write_text(json.dumps({"profits": p.profits.tolist(), "weights": p.weights.tolist(),
+                                                          "capacities": p.capacities.tolist(), "name": p.name}))
+    (tmp_path / "bad.json").write_text(json.dumps({"profits": _too_large().profits.tolist(),
+                                                   "weights": _too_large().weights.tolist(),
+                                                   "capacities": 2**40, "name": "bad"}))
+    address = cluster.scheduler.address
+    code = main(["solve", str(tmp_path), "--solver", "dp-batch", "--scheduler", address, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 3  # one problem dp-batch does not take
+    assert len(out.strip().splitlines()) == 5
+    assert "bad" in err and "instances/s" in err

@@ -11,4 +11,8 @@ python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
   --platform manylinux2014_x86_64 -d "$out" \
   pyopencl pytools platformdirs siphash24 stevedore typing_extensions "setuptools>=70.1"
+# the dask extra (multi-GPU and cluster runs, clsolve bench scale), with its dependencies
+python3 -m pip download --quiet --only-binary=:all: --python-version 3.12 --implementation cp \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+  --platform manylinux2014_x86_64 -d "$out" distributed
 ls "$out"

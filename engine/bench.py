@@ -375,8 +375,13 @@ def run_mckp(args) -> dict:
     return run(args)
 
 
+def run_scale(args) -> dict:
+    from .bench_scale import run
+    return run(args)
+
+
 BENCHMARKS = {"bnb": run_bnb, "dp-rows": run_dp_rows, "mckp": run_mckp, "msb": run_batch_set,
-              "class-a": run_batch_set}
+              "class-a": run_batch_set, "scale": run_scale}
 
 
 def add_parser(sub):
@@ -389,6 +394,7 @@ def add_parser(sub):
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
     bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6")
+    bench.add_argument("--copies", type=int, default=100, help="scale: copies of MSB-630 in the batch (default 100)")
     bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
     return bench
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from . import errors
 from .errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
-from .problems import Knapsack
+from .errors import InvalidProblemError
+from .problems import INT64_MAX, MAX_SCALAR, Knapsack
 from .solution import Solution, Timings, check, check_many
 from .solver import problem_label
 
@@ -107,7 +108,8 @@ class PackedProblems:
     weights: np.ndarray
     capacities: np.ndarray
     names: list[str]
-    known_optima: list[int | None]
+    #: The known optimum of each knapsack, -1 where none is known.
+    known_optima: np.ndarray
     knapsack_positions: np.ndarray
     others: dict[int, object] = field(default_factory=dict)
 
@@ -127,24 +129,135 @@ class PackedProblems:
             profits=joined([p.profits for _, p in knapsacks], np.zeros(0, np.int64)),
             weights=joined([p.weights.reshape(-1) for _, p in knapsacks], np.zeros(0, np.int64)),
             capacities=joined([p.capacities for _, p in knapsacks], np.zeros(0, np.int64)),
-            names=[p.name for _, p in knapsacks], known_optima=[p.known_optimum for _, p in knapsacks],
+            names=[p.name for _, p in knapsacks], known_optima=np.array([-1 if p.known_optimum is None else p.known_optimum for _, p in knapsacks],
+                                                            dtype=np.int64),
             knapsack_positions=np.array([i for i, _ in knapsacks], dtype=np.int64), others=others)
 
     def __len__(self) -> int:
         return len(self.positions)
 
+    def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per knapsack: items n, dimensions m, and the start of its weights in ``weights``."""
+        n = np.diff(self.item_offsets)
+        m = np.diff(self.capacity_offsets)
+        starts = np.zeros(len(n), dtype=np.int64)
+        np.cumsum((n * m)[:-1], out=starts[1:])
+        return n, m, starts
+
+    def validate(self) -> None:
+        """The checks of the ``Knapsack`` constructor, over all knapsacks at once (a worker does not
+        trust what came over the network)."""
+        n, m, starts = self._segments()
+        arrays = {"profits": self.profits, "weights": self.weights, "capacities": self.capacities}
+        for name, array in arrays.items():
+            if array.dtype != np.int64 or array.ndim != 1:
+                raise InvalidProblemError(f"packed {name}: expected a flat int64 array, got {array.dtype} {array.shape}")
+            if array.size and (array.min() < 0 or array.max() > MAX_SCALAR):
+                raise InvalidProblemError(f"packed {name}: values must lie in [0, 2^62]")
+        counts = (len(self.names), len(self.known_optima), len(self.knapsack_positions))
+        if (n < 1).any() or (m < 1).any() or counts != (len(n),) * 3 or \
+                self.profits.size != n.sum() or self.weights.size != (n * m).sum() or self.capacities.size != m.sum():
+            raise InvalidProblemError("packed problems: offsets do not match the arrays")
+        if len(n):
+            approximate = np.add.reduceat(self.profits.astype(np.float64), self.item_offsets[:-1])
+            for k in np.flatnonzero(approximate >= 2.0**62):  # near the limit: exact sums
+                if int(self.profits[self.item_offsets[k]:self.item_offsets[k + 1]].sum(dtype=object)) > INT64_MAX:
+                    raise InvalidProblemError(f"packed problem {self.names[k]!r}: profits sum beyond 2^63 - 1")
+
     def unpack(self) -> list:
-        """The problems again, in ``positions`` order (knapsacks are re-validated by their constructor)."""
+        """The problems again, in ``positions`` order (validated together, then built without
+        repeating the checks per problem)."""
+        self.validate()
+        for array in (self.profits, self.weights, self.capacities):
+            array.setflags(write=False)  # so the problems' views are read-only and not copied
+        n, m, starts = self._segments()
+        totals = np.add.reduceat(self.profits, self.item_offsets[:-1]).tolist() if len(n) else []
+        items, dims = self.item_offsets.tolist(), self.capacity_offsets.tolist()
+        known = [None if k < 0 else k for k in self.known_optima.tolist()]
+        profits, weights, capacities, trusted = self.profits, self.weights, self.capacities, Knapsack.trusted
+        built = [trusted(profits[a:b], weights[start:start + (b - a) * width].reshape(b - a, width), capacities[c:d],
+                         name, total, optimum)
+                 for a, b, c, d, width, start, name, total, optimum in zip(
+                     items, items[1:], dims, dims[1:], m.tolist(), starts.tolist(), self.names, totals, known)]
+        if not self.others:
+            return built  # knapsack_positions == positions
         by_position = dict(self.others)
-        w = 0
-        for k, position in enumerate(self.knapsack_positions.tolist()):
-            a, b = int(self.item_offsets[k]), int(self.item_offsets[k + 1])
-            c, d = int(self.capacity_offsets[k]), int(self.capacity_offsets[k + 1])
-            m = d - c
-            by_position[position] = Knapsack(self.profits[a:b], self.weights[w:w + (b - a) * m].reshape(b - a, m),
-                                             self.capacities[c:d], self.names[k], self.known_optima[k])
-            w += (b - a) * m
-        return [by_position[int(i)] for i in self.positions]
+        by_position.update(zip(self.knapsack_positions.tolist(), built))
+        return [by_position[i] for i in self.positions.tolist()]
+
+    def first_wrong(self, answer: "PackedSolutions") -> int | None:
+        """Check ``answer`` against these problems in one vectorized pass: the batch index of the first
+        knapsack whose answer is infeasible, has another value than its items' profits, or misses a
+        known optimum it claims; None when all pass. Other kinds (and sums near int64's limit) are
+        checked one by one."""
+        order = np.argsort(self.knapsack_positions, kind="stable")
+        found = np.searchsorted(self.knapsack_positions, answer.positions, sorter=order)
+        found = order[np.minimum(found, max(len(order) - 1, 0))] if len(order) else np.zeros(len(answer.positions), np.int64)
+        keep = (self.knapsack_positions[found] == answer.positions) if len(order) else np.zeros(len(found), bool)
+        n, m, starts = self._segments()
+        objects = np.flatnonzero(~keep).tolist()
+        rows = found[keep]
+        wrong: list[int] = []
+        if rows.size:
+            lengths = np.diff(answer.item_offsets)[keep]
+            if not (lengths == n[rows]).all():
+                return int(answer.positions[keep][np.flatnonzero(lengths != n[rows])[0]])
+            item_mask = np.repeat(keep, np.diff(answer.item_offsets))
+            selected = answer.selected[item_mask].astype(bool)
+            # the answered knapsacks' items and weights, in answer order (all of them, in order, unless some failed)
+            everything = rows.size == len(n) and bool((rows == np.arange(len(n))).all())
+            if everything:
+                profits, weights, capacities = self.profits, self.weights, self.capacities
+            else:
+                profits = self.profits[np.concatenate([np.arange(self.item_offsets[k], self.item_offsets[k + 1])
+                                                       for k in rows])]
+                weights = self.weights[np.concatenate([np.arange(starts[k], starts[k] + n[k] * m[k]) for k in rows])]
+                capacities = np.concatenate([self.capacities[self.capacity_offsets[k]:self.capacity_offsets[k + 1]]
+                                             for k in rows])
+            counts, widths = n[rows], m[rows]
+            firsts = np.cumsum(counts) - counts
+            values = np.add.reduceat(profits * selected, firsts)
+            block = counts * widths  # each knapsack's weight entries, row-major (item, dimension)
+            block_start = np.repeat(np.cumsum(block) - block, block)
+            entry_width = np.repeat(widths, block)
+            entry = np.arange(int(block.sum()), dtype=np.int64)
+            dims = (entry - block_start) % entry_width
+            chosen = selected[np.repeat(firsts, block) + (entry - block_start) // entry_width]
+            groups = np.repeat(np.cumsum(widths) - widths, block) + dims
+            if weights.size and int(weights.max()) * int(n.max()) >= 2**63:
+                objects.extend(np.flatnonzero(keep).tolist())  # int64 sums could overflow: exact, one by one
+            else:
+                if int(weights.max(initial=0)) * int(n.max()) < 2**53:  # float sums are exact: bincount
+                    used = np.bincount(groups, weights * chosen, minlength=int(widths.sum())).astype(np.int64)
+                else:
+                    used = np.zeros(int(widths.sum()), dtype=np.int64)
+                    np.add.at(used, groups, weights * chosen)
+                over = np.add.reduceat((used > capacities).astype(np.int64), np.cumsum(widths) - widths) > 0
+                claimed = answer.values[keep]
+                optimal = answer.optimal[keep]
+                known = self.known_optima[rows]
+                bad = over | (values != claimed) | (optimal & (known >= 0) & (known != values))
+                wrong.extend(answer.positions[keep][bad].tolist())
+        for i in objects:
+            position = int(answer.positions[i])
+            problem = self.others.get(position) or self.unpack_one(position)
+            solution = answer.solution(i)
+            try:
+                check(problem, solution)
+            except SolutionCheckError:
+                wrong.append(position)
+        return min(wrong) if wrong else None
+
+    def unpack_one(self, position: int):
+        """The problem at batch index ``position``."""
+        if position in self.others:
+            return self.others[position]
+        k = int(np.searchsorted(self.knapsack_positions, position))
+        n, m, starts = self._segments()
+        a, b = int(self.item_offsets[k]), int(self.item_offsets[k + 1])
+        return Knapsack(self.profits[a:b], self.weights[starts[k]:starts[k] + n[k] * m[k]].reshape(n[k], m[k]),
+                        self.capacities[self.capacity_offsets[k]:self.capacity_offsets[k + 1]], self.names[k],
+                        None if self.known_optima[k] < 0 else int(self.known_optima[k]))
 
 
 @dataclass
@@ -185,16 +298,20 @@ class PackedSolutions:
             notes=[list(s.notes) for s in solutions], stats=[dict(s.stats) for s in solutions],
             failures=dict(failures), worker=worker, seconds=seconds)
 
+    def solution(self, k: int) -> Solution:
+        """Row ``k`` as a Solution."""
+        upload, kernels, download, host = self.timings[k].tolist()
+        return Solution(value=int(self.values[k]), selected=self.selected[self.item_offsets[k]:self.item_offsets[k + 1]],
+                        optimal=bool(self.optimal[k]), solver=self.solvers[k], device=self.devices[k],
+                        timings=Timings(upload, kernels, download, host), notes=self.notes[k],
+                        bound=self.bounds[k], stats=self.stats[k])
+
     def unpack(self) -> list[Solution]:
-        out = []
-        values, optimal, offsets = self.values.tolist(), self.optimal.tolist(), self.item_offsets.tolist()
-        for k in range(len(self.positions)):
-            upload, kernels, download, host = self.timings[k].tolist()
-            out.append(Solution(value=values[k], selected=self.selected[offsets[k]:offsets[k + 1]],
-                                optimal=optimal[k], solver=self.solvers[k], device=self.devices[k],
-                                timings=Timings(upload, kernels, download, host), notes=self.notes[k],
-                                bound=self.bounds[k], stats=self.stats[k]))
-        return out
+        offsets, everything = self.item_offsets.tolist(), self.selected
+        return [Solution(value, everything[a:b], optimal, solver, device, Timings(*timing), notes, bound, stats)
+                for value, a, b, optimal, solver, device, timing, notes, bound, stats in zip(
+                    self.values.tolist(), offsets, offsets[1:], self.optimal.tolist(), self.solvers, self.devices,
+                    self.timings.tolist(), self.notes, self.bounds, self.stats)]
 
 
 # ------------------------------------------------------------------------------- the worker's side
@@ -291,7 +408,9 @@ class Collector:
         return Progress(len(self.done), len(self.ranges), self.instances_done, len(self.problems),
                         time.perf_counter() - self.start, self.resubmitted, len(self.failures))
 
-    def take(self, chunk: int, packed: PackedSolutions) -> None:
+    def take(self, chunk: int, packed: PackedSolutions, sent: PackedProblems | None = None) -> None:
+        """Record chunk ``chunk``'s answers (``sent``: the chunk's problems as packed, which makes the
+        check one vectorized pass; without it the client's problem objects are checked)."""
         if chunk in self.done:
             return  # a chunk answered twice (re-run after a worker was lost and both finished): keep the first
         expected = set(self.ranges[chunk])
@@ -301,13 +420,19 @@ class Collector:
                                      f"instead of {self.ranges[chunk]}")
         solutions = packed.unpack()
         positions = packed.positions.tolist()
-        mine = [self.problems[i] for i in positions]
-        failed = check_many(mine, solutions)
+        if sent is not None:
+            wrong = sent.first_wrong(packed)
+            failed = None if wrong is None else positions.index(wrong)
+        else:
+            failed = check_many([self.problems[i] for i in positions], solutions)
         if failed is not None:
+            problem = self.problems[positions[failed]]
             try:
-                check(mine[failed], solutions[failed])
+                check(problem, solutions[failed])
             except SolutionCheckError as exc:
-                raise SolutionCheckError(f"{problem_label(positions[failed], mine[failed])}: {exc}") from exc
+                raise SolutionCheckError(f"{problem_label(positions[failed], problem)}: {exc}") from exc
+            raise SolutionCheckError(f"{problem_label(positions[failed], problem)}: its answer does not match the "
+                                     "problem that was sent")
         for position, solution in zip(positions, solutions):
             self.solutions[position] = solution
         for position, (name, message) in packed.failures.items():

@@ -88,9 +88,12 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     batch = uuid.uuid4().hex[:12]
     attempts = [0] * len(ranges)
     owner: dict[str, int] = {}
+    sent: dict[int, chunks.PackedProblems] = {}
 
     def send(chunk: int):
-        packed = chunks.PackedProblems.pack([problems[i] for i in ranges[chunk]], list(ranges[chunk]))
+        packed = sent.get(chunk)
+        if packed is None:
+            packed = sent[chunk] = chunks.PackedProblems.pack([problems[i] for i in ranges[chunk]], list(ranges[chunk]))
         key = f"clsolve-chunk-{batch}-{chunk}-{attempts[chunk]}"
         owner[key] = chunk
         return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,
@@ -101,7 +104,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         for future in pending:
             chunk = owner[future.key]
             if future.status == "finished":
-                collector.take(chunk, future.result())
+                collector.take(chunk, future.result(), sent.get(chunk))
             else:
                 exc = future.exception()
                 if not isinstance(exc, distributed.KilledWorker):

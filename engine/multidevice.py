@@ -79,14 +79,14 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     collector = chunks.Collector(problems, ranges, progress)
     waiting = deque(range(len(ranges)))
     attempts = [0] * len(ranges)
-    held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor]] = {}
+    held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor, chunks.PackedProblems]] = {}
     load = [0] * len(devices)
 
     def send(slot: int, chunk: int) -> None:
         packed = chunks.PackedProblems.pack([problems[i] for i in ranges[chunk]], list(ranges[chunk]))
         pool = _pool(slot, devices[slot])
         future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}", devices[slot].label)
-        held[future] = (chunk, slot, pool)
+        held[future] = (chunk, slot, pool, packed)
         load[slot] += 1
 
     try:
@@ -96,10 +96,10 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
                     send(slot, waiting.popleft())
             finished, _ = futures.wait(held, return_when=futures.FIRST_COMPLETED)
             for future in finished:
-                chunk, slot, pool = held.pop(future)
+                chunk, slot, pool, packed = held.pop(future)
                 load[slot] -= 1
                 try:
-                    collector.take(chunk, future.result())
+                    collector.take(chunk, future.result(), packed)
                 except BrokenProcessPool as exc:
                     attempts[chunk] += 1
                     if attempts[chunk] >= MAX_ATTEMPTS:

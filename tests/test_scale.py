@@ -77,6 +77,32 @@ def test_a_chunk_isolates_the_problem_that_fails(device):
     assert [s.value for s in answer.unpack()] == [brute_force(p) for k, p in enumerate(problems) if k != 2]
 
 
+def test_the_client_check_catches_a_wrong_answer(device):
+    problems = _random(12, 14) + [clsolve.Knapsack([5, 6, 7], [[1, 2], [2, 1], [3, 3]], [3, 3], "known", known_optimum=11)]
+    sent = chunks.PackedProblems.pack(problems, range(13))
+    good = chunks.solve_chunk(sent, "auto", {}, device)
+    assert sent.first_wrong(good) is None
+    collector = chunks.Collector(problems, [range(13)], None)
+    collector.take(0, good, sent)
+    assert [s.value for s in collector.result()] == [brute_force(p) for p in problems]
+    for tamper in ("value", "overweight", "known"):
+        bad = chunks.PackedProblems.pack(problems, range(13))  # a fresh copy of the answer to spoil
+        answer = chunks.solve_chunk(bad, "auto", {}, device)
+        k = 12 if tamper == "known" else 4
+        first = int(answer.item_offsets[k])
+        if tamper == "value":
+            answer.values[k] += 1
+        elif tamper == "overweight":
+            answer.selected[first:int(answer.item_offsets[k + 1])] = True
+            answer.values[k] = int(problems[k].profits.sum())
+        else:  # a feasible answer below the known optimum, claimed optimal
+            answer.selected[first:first + 3] = [True, False, False]
+            answer.values[k] = 5
+        assert sent.first_wrong(answer) == k, tamper
+        with pytest.raises(clsolve.SolutionCheckError, match=f"problem {k} "):
+            chunks.Collector(problems, [range(13)], None).take(0, answer, sent)
+
+
 # ------------------------------------------------------------------------------- several devices
 
 def test_all_on_a_host_with_one_device_falls_back_with_a_note(device):

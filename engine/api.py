@@ -118,6 +118,16 @@ def solve_many(problems: Sequence, solver: str = "auto",
         if progress is not None:
             progress(Progress(1, 1, len(problems), len(problems), time.perf_counter() - start))
         return solutions
+    solutions = solve_many_unchecked(problems, solver, device, **options)
+    failed = check_many(problems, solutions)
+    if failed is not None:
+        _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
+    return solutions
+
+
+def solve_many_unchecked(problems: list, solver: str, device, **options) -> list[Solution]:
+    """``solve_many`` on one device without the final check: for a worker whose client checks every
+    answer itself (``clsolve.chunks``), so that no solution is checked twice."""
     if solver == "auto":
         solver = _batching_solver(problems, device)
         if solver is None:
@@ -134,9 +144,6 @@ def solve_many(problems: Sequence, solver: str = "auto",
     label = dev.label if dev is not None else HOST_DEVICE_LABEL
     for solution in solutions:
         solution.solver, solution.device = instance.name, label
-    failed = check_many(problems, solutions)
-    if failed is not None:
-        _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
     return solutions
 
 

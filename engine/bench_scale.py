@@ -9,6 +9,7 @@ factor). Values of all runs are compared.
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import os
 import sys
 import time
@@ -31,15 +32,19 @@ def _dask_cluster(devices):
     return cluster, distributed.Client(cluster)
 
 
-def _timed(label: str, problems: list, repeats: int, **kwargs) -> tuple[float, list]:
-    best, solutions = float("inf"), []
+def _timed(label: str, problems: list, repeats: int, **kwargs) -> tuple[float, list, dict]:
+    """Best seconds of ``repeats`` runs, the solutions, and the best run's last progress report."""
+    best, solutions, report = float("inf"), [], {}
     for _ in range(repeats):
         batch = _fresh(problems)
+        seen = []
         start = time.perf_counter()
-        solutions = api.solve_many(batch, **kwargs)
-        best = min(best, time.perf_counter() - start)
-    print(f"{label}: {best:.3f} s, {len(problems) / best:,.0f} instances/s", file=sys.stderr)
-    return best, solutions
+        solutions = api.solve_many(batch, progress=seen.append, **kwargs)
+        elapsed = time.perf_counter() - start
+        if elapsed < best:
+            best, report = elapsed, (vars(seen[-1]) if seen else {})
+    print(f"{label}: {best:.3f} s, {len(problems) / best:,.0f} instances/s {report}", file=sys.stderr)
+    return best, solutions, report
 
 
 def run(args) -> dict:
@@ -54,28 +59,26 @@ def run(args) -> dict:
     values: dict[str, list[int]] = {}
 
     api.solve_many(_fresh(base), device=first)  # kernels built
-    seconds, solutions = _timed("one GPU", problems, args.repeats, device=first)
+    seconds, solutions, _ = _timed("one GPU", problems, args.repeats, device=[first])
     rows["one device"] = {"device": first.label, "seconds": seconds, "instances_per_second": len(problems) / seconds}
     values["one device"] = [s.value for s in solutions]
 
     api.solve_many(_fresh(base * 2), device="all")  # worker processes started, kernels built there
-    seconds, solutions = _timed("device=all", problems, args.repeats, device="all")
+    seconds, solutions, report = _timed("device=all", problems, args.repeats, device="all")
     rows["device=all"] = {"devices": sorted({s.device for s in solutions}), "processes": max(len(gpus), 1),
-                          "seconds": seconds, "instances_per_second": len(problems) / seconds}
+                          "seconds": seconds, "instances_per_second": len(problems) / seconds, "progress": report}
     values["device=all"] = [s.value for s in solutions]
 
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("distributed") is None:
         rows["dask"] = {"note": "distributed is not installed (pip install 'clsolve[dask]')"}
     else:
         cluster, client = _dask_cluster(gpus or [first])
         try:
             client.wait_for_workers(max(len(gpus), 1), timeout=120)
             api.solve_many(_fresh(base * 2), client=client)
-            seconds, solutions = _timed("dask", problems, args.repeats, client=client)
+            seconds, solutions, report = _timed("dask", problems, args.repeats, client=client)
             rows["dask"] = {"workers": max(len(gpus), 1), "devices": sorted({s.device for s in solutions}),
-                            "seconds": seconds, "instances_per_second": len(problems) / seconds}
+                            "seconds": seconds, "instances_per_second": len(problems) / seconds, "progress": report}
             values["dask"] = [s.value for s in solutions]
         finally:
             client.close()

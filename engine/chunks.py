@@ -32,60 +32,66 @@ CHUNKS_PER_WORKER = 8
 
 # ----------------------------------------------------------------------------------------- sizing
 
-def proxy_cost(problem) -> float:
-    """A device-free size of a problem, for when no plan can be made on the client: the dense DP's
-    cell updates, or 2^n where enumerating every subset is smaller."""
-    if isinstance(problem, Knapsack):
-        return float(problem.n) * float(min(problem.cells(), 2 ** min(problem.n, 62) / max(problem.n, 1)))
-    return 1.0
+def sizes(packed: "PackedProblems") -> np.ndarray:
+    """A device-free size of each problem, for when no plan can be made on the client: the dense
+    DP's cell updates n x prod(c + 1), or n x 2^n / n = 2^n where enumerating every subset is
+    smaller (knapsacks, from the packed arrays at once); 1 for other kinds."""
+    out = np.ones(len(packed), dtype=np.float64)
+    if len(packed.knapsack_positions):
+        n = np.diff(packed.item_offsets).astype(np.float64)
+        cells = np.multiply.reduceat(packed.capacities.astype(np.float64) + 1.0, packed.capacity_offsets[:-1])
+        subsets = np.exp2(np.minimum(n, 1000.0)) / n
+        rows = np.searchsorted(packed.positions, packed.knapsack_positions)
+        out[rows] = n * np.minimum(cells, subsets)
+    return out
 
 
-def costs(problems: Sequence, solver: str, device) -> np.ndarray:
-    """Planned seconds of each problem with ``solver`` on ``device`` (the solver's ``costs``).
+def costs(problems: Sequence, solver: str, device, packed: "PackedProblems") -> np.ndarray:
+    """Planned seconds of each problem with ``solver`` on ``device`` (the solver's ``costs``);
+    ``packed`` is the whole batch, packed.
 
     Where the client cannot plan (``solver="auto"``, no local device, or a problem the solver
-    refuses, which its worker will report) a device-free size stands in, scaled to the planned ones.
+    refuses, which its worker will report) the device-free :func:`sizes` stand in, scaled to the
+    planned ones.
     """
     from . import registry
+    planned = np.full(len(problems), np.nan)
     if solver != "auto" and device is not None:
         try:
             planned = np.asarray(registry.load(solver).costs(problems, device), dtype=np.float64)
         except ClsolveError:
-            planned = np.full(len(problems), np.nan)
-    else:
-        planned = np.full(len(problems), np.nan)
+            pass
     missing = ~np.isfinite(planned) | (planned < 0)
     if missing.any():
-        sizes = np.array([proxy_cost(problems[i]) for i in np.flatnonzero(missing)], dtype=np.float64)
+        proxy = sizes(packed)
         known = ~missing
-        if known.any():
-            ratio = planned[known].sum() / max(sum(proxy_cost(problems[i]) for i in np.flatnonzero(known)), 1e-300)
-            sizes = sizes * ratio
-        planned[missing] = sizes
+        scale = planned[known].sum() / max(proxy[known].sum(), 1e-300) if known.any() else 1.0
+        planned[missing] = proxy[missing] * scale
     return planned
 
 
 def cut(weights: np.ndarray, chunks: int, max_size: int | None = None) -> list[range]:
-    """Contiguous index ranges of about equal summed weight: ``chunks`` of them at most, none longer
-    than ``max_size`` problems, none empty. A problem heavier than a share stands alone."""
+    """Contiguous index ranges of about equal summed weight: ``chunks`` of them at most (a range ends
+    where the running sum first reaches a multiple of the share), none longer than ``max_size``
+    problems, none empty. A problem heavier than a share ends its range."""
     count = len(weights)
     if count == 0:
         return []
     if chunks < 1:
         raise InvalidOptionError(f"chunks must be at least 1, got {chunks}")
     weights = np.maximum(np.asarray(weights, dtype=np.float64), 0.0)
-    total = float(weights.sum())
-    share = total / chunks if total > 0 else 0.0
-    ranges, start, acc = [], 0, 0.0
-    for index in range(count):
-        acc += weights[index]
-        length = index + 1 - start
-        if (share > 0 and acc >= share) or (max_size is not None and length >= max_size) or \
-                (share == 0 and length >= -(-count // chunks)):
-            ranges.append(range(start, index + 1))
-            start, acc = index + 1, 0.0
-    if start < count:
-        ranges.append(range(start, count))
+    running = np.cumsum(weights)
+    total = float(running[-1])
+    if total > 0:
+        targets = total * np.arange(1, chunks) / chunks
+        ends = np.searchsorted(running, targets * (1 - 1e-12), side="left") + 1
+    else:
+        ends = np.arange(1, chunks) * -(-count // chunks)
+    bounds = sorted({0, count, *[int(e) for e in ends if 0 < e < count]})
+    ranges = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        step = hi - lo if max_size is None else max_size
+        ranges.extend(range(a, min(a + step, hi)) for a in range(lo, hi, step))
     return ranges
 
 
@@ -114,24 +120,44 @@ class PackedProblems:
     others: dict[int, object] = field(default_factory=dict)
 
     @classmethod
-    def pack(cls, problems: Sequence, positions: Sequence[int]) -> "PackedProblems":
+    def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> "PackedProblems":
+        """Pack ``problems`` (batch indices ``positions``, ascending; default 0, 1, ...)."""
+        positions = range(len(problems)) if positions is None else positions
         knapsacks = [(i, p) for i, p in zip(positions, problems) if isinstance(p, Knapsack)]
         others = {int(i): p for i, p in zip(positions, problems) if not isinstance(p, Knapsack)}
+        shapes = np.array([p.weights.shape for _, p in knapsacks], dtype=np.int64).reshape(-1, 2)
         items = np.zeros(len(knapsacks) + 1, dtype=np.int64)
-        items[1:] = np.cumsum([p.n for _, p in knapsacks])
+        np.cumsum(shapes[:, 0], out=items[1:])
         dims = np.zeros(len(knapsacks) + 1, dtype=np.int64)
-        dims[1:] = np.cumsum([p.m for _, p in knapsacks])
-        def joined(arrays, empty):
-            return np.concatenate(arrays) if arrays else empty
+        np.cumsum(shapes[:, 1], out=dims[1:])
+
+        def joined(arrays):
+            return np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
         return cls(
-            positions=np.asarray(positions, dtype=np.int64),
-            item_offsets=items, capacity_offsets=dims,
-            profits=joined([p.profits for _, p in knapsacks], np.zeros(0, np.int64)),
-            weights=joined([p.weights.reshape(-1) for _, p in knapsacks], np.zeros(0, np.int64)),
-            capacities=joined([p.capacities for _, p in knapsacks], np.zeros(0, np.int64)),
-            names=[p.name for _, p in knapsacks], known_optima=np.array([-1 if p.known_optimum is None else p.known_optimum for _, p in knapsacks],
-                                                            dtype=np.int64),
+            positions=np.asarray(positions, dtype=np.int64), item_offsets=items, capacity_offsets=dims,
+            profits=joined([p.profits for _, p in knapsacks]),
+            weights=joined([p.weights.reshape(-1) for _, p in knapsacks]),
+            capacities=joined([p.capacities for _, p in knapsacks]),
+            names=[p.name for _, p in knapsacks],
+            known_optima=np.array([-1 if p.known_optimum is None else p.known_optimum for _, p in knapsacks],
+                                  dtype=np.int64),
             knapsack_positions=np.array([i for i, _ in knapsacks], dtype=np.int64), others=others)
+
+    def part(self, lo: int, hi: int) -> "PackedProblems":
+        """The problems of batch indices lo <= i < hi, packed on their own (slices, no copies)."""
+        r0, r1 = (int(x) for x in np.searchsorted(self.knapsack_positions, [lo, hi]))
+        n, m, starts = self._segments()
+        w0 = int(starts[r0]) if r0 < len(starts) else int(self.weights.size)
+        w1 = int(starts[r1]) if r1 < len(starts) else int(self.weights.size)
+        i0, i1 = int(self.item_offsets[r0]), int(self.item_offsets[r1])
+        c0, c1 = int(self.capacity_offsets[r0]), int(self.capacity_offsets[r1])
+        p0, p1 = (int(x) for x in np.searchsorted(self.positions, [lo, hi]))
+        return PackedProblems(
+            positions=self.positions[p0:p1], item_offsets=self.item_offsets[r0:r1 + 1] - i0,
+            capacity_offsets=self.capacity_offsets[r0:r1 + 1] - c0, profits=self.profits[i0:i1],
+            weights=self.weights[w0:w1], capacities=self.capacities[c0:c1], names=self.names[r0:r1],
+            known_optima=self.known_optima[r0:r1], knapsack_positions=self.knapsack_positions[r0:r1],
+            others={i: p for i, p in self.others.items() if lo <= i < hi})
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -175,10 +201,16 @@ class PackedProblems:
         items, dims = self.item_offsets.tolist(), self.capacity_offsets.tolist()
         known = [None if k < 0 else k for k in self.known_optima.tolist()]
         profits, weights, capacities, trusted = self.profits, self.weights, self.capacities, Knapsack.trusted
-        built = [trusted(profits[a:b], weights[start:start + (b - a) * width].reshape(b - a, width), capacities[c:d],
-                         name, total, optimum)
-                 for a, b, c, d, width, start, name, total, optimum in zip(
-                     items, items[1:], dims, dims[1:], m.tolist(), starts.tolist(), self.names, totals, known)]
+        if len(m) and (m == m[0]).all():  # one m for all: rows of one 2-D view, no reshape per problem
+            rows = weights.reshape(-1, int(m[0]))
+            built = [trusted(profits[a:b], rows[a:b], capacities[c:d], name, total, optimum)
+                     for a, b, c, d, name, total, optimum in zip(items, items[1:], dims, dims[1:], self.names, totals,
+                                                                  known)]
+        else:
+            built = [trusted(profits[a:b], weights[start:start + (b - a) * width].reshape(b - a, width),
+                             capacities[c:d], name, total, optimum)
+                     for a, b, c, d, width, start, name, total, optimum in zip(
+                         items, items[1:], dims, dims[1:], m.tolist(), starts.tolist(), self.names, totals, known)]
         if not self.others:
             return built  # knapsack_positions == positions
         by_position = dict(self.others)
@@ -263,19 +295,19 @@ class PackedProblems:
 @dataclass
 class PackedSolutions:
     """A chunk's answers: one row per solved problem (``positions``), items concatenated, and the
-    failures of problems that could not be solved, by batch index: (error class name, message)."""
+    failures of problems that could not be solved, by batch index: (error class name, message).
+    What most rows share (solver, device, notes) is kept once in ``labels``; bounds and stats only
+    for the rows that have them (``extras``)."""
 
     positions: np.ndarray
     values: np.ndarray
     item_offsets: np.ndarray
     selected: np.ndarray
     optimal: np.ndarray
-    bounds: list[int | None]
     timings: np.ndarray
-    solvers: list[str]
-    devices: list[str]
-    notes: list[list[str]]
-    stats: list[dict]
+    labels: list[tuple[str, str, tuple[str, ...]]]
+    label_index: np.ndarray
+    extras: dict[int, tuple[int | None, dict]]
     failures: dict[int, tuple[str, str]]
     worker: str = ""
     seconds: float = 0.0
@@ -283,35 +315,47 @@ class PackedSolutions:
     @classmethod
     def pack(cls, positions: Sequence[int], solutions: Sequence[Solution], failures: dict[int, tuple[str, str]],
              worker: str, seconds: float) -> "PackedSolutions":
-        offsets = np.zeros(len(solutions) + 1, dtype=np.int64)
-        offsets[1:] = np.cumsum([s.selected.size for s in solutions])
-        return cls(
-            positions=np.asarray(positions, dtype=np.int64),
-            values=np.array([int(s.value) for s in solutions], dtype=np.int64),
-            item_offsets=offsets,
-            selected=np.concatenate([s.selected for s in solutions]) if solutions else np.zeros(0, bool),
-            optimal=np.array([bool(s.optimal) for s in solutions], dtype=bool),
-            bounds=[None if s.bound is None else int(s.bound) for s in solutions],
-            timings=np.array([[s.timings.upload, s.timings.kernels, s.timings.download, s.timings.host]
-                              for s in solutions], dtype=np.float64).reshape(-1, 4),
-            solvers=[s.solver for s in solutions], devices=[s.device for s in solutions],
-            notes=[list(s.notes) for s in solutions], stats=[dict(s.stats) for s in solutions],
-            failures=dict(failures), worker=worker, seconds=seconds)
+        count = len(solutions)
+        values, sizes, optimal, timings, index = [], [], [], [], []
+        labels: dict[tuple, int] = {}
+        extras: dict[int, tuple[int | None, dict]] = {}
+        for k, s in enumerate(solutions):
+            values.append(int(s.value))
+            sizes.append(s.selected.size)
+            optimal.append(bool(s.optimal))
+            t = s.timings
+            timings.append((t.upload, t.kernels, t.download, t.host))
+            label = (s.solver, s.device, tuple(s.notes))
+            index.append(labels.setdefault(label, len(labels)))
+            if s.bound is not None or s.stats:
+                extras[k] = (None if s.bound is None else int(s.bound), dict(s.stats))
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return cls(positions=np.asarray(positions, dtype=np.int64), values=np.array(values, dtype=np.int64),
+                   item_offsets=offsets,
+                   selected=np.concatenate([s.selected for s in solutions]) if count else np.zeros(0, bool),
+                   optimal=np.array(optimal, dtype=bool), timings=np.array(timings, dtype=np.float64).reshape(-1, 4),
+                   labels=list(labels), label_index=np.array(index, dtype=np.int32), extras=extras,
+                   failures=dict(failures), worker=worker, seconds=seconds)
 
     def solution(self, k: int) -> Solution:
         """Row ``k`` as a Solution."""
-        upload, kernels, download, host = self.timings[k].tolist()
-        return Solution(value=int(self.values[k]), selected=self.selected[self.item_offsets[k]:self.item_offsets[k + 1]],
-                        optimal=bool(self.optimal[k]), solver=self.solvers[k], device=self.devices[k],
-                        timings=Timings(upload, kernels, download, host), notes=self.notes[k],
-                        bound=self.bounds[k], stats=self.stats[k])
+        solver, device, notes = self.labels[int(self.label_index[k])]
+        bound, stats = self.extras.get(k, (None, {}))
+        return Solution(int(self.values[k]), self.selected[self.item_offsets[k]:self.item_offsets[k + 1]],
+                        bool(self.optimal[k]), solver, device, Timings(*self.timings[k].tolist()), list(notes),
+                        bound, dict(stats))
 
     def unpack(self) -> list[Solution]:
-        offsets, everything = self.item_offsets.tolist(), self.selected
-        return [Solution(value, everything[a:b], optimal, solver, device, Timings(*timing), notes, bound, stats)
-                for value, a, b, optimal, solver, device, timing, notes, bound, stats in zip(
-                    self.values.tolist(), offsets, offsets[1:], self.optimal.tolist(), self.solvers, self.devices,
-                    self.timings.tolist(), self.notes, self.bounds, self.stats)]
+        offsets, everything, labels = self.item_offsets.tolist(), self.selected, self.labels
+        out = [Solution(value, everything[a:b], optimal, labels[label][0], labels[label][1], Timings(*timing),
+                        list(labels[label][2]))
+               for value, a, b, optimal, timing, label in zip(
+                   self.values.tolist(), offsets, offsets[1:], self.optimal.tolist(), self.timings.tolist(),
+                   self.label_index.tolist())]
+        for k, (bound, stats) in self.extras.items():
+            out[k].bound, out[k].stats = bound, dict(stats)
+        return out
 
 
 # ------------------------------------------------------------------------------- the worker's side
@@ -322,15 +366,16 @@ def _failure(exc: BaseException) -> tuple[str, str]:
 
 def solve_chunk(packed: PackedProblems, solver: str, options: dict, device, worker: str = "") -> PackedSolutions:
     """Solve one chunk on this process's device (a worker's task). The whole chunk goes through the
-    engine's ``solve_many`` (checked there); when that fails, the problems that fail on their own
-    are found one by one and reported by batch index, and the rest is solved without them."""
+    engine's ``solve_many`` (its check is left to the client's ``Collector``, which checks every
+    answer); when that fails, the problems that fail on their own are found one by one and reported
+    by batch index, and the rest is solved without them."""
     from . import api
     start = time.perf_counter()
     positions = packed.positions.tolist()
     problems = packed.unpack()
     failures: dict[int, tuple[str, str]] = {}
     try:
-        solutions = api.solve_many(problems, solver, device, **options)
+        solutions = api.solve_many_unchecked(problems, solver, device, **options)
         return PackedSolutions.pack(positions, solutions, failures, worker, time.perf_counter() - start)
     except InvalidOptionError:
         raise  # the same for every problem: not one problem's fault
@@ -345,7 +390,7 @@ def solve_chunk(packed: PackedProblems, solver: str, options: dict, device, work
             failures[positions[k]] = _failure(exc)
     solved: dict[int, Solution] = {}
     try:
-        for k, solution in zip(good, api.solve_many([problems[k] for k in good], solver, device, **options)):
+        for k, solution in zip(good, api.solve_many_unchecked([problems[k] for k in good], solver, device, **options)):
             solved[k] = solution
     except ClsolveError:
         for k in good:  # still failing together: one at a time
@@ -372,6 +417,10 @@ class Progress:
     #: Chunks sent again because the worker holding them was lost.
     resubmitted: int = 0
     failed: int = 0
+    #: Seconds the workers spent on the chunks done (unpacking, solving, checking, packing), summed.
+    worker_seconds: float = 0.0
+    #: Seconds this process spent planning chunk costs, packing problems and taking answers.
+    client_seconds: float = 0.0
 
     @property
     def instances_per_second(self) -> float:
@@ -403,16 +452,20 @@ class Collector:
         self.start = time.perf_counter()
         self.resubmitted = 0
         self.instances_done = 0
+        self.worker_seconds = 0.0
+        self.client_seconds = 0.0
 
     def progress(self) -> Progress:
         return Progress(len(self.done), len(self.ranges), self.instances_done, len(self.problems),
-                        time.perf_counter() - self.start, self.resubmitted, len(self.failures))
+                        time.perf_counter() - self.start, self.resubmitted, len(self.failures), self.worker_seconds,
+                        self.client_seconds)
 
     def take(self, chunk: int, packed: PackedSolutions, sent: PackedProblems | None = None) -> None:
         """Record chunk ``chunk``'s answers (``sent``: the chunk's problems as packed, which makes the
         check one vectorized pass; without it the client's problem objects are checked)."""
         if chunk in self.done:
             return  # a chunk answered twice (re-run after a worker was lost and both finished): keep the first
+        began = time.perf_counter()
         expected = set(self.ranges[chunk])
         got = set(packed.positions.tolist()) | set(packed.failures)
         if got != expected or len(packed.positions) + len(packed.failures) != len(expected):
@@ -439,6 +492,8 @@ class Collector:
             self.failures[position] = _error_class(name)(f"{problem_label(position, self.problems[position])}: {message}")
         self.done.add(chunk)
         self.instances_done += len(expected)
+        self.worker_seconds += packed.seconds
+        self.client_seconds += time.perf_counter() - began
         if self.callback is not None:
             self.callback(self.progress())
 

@@ -17,6 +17,7 @@ Start a cluster with Dask's own commands, one worker per GPU (see the README)::
 """
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Callable, Sequence
 
@@ -81,20 +82,21 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     gpus = sum(int(w.get("resources", {}).get(RESOURCE, 0)) for w in workers.values())
     resources = {RESOURCE: 1} if gpus else None
     slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
-    weights = chunks.costs(problems, solver, _planning_device(device))
+    began = time.perf_counter()
+    batch = chunks.PackedProblems.pack(problems)
+    weights = chunks.costs(problems, solver, _planning_device(device), batch)
     ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * slots)
     collector = chunks.Collector(problems, ranges, progress)
+    collector.client_seconds = time.perf_counter() - began
     worker_device = None if device == "all" else device
-    batch = uuid.uuid4().hex[:12]
+    batch_id = uuid.uuid4().hex[:12]
     attempts = [0] * len(ranges)
     owner: dict[str, int] = {}
     sent: dict[int, chunks.PackedProblems] = {}
 
     def send(chunk: int):
-        packed = sent.get(chunk)
-        if packed is None:
-            packed = sent[chunk] = chunks.PackedProblems.pack([problems[i] for i in ranges[chunk]], list(ranges[chunk]))
-        key = f"clsolve-chunk-{batch}-{chunk}-{attempts[chunk]}"
+        packed = sent.setdefault(chunk, batch.part(ranges[chunk].start, ranges[chunk].stop))
+        key = f"clsolve-chunk-{batch_id}-{chunk}-{attempts[chunk]}"
         owner[key] = chunk
         return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,
                              resources=resources)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import time
 from collections import deque
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
@@ -74,16 +75,19 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
                progress: Callable[[chunks.Progress], None] | None = None,
                chunk_count: int | None = None) -> list[Solution]:
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order."""
-    weights = chunks.costs(problems, solver, devices[0])
+    began = time.perf_counter()
+    batch = chunks.PackedProblems.pack(problems)
+    weights = chunks.costs(problems, solver, devices[0], batch)
     ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * len(devices))
     collector = chunks.Collector(problems, ranges, progress)
+    collector.client_seconds = time.perf_counter() - began
     waiting = deque(range(len(ranges)))
     attempts = [0] * len(ranges)
     held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor, chunks.PackedProblems]] = {}
     load = [0] * len(devices)
 
     def send(slot: int, chunk: int) -> None:
-        packed = chunks.PackedProblems.pack([problems[i] for i in ranges[chunk]], list(ranges[chunk]))
+        packed = batch.part(ranges[chunk].start, ranges[chunk].stop)
         pool = _pool(slot, devices[slot])
         future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}", devices[slot].label)
         held[future] = (chunk, slot, pool, packed)

@@ -53,19 +53,35 @@ def test_cut_balances_by_cost_not_count():
 
 def test_costs_come_from_the_plan(device):
     problems = _random(5, 1) + [_too_large()]
-    costs = chunks.costs(problems, "dp-batch", device)
+    costs = chunks.costs(problems, "dp-batch", device, chunks.PackedProblems.pack(problems))
     assert costs.shape == (6,) and np.isfinite(costs).all() and (costs > 0).all()
     small, large = (clsolve.Knapsack(np.ones(25, int), np.arange(1, 26), c) for c in (10, 10**6))
-    assert chunks.costs([large], "dp-batch", device)[0] > 1000 * chunks.costs([small], "dp-batch", device)[0]
+    def cost(problem, solver="dp-batch"):
+        return chunks.costs([problem], solver, device, chunks.PackedProblems.pack([problem]))[0]
+    assert cost(large) > 1000 * cost(small)
+    assert cost(large, "auto") > 1000 * cost(small, "auto")  # the device-free sizes
+
+
+def _equal(p: clsolve.Knapsack, q: clsolve.Knapsack) -> bool:
+    return (q.name == p.name and q.known_optimum == p.known_optimum and q.total_profit == p.total_profit
+            and q.weights.shape == p.weights.shape and (q.profits == p.profits).all()
+            and (q.weights == p.weights).all() and (q.capacities == p.capacities).all())
 
 
 def test_packing_round_trip():
     problems = _random(20, 2) + [clsolve.Knapsack([5, 6], [[1, 2, 3], [4, 5, 6]], [3, 4, 5], "m3", known_optimum=5)]
     packed = chunks.PackedProblems.pack(problems, range(100, 121))
-    again = packed.unpack()
-    for p, q in zip(problems, again):
-        assert q.name == p.name and q.known_optimum == p.known_optimum
-        assert (q.profits == p.profits).all() and (q.weights == p.weights).all() and (q.capacities == p.capacities).all()
+    assert all(_equal(p, q) for p, q in zip(problems, packed.unpack()))
+    same_m = [p for p in problems if p.m == 1]
+    assert all(_equal(p, q) for p, q in zip(same_m, chunks.PackedProblems.pack(same_m).unpack()))
+    for lo, hi in ((100, 121), (103, 110), (120, 121), (100, 101), (105, 105)):
+        part = packed.part(lo, hi)
+        assert part.positions.tolist() == list(range(lo, hi))
+        assert all(_equal(p, q) for p, q in zip(problems[lo - 100:hi - 100], part.unpack()))
+    tampered = chunks.PackedProblems.pack(problems)
+    tampered.item_offsets[-1] += 1  # one item more than the arrays hold
+    with pytest.raises(clsolve.InvalidProblemError, match="offsets"):
+        tampered.unpack()
 
 
 def test_a_chunk_isolates_the_problem_that_fails(device):
@@ -180,9 +196,10 @@ def test_cli_device_all(tmp_path, capsys):
 
 # ------------------------------------------------------------------------------------------ Dask
 
-if os.environ.get("CI") and "distributed" not in sys.modules:
-    import distributed  # noqa: F401 - in CI the dask extra must be installed: fail, do not skip
-distributed = pytest.importorskip("distributed")
+if os.environ.get("CI"):
+    import distributed  # in CI the dask extra must be installed: fail, do not skip
+else:
+    distributed = pytest.importorskip("distributed")
 
 
 class DieOnce(distributed.WorkerPlugin):

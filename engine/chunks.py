@@ -11,6 +11,7 @@ index (:class:`~clsolve.errors.BatchError`) without failing the rest of its chun
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -32,23 +33,21 @@ CHUNKS_PER_WORKER = 8
 
 # ----------------------------------------------------------------------------------------- sizing
 
-def sizes(packed: "PackedProblems") -> np.ndarray:
+def sizes(problems: Sequence) -> np.ndarray:
     """A device-free size of each problem, for when no plan can be made on the client: the dense
     DP's cell updates n x prod(c + 1), or n x 2^n / n = 2^n where enumerating every subset is
-    smaller (knapsacks, from the packed arrays at once); 1 for other kinds."""
-    out = np.ones(len(packed), dtype=np.float64)
-    if len(packed.knapsack_positions):
-        n = np.diff(packed.item_offsets).astype(np.float64)
-        cells = np.multiply.reduceat(packed.capacities.astype(np.float64) + 1.0, packed.capacity_offsets[:-1])
-        subsets = np.exp2(np.minimum(n, 1000.0)) / n
-        rows = np.searchsorted(packed.positions, packed.knapsack_positions)
-        out[rows] = n * np.minimum(cells, subsets)
+    smaller (knapsacks); 1 for other kinds."""
+    out = np.ones(len(problems), dtype=np.float64)
+    rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
+    if rows:
+        n = np.array([problems[k].profits.size for k in rows], dtype=np.float64)
+        cells = np.array([math.prod(c + 1.0 for c in problems[k].capacities.tolist()) for k in rows])
+        out[rows] = n * np.minimum(cells, np.exp2(np.minimum(n, 1000.0)) / n)
     return out
 
 
-def costs(problems: Sequence, solver: str, device, packed: "PackedProblems") -> np.ndarray:
-    """Planned seconds of each problem with ``solver`` on ``device`` (the solver's ``costs``);
-    ``packed`` is the whole batch, packed.
+def costs(problems: Sequence, solver: str, device) -> np.ndarray:
+    """Planned seconds of each problem with ``solver`` on ``device`` (the solver's ``costs``).
 
     Where the client cannot plan (``solver="auto"``, no local device, or a problem the solver
     refuses, which its worker will report) the device-free :func:`sizes` stand in, scaled to the
@@ -63,7 +62,7 @@ def costs(problems: Sequence, solver: str, device, packed: "PackedProblems") -> 
             pass
     missing = ~np.isfinite(planned) | (planned < 0)
     if missing.any():
-        proxy = sizes(packed)
+        proxy = sizes(problems)
         known = ~missing
         scale = planned[known].sum() / max(proxy[known].sum(), 1e-300) if known.any() else 1.0
         planned[missing] = proxy[missing] * scale

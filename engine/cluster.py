@@ -83,8 +83,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     resources = {RESOURCE: 1} if gpus else None
     slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
     began = time.perf_counter()
-    batch = chunks.PackedProblems.pack(problems)
-    weights = chunks.costs(problems, solver, _planning_device(device), batch)
+    weights = chunks.costs(problems, solver, _planning_device(device))
     ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * slots)
     collector = chunks.Collector(problems, ranges, progress)
     collector.client_seconds = time.perf_counter() - began
@@ -95,7 +94,9 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     sent: dict[int, chunks.PackedProblems] = {}
 
     def send(chunk: int):
-        packed = sent.setdefault(chunk, batch.part(ranges[chunk].start, ranges[chunk].stop))
+        if chunk not in sent:
+            sent[chunk] = chunks.PackedProblems.pack(problems[ranges[chunk].start:ranges[chunk].stop], ranges[chunk])
+        packed = sent[chunk]
         key = f"clsolve-chunk-{batch_id}-{chunk}-{attempts[chunk]}"
         owner[key] = chunk
         return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,

@@ -76,8 +76,7 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
                chunk_count: int | None = None) -> list[Solution]:
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order."""
     began = time.perf_counter()
-    batch = chunks.PackedProblems.pack(problems)
-    weights = chunks.costs(problems, solver, devices[0], batch)
+    weights = chunks.costs(problems, solver, devices[0])
     ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * len(devices))
     collector = chunks.Collector(problems, ranges, progress)
     collector.client_seconds = time.perf_counter() - began
@@ -87,7 +86,7 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     load = [0] * len(devices)
 
     def send(slot: int, chunk: int) -> None:
-        packed = batch.part(ranges[chunk].start, ranges[chunk].stop)
+        packed = chunks.PackedProblems.pack(problems[ranges[chunk].start:ranges[chunk].stop], ranges[chunk])
         pool = _pool(slot, devices[slot])
         future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}", devices[slot].label)
         held[future] = (chunk, slot, pool, packed)

@@ -53,11 +53,11 @@ def test_cut_balances_by_cost_not_count():
 
 def test_costs_come_from_the_plan(device):
     problems = _random(5, 1) + [_too_large()]
-    costs = chunks.costs(problems, "dp-batch", device, chunks.PackedProblems.pack(problems))
+    costs = chunks.costs(problems, "dp-batch", device)
     assert costs.shape == (6,) and np.isfinite(costs).all() and (costs > 0).all()
     small, large = (clsolve.Knapsack(np.ones(25, int), np.arange(1, 26), c) for c in (10, 10**6))
     def cost(problem, solver="dp-batch"):
-        return chunks.costs([problem], solver, device, chunks.PackedProblems.pack([problem]))[0]
+        return chunks.costs([problem], solver, device)[0]
     assert cost(large) > 1000 * cost(small)
     assert cost(large, "auto") > 1000 * cost(small, "auto")  # the device-free sizes
 

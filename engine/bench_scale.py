@@ -69,6 +69,15 @@ def run(args) -> dict:
                           "seconds": seconds, "instances_per_second": len(problems) / seconds, "progress": report}
     values["device=all"] = [s.value for s in solutions]
 
+    if len(gpus) >= 2:  # the host work spread further: two worker processes per GPU, on one GPU and on all
+        for name, spec in (("one GPU, 2 processes", [f"#{first.index}"] * 2),
+                           ("all GPUs, 2 processes each", [f"#{d.index}" for d in gpus for _ in range(2)])):
+            api.solve_many(_fresh(base * 2), device=spec)
+            seconds, solutions, report = _timed(name, problems, args.repeats, device=spec)
+            rows[name] = {"processes": len(spec), "seconds": seconds, "instances_per_second": len(problems) / seconds,
+                          "progress": report}
+            values[name] = [s.value for s in solutions]
+
     if importlib.util.find_spec("distributed") is None:
         rows["dask"] = {"note": "distributed is not installed (pip install 'clsolve[dask]')"}
     else:

@@ -22,7 +22,7 @@ from . import errors
 from .errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
 from .errors import InvalidProblemError
 from .problems import INT64_MAX, MAX_SCALAR, Knapsack
-from .solution import Solution, Timings, check, check_many
+from .solution import Solution, Timings, check
 from .solver import problem_label
 
 #: Chunks per worker when the caller does not size them: enough to balance uneven chunks and
@@ -142,22 +142,6 @@ class PackedProblems:
                                   dtype=np.int64),
             knapsack_positions=np.array([i for i, _ in knapsacks], dtype=np.int64), others=others)
 
-    def part(self, lo: int, hi: int) -> "PackedProblems":
-        """The problems of batch indices lo <= i < hi, packed on their own (slices, no copies)."""
-        r0, r1 = (int(x) for x in np.searchsorted(self.knapsack_positions, [lo, hi]))
-        n, m, starts = self._segments()
-        w0 = int(starts[r0]) if r0 < len(starts) else int(self.weights.size)
-        w1 = int(starts[r1]) if r1 < len(starts) else int(self.weights.size)
-        i0, i1 = int(self.item_offsets[r0]), int(self.item_offsets[r1])
-        c0, c1 = int(self.capacity_offsets[r0]), int(self.capacity_offsets[r1])
-        p0, p1 = (int(x) for x in np.searchsorted(self.positions, [lo, hi]))
-        return PackedProblems(
-            positions=self.positions[p0:p1], item_offsets=self.item_offsets[r0:r1 + 1] - i0,
-            capacity_offsets=self.capacity_offsets[r0:r1 + 1] - c0, profits=self.profits[i0:i1],
-            weights=self.weights[w0:w1], capacities=self.capacities[c0:c1], names=self.names[r0:r1],
-            known_optima=self.known_optima[r0:r1], knapsack_positions=self.knapsack_positions[r0:r1],
-            others={i: p for i, p in self.others.items() if lo <= i < hi})
-
     def __len__(self) -> int:
         return len(self.positions)
 
@@ -271,7 +255,7 @@ class PackedProblems:
                 wrong.extend(answer.positions[keep][bad].tolist())
         for i in objects:
             position = int(answer.positions[i])
-            problem = self.others.get(position) or self.unpack_one(position)
+            problem = self.unpack_one(position)
             solution = answer.solution(i)
             try:
                 check(problem, solution)
@@ -459,9 +443,9 @@ class Collector:
                         time.perf_counter() - self.start, self.resubmitted, len(self.failures), self.worker_seconds,
                         self.client_seconds)
 
-    def take(self, chunk: int, packed: PackedSolutions, sent: PackedProblems | None = None) -> None:
-        """Record chunk ``chunk``'s answers (``sent``: the chunk's problems as packed, which makes the
-        check one vectorized pass; without it the client's problem objects are checked)."""
+    def take(self, chunk: int, packed: PackedSolutions, sent: PackedProblems) -> None:
+        """Record chunk ``chunk``'s answers, checked against ``sent``, the chunk's problems as packed
+        (one vectorized pass)."""
         if chunk in self.done:
             return  # a chunk answered twice (re-run after a worker was lost and both finished): keep the first
         began = time.perf_counter()
@@ -472,11 +456,8 @@ class Collector:
                                      f"instead of {self.ranges[chunk]}")
         solutions = packed.unpack()
         positions = packed.positions.tolist()
-        if sent is not None:
-            wrong = sent.first_wrong(packed)
-            failed = None if wrong is None else positions.index(wrong)
-        else:
-            failed = check_many([self.problems[i] for i in positions], solutions)
+        wrong = sent.first_wrong(packed)
+        failed = None if wrong is None else positions.index(wrong)
         if failed is not None:
             problem = self.problems[positions[failed]]
             try:

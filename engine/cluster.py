@@ -107,7 +107,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         for future in pending:
             chunk = owner[future.key]
             if future.status == "finished":
-                collector.take(chunk, future.result(), sent.get(chunk))
+                collector.take(chunk, future.result(), sent[chunk])
             else:
                 exc = future.exception()
                 if not isinstance(exc, distributed.KilledWorker):

@@ -125,7 +125,7 @@ class Knapsack:
 
     @classmethod
     def derived(cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str = "",
-                total_profit: int | None = None, known_optimum: int | None = None) -> "Knapsack":
+                total_profit: int | None = None) -> "Knapsack":
         """A knapsack built by the engine from a validated one (a presolved copy): int64 arrays of the
         right shapes, no checks repeated. Not for user data: use the constructor."""
         problem = object.__new__(cls)
@@ -135,7 +135,7 @@ class Knapsack:
                 array.setflags(write=False)
             object.__setattr__(problem, key, array)
         object.__setattr__(problem, "name", name)
-        object.__setattr__(problem, "known_optimum", known_optimum)
+        object.__setattr__(problem, "known_optimum", None)
         object.__setattr__(problem, "_total_profit",
                            int(problem.profits.sum()) if total_profit is None else int(total_profit))
         return problem

@@ -181,3 +181,184 @@ class Knapsack:
 
     def __repr__(self) -> str:
         return f"Knapsack({self.describe()})"
+
+
+#: Longest string (or integer array) an LCS accepts: positions are 32-bit in the kernels.
+MAX_SEQUENCE_LENGTH = 2**31 - 1
+#: Most cities a TSP accepts: Held-Karp's n x 2^(n-1) states are out of reach well before this.
+MAX_CITIES = 64
+
+
+def _sequence(values, field_name: str) -> tuple[np.ndarray, bool]:
+    """A string, bytes or 1-D integer array as int64 symbols; the flag says it was text."""
+    if isinstance(values, str):
+        array = np.frombuffer(values.encode("utf-32-le"), dtype="<u4").astype(np.int64)
+        text = True
+    elif isinstance(values, (bytes, bytearray, memoryview)):
+        array = np.frombuffer(bytes(values), dtype=np.uint8).astype(np.int64)
+        text = False
+    else:
+        try:
+            array = np.asarray(values)
+        except Exception as exc:
+            raise InvalidProblemError(f"{field_name}: cannot be read as an array ({exc})") from None
+        text = False
+        if array.size == 0:
+            array = array.reshape(-1).astype(np.int64)
+        if array.ndim != 1:
+            raise InvalidProblemError(f"{field_name}: expected a string or a 1-D array of integers, got shape {array.shape}")
+        if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+            if array.dtype == object or np.issubdtype(array.dtype, np.floating):
+                converted = _objects_to_int64(array.astype(object), field_name) if array.dtype == object else None
+                if converted is None:
+                    floats = array.astype(np.float64)
+                    bad = ~np.isfinite(floats) | (floats != np.floor(floats))
+                    if bad.any():
+                        raise InvalidProblemError(f"{field_name}[{int(np.argmax(bad))}]: {array[int(np.argmax(bad))]!r} "
+                                                  "is not an integer symbol")
+                    converted = floats.astype(np.int64)
+                array = converted
+            else:
+                raise InvalidProblemError(f"{field_name}: expected a string or integers, got dtype {array.dtype}")
+        elif array.dtype == np.uint64 and array.size and int(array.max()) > INT64_MAX:
+            raise InvalidProblemError(f"{field_name}: symbols must fit in a signed 64-bit integer")
+        array = array.astype(np.int64)
+    if array.size > MAX_SEQUENCE_LENGTH:
+        raise InvalidProblemError(f"{field_name}: length {array.size} exceeds the limit {MAX_SEQUENCE_LENGTH}")
+    array = np.ascontiguousarray(array)
+    array.setflags(write=False)
+    return array, text
+
+
+def _dense(common: np.ndarray, symbols: np.ndarray, absent: int) -> np.ndarray:
+    """Index of each symbol in the sorted array ``common``, ``absent`` where it is not there."""
+    index = np.searchsorted(common, symbols)
+    found = index < common.size
+    found[found] = common[index[found]] == symbols[found]
+    return np.where(found, index, absent)
+
+
+@dataclass(frozen=True, eq=False)
+class LCS:
+    """The longest common subsequence of two sequences.
+
+    ``a`` and ``b`` are strings, bytes or 1-D integer arrays (any integer symbols, empty allowed).
+    The answer is a ``Solution`` whose ``value`` is the LCS length and whose ``positions`` is a
+    (length, 2) array of 0-based positions in ``a`` and ``b``, increasing in both, with equal symbols.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    name: str = ""
+    text: bool = False
+    known_optimum: int | None = field(default=None, compare=False)
+
+    def __init__(self, a, b, name: str = "", known_optimum: int | None = None):
+        a_symbols, a_text = _sequence(a, "a")
+        b_symbols, b_text = _sequence(b, "b")
+        object.__setattr__(self, "a", a_symbols)
+        object.__setattr__(self, "b", b_symbols)
+        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "text", a_text and b_text)
+        object.__setattr__(self, "known_optimum", None if known_optimum is None else int(known_optimum))
+
+    kind = "lcs"
+
+    @property
+    def m(self) -> int:
+        """Length of ``a``."""
+        return int(self.a.size)
+
+    @property
+    def n(self) -> int:
+        """Length of ``b``."""
+        return int(self.b.size)
+
+    def cells(self) -> int:
+        """DP cells: len(a) x len(b)."""
+        return self.m * self.n
+
+    def codes(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """Dense symbol codes: ``a``'s symbols as 0..sigma-1 (sigma = distinct symbols of ``a`` that
+        also occur in ``b``, others get sigma), ``b``'s the same, except that symbols absent from
+        ``a`` get sigma + 1; equal codes below sigma mean equal symbols."""
+        common = np.intersect1d(self.a, self.b)
+        sigma = int(common.size)
+        a_codes = _dense(common, self.a, sigma)
+        b_codes = _dense(common, self.b, sigma + 1)
+        return a_codes.astype(np.uint32), b_codes.astype(np.uint32), sigma
+
+    def subsequence(self, positions: np.ndarray):
+        """The common subsequence at ``positions`` (a string when both inputs were strings)."""
+        symbols = self.a[np.asarray(positions, dtype=np.int64)[:, 0]] if len(positions) else self.a[:0]
+        if self.text:
+            return "".join(map(chr, symbols.tolist()))
+        return symbols.copy()
+
+    def describe(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        return f"{label}LCS of lengths {self.m} x {self.n}"
+
+    def __repr__(self) -> str:
+        return f"LCS({self.describe()})"
+
+
+@dataclass(frozen=True, eq=False)
+class TSP:
+    """An exact travelling salesman problem over a square matrix of integer travel costs.
+
+    ``distances[i, j]`` is the cost of going from city i to city j (non-negative integers; the
+    matrix may be asymmetric; the diagonal is ignored). The answer is a ``Solution`` whose ``tour``
+    lists every city once, starting at city 0 (the return to city 0 is implied), and whose
+    ``value`` is the tour's length.
+    """
+
+    distances: np.ndarray
+    name: str = ""
+    known_optimum: int | None = field(default=None, compare=False)
+
+    def __init__(self, distances, name: str = "", known_optimum: int | None = None):
+        matrix = _as_integers(distances, "distances", "a square (n, n) matrix")
+        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+            raise InvalidProblemError(f"distances: expected a square (n, n) matrix, got shape {matrix.shape}")
+        n = matrix.shape[0]
+        if n < 2:
+            raise InvalidProblemError(f"distances: a tour needs at least 2 cities, got n = {n}")
+        if n > MAX_CITIES:
+            raise InvalidProblemError(f"distances: n = {n} cities exceeds the limit {MAX_CITIES}")
+        matrix = np.ascontiguousarray(matrix)
+        matrix.setflags(write=False)
+        longest = int(np.sort(matrix, axis=1)[:, -1].astype(object).sum())
+        if longest > INT64_MAX:
+            raise InvalidProblemError(f"distances: a tour could cost up to {longest}, beyond the signed 64-bit limit")
+        object.__setattr__(self, "distances", matrix)
+        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "known_optimum", None if known_optimum is None else int(known_optimum))
+        object.__setattr__(self, "_longest_tour_bound", longest)
+
+    kind = "tsp"
+
+    @property
+    def n(self) -> int:
+        """Number of cities."""
+        return int(self.distances.shape[0])
+
+    @property
+    def symmetric(self) -> bool:
+        return bool((self.distances == self.distances.T).all())
+
+    @property
+    def longest_tour_bound(self) -> int:
+        """An upper bound on any tour's length (each city's costliest outgoing edge, summed)."""
+        return self._longest_tour_bound
+
+    def tour_length(self, tour) -> int:
+        tour = np.asarray(tour, dtype=np.int64)
+        return int(self.distances[tour, np.roll(tour, -1)].astype(object).sum())
+
+    def describe(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        return f"{label}{'TSP' if self.symmetric else 'ATSP'} with n = {self.n} cities"
+
+    def __repr__(self) -> str:
+        return f"TSP({self.describe()})"

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .errors import SolutionCheckError
-from .problems import Knapsack
+from .problems import LCS, TSP, Knapsack
 
 
 @dataclass
@@ -30,7 +30,10 @@ class Timings:
 class Solution:
     """The answer to one problem.
 
-    ``selected`` is a boolean array with one entry per item (True = packed). ``optimal`` is True when
+    For a knapsack, ``selected`` is a boolean array with one entry per item (True = packed). For an
+    LCS, ``positions`` is a (length, 2) array of the subsequence's 0-based positions in ``a`` and
+    ``b``; for a TSP, ``tour`` lists the cities in visiting order from city 0 (``selected`` is an
+    empty array for both). ``optimal`` is True when
     the solver proved optimality. ``value`` is a Python int (exact, even beyond 2^53). ``bound`` is
     a proven upper bound on the optimum when the solver stopped early (``optimal`` False, for
     example at a time limit): the optimum lies in [value, bound]; ``gap`` is bound - value.
@@ -46,6 +49,10 @@ class Solution:
     bound: int | None = None
     #: Solver-specific counters (for ``bnb``: nodes branched, host and device steps and seconds).
     stats: dict = field(default_factory=dict)
+    #: LCS: (length, 2) positions in ``a`` and ``b``.
+    positions: np.ndarray | None = None
+    #: TSP: the cities in visiting order, starting at city 0.
+    tour: np.ndarray | None = None
 
     @property
     def gap(self) -> int:
@@ -57,17 +64,31 @@ class Solution:
         """Indices (0-based) of the selected items, ascending."""
         return np.flatnonzero(self.selected)
 
-    def to_dict(self, problem: Knapsack | None = None) -> dict:
+    def to_dict(self, problem=None) -> dict:
+        if self.positions is not None:
+            answer = {"positions": np.asarray(self.positions).tolist()}
+        elif self.tour is not None:
+            answer = {"tour": [int(c) for c in self.tour]}
+        else:
+            answer = {"items": [int(i) for i in self.items]}
         out = {
             "value": int(self.value),
-            "items": [int(i) for i in self.items],
+            **answer,
             "optimal": bool(self.optimal),
             **({"bound": int(self.bound), "gap": self.gap} if self.bound is not None and not self.optimal else {}),
             "solver": self.solver,
             "device": self.device,
             "timings": self.timings.to_dict(),
         }
-        if problem is not None:
+        if isinstance(problem, LCS):
+            out["name"] = problem.name
+            out["lengths"] = [problem.m, problem.n]
+            subsequence = problem.subsequence(self.positions)
+            out["subsequence"] = subsequence if isinstance(subsequence, str) else subsequence.tolist()
+        elif isinstance(problem, TSP):
+            out["name"] = problem.name
+            out["n"] = problem.n
+        elif problem is not None:
             out["name"] = problem.name
             out["n"] = problem.n
             out["capacities"] = [int(c) for c in problem.capacities]
@@ -109,10 +130,7 @@ def check_knapsack(problem: Knapsack, solution: Solution) -> None:
         raise SolutionCheckError(
             f"{solution.solver} on {problem.describe()}: reported value {solution.value} but the selected "
             f"items' profits sum to {profit}")
-    if solution.optimal and problem.known_optimum is not None and profit != problem.known_optimum:
-        raise SolutionCheckError(
-            f"{solution.solver} on {problem.describe()}: claims optimality with {profit}, "
-            f"but the instance's known optimum is {problem.known_optimum}")
+    _known_optimum(problem, solution, profit)
 
 
 def _knapsacks_pass(problems: list[Knapsack], solutions: list[Solution]) -> bool:
@@ -164,9 +182,56 @@ def check_many(problems, solutions: list[Solution]) -> int | None:
     return None
 
 
+def _known_optimum(problem, solution: Solution, value: int) -> None:
+    if solution.optimal and problem.known_optimum is not None and value != problem.known_optimum:
+        raise SolutionCheckError(
+            f"{solution.solver} on {problem.describe()}: claims optimality with {value}, "
+            f"but the instance's known optimum is {problem.known_optimum}")
+
+
+def check_lcs(problem: LCS, solution: Solution) -> None:
+    """Raise SolutionCheckError unless ``positions`` is a common subsequence of length ``value``."""
+    positions = solution.positions
+    where = f"{solution.solver} on {problem.describe()}"
+    if not isinstance(positions, np.ndarray) or positions.ndim != 2 or positions.shape[1] != 2 \
+            or not np.issubdtype(positions.dtype, np.integer):
+        raise SolutionCheckError(f"{where}: positions must be an integer array of shape (length, 2)")
+    if positions.shape[0] != int(solution.value):
+        raise SolutionCheckError(f"{where}: reported length {solution.value} but {positions.shape[0]} positions")
+    if positions.size:
+        i, j = positions[:, 0], positions[:, 1]
+        if i.min() < 0 or j.min() < 0 or i.max() >= problem.m or j.max() >= problem.n:
+            raise SolutionCheckError(f"{where}: a position lies outside the sequences")
+        if (np.diff(i) <= 0).any() or (np.diff(j) <= 0).any():
+            raise SolutionCheckError(f"{where}: positions are not strictly increasing in both sequences")
+        unequal = np.flatnonzero(problem.a[i] != problem.b[j])
+        if unequal.size:
+            k = int(unequal[0])
+            raise SolutionCheckError(f"{where}: a[{int(i[k])}] != b[{int(j[k])}] at subsequence position {k}")
+    _known_optimum(problem, solution, int(solution.value))
+
+
+def check_tsp(problem: TSP, solution: Solution) -> None:
+    """Raise SolutionCheckError unless ``tour`` visits every city once from city 0 and costs ``value``."""
+    tour = solution.tour
+    where = f"{solution.solver} on {problem.describe()}"
+    if not isinstance(tour, np.ndarray) or tour.shape != (problem.n,) or not np.issubdtype(tour.dtype, np.integer):
+        raise SolutionCheckError(f"{where}: tour must be an integer array of shape ({problem.n},)")
+    if tour[0] != 0 or sorted(tour.tolist()) != list(range(problem.n)):
+        raise SolutionCheckError(f"{where}: tour must start at city 0 and visit every city exactly once")
+    length = problem.tour_length(tour)
+    if length != int(solution.value):
+        raise SolutionCheckError(f"{where}: reported length {solution.value} but the tour costs {length}")
+    _known_optimum(problem, solution, length)
+
+
 def check(problem, solution: Solution) -> None:
     """Check any solution against its problem (dispatch on the problem's kind)."""
     if isinstance(problem, Knapsack):
         check_knapsack(problem, solution)
+    elif isinstance(problem, LCS):
+        check_lcs(problem, solution)
+    elif isinstance(problem, TSP):
+        check_tsp(problem, solution)
     else:  # pragma: no cover - new problem kinds must add their check here
         raise SolutionCheckError(f"no solution check exists for problems of kind {type(problem).__name__}")

@@ -1,0 +1,244 @@
+"""The memory model of paper 004 (O'Connell and Mumford, Sec. IV-A): a DP sweep keeps on the
+device only what its recurrence still reads, and the finished part of the grid that the trace-back
+needs ("chunks": a band of LCS bit rows, a Held-Karp level's predecessors, a knapsack's decision
+row) either stays in device memory or is copied to host memory while the device goes on computing.
+
+``plan_store`` decides which, before anything is allocated; ``RowStore`` carries it out:
+
+* ``device`` mode: every chunk has its own place in device memory (packed into buffers no larger
+  than the device's largest allocation); nothing moves until the trace-back.
+* ``host`` mode: chunks are written into a ring of ``ring`` device slots; when a chunk is finished,
+  a second command queue copies it to page-locked host memory (waiting on the compute event only),
+  and the compute queue waits on that copy only when it is about to overwrite the slot ``ring``
+  chunks later. The compute queue never blocks on the host.
+
+The producer calls ``slot(k)`` (where to write chunk k, and the events to wait for first) and
+``finished(k, event)``; the trace-back calls ``readable(k)`` (device buffer and offset of chunk k,
+copying it back up into a slot in host mode) or ``host(k)`` (a NumPy view of the chunk).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyopencl as cl
+
+from .devices import Device
+from .errors import DoesNotFitError
+from .solver import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, _size, host_memory_bytes
+
+#: Device slots of the host-mode ring: one being written, one being copied out, one spare.
+RING_SLOTS = 3
+#: Largest page-locked host allocation made at once.
+HOST_ARENA_BYTES = 2**30
+
+
+@dataclass
+class StorePlan:
+    """Where the finished chunks of a sweep live: ``mode`` is ``device`` or ``host``."""
+
+    mode: str
+    chunk_bytes: list[int]
+    device_bytes: int
+    host_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.chunk_bytes)
+
+
+def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_bytes: int,
+               device_limit: int | None = None, mode: str = "auto") -> StorePlan:
+    """Keep every chunk on the device when they fit beside ``other_device_bytes`` (and under
+    ``device_limit``, an option that forces streaming for tests and benchmarks), else stream them
+    to host memory through a ring of slots; refuse, with the numbers, when host memory cannot hold
+    them either. ``mode`` ``device`` or ``host`` forces the choice (still refused when it cannot fit)."""
+    total = int(sum(chunk_bytes))
+    budget = int(device.global_memory * DEVICE_MEMORY_SHARE) - other_device_bytes
+    if device_limit is not None:
+        budget = min(budget, int(device_limit) - other_device_bytes)
+    ring = RING_SLOTS * (max(chunk_bytes) if chunk_bytes else 0)
+    host_limit = int(host_memory_bytes() * HOST_MEMORY_SHARE)
+    fits_device = total <= budget and (not chunk_bytes or max(chunk_bytes) <= device.max_allocation)
+    if mode == "device" or (mode == "auto" and fits_device):
+        if not fits_device:
+            raise DoesNotFitError(f"{what}: keeping {_size(total)} on the device does not fit beside "
+                                  f"{_size(other_device_bytes)} in {device.label} (budget {_size(max(budget, 0))})")
+        return StorePlan("device", list(chunk_bytes), total, 0)
+    if ring > budget:
+        raise DoesNotFitError(f"{what}: even a ring of {RING_SLOTS} slots ({_size(ring)}) does not fit beside "
+                              f"{_size(other_device_bytes)} in {device.label} (budget {_size(max(budget, 0))})")
+    if total > host_limit:
+        raise DoesNotFitError(f"{what}: the trace-back needs {_size(total)}, more than the device holds "
+                              f"({_size(max(budget, 0))}) and more than this host allows "
+                              f"({_size(host_limit)}, {HOST_MEMORY_SHARE:.0%} of {_size(host_memory_bytes())})")
+    return StorePlan("host", list(chunk_bytes), ring, total)
+
+
+@dataclass
+class CopyStats:
+    """What the host-mode copies cost: bytes, the seconds the copies took on their own queue, and
+    the seconds the sweep waited for them after its last kernel (the part not hidden)."""
+
+    bytes: int = 0
+    copy_seconds: float = 0.0
+    exposed_seconds: float = 0.0
+    events: list = field(default_factory=list)
+
+    @property
+    def hidden_share(self) -> float | None:
+        """Share of the copy time that overlapped computation (None when nothing was copied)."""
+        if self.copy_seconds <= 0:
+            return None
+        return max(0.0, 1.0 - self.exposed_seconds / self.copy_seconds)
+
+
+class RowStore:
+    """Chunks of a DP sweep kept for the trace-back, placed as ``plan`` says (see the module doc)."""
+
+    def __init__(self, device: Device, plan: StorePlan, poison: int | None = None):
+        self.device = device
+        self.plan = plan
+        self.count = len(plan.chunk_bytes)
+        self.stats = CopyStats()
+        self._copy_events: dict[int, cl.Event] = {}
+        ctx = device.context
+        if plan.mode == "device":
+            self.buffers: list[cl.Buffer] = []
+            self.places: list[tuple[int, int]] = []
+            limit = device.max_allocation
+            sizes: list[int] = []
+            for size in plan.chunk_bytes:
+                size = max(int(size), 0)
+                if not sizes or sizes[-1] + size > limit:
+                    sizes.append(0)
+                self.places.append((len(sizes) - 1, sizes[-1]))
+                sizes[-1] += (size + 255) // 256 * 256  # keep every chunk aligned for the kernels
+            self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(s, 256)) for s in sizes]
+        else:
+            slot = max(max(plan.chunk_bytes), 256)
+            self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, slot) for _ in range(RING_SLOTS)]
+            self.copy_queue = cl.CommandQueue(ctx, device.cl_device,
+                                              properties=cl.command_queue_properties.PROFILING_ENABLE)
+            self._host = _PinnedArena(device, plan.chunk_bytes)
+        if poison is not None:
+            from .buffers import fill
+            for buffer in self.buffers:
+                fill(device.queue, buffer, poison)
+
+    # -- producing -----------------------------------------------------------------------------
+    def slot(self, k: int) -> tuple[cl.Buffer, int, list[cl.Event]]:
+        """Where chunk ``k`` is written: (buffer, byte offset, events the first writer waits for)."""
+        if self.plan.mode == "device":
+            index, offset = self.places[k]
+            return self.buffers[index], offset, []
+        previous = self._copy_events.get(k - RING_SLOTS)
+        return self.buffers[k % RING_SLOTS], 0, [previous] if previous is not None else []
+
+    def finished(self, k: int, event: cl.Event | None) -> None:
+        """Chunk ``k`` is complete once ``event`` is; in host mode its copy starts then."""
+        if self.plan.mode == "device":
+            return
+        size = self.plan.chunk_bytes[k]
+        if size == 0:
+            return
+        copy = cl.enqueue_copy(self.copy_queue, self._host.view(k), self.buffers[k % RING_SLOTS],
+                               src_offset=0, wait_for=[event] if event is not None else None, is_blocking=False)
+        self._copy_events[k] = copy
+        self.stats.bytes += size
+        self.stats.events.append(copy)
+
+    def drain(self, compute_done: float | None = None) -> None:
+        """Wait for every copy; ``compute_done`` (perf_counter after the compute queue finished) lets
+        the stats count how long the copies kept the sweep waiting."""
+        if self.plan.mode == "device":
+            return
+        self.copy_queue.finish()
+        if compute_done is not None:
+            self.stats.exposed_seconds += max(0.0, time.perf_counter() - compute_done)
+        for event in self.stats.events:
+            try:
+                self.stats.copy_seconds += (event.profile.end - event.profile.start) * 1e-9
+            except cl.Error:  # pragma: no cover - profiling info not available
+                pass
+        self.stats.events.clear()
+
+    # -- reading back --------------------------------------------------------------------------
+    def readable(self, k: int, part: tuple[int, int] | None = None) -> tuple[cl.Buffer, int]:
+        """Chunk ``k`` in device memory, for a trace-back kernel: (buffer, byte offset of the chunk).
+        In host mode it is first copied back up into a ring slot (enqueued on the compute queue),
+        only the bytes ``part`` = (offset in the chunk, size) when given, at their place in the slot."""
+        if self.plan.mode == "device":
+            index, offset = self.places[k]
+            return self.buffers[index], offset
+        buffer = self.buffers[k % RING_SLOTS]
+        start, size = part if part is not None else (0, self.plan.chunk_bytes[k])
+        if size:
+            cl.enqueue_copy(self.device.queue, buffer, self._host.view(k)[start:start + size],
+                            dst_offset=start, is_blocking=False)
+        return buffer, 0
+
+    def host(self, k: int) -> np.ndarray:
+        """Chunk ``k`` as bytes in host memory (downloaded now in device mode)."""
+        size = self.plan.chunk_bytes[k]
+        if self.plan.mode == "host":
+            return self._host.view(k)
+        out = np.empty(size, dtype=np.uint8)
+        if size:
+            index, offset = self.places[k]
+            cl.enqueue_copy(self.device.queue, out, self.buffers[index], src_offset=offset, is_blocking=True)
+        return out
+
+    def release(self) -> None:
+        for buffer in self.buffers:
+            buffer.release()
+        self.buffers = []
+        if self.plan.mode == "host":
+            self._host.release()
+
+
+class _PinnedArena:
+    """Host memory for streamed chunks: page-locked buffers (ALLOC_HOST_PTR, mapped once) of at most
+    HOST_ARENA_BYTES each, so device-to-host copies run at full speed; plain NumPy memory where the
+    platform refuses to pin."""
+
+    def __init__(self, device: Device, chunk_bytes: list[int]):
+        self.device = device
+        self._buffers: list[cl.Buffer] = []
+        self._arrays: list[np.ndarray] = []
+        self._places: list[tuple[int, int, int]] = []
+        sizes: list[int] = []
+        for size in chunk_bytes:
+            size = int(size)
+            if not sizes or (sizes[-1] + size > HOST_ARENA_BYTES and sizes[-1] > 0):
+                sizes.append(0)
+            self._places.append((len(sizes) - 1, sizes[-1], size))
+            sizes[-1] += (size + 63) // 64 * 64
+        for size in sizes:
+            self._arrays.append(self._pinned(max(size, 64)))
+
+    def _pinned(self, size: int) -> np.ndarray:
+        try:
+            buffer = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, size)
+            array, _ = cl.enqueue_map_buffer(self.device.queue, buffer, cl.map_flags.READ | cl.map_flags.WRITE,
+                                             0, (size,), np.uint8, is_blocking=True)
+            self._buffers.append(buffer)
+            return array
+        except (cl.Error, MemoryError):
+            return np.empty(size, dtype=np.uint8)
+
+    def view(self, k: int) -> np.ndarray:
+        arena, offset, size = self._places[k]
+        return self._arrays[arena][offset:offset + size]
+
+    def release(self) -> None:
+        for array in self._arrays:
+            memory_map = getattr(array, "base", None)
+            if hasattr(memory_map, "release"):
+                try:
+                    memory_map.release(self.device.queue)
+                except cl.Error:  # pragma: no cover
+                    pass
+        self._arrays.clear()
+        self._buffers.clear()

@@ -1,0 +1,254 @@
+/* LCS on the wavefront model of paper 004 (Sec. II-C-1, eq. 2; Sec. IV).
+ *
+ * The grid D (|a| + 1) x (|b| + 1), D[i][j] = LCS of a[0..i) and b[0..j), is stored by its vertical
+ * differences: for row j, bit i-1 of the bit row V_j is 1 when D[i][j] == D[i-1][j] and 0 when
+ * D[i][j] == D[i-1][j] + 1 (so D[m][n] = m - popcount(V_n)). Bits are packed 64 to a word (word w
+ * holds a-positions 64w .. 64w + 63).
+ *
+ * Tiling: a block is WORDS_PER_BLOCK words (one work-item each) x ROWS rows. Blocks on one
+ * anti-diagonal (word block wb + row block rb = d) are independent: one launch per block diagonal.
+ * Inside a block the work-items run an inner wavefront: at step s, work-item t computes row s - t,
+ * taking the carry (bits) or the boundary value (cells) of its left neighbour from local memory.
+ * Between blocks, `edges[wb][rb & 1][r]` carries row r's carry (or D value) from word block wb - 1
+ * into wb, and `v_row[w]` carries word w from row block rb - 1 into rb.
+ *
+ * Two sweeps fill the same blocks:
+ *   lcs_bits   the bit-parallel recurrence of Crochemore et al. (2001) / Hyyro (2004):
+ *              V' = (V + (V & M[b_j])) | (V & ~M[b_j]), 64 cells per word operation, the addition's
+ *              carry rippling from word to word along the row;
+ *   lcs_cells  the cell recurrence of eq. (2) itself, 64 cells per work-item per step (no masks,
+ *              so any alphabet size), the generic path of the model.
+ * A block diagonal's finished blocks (chunk d) are stored as tiles [block][word][ROWS] when
+ * `store` is set; lcs_trace walks them back from (m, n).
+ *
+ * Build options: ROWS, WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE, VALUE_T.
+ */
+#include "clsolve.h"
+
+#define TILE_WORDS ((ulong)WORDS_PER_BLOCK * ROWS)
+
+/* Match masks (the M[c] of the bit-parallel algorithm): one work-item per word of a; row c of
+ * `masks` (rows = sigma + 2 of them) has bit i set where a[i] has code c. Codes >= sigma (symbols
+ * of one string only) keep zero rows. */
+__kernel void lcs_masks(__global const uint *a_codes, __global ulong *masks, const uint m, const uint words,
+                        const uint sigma)
+{
+    const uint w = get_global_id(0);
+    if (w >= words)
+        return;
+    for (uint c = 0; c < sigma + 2u; ++c)
+        masks[(ulong)c * words + w] = 0;
+    for (uint k = 0; k < 64u; ++k) {
+        const uint i = w * 64u + k;
+        if (i >= m)
+            break;
+        const uint c = a_codes[i];
+        if (c < sigma)
+            masks[(ulong)c * words + w] |= (ulong)1 << k;
+    }
+}
+
+/* Ones in every word: V_0 (row 0 of D is all zeros, so every vertical difference is 0 -> bit 1). */
+__kernel void lcs_start(__global ulong *v_row, const uint words)
+{
+    const uint w = get_global_id(0);
+    if (w < words)
+        v_row[w] = ~(ulong)0;
+}
+
+__kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
+void lcs_bits(__global const ulong *restrict masks, __global const uint *restrict b_codes,
+              __global ulong *restrict v_row, __global uint *restrict edges, __global ulong *restrict chunk,
+              const ulong chunk_offset, const int store, const uint words, const uint n,
+              const uint first_block, const uint diagonal)
+{
+    __local uint carry[2][WORDS_PER_BLOCK];
+    __local uint symbols[ROWS];
+    const uint t = get_local_id(0);
+    const uint wb = first_block + get_group_id(0);
+    const uint rb = diagonal - wb;
+    const uint w = wb * WORDS_PER_BLOCK + t;
+    const uint row0 = rb * ROWS;
+    const uint rows = min((uint)ROWS, n - row0);
+    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
+        symbols[r] = b_codes[row0 + r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    const int active = w < words;
+    ulong V = active ? v_row[w] : ~(ulong)0;
+    __global uint *edge_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
+    __global uint *edge_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
+    __global ulong *tile = chunk + chunk_offset + (ulong)get_group_id(0) * TILE_WORDS + (ulong)t * ROWS;
+    const uint steps = rows + WORDS_PER_BLOCK - 1u;
+    for (uint s = 0; s < steps; ++s) {
+        const uint r = s - t;  /* wraps to a large value while s < t */
+        if (r < rows) {
+            const uint cin = t == 0 ? edge_in[r] : carry[(s + 1u) & 1u][t - 1u];
+            const ulong M = active ? masks[(ulong)symbols[r] * words + w] : 0;
+            const ulong U = V & M;
+            const ulong sum = V + U;
+            const ulong total = sum + (ulong)cin;
+            const uint cout = (sum < V) | (total < sum);
+            V = total | (V & ~M);
+            carry[s & 1u][t] = cout;
+            if (t == WORDS_PER_BLOCK - 1u)
+                edge_out[r] = cout;
+            if (store && active)
+                tile[r] = V;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (active)
+        v_row[w] = V;
+}
+
+/* The same blocks by eq. (2) cell by cell, on differences: with z = D[i-1][j-1], the vertical
+ * difference v = D[i][j-1] - z (from the row above, 1 - bit of V) and the horizontal difference
+ * h = D[i-1][j] - z (from the cell to the left), eq. (2) reads D[i][j] - z = e with
+ * e = 1 on a match, else max(v, h); the cell passes h' = e - v to its right and v' = e - h down.
+ * Work-item t owns word w (a-positions 64w..64w+63) and walks its 64 cells per row in order; the h
+ * leaving its last cell goes to work-item t + 1 (to edges from the last one), like the carry of
+ * lcs_bits. Column 0 of D is zero, so h = 0 enters the first word block. */
+__kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
+void lcs_cells(__global const uint *restrict a_codes, __global const uint *restrict b_codes,
+               __global ulong *restrict v_row, __global uint *restrict edges, __global ulong *restrict chunk,
+               const ulong chunk_offset, const int store, const uint m, const uint words, const uint n,
+               const uint first_block, const uint diagonal)
+{
+    __local uint carry[2][WORDS_PER_BLOCK];
+    __local uint symbols[ROWS];
+    __local uint a_local[WORDS_PER_BLOCK * 64];
+    const uint t = get_local_id(0);
+    const uint wb = first_block + get_group_id(0);
+    const uint rb = diagonal - wb;
+    const uint w = wb * WORDS_PER_BLOCK + t;
+    const uint row0 = rb * ROWS;
+    const uint rows = min((uint)ROWS, n - row0);
+    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
+        symbols[r] = b_codes[row0 + r];
+    for (uint k = t; k < WORDS_PER_BLOCK * 64u; k += WORDS_PER_BLOCK) {
+        const uint i = wb * WORDS_PER_BLOCK * 64u + k;
+        a_local[k] = i < m ? a_codes[i] : 0xffffffffu;  /* padding matches nothing */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    const int active = w < words;
+    ulong V = active ? v_row[w] : ~(ulong)0;
+    __global uint *edge_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
+    __global uint *edge_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
+    __global ulong *tile = chunk + chunk_offset + (ulong)get_group_id(0) * TILE_WORDS + (ulong)t * ROWS;
+    __local const uint *a_word = a_local + t * 64u;
+    const uint steps = rows + WORDS_PER_BLOCK - 1u;
+    for (uint s = 0; s < steps; ++s) {
+        const uint r = s - t;
+        if (r < rows) {
+            uint h = t == 0 ? edge_in[r] : carry[(s + 1u) & 1u][t - 1u];
+            const uint bj = symbols[r];
+            ulong next = 0;
+            for (uint k = 0; k < 64u; ++k) {
+                const uint v = 1u - (uint)((V >> k) & 1u);
+                const uint e = a_word[k] == bj ? 1u : max(v, h);  /* eq. (2), relative to D[i-1][j-1] */
+                next |= (ulong)(1u - (e - h)) << k;
+                h = e - v;
+            }
+            V = next;
+            carry[s & 1u][t] = h;
+            if (t == WORDS_PER_BLOCK - 1u)
+                edge_out[r] = h;
+            if (store && active)
+                tile[r] = V;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (active)
+        v_row[w] = V;
+}
+
+/* Trace-back through the blocks of chunk `diagonal` (Sec. II-C-1: from S[m][n] back to S[0][0]).
+ * state = {i, j, length}: the current cell and the pairs found so far; pairs go to `pairs` from the
+ * end (pairs[2 (capacity - 1 - k)] = a-position, + 1 = b-position of the k-th pair found).
+ * At (i, j): bit i-1 of V_j set -> D[i][j] = D[i-1][j], step to i-1; else a[i-1] == b[j-1] -> a
+ * pair, step to (i-1, j-1); else D[i][j] = D[i][j-1], step to j-1. The work-group prefetches a
+ * window of LOCAL_SIZE rows x 2 words of the bit rows and the matching symbols into local memory;
+ * work-item 0 walks it. Returns when the walk leaves the chunk (the host launches the next one). */
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global const uint *a_codes,
+               __global const uint *b_codes, __global uint *state, __global uint *pairs, const uint capacity,
+               const uint first_block, const uint diagonal)
+{
+    __local ulong window[2][LOCAL_SIZE];
+    __local uint a_window[128];
+    __local uint b_window[LOCAL_SIZE];
+    __local uint walk[4];  /* i, j, length, go on */
+    const uint l = get_local_id(0);
+    if (l == 0) {
+        walk[0] = state[0];
+        walk[1] = state[1];
+        walk[2] = state[2];
+        walk[3] = 1u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong block_bits = (ulong)WORDS_PER_BLOCK * 64u;
+    while (walk[3]) {
+        const uint i = walk[0], j = walk[1];
+        const uint wb = i == 0 ? 0u : (uint)((i - 1u) / block_bits);
+        const uint rb = j == 0 ? 0u : (j - 1u) / ROWS;
+        const int inside = i > 0 && j > 0 && wb + rb == diagonal && wb >= first_block;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!inside)
+            break;
+        /* the window: words t and t - 1 of block (wb, rb), rows r - LOCAL_SIZE + 1 .. r */
+        const uint t = ((i - 1u) / 64u) % WORDS_PER_BLOCK;
+        const uint r = (j - 1u) % ROWS;
+        const uint r_low = r + 1u >= LOCAL_SIZE ? r + 1u - LOCAL_SIZE : 0u;
+        __global const ulong *tile = chunk + chunk_offset + (ulong)(wb - first_block) * TILE_WORDS;
+        const uint row = r_low + l;
+        if (row <= r) {
+            window[0][l] = tile[(ulong)t * ROWS + row];
+            window[1][l] = t > 0 ? tile[(ulong)(t - 1u) * ROWS + row] : 0;
+            b_window[l] = b_codes[rb * ROWS + row];
+        }
+        const uint a_base = ((i - 1u) / 64u) * 64u;  /* first a-position of word t */
+        for (uint k = l; k < 128u; k += LOCAL_SIZE) {
+            const uint pos = a_base + k;  /* k < 64: word t; k >= 64: word t - 1 (stored at 64..127) */
+            const uint at = k < 64u ? pos : a_base - 128u + k;
+            a_window[k] = (k < 64u || t > 0) ? a_codes[at] : 0u;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l == 0) {
+            uint ci = i, cj = j, length = walk[2];
+            const uint word_low = t > 0 ? (i - 1u) / 64u - 1u : (i - 1u) / 64u;
+            for (;;) {
+                if (ci == 0 || cj == 0)
+                    break;
+                const uint word = (ci - 1u) / 64u;
+                const uint crow = (cj - 1u) % ROWS;
+                if (word < word_low || (cj - 1u) / ROWS != rb || crow < r_low)
+                    break;
+                const uint which = word == (i - 1u) / 64u ? 0u : 1u;
+                const uint bit = (uint)((window[which][crow - r_low] >> ((ci - 1u) & 63u)) & 1u);
+                if (bit) {
+                    --ci;
+                } else {
+                    const uint a_symbol = a_window[which * 64u + ((ci - 1u) & 63u)];
+                    if (a_symbol == b_window[crow - r_low]) {
+                        ++length;
+                        pairs[2u * (capacity - length)] = ci - 1u;
+                        pairs[2u * (capacity - length) + 1u] = cj - 1u;
+                        --ci;
+                    }
+                    --cj;
+                }
+            }
+            walk[0] = ci;
+            walk[1] = cj;
+            walk[2] = length;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) {
+        state[0] = walk[0];
+        state[1] = walk[1];
+        state[2] = walk[2];
+    }
+}

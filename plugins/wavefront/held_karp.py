@@ -1,0 +1,169 @@
+"""Held-Karp TSP on the wavefront model (kernels in ``opencl/held_karp.cl``).
+
+One launch (or a few, beyond 2^31 work-items) per subset size k = 2 .. n-1; two value levels live on
+the device, and the predecessors of level k (C(n-1, k) x k bytes) are the chunk the tour needs:
+kept on the device when all of them fit, else copied to host memory while level k + 1 computes.
+"""
+from __future__ import annotations
+
+import time
+from math import comb
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve import kernels
+from clsolve.devices import Device
+from clsolve.errors import DoesNotFitError
+from clsolve.problems import TSP
+from clsolve.solution import Solution, Timings
+from clsolve.solver import Plan, _size
+from clsolve.wavefront import RowStore, plan_store
+
+#: Largest n: subsets of the n - 1 other cities are ranked in 32-bit integers (C(32, 16) < 2^32).
+MAX_HELD_KARP_CITIES = 33
+#: Work-items per launch at most.
+LAUNCH_ITEMS = 2**30
+#: Planning rates: predecessor evaluations (state x candidate) per second.
+RATES = {True: 5e10, False: 3e8}
+
+
+def value_type(problem: TSP) -> tuple[np.dtype, str]:
+    return (np.dtype(np.int32), "int") if problem.longest_tour_bound < 2**31 else (np.dtype(np.int64), "long")
+
+
+def level_sizes(n: int) -> list[int]:
+    """States of level k = 1 .. n-1: C(n-1, k) subsets x k end cities."""
+    members = n - 1
+    return [comb(members, k) * k for k in range(1, members + 1)]
+
+
+def held_karp_accepts(problem: TSP) -> str | None:
+    if problem.n > MAX_HELD_KARP_CITIES:
+        states = (problem.n - 1) * 2 ** (problem.n - 2)
+        return (f"Held-Karp needs (n-1) x 2^(n-2) = {states} states for n = {problem.n}; this solver takes "
+                f"n <= {MAX_HELD_KARP_CITIES}")
+    return None
+
+
+def plan_held_karp(name: str, problem: TSP, device: Device, options) -> Plan:
+    n = problem.n
+    dtype, _ = value_type(problem)
+    sizes = level_sizes(n)
+    largest = max(sizes)
+    buffers = {"distances": n * n * dtype.itemsize, "binomials": n * n * 4,
+               "level_a": largest * dtype.itemsize, "level_b": largest * dtype.itemsize}
+    for key in ("level_a", "level_b"):
+        if buffers[key] > device.max_allocation:
+            raise DoesNotFitError(
+                f"Held-Karp for n = {n}: a level of {largest} states takes {_size(buffers[key])} in one buffer, "
+                f"{device.label} allows {_size(device.max_allocation)} per buffer")
+    chunks = sizes[1:]  # predecessors of levels 2 .. n-1
+    store = plan_store(f"Held-Karp for n = {n}: predecessors (one byte per state, {sum(chunks)} states)",
+                       chunks, device, sum(buffers.values()), options.device_memory_limit, options.store)
+    buffers["predecessors" if store.mode == "device" else "predecessor_ring"] = store.device_bytes
+    evaluations = sum(comb(n - 1, k) * k * (k - 1) for k in range(2, n))
+    launches = sum(-(-size // LAUNCH_ITEMS) for size in sizes[1:]) + 1
+    return Plan(
+        solver=name, device_buffers=buffers,
+        host_buffers={"predecessors": store.host_bytes} if store.host_bytes else {},
+        cell_updates=evaluations, launches=launches,
+        seconds=evaluations / RATES[device.is_gpu] + launches * 1.2e-5 + 0.001,
+        details={"value_type": value_type(problem)[1], "store": store.mode, "states": sum(sizes),
+                 "largest_level": largest})
+
+
+def _binomials(members: int) -> np.ndarray:
+    table = np.zeros((members + 1, members + 1), dtype=np.uint32)
+    for c in range(members + 1):
+        for t in range(members + 1):
+            table[c, t] = comb(c, t)
+    return table
+
+
+def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Solution:
+    timings = Timings()
+    start = time.perf_counter()
+    n, members = problem.n, problem.n - 1
+    dtype, type_name = value_type(problem)
+    sizes = level_sizes(n)
+    ctx, queue = device.context, device.queue
+    program = kernels.program(device, "held_karp.cl", {"VALUE_T": type_name, "MAX_MEMBERS": members,
+                                                        "LOCAL_SIZE": 1})
+    flags = cl.mem_flags
+    distances = np.ascontiguousarray(problem.distances, dtype=dtype)
+    distance_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=distances)
+    binom = _binomials(members)
+    binom_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=binom)
+    largest = max(sizes)
+    levels = [cl.Buffer(ctx, flags.READ_WRITE, largest * dtype.itemsize) for _ in range(2)]
+    other = plan.device_bytes - plan.device_buffers.get("predecessors", plan.device_buffers.get("predecessor_ring", 0))
+    store_plan = plan_store("Held-Karp predecessors", sizes[1:], device, other, options.device_memory_limit,
+                            str(plan.details["store"]))
+    store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
+    if options.poison:
+        from clsolve.buffers import fill
+        for buffer in levels:
+            fill(queue, buffer, 0xA5)
+    queue.finish()
+    timings.upload += time.perf_counter() - start
+    try:
+        start = time.perf_counter()
+        cl.Kernel(program, "held_karp_first")(queue, (-(-members // 64) * 64,), None, distance_buffer, levels[1], np.uint32(n))
+        kernel = cl.Kernel(program, "held_karp_level")
+        for k in range(2, members + 1):
+            size = sizes[k - 1]
+            buffer, offset, wait = store.slot(k - 2)
+            event = None
+            for first in range(0, size, LAUNCH_ITEMS):
+                count = min(LAUNCH_ITEMS, size - first)
+                global_size = -(-count // 256) * 256
+                kernel.set_args(distance_buffer, binom_buffer, levels[(k - 1) & 1], levels[k & 1], buffer,
+                                np.uint64(offset), np.uint32(n), np.uint32(k), np.uint64(first), np.uint64(count))
+                event = cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), None,
+                                                   wait_for=(wait or None) if first == 0 else None)
+            store.finished(k - 2, event)
+        last = np.empty(members, dtype=dtype)
+        cl.enqueue_copy(queue, last, levels[members & 1], is_blocking=True)
+        compute_done = time.perf_counter()
+        store.drain(compute_done)
+        timings.kernels += time.perf_counter() - start
+        start = time.perf_counter()
+        closing = last.astype(object) + np.array([int(problem.distances[c + 1, 0]) for c in range(members)], dtype=object)
+        end = int(np.argmin(closing))
+        value = int(closing[end])
+        tour = _tour(store, members, end, binom)
+        timings.download += time.perf_counter() - start
+    finally:
+        store.release()
+    stats = {"store": store_plan.mode, "states": sum(sizes), "predecessor_bytes": store_plan.total_bytes,
+             "value_type": type_name}
+    if store_plan.mode == "host":
+        stats.update(copied_bytes=store.stats.bytes, copy_seconds=store.stats.copy_seconds,
+                     copy_exposed_seconds=store.stats.exposed_seconds, copies_hidden_share=store.stats.hidden_share)
+    return Solution(value, np.zeros(0, bool), True, "", "", timings, stats=stats, tour=tour)
+
+
+def _tour(store: RowStore, members: int, end: int, binom: np.ndarray) -> np.ndarray:
+    """Follow the predecessors from the full set back to a single city; cities are members + 1."""
+    subset = list(range(members))
+    path = [end]
+    current = end
+    for k in range(members, 1, -1):
+        rank = sum(int(binom[c, t + 1]) for t, c in enumerate(subset))
+        position = subset.index(current)
+        index = rank * k + position
+        if store.plan.mode == "host":
+            previous = int(store.host(k - 2)[index])
+        else:
+            buffer, offset = store.readable(k - 2)
+            byte = np.empty(1, dtype=np.uint8)
+            cl.enqueue_copy(store.device.queue, byte, buffer, src_offset=offset + index, is_blocking=True)
+            previous = int(byte[0])
+        subset.remove(current)
+        if previous not in subset:
+            from clsolve.errors import SolutionCheckError
+            raise SolutionCheckError(f"Held-Karp predecessor {previous} at level {k} is not in the subset")
+        path.append(previous)
+        current = previous
+    return np.array([0] + [c + 1 for c in reversed(path)], dtype=np.int64)

@@ -1,0 +1,272 @@
+"""LCS on the wavefront model (kernels in ``opencl/wavefront_lcs.cl``).
+
+The grid is cut into blocks of ``words_per_block`` 64-bit words of ``a`` x ``rows_per_block`` rows
+(symbols of ``b``); one launch per block diagonal, so 1e5 x 1e5 takes about a hundred launches, not
+2e5. The finished blocks of diagonal d form chunk d of a ``RowStore``: kept on the device when the
+bit rows fit, else streamed to host memory while later diagonals compute. The trace-back walks the
+chunks from the last diagonal down, on the device.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve import kernels
+from clsolve.devices import Device
+from clsolve.errors import DoesNotFitError, InvalidOptionError
+from clsolve.problems import LCS
+from clsolve.solution import Solution, Timings
+from clsolve.solver import Plan
+from clsolve.wavefront import RowStore, plan_store
+
+#: Work-group of the trace-back: rows of bit words prefetched per window.
+TRACE_LOCAL_SIZE = 64
+#: Mask tables larger than this make ``method="auto"`` take the cell sweep (no masks).
+MASKS_AUTO_LIMIT = 2**30
+#: Planning rates (cell updates per second) and the cost of one launch.
+RATES = {("bits", True): 5e11, ("bits", False): 5e9, ("cells", True): 3e10, ("cells", False): 3e8}
+LAUNCH_SECONDS = {True: 1.2e-5, False: 4e-5}
+METHODS = ("auto", "bits", "cells")
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """The block tiling of one LCS grid."""
+
+    m: int
+    n: int
+    words: int
+    words_per_block: int
+    rows: int
+
+    @property
+    def word_blocks(self) -> int:
+        return -(-self.words // self.words_per_block)
+
+    @property
+    def row_blocks(self) -> int:
+        return -(-self.n // self.rows)
+
+    @property
+    def diagonals(self) -> int:
+        return self.word_blocks + self.row_blocks - 1
+
+    @property
+    def tile_bytes(self) -> int:
+        return self.words_per_block * self.rows * 8
+
+    def blocks_of(self, diagonal: int) -> tuple[int, int]:
+        """First word block and number of blocks on a block diagonal."""
+        first = max(0, diagonal - self.row_blocks + 1)
+        last = min(diagonal, self.word_blocks - 1)
+        return first, last - first + 1
+
+    def chunk_bytes(self) -> list[int]:
+        return [self.blocks_of(d)[1] * self.tile_bytes for d in range(self.diagonals)]
+
+
+def geometry(problem: LCS, device: Device, words_per_block: int | None, rows_per_block: int | None) -> Geometry:
+    words = -(-problem.m // 64)
+    limit = device.max_work_group_size
+    if words_per_block is None:
+        words_per_block = min(128 if device.is_gpu else 8, limit)
+    if rows_per_block is None:
+        rows_per_block = 1024 if device.is_gpu else 128
+    if not 1 <= int(words_per_block) <= limit:
+        raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
+                                 f"got {words_per_block}")
+    if not 1 <= int(rows_per_block) <= 8192:
+        raise InvalidOptionError(f"rows_per_block must be in 1..8192, got {rows_per_block}")
+    if TRACE_LOCAL_SIZE > limit:
+        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
+    return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block))
+
+
+def symbols_in_common(problem: LCS) -> int:
+    return int(np.intersect1d(problem.a, problem.b).size)
+
+
+def choose_method(problem: LCS, method: str, words: int) -> str:
+    if method not in METHODS:
+        raise InvalidOptionError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if method != "auto":
+        return method
+    return "bits" if (symbols_in_common(problem) + 2) * words * 8 <= MASKS_AUTO_LIMIT else "cells"
+
+
+def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
+    if problem.m == 0 or problem.n == 0:
+        return Plan(solver=name, details={"method": "empty"})
+    geo = geometry(problem, device, options.words_per_block, options.rows_per_block)
+    method = choose_method(problem, options.method, geo.words)
+    buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
+               "edges": (geo.word_blocks + 1) * 2 * geo.rows * 4, "pairs": min(problem.m, problem.n) * 8}
+    if method == "bits":
+        buffers["masks"] = (symbols_in_common(problem) + 2) * geo.words * 8
+    chunks = geo.chunk_bytes()
+    try:
+        store = plan_store(f"LCS {problem.m} x {problem.n}: bit rows", chunks, device, sum(buffers.values()),
+                           options.device_memory_limit, options.store)
+    except DoesNotFitError as exc:
+        raise DoesNotFitError(f"{exc}; the bit rows take m x n / 8 bytes") from None
+    if store.mode == "device":
+        buffers["bit_rows"] = store.device_bytes
+    else:
+        buffers["bit_row_ring"] = store.device_bytes
+    rate = RATES[(method, device.is_gpu)]
+    launches = geo.diagonals * 2 + 3
+    return Plan(
+        solver=name, device_buffers=buffers,
+        host_buffers={"bit_rows": store.host_bytes} if store.host_bytes else {},
+        cell_updates=problem.cells(), launches=launches,
+        seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
+        details={"method": method, "store": store.mode, "words_per_block": geo.words_per_block,
+                 "rows_per_block": geo.rows, "diagonals": geo.diagonals, "bit_row_bytes": store.total_bytes})
+
+
+class _Sweep:
+    """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
+
+    def __init__(self, problem: LCS, device: Device, geo: Geometry, method: str, timings: Timings):
+        self.problem, self.device, self.geo, self.method = problem, device, geo, method
+        start = time.perf_counter()
+        a_codes, b_codes, sigma = problem.codes()
+        self.program = kernels.program(device, "wavefront_lcs.cl", {
+            "ROWS": geo.rows, "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE,
+            "VALUE_T": "int"})
+        ctx, queue = device.context, device.queue
+        flags = cl.mem_flags
+        self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
+        self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
+        self.v_row = cl.Buffer(ctx, flags.READ_WRITE, geo.words * 8)
+        edges = np.zeros((geo.word_blocks + 1) * 2 * geo.rows, dtype=np.uint32)
+        self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
+        words = np.uint32(geo.words)
+        cl.Kernel(self.program, "lcs_start")(queue, (_round(geo.words, 64),), None, self.v_row, words)
+        if method == "bits":
+            rows = sigma + 2
+            self.masks = cl.Buffer(ctx, flags.READ_WRITE, rows * geo.words * 8)
+            cl.Kernel(self.program, "lcs_masks")(queue, (_round(geo.words, 64),), None, self.a_codes, self.masks,
+                                   np.uint32(problem.m), words, np.uint32(sigma))
+        queue.finish()
+        timings.upload += time.perf_counter() - start
+
+    def run(self, store: RowStore | None) -> cl.Event | None:
+        """Enqueue every block diagonal; with ``store``, each diagonal's blocks go to its chunk."""
+        geo, queue = self.geo, self.device.queue
+        kernel = cl.Kernel(self.program, "lcs_bits") if self.method == "bits" else cl.Kernel(self.program, "lcs_cells")
+        scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8) if store is None else None
+        head = [self.masks if self.method == "bits" else self.a_codes, self.b_codes, self.v_row, self.edges]
+        sizes = [np.uint32(geo.m)] if self.method == "cells" else []
+        event = None
+        for d in range(geo.diagonals):
+            first, count = geo.blocks_of(d)
+            if store is not None:
+                buffer, offset, wait = store.slot(d)
+            else:
+                buffer, offset, wait = scratch, 0, []
+            kernel.set_args(*head, buffer, np.uint64(offset // 8), np.int32(store is not None), *sizes,
+                            np.uint32(geo.words), np.uint32(geo.n), np.uint32(first), np.uint32(d))
+            event = cl.enqueue_nd_range_kernel(queue, kernel, (count * geo.words_per_block,),
+                                               (geo.words_per_block,), wait_for=wait or None)
+            if store is not None:
+                store.finished(d, event)
+        return event
+
+    def length(self) -> int:
+        row = np.empty(self.geo.words, dtype=np.uint64)
+        cl.enqueue_copy(self.device.queue, row, self.v_row, is_blocking=True)
+        ones = int(np.unpackbits(row.view(np.uint8), bitorder="little")[:self.problem.m].sum())
+        return self.problem.m - ones
+
+
+def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings]:
+    """The LCS length alone (no bit rows kept): the sweep at full speed, for benchmarks."""
+    timings = Timings()
+    if problem.m == 0 or problem.n == 0:
+        return 0, timings
+    geo = geometry(problem, device, options.words_per_block, options.rows_per_block)
+    sweep = _Sweep(problem, device, geo, choose_method(problem, options.method, geo.words), timings)
+    start = time.perf_counter()
+    sweep.run(None)
+    device.queue.finish()
+    timings.kernels += time.perf_counter() - start
+    return sweep.length(), timings
+
+
+def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
+    timings = Timings()
+    if problem.m == 0 or problem.n == 0:
+        return Solution(0, np.zeros(0, bool), True, "", "", timings, positions=np.zeros((0, 2), np.int64))
+    details = plan.details
+    geo = geometry(problem, device, details["words_per_block"], details["rows_per_block"])
+    sweep = _Sweep(problem, device, geo, str(details["method"]), timings)
+    store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, plan.device_bytes - plan.device_buffers.get(
+        "bit_rows", plan.device_buffers.get("bit_row_ring", 0)), options.device_memory_limit, str(details["store"]))
+    store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
+    try:
+        start = time.perf_counter()
+        sweep.run(store)
+        device.queue.finish()
+        compute_done = time.perf_counter()
+        store.drain(compute_done)
+        timings.kernels += time.perf_counter() - start
+        length = sweep.length()
+        start = time.perf_counter()
+        positions = _trace(sweep, store, length, options.poison)
+        timings.download += time.perf_counter() - start
+    finally:
+        store.release()
+    stats = {"method": sweep.method, "store": store_plan.mode, "diagonals": geo.diagonals,
+             "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
+             "bit_row_bytes": store_plan.total_bytes}
+    if store_plan.mode == "host":
+        stats.update(copied_bytes=store.stats.bytes, copy_seconds=store.stats.copy_seconds,
+                     copy_exposed_seconds=store.stats.exposed_seconds, copies_hidden_share=store.stats.hidden_share)
+    return Solution(length, np.zeros(0, bool), True, "", "", timings, stats=stats, positions=positions)
+
+
+def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndarray:
+    """Walk the stored blocks back from (m, n) on the device: one launch per block diagonal (the
+    walk leaves a diagonal for a lower one and never returns). In host mode each step first copies
+    the one block the walk is in back to the device."""
+    problem, device, geo = sweep.problem, sweep.device, sweep.geo
+    ctx, queue = device.context, device.queue
+    capacity = max(length, 1)
+    pairs = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, capacity * 8)
+    if poison:
+        from clsolve.buffers import fill
+        fill(queue, pairs, 0xA5)
+    state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
+    state_buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=state)
+    kernel = cl.Kernel(sweep.program, "lcs_trace")
+    host_mode = store.plan.mode == "host"
+    for d in range(geo.diagonals - 1, -1, -1):
+        first, count = geo.blocks_of(d)
+        if host_mode:
+            cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
+            i, j = int(state[0]), int(state[1])
+            if i == 0 or j == 0:
+                break
+            wb, rb = (i - 1) // (64 * geo.words_per_block), (j - 1) // geo.rows
+            if wb + rb != d:
+                continue
+            buffer, offset = store.readable(d, part=((wb - first) * geo.tile_bytes, geo.tile_bytes))
+        else:
+            buffer, offset = store.readable(d)
+        kernel(queue, (TRACE_LOCAL_SIZE,), (TRACE_LOCAL_SIZE,), buffer, np.uint64(offset // 8), sweep.a_codes,
+               sweep.b_codes, state_buffer, pairs, np.uint32(capacity), np.uint32(first), np.uint32(d))
+    cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
+    found = np.empty(capacity * 2, dtype=np.uint32)
+    cl.enqueue_copy(queue, found, pairs, is_blocking=True)
+    if int(state[2]) != length:
+        from clsolve.errors import SolutionCheckError
+        raise SolutionCheckError(f"wavefront LCS trace-back found {int(state[2])} pairs, the sweep's length is {length}")
+    return found.reshape(capacity, 2)[capacity - length:].astype(np.int64)
+
+
+def _round(count: int, multiple: int) -> int:
+    return -(-count // multiple) * multiple

@@ -1,0 +1,83 @@
+"""The ``wavefront`` plugin: one solver for the three problems of paper 004, each on the same memory
+model (``clsolve.wavefront``): the sweep keeps only its live rows on the device and the finished
+part of the grid the answer needs stays on the device or streams to host memory.
+
+* ``LCS``      block-diagonal sweep, bit-parallel (``method="bits"``) or cell by cell (``"cells"``);
+               the subsequence traced back on the device (``lcs.py``).
+* ``Knapsack`` KP1, row by row (item by item), decision rows kept for the items (``knapsack.py``).
+* ``TSP``      Held-Karp, one level per subset size, predecessors kept for the tour (``held_karp.py``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clsolve.devices import Device
+from clsolve.errors import InvalidOptionError
+from clsolve.problems import LCS, TSP, Knapsack
+from clsolve.solution import Solution
+from clsolve.solver import Plan, Solver
+
+from . import held_karp, knapsack, lcs
+
+STORES = ("auto", "device", "host")
+
+
+@dataclass(frozen=True)
+class Options:
+    method: str = "auto"
+    store: str = "auto"
+    device_memory_limit: int | None = None
+    words_per_block: int | None = None
+    rows_per_block: int | None = None
+    poison: bool = False
+
+
+class WavefrontSolver(Solver):
+    name = "wavefront"
+    summary = "paper 004's wavefront DP: LCS (bit-parallel), KP1 by rows, TSP by Held-Karp; rows streamed to host"
+    problem_kinds = ("lcs", "tsp", "knapsack")
+
+    def __init__(self, method: str = "auto", store: str = "auto", device_memory_limit: int | None = None,
+                 words_per_block: int | None = None, rows_per_block: int | None = None, poison: bool = False):
+        """``method`` (LCS): ``bits`` (bit-parallel), ``cells`` (eq. 2 cell by cell, any alphabet) or
+        ``auto`` (bits unless the match masks would pass 1 GiB). ``store``: where the rows the answer
+        needs are kept, ``device``, ``host`` (streamed during the sweep) or ``auto`` (the device when they
+        fit). ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
+        stream to host memory. ``words_per_block`` / ``rows_per_block`` (LCS) override the block tiling.
+        ``poison`` fills device buffers with garbage first (tests: an unwritten cell shows)."""
+        if method not in lcs.METHODS:
+            raise InvalidOptionError(f"method must be one of {', '.join(lcs.METHODS)}, got {method!r}")
+        if store not in STORES:
+            raise InvalidOptionError(f"store must be one of {', '.join(STORES)}, got {store!r}")
+        if device_memory_limit is not None and int(device_memory_limit) <= 0:
+            raise InvalidOptionError(f"device_memory_limit must be a positive number of bytes, got {device_memory_limit}")
+        self.options = Options(method, store, None if device_memory_limit is None else int(device_memory_limit),
+                               words_per_block, rows_per_block, bool(poison))
+
+    def accepts(self, problem) -> str | None:
+        if isinstance(problem, LCS):
+            return None
+        if isinstance(problem, TSP):
+            return held_karp.held_karp_accepts(problem)
+        if isinstance(problem, Knapsack):
+            return knapsack.knapsack_accepts(problem)
+        return f"{self.name} solves LCS, TSP and KP1 problems"
+
+    def plan(self, problem, device: Device) -> Plan:
+        if isinstance(problem, LCS):
+            return lcs.plan_lcs(self.name, problem, device, self.options)
+        if isinstance(problem, TSP):
+            return held_karp.plan_held_karp(self.name, problem, device, self.options)
+        return knapsack.plan_knapsack(self.name, problem, device, self.options)
+
+    def solve(self, problem, device: Device, plan: Plan) -> Solution:
+        if isinstance(problem, LCS):
+            return lcs.solve_lcs(problem, device, plan, self.options)
+        if isinstance(problem, TSP):
+            return held_karp.solve_held_karp(problem, device, plan, self.options)
+        return knapsack.solve_knapsack(problem, device, plan, self.options)
+
+    def lcs_length(self, problem: LCS, device: Device):
+        """The LCS length alone, without keeping bit rows (the sweep's top speed, for benchmarks):
+        (length, timings). Not a solve: no subsequence, no check."""
+        return lcs.lcs_length(problem, device, self.options)

@@ -87,12 +87,10 @@ def cmd_solve(args) -> int:
         if args.json:
             print(json.dumps(solution.to_dict(problem)))
             continue
-        items = " ".join(str(i) for i in solution.items)
-        used = solution.to_dict(problem)["used"]
         print(f"{problem.describe()}")
         print(f"  value    {solution.value}{' (optimal)' if solution.optimal else ''}")
-        print(f"  items    {len(solution.items)} of {problem.n}: {items}")
-        print(f"  used     {' x '.join(map(str, used))} of {' x '.join(map(str, problem.capacities.tolist()))}")
+        for line in _answer_lines(problem, solution):
+            print(line)
         print(f"  solver   {solution.solver} on {solution.device}")
         t = solution.timings
         print(f"  seconds  total {t.total:.6f} (upload {t.upload:.6f}, kernels {t.kernels:.6f}, "
@@ -106,6 +104,23 @@ def cmd_solve(args) -> int:
             print(f"clsolve: error: {error}", file=sys.stderr)
         return _exit_code(failure)
     return EXIT_OK
+
+
+def _answer_lines(problem, solution) -> list[str]:
+    """The answer in words: items (knapsack), the subsequence (LCS) or the tour (TSP)."""
+    if solution.positions is not None:
+        subsequence = problem.subsequence(solution.positions)
+        shown = subsequence if isinstance(subsequence, str) else " ".join(map(str, subsequence.tolist()))
+        return [f"  length   {len(solution.positions)} of {problem.m} x {problem.n}",
+                f"  common   {shown}",
+                f"  in a     {' '.join(str(int(i)) for i in solution.positions[:, 0])}",
+                f"  in b     {' '.join(str(int(j)) for j in solution.positions[:, 1])}"]
+    if solution.tour is not None:
+        return [f"  tour     {' '.join(str(int(c)) for c in solution.tour)} 0"]
+    items = " ".join(str(i) for i in solution.items)
+    used = solution.to_dict(problem)["used"]
+    return [f"  items    {len(solution.items)} of {problem.n}: {items}",
+            f"  used     {' x '.join(map(str, used))} of {' x '.join(map(str, problem.capacities.tolist()))}"]
 
 
 def _show_progress(progress) -> None:
@@ -146,7 +161,7 @@ def cmd_bench(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="clsolve", description="Exact knapsack-family solvers on OpenCL devices.")
+    top = argparse.ArgumentParser(prog="clsolve", description="Exact knapsack-family, LCS and TSP solvers on OpenCL devices.")
     top.add_argument("--version", action="version", version=f"clsolve {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
 

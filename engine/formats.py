@@ -11,6 +11,12 @@ Formats (``--format`` name, how it is recognised when not given):
 ``mknap``     OR-Library: K, then per problem ``n m opt``, n profits, m rows of n weights, m capacities.
 ``msb``       2DPackLib MSB JSON (``"Container"``/``"Items"``) turned into KP2 as papers 000/001 do.
 ``class-a``   2DPackLib one-line format ``name;n;W;H;w,h[,count];..`` (lines containing ``;``), into KP2.
+``tsplib``    TSPLIB95 ``.tsp`` / ``.atsp`` (a header with DIMENSION), into a TSP (``clsolve.tsplib``).
+``fasta``     FASTA (starts with ``>``): each two consecutive records make one LCS (``clsolve.sequences``).
+``sequences`` one sequence per line (non-numeric), each two consecutive lines one LCS.
+
+JSON objects may also hold ``{"a": .., "b": ..}`` (an LCS; strings or integer lists) or
+``{"distances": [[..], ..]}`` (a TSP), with optional ``"name"`` and ``"optimum"``.
 
 For the 2-D packing sets, c1 = plate height and c2 = plate width, item weights are (height, width),
 the profit is height x width, and each item type appears once (counts are ignored), as in papers
@@ -25,9 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from .errors import FormatError, InvalidProblemError
-from .problems import Knapsack
+from .problems import LCS, TSP, Knapsack
+from .sequences import looks_like_fasta, looks_like_sequences, read_fasta, read_sequences
+from .tsplib import looks_like_tsplib, read_tsplib
 
-FORMATS = ("json", "pisinger", "jooken", "mknap", "msb", "class-a")
+FORMATS = ("json", "pisinger", "jooken", "mknap", "msb", "class-a", "tsplib", "fasta", "sequences")
 
 
 class _Tokens:
@@ -208,6 +216,9 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
         where = f"problems[{k}]" if len(entries) > 1 or "problems" in data else "problem"
         if not isinstance(entry, dict):
             raise FormatError(path, None, f"{where}: expected an object")
+        if "a" in entry or "b" in entry or "distances" in entry:
+            problems.append(_grid_problem(path, where, entry))
+            continue
         missing = [f for f in ("profits", "weights", "capacities") if f not in entry]
         if missing:
             raise FormatError(path, None, f"{where}: missing field(s) {', '.join(missing)}")
@@ -228,8 +239,21 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
     return problems
 
 
+def _grid_problem(path: str, where: str, entry: dict):
+    try:
+        if "distances" in entry:
+            return TSP(entry["distances"], name=str(entry.get("name", "")), known_optimum=entry.get("optimum"))
+        missing = [f for f in ("a", "b") if f not in entry]
+        if missing:
+            raise FormatError(path, None, f"{where}: an LCS needs fields a and b; missing {', '.join(missing)}")
+        return LCS(entry["a"], entry["b"], name=str(entry.get("name", "")), known_optimum=entry.get("optimum"))
+    except InvalidProblemError as exc:
+        raise FormatError(path, None, f"{where}: {exc}") from None
+
+
 READERS = {"json": read_json, "pisinger": read_pisinger, "jooken": read_jooken, "mknap": read_mknap,
-           "msb": read_msb, "class-a": read_class_a}
+           "msb": read_msb, "class-a": read_class_a, "tsplib": read_tsplib, "fasta": read_fasta,
+           "sequences": read_sequences}
 
 
 def detect(path: str, text: str) -> str:
@@ -237,6 +261,12 @@ def detect(path: str, text: str) -> str:
     stripped = text.lstrip()
     if stripped.startswith("{"):
         return "msb" if '"Container"' in text else "json"
+    if looks_like_fasta(text):
+        return "fasta"
+    if looks_like_tsplib(text):
+        return "tsplib"
+    if looks_like_sequences(text):
+        return "sequences"
     first = stripped.splitlines()[0] if stripped else ""
     if ";" in first:
         return "class-a"
@@ -253,7 +283,7 @@ def detect(path: str, text: str) -> str:
     raise FormatError(path, 1, f"cannot tell the format from the first line {first!r}; pass a format")
 
 
-def read(path: str | Path, format: str | None = None, scale: float | int | str = 1) -> list[Knapsack]:
+def read(path: str | Path, format: str | None = None, scale: float | int | str = 1) -> list:
     """Read every problem in ``path``. ``format`` is one of FORMATS or None to detect it."""
     path = str(path)
     try:

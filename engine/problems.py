@@ -328,7 +328,9 @@ class TSP:
             raise InvalidProblemError(f"distances: n = {n} cities exceeds the limit {MAX_CITIES}")
         matrix = np.ascontiguousarray(matrix)
         matrix.setflags(write=False)
-        longest = int(np.sort(matrix, axis=1)[:, -1].astype(object).sum())
+        off_diagonal = matrix.copy()
+        np.fill_diagonal(off_diagonal, 0)
+        longest = int(off_diagonal.max(axis=1).astype(object).sum())
         if longest > INT64_MAX:
             raise InvalidProblemError(f"distances: a tour could cost up to {longest}, beyond the signed 64-bit limit")
         object.__setattr__(self, "distances", matrix)

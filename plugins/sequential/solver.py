@@ -12,9 +12,11 @@ import time
 import numpy as np
 
 from clsolve.dptable import dp_accepts
-from clsolve.problems import Knapsack
+from clsolve.problems import LCS, TSP, Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import Plan, Solver
+
+from . import grids
 
 #: NumPy state updates per second on one core, for ``auto``'s estimate.
 UPDATES_PER_SECOND = 3e8
@@ -22,13 +24,29 @@ UPDATES_PER_SECOND = 3e8
 
 class SequentialSolver(Solver):
     name = "sequential"
-    summary = "reference DP on the host CPU (NumPy), m = 1..3, with items"
+    summary = "reference DPs on the host CPU: knapsack m = 1..3 (NumPy), LCS (bit rows), TSP (Held-Karp)"
+    problem_kinds = ("knapsack", "lcs", "tsp")
     uses_device = False
 
     def accepts(self, problem) -> str | None:
+        if isinstance(problem, LCS):
+            if problem.cells() > grids.MAX_HOST_LCS_CELLS:
+                return f"the host LCS takes m x n <= {grids.MAX_HOST_LCS_CELLS} cells, got {problem.cells()}"
+            return None
+        if isinstance(problem, TSP):
+            if problem.n > grids.MAX_HOST_CITIES:
+                return f"the host Held-Karp takes n <= {grids.MAX_HOST_CITIES} cities, got {problem.n}"
+            return None
         return dp_accepts(problem, self.name)
 
-    def plan(self, problem: Knapsack, device=None) -> Plan:
+    def plan(self, problem, device=None) -> Plan:
+        if isinstance(problem, LCS):
+            return Plan(solver=self.name, host_buffers={"bit_rows": problem.cells() // 8 + 64 * (problem.n + 1)},
+                        cell_updates=problem.cells(), seconds=problem.cells() / 5e9 + problem.n * 1e-6 + 1e-4)
+        if isinstance(problem, TSP):
+            states = (problem.n - 1) * 2 ** (problem.n - 1)
+            return Plan(solver=self.name, host_buffers={"table": states * 9}, cell_updates=states * problem.n,
+                        seconds=states * problem.n / 5e7 + 1e-3)
         states = problem.cells()
         return Plan(
             solver=self.name,
@@ -60,8 +78,16 @@ class SequentialSolver(Solver):
             packed[i] = np.packbits(taken.reshape(-1))
         return row.reshape(-1), packed
 
-    def solve(self, problem: Knapsack, device, plan: Plan) -> Solution:
+    def solve(self, problem, device, plan: Plan) -> Solution:
         start = time.perf_counter()
+        if isinstance(problem, LCS):
+            length, positions = grids.solve_lcs(problem)
+            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=time.perf_counter() - start),
+                            positions=positions)
+        if isinstance(problem, TSP):
+            length, tour = grids.solve_tsp(problem)
+            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=time.perf_counter() - start),
+                            tour=tour)
         row, packed = self.decisions(problem)
         shape = tuple(int(c) + 1 for c in problem.capacities)
         remaining = [int(c) for c in problem.capacities]

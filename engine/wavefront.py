@@ -58,9 +58,9 @@ def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_b
     budget = int(device.global_memory * DEVICE_MEMORY_SHARE) - other_device_bytes
     if device_limit is not None:
         budget = min(budget, int(device_limit) - other_device_bytes)
-    ring = RING_SLOTS * (max(chunk_bytes) if chunk_bytes else 0)
+    ring = RING_SLOTS * max(chunk_bytes, default=0)
     host_limit = int(host_memory_bytes() * HOST_MEMORY_SHARE)
-    fits_device = total <= budget and (not chunk_bytes or max(chunk_bytes) <= device.max_allocation)
+    fits_device = total <= budget and max(chunk_bytes, default=0) <= device.max_allocation
     if mode == "device" or (mode == "auto" and fits_device):
         if not fits_device:
             raise DoesNotFitError(f"{what}: keeping {_size(total)} on the device does not fit beside "
@@ -117,7 +117,7 @@ class RowStore:
                 sizes[-1] += (size + 255) // 256 * 256  # keep every chunk aligned for the kernels
             self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(s, 256)) for s in sizes]
         else:
-            slot = max(max(plan.chunk_bytes), 256)
+            slot = max(max(plan.chunk_bytes, default=0), 256)
             self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, slot) for _ in range(RING_SLOTS)]
             self.copy_queue = cl.CommandQueue(ctx, device.cl_device,
                                               properties=cl.command_queue_properties.PROFILING_ENABLE)

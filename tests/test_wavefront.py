@@ -1,0 +1,199 @@
+"""The wavefront plugin (paper 004): LCS against a plain CPU DP, TSP against brute force and the
+TSPLIB optima, KP1 against dp-rows; rows kept on the device and streamed to host memory."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import clsolve
+from clsolve.errors import DoesNotFitError, InvalidOptionError, InvalidProblemError, SolutionCheckError
+from clsolve.problems import LCS, TSP
+from clsolve.solution import Solution, check
+
+from test_solvers import knapsacks
+
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+#: Small blocks, so that a short string still spans many block diagonals and ring slots.
+SMALL_BLOCKS = {"words_per_block": 2, "rows_per_block": 8}
+
+
+def plain_lcs(a, b) -> int:
+    """The textbook O(mn) DP (eq. 2 of paper 004), row by row."""
+    a, b = list(a), list(b)
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b, start=1):
+            current.append(previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1]))
+        previous = current
+    return previous[-1]
+
+
+def brute_force_tour(distances: np.ndarray) -> int:
+    n = len(distances)
+    return min(sum(int(distances[t[i], t[(i + 1) % n]]) for i in range(n))
+               for p in itertools.permutations(range(1, n)) for t in [(0,) + p])
+
+
+@st.composite
+def sequences(draw, max_length=200):
+    alphabet = draw(st.sampled_from([2, 3, 4, 20, 256]))
+    m = draw(st.integers(0, max_length))
+    n = draw(st.integers(0, max_length))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, alphabet, m), rng.integers(0, alphabet, n)
+
+
+@SETTINGS
+@given(pair=sequences())
+def test_lcs_matches_plain_dp(pair, device):
+    a, b = pair
+    expected = plain_lcs(a, b)
+    problem = LCS(a, b)
+    for method in ("bits", "cells"):
+        for blocks in ({}, SMALL_BLOCKS):
+            solution = clsolve.solve(problem, solver="wavefront", device=device, method=method, poison=True, **blocks)
+            assert solution.value == expected  # and the engine checked the positions: common, increasing
+            assert solution.positions.shape == (expected, 2)
+    assert clsolve.solve(problem, solver="sequential").value == expected
+
+
+@pytest.mark.parametrize("method", ["bits", "cells"])
+def test_lcs_streams_rows_to_host(method, device):
+    rng = np.random.default_rng(7)
+    a, b = rng.integers(0, 4, 1500), rng.integers(0, 4, 1300)
+    problem = LCS(a, b)
+    options = {"method": method, "words_per_block": 4, "rows_per_block": 32, "poison": True}
+    bit_rows = clsolve.plan(problem, "wavefront", device, **options).details["bit_row_bytes"]
+    limit = 200_000  # well below the bit rows, above what the sweep itself needs
+    assert bit_rows > limit
+    streamed = clsolve.solve(problem, solver="wavefront", device=device, device_memory_limit=limit, **options)
+    assert streamed.stats["store"] == "host" and streamed.stats["copied_bytes"] == bit_rows
+    kept = clsolve.solve(problem, solver="wavefront", device=device, **options)
+    assert kept.stats["store"] == "device"
+    assert streamed.value == kept.value == plain_lcs(a, b)
+    np.testing.assert_array_equal(streamed.positions, kept.positions)
+
+
+def test_lcs_strings_alphabets_and_edges(device):
+    cases = [("", ""), ("abc", ""), ("", "abc"), ("a", "a"), ("a", "b"), ("GATTACA", "TAGACCA"),
+             ("ünïcödé ✓", "üçödé ✓"), ("x" * 130, "x" * 70)]
+    for a, b in cases:
+        solution = clsolve.solve(LCS(a, b), solver="wavefront", device=device)
+        assert solution.value == plain_lcs(a, b)
+        sub = LCS(a, b).subsequence(solution.positions)
+        assert isinstance(sub, str) and len(sub) == solution.value
+    # 256 byte values and integer symbols beyond any alphabet
+    rng = np.random.default_rng(3)
+    a, b = bytes(rng.integers(0, 256, 700).tolist()), bytes(rng.integers(0, 256, 900).tolist())
+    assert clsolve.solve(LCS(a, b), solver="wavefront", device=device).value == plain_lcs(a, b)
+    a, b = rng.integers(-2**40, 2**40, 300) // 2**38, rng.integers(-2**40, 2**40, 300) // 2**38
+    assert clsolve.solve(LCS(a, b), solver="wavefront", device=device).value == plain_lcs(a, b)
+
+
+def test_lcs_bad_input_and_options(device):
+    with pytest.raises(InvalidProblemError, match="a"):
+        LCS([[1, 2]], [1])
+    with pytest.raises(InvalidProblemError, match="b"):
+        LCS([1, 2], [0.5])
+    with pytest.raises(InvalidOptionError, match="method"):
+        clsolve.solve(LCS("ab", "ba"), solver="wavefront", device=device, method="fast")
+    with pytest.raises(InvalidOptionError, match="words_per_block"):
+        clsolve.solve(LCS("ab", "ba"), solver="wavefront", device=device, words_per_block=10**6)
+
+
+def test_lcs_refused_with_numbers_when_nothing_holds_the_rows(device, monkeypatch):
+    from clsolve import wavefront
+    monkeypatch.setattr(wavefront, "host_memory_bytes", lambda: 10**6)
+    problem = LCS(np.zeros(100_000, int), np.zeros(2_000, int))
+    with pytest.raises(DoesNotFitError, match=r"trace-back needs .* more than this host allows"):
+        clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000)
+
+
+def test_lcs_check_catches_wrong_answers():
+    problem = LCS("abcd", "acbd")
+    good = Solution(3, np.zeros(0, bool), True, "test", "", positions=np.array([[0, 0], [1, 2], [3, 3]]))
+    check(problem, good)
+    for positions, value in (([[0, 0], [2, 2], [3, 3]], 3), ([[0, 0], [1, 2], [3, 3]], 2), ([[1, 0]], 1),
+                             ([[0, 0], [0, 0]], 2)):
+        bad = Solution(value, np.zeros(0, bool), True, "test", "", positions=np.array(positions))
+        with pytest.raises(SolutionCheckError):
+            check(problem, bad)
+
+
+@pytest.mark.parametrize("n", range(2, 10))
+def test_tsp_matches_brute_force(n, device):
+    rng = np.random.default_rng(n)
+    for symmetric in (True, False):
+        distances = rng.integers(0, 100, (n, n))
+        if symmetric:
+            distances = np.triu(distances) + np.triu(distances, 1).T
+        expected = brute_force_tour(distances)
+        problem = TSP(distances)
+        for store in ("device", "host"):
+            solution = clsolve.solve(problem, solver="wavefront", device=device, store=store, poison=True)
+            assert solution.value == expected and solution.tour[0] == 0
+        assert clsolve.solve(problem, solver="sequential").value == expected
+
+
+def test_tsp_large_costs_use_64_bit(device):
+    rng = np.random.default_rng(11)
+    distances = rng.integers(2**33, 2**34, (7, 7))
+    solution = clsolve.solve(TSP(distances), solver="wavefront", device=device)
+    assert solution.value == brute_force_tour(distances) > 2**31
+    assert solution.stats["value_type"] == "long"
+
+
+def test_tsp_bad_input_and_refusals(device):
+    with pytest.raises(InvalidProblemError, match="square"):
+        TSP(np.zeros((3, 4)))
+    with pytest.raises(InvalidProblemError, match="at least 2"):
+        TSP([[0]])
+    with pytest.raises(InvalidProblemError, match="negative"):
+        TSP([[0, -1], [1, 0]])
+    big = TSP(np.ones((40, 40), dtype=int))
+    with pytest.raises(clsolve.UnsupportedProblemError, match="n <= 33"):
+        clsolve.plan(big, "wavefront", device)
+    with pytest.raises(DoesNotFitError, match="Held-Karp for n = 30"):
+        clsolve.plan(TSP(np.ones((30, 30), dtype=int)), "wavefront", device, device_memory_limit=10**8)
+
+
+@pytest.mark.parametrize("name", ["burma14", "ulysses16", "gr17", "br17"])
+def test_tsplib_optima(name, data, device):
+    import csv
+    folder = data / "tsplib"
+    optima = {row["name"]: int(row["optimal_tour_length"]) for row in csv.DictReader(open(folder / "optimal_values.csv"))}
+    path = next(folder.glob(f"{name}.*tsp"))
+    problem = clsolve.formats.read(path)[0]
+    problem = TSP(problem.distances, name=problem.name, known_optimum=optima[name])
+    solution = clsolve.solve(problem, solver="wavefront", device=device, poison=True)
+    assert solution.value == optima[name]
+    streamed = clsolve.solve(problem, solver="wavefront", device=device, store="host")
+    assert streamed.value == optima[name] and streamed.stats["store"] == "host"
+
+
+@SETTINGS
+@given(problem=knapsacks(max_n=14, max_capacity=60))
+def test_knapsack_matches_dp_rows(problem, device):
+    if problem.m != 1:
+        assert clsolve.solvers  # KP1 only: the plugin says why it refuses the others
+        assert "KP1" in clsolve.registry.load("wavefront").accepts(problem)
+        return
+    expected = clsolve.solve(problem, solver="dp-rows", device=device).value
+    for store in ("device", "host"):
+        solution = clsolve.solve(problem, solver="wavefront", device=device, store=store, poison=True)
+        assert solution.value == expected
+
+
+def test_lcs_sequence_files(tmp_path, data, device):
+    problems = clsolve.formats.read(data / "lcs" / "ACO" / "Rat" / "4_10_600.rat")
+    assert len(problems) == 5 and problems[0].m == problems[0].n == 600
+    for problem in problems[:2]:
+        assert clsolve.solve(problem, solver="wavefront", device=device).value == plain_lcs(problem.a, problem.b)
+    fasta = tmp_path / "pair.fa"
+    fasta.write_text(">one\nGATT\nACA\n>two\nTAGACCA\n")
+    (problem,) = clsolve.formats.read(fasta)
+    assert problem.name == "one / two" and clsolve.solve(problem, device=device).value == 4

@@ -380,8 +380,13 @@ def run_scale(args) -> dict:
     return run(args)
 
 
+def run_wavefront(args) -> dict:
+    from . import bench_wavefront
+    return bench_wavefront.run(args)
+
+
 BENCHMARKS = {"bnb": run_bnb, "dp-rows": run_dp_rows, "mckp": run_mckp, "msb": run_batch_set,
-              "class-a": run_batch_set, "scale": run_scale}
+              "class-a": run_batch_set, "scale": run_scale, "wavefront": run_wavefront}
 
 
 def add_parser(sub):
@@ -395,6 +400,8 @@ def add_parser(sub):
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
     bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6")
     bench.add_argument("--copies", type=int, default=100, help="scale: copies of MSB-630 in the batch (default 100)")
+    bench.add_argument("--max-cities", type=int, default=None,
+                       help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)")
     bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
     return bench
 

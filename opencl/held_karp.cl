@@ -9,10 +9,12 @@
  * from city 0 through all of S that ends at member c_p (eq. 6: S_{X,i} = min_j S_{X\{i},j} + c_{j,i}),
  * and pred[rank(S) * k + p] is the member j it came from.
  *
- * Build options: VALUE_T (int or long, chosen so no path can overflow), MAX_MEMBERS (N), LOCAL_SIZE.
+ * Build options: VALUE_T (int or long, chosen so no path can overflow), LOCAL_SIZE.
  */
 #include "clsolve.h"
 
+/* At most 32 members (n <= 33): ranks C(32, 16) and below fit in 32 bits. */
+#define MAX_MEMBERS 32
 /* binom[c * (MAX_MEMBERS + 1) + t] = C(c, t) for 0 <= c, t <= MAX_MEMBERS. */
 #define BINOM(c, t) binom[(c) * (MAX_MEMBERS + 1) + (t)]
 
@@ -35,7 +37,7 @@ __kernel void held_karp_level(__global const VALUE_T *restrict distances, __glob
     const uint p = (uint)(g - (ulong)rank * k);
     /* unrank S: the largest c with C(c, t) <= r, for t = k down to 1 */
     uchar members[MAX_MEMBERS];
-    uint r = rank, c = MAX_MEMBERS;
+    uint r = rank, c = n - 1u;
     for (uint t = k; t >= 1u; --t) {
         do {
             --c;

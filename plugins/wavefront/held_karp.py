@@ -88,12 +88,11 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
     dtype, type_name = value_type(problem)
     sizes = level_sizes(n)
     ctx, queue = device.context, device.queue
-    program = kernels.program(device, "held_karp.cl", {"VALUE_T": type_name, "MAX_MEMBERS": members,
-                                                        "LOCAL_SIZE": 1})
+    program = kernels.program(device, "held_karp.cl", {"VALUE_T": type_name, "LOCAL_SIZE": 1})
     flags = cl.mem_flags
     distances = np.ascontiguousarray(problem.distances, dtype=dtype)
     distance_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=distances)
-    binom = _binomials(members)
+    binom = _binomials(MAX_HELD_KARP_CITIES - 1)
     binom_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=binom)
     largest = max(sizes)
     levels = [cl.Buffer(ctx, flags.READ_WRITE, largest * dtype.itemsize) for _ in range(2)]

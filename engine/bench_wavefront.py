@@ -1,0 +1,190 @@
+"""``clsolve bench wavefront``: paper 004's problems on the wavefront solver.
+
+* LCS of two random strings (alphabet 4) for lengths 1e4 .. 1e6: cell updates per second value-only
+  (the sweep, no bit rows kept) and with the subsequence (bit rows kept, traced back), the store the
+  plan chose, and for a run forced to stream its rows to host memory the share of copy time hidden
+  behind compute. The floor for the subsequence run is writing m x n / 8 bytes of bit rows at the
+  device's copy bandwidth; the sweep's own floor is its critical path of n + words block steps.
+* Held-Karp TSP: random Euclidean instances (TSPLIB EUC_2D rounding) from n = 16 up to the largest n
+  the device holds (or ``--max-cities``), the TSPLIB files of the data folder, and one run streamed.
+* ``pylcs`` and ``python-tsp``, when installed, timed on the same machine for comparison.
+"""
+from __future__ import annotations
+
+import datetime
+import sys
+import time
+
+import numpy as np
+
+from . import formats, registry
+from .bench import copy_bandwidth, data_root
+from .devices import get_device
+from .errors import DoesNotFitError
+from .problems import LCS, TSP
+from .solution import check
+from .tsplib import distances_from_coordinates
+
+LCS_LENGTHS = (10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6)
+LCS_QUICK = (10**3, 10**4)
+TSP_QUICK = (8, 10, 12)
+
+
+def _log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def random_strings(length: int, seed: int, alphabet: int = 4) -> LCS:
+    rng = np.random.default_rng(seed)
+    return LCS(rng.integers(0, alphabet, length), rng.integers(0, alphabet, length), name=f"random {length}")
+
+
+def euclidean(n: int, seed: int) -> TSP:
+    rng = np.random.default_rng(seed)
+    xy = rng.integers(0, 1000, (n, 2)).astype(float)
+    return TSP(distances_from_coordinates("EUC_2D", xy), name=f"euclidean n={n} seed={seed}")
+
+
+def _best(repeats: int, run):
+    best, out = float("inf"), None
+    for _ in range(max(1, repeats)):
+        start = time.perf_counter()
+        out = run()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
+    rows = []
+    for length in lengths:
+        problem = random_strings(length, seed=length)
+        cells = problem.cells()
+        row = {"m": length, "n": length, "cells": cells}
+        solver = registry.load("wavefront")
+        seconds, (value, _) = _best(repeats, lambda: solver.lcs_length(problem, device))
+        row.update(value_only_seconds=seconds, value_only_cells_per_second=cells / seconds, length=value)
+        _log(f"lcs {length}: value only {seconds:.4f} s, {cells / seconds / 1e9:.1f} G cells/s")
+        try:
+            plan = solver.checked_plan(problem, device)
+            seconds, solution = _best(repeats, lambda: solver.solve(problem, device, plan))
+            check(problem, solution)
+            assert solution.value == value
+            floor = cells / 8 / bandwidth
+            row.update(subsequence_seconds=seconds, subsequence_cells_per_second=cells / seconds,
+                       store=solution.stats["store"], diagonals=solution.stats["diagonals"],
+                       bit_row_bytes=solution.stats["bit_row_bytes"], bit_row_write_floor_seconds=floor,
+                       ratio_to_floor=floor / seconds, timings=solution.timings.to_dict())
+            _log(f"lcs {length}: with subsequence {seconds:.4f} s, {cells / seconds / 1e9:.1f} G cells/s "
+                 f"({solution.stats['store']})")
+        except DoesNotFitError as exc:
+            row["subsequence_refused"] = str(exc)
+            _log(f"lcs {length}: with subsequence refused: {exc}")
+        rows.append(row)
+    return rows
+
+
+def bench_lcs_streamed(device, length: int) -> dict:
+    problem = random_strings(length, seed=length)
+    solver = registry.load("wavefront", store="host")
+    plan = solver.checked_plan(problem, device)
+    start = time.perf_counter()
+    solution = solver.solve(problem, device, plan)
+    seconds = time.perf_counter() - start
+    check(problem, solution)
+    stats = solution.stats
+    _log(f"lcs {length} streamed: {seconds:.4f} s, copies hidden {stats['copies_hidden_share']}")
+    return {"m": length, "n": length, "seconds": seconds, "cells_per_second": problem.cells() / seconds,
+            "copied_bytes": stats["copied_bytes"], "copy_seconds": stats["copy_seconds"],
+            "copy_exposed_seconds": stats["copy_exposed_seconds"], "copies_hidden_share": stats["copies_hidden_share"],
+            "timings": solution.timings.to_dict()}
+
+
+def bench_lcs_cells(device, length: int) -> dict:
+    problem = random_strings(length, seed=length)
+    solver = registry.load("wavefront", method="cells")
+    seconds, (value, _) = _best(2, lambda: solver.lcs_length(problem, device))
+    _log(f"lcs {length} cell sweep: {seconds:.4f} s, {problem.cells() / seconds / 1e9:.2f} G cells/s")
+    return {"m": length, "n": length, "method": "cells", "value_only_seconds": seconds,
+            "value_only_cells_per_second": problem.cells() / seconds, "length": value}
+
+
+def bench_pylcs(length: int) -> dict | None:
+    try:
+        import pylcs
+    except ImportError:
+        return None
+    problem = random_strings(length, seed=length)
+    a = "".join("ACGT"[s] for s in problem.a.tolist())
+    b = "".join("ACGT"[s] for s in problem.b.tolist())
+    start = time.perf_counter()
+    value = pylcs.lcs_sequence_length(a, b)
+    seconds = time.perf_counter() - start
+    return {"m": length, "n": length, "seconds": seconds, "cells_per_second": problem.cells() / seconds, "length": value}
+
+
+def bench_tsp_case(device, problem: TSP, repeats: int, store: str = "auto") -> dict:
+    solver = registry.load("wavefront", store=store)
+    plan = solver.checked_plan(problem, device)
+    seconds, solution = _best(repeats, lambda: solver.solve(problem, device, plan))
+    check(problem, solution)
+    stats = solution.stats
+    row = {"name": problem.name, "n": problem.n, "seconds": seconds, "value": int(solution.value),
+           "states": stats["states"], "evaluations": plan.cell_updates,
+           "evaluations_per_second": plan.cell_updates / seconds, "store": stats["store"],
+           "device_bytes": plan.device_bytes, "timings": solution.timings.to_dict()}
+    if stats["store"] == "host":
+        row.update(copied_bytes=stats["copied_bytes"], copies_hidden_share=stats["copies_hidden_share"])
+    _log(f"tsp {problem.name}: {seconds:.4f} s ({stats['store']})")
+    return row
+
+
+def bench_python_tsp(problem: TSP) -> dict | None:
+    try:
+        from python_tsp.exact import solve_tsp_dynamic_programming
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    _, value = solve_tsp_dynamic_programming(problem.distances.astype(float))
+    return {"name": problem.name, "n": problem.n, "seconds": time.perf_counter() - start, "value": int(value)}
+
+
+def run(args) -> dict:
+    device = get_device(args.device)
+    quick = args.quick
+    bandwidth = copy_bandwidth(device, 64 if quick else 1024)
+    for warm in (random_strings(3000, seed=1), euclidean(9, seed=1)):  # builds kernels before any timing
+        registry.load("wavefront").solve(warm, device, registry.load("wavefront").checked_plan(warm, device))
+    out = {"benchmark": "wavefront", "device": device.label, "date": datetime.date.today().isoformat(),
+           "copy_bandwidth_bytes_per_second": bandwidth}
+    lengths = LCS_QUICK if quick else LCS_LENGTHS
+    out["lcs"] = bench_lcs(device, lengths, args.repeats, bandwidth)
+    out["lcs_streamed"] = bench_lcs_streamed(device, lengths[-2] if quick else 10**5)
+    out["lcs_cells"] = bench_lcs_cells(device, lengths[0])
+    out["pylcs"] = bench_pylcs(lengths[0])
+    sizes = TSP_QUICK if quick else range(16, (args.max_cities or 33) + 1)
+    tsp_rows = []
+    for n in sizes:
+        try:
+            row = bench_tsp_case(device, euclidean(n, seed=n), 1 if n >= 24 else args.repeats)
+        except DoesNotFitError as exc:
+            tsp_rows.append({"n": n, "refused": str(exc)})
+            _log(f"tsp n={n}: refused: {exc}")
+            break
+        tsp_rows.append(row)
+        if row["seconds"] > 60:
+            break
+    out["held_karp_random_euclidean"] = tsp_rows
+    fitted = [r["n"] for r in tsp_rows if "seconds" in r]
+    out["held_karp_largest_n"] = max(fitted) if fitted else None
+    streamed_n = 12 if quick else 25
+    out["held_karp_streamed"] = bench_tsp_case(device, euclidean(streamed_n, seed=streamed_n), 1, store="host")
+    root = data_root(args.data)
+    tsplib = []
+    if root is not None and (root / "tsplib").is_dir():
+        for path in sorted((root / "tsplib").glob("*.*tsp")):
+            problem = formats.read(path)[0]
+            tsplib.append(bench_tsp_case(device, problem, args.repeats))
+    out["held_karp_tsplib"] = tsplib
+    reference = bench_python_tsp(euclidean(12, seed=12)) if quick else bench_python_tsp(euclidean(14, seed=14))
+    out["python_tsp"] = reference
+    return out

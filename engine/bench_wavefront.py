@@ -61,8 +61,10 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
         cells = problem.cells()
         row = {"m": length, "n": length, "cells": cells}
         solver = registry.load("wavefront")
-        seconds, (value, _) = _best(repeats, lambda: solver.lcs_length(problem, device))
-        row.update(value_only_seconds=seconds, value_only_cells_per_second=cells / seconds, length=value)
+        seconds, (value, _, details) = _best(repeats, lambda: solver.lcs_length(problem, device))
+        steps = details["steps"]
+        row.update(value_only_seconds=seconds, value_only_cells_per_second=cells / seconds, length=value,
+                   steps=steps, value_only_ns_per_step=seconds / steps * 1e9)
         _log(f"lcs {length}: value only {seconds:.4f} s, {cells / seconds / 1e9:.1f} G cells/s")
         try:
             plan = solver.checked_plan(problem, device)
@@ -83,13 +85,29 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
     return rows
 
 
+def bench_lcs_tiling(device, length: int, repeats: int) -> list[dict]:
+    """Value-only sweeps of one size under several block shapes (words per block x rows per block)."""
+    problem = random_strings(length, seed=length)
+    rows = []
+    for words, block_rows in ((32, 256), (64, 512), (64, 1024), (128, 1024), (128, 2048), (256, 2048)):
+        if words > device.max_work_group_size:
+            continue
+        solver = registry.load("wavefront", words_per_block=words, rows_per_block=block_rows)
+        seconds, (_, _, details) = _best(repeats, lambda: solver.lcs_length(problem, device))
+        steps = details["steps"]
+        rows.append({"words_per_block": words, "rows_per_block": block_rows, "seconds": seconds,
+                     "cells_per_second": problem.cells() / seconds, "steps": steps, "ns_per_step": seconds / steps * 1e9})
+        _log(f"lcs {length} tiling {words} x {block_rows}: {problem.cells() / seconds / 1e9:.1f} G cells/s")
+    return rows
+
+
 def bench_lcs_streamed(device, length: int) -> dict:
     problem = random_strings(length, seed=length)
     solver = registry.load("wavefront", store="host")
     plan = solver.checked_plan(problem, device)
     start = time.perf_counter()
     solution = solver.solve(problem, device, plan)
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start  # includes allocating the page-locked host memory
     check(problem, solution)
     stats = solution.stats
     _log(f"lcs {length} streamed: {seconds:.4f} s, copies hidden {stats['copies_hidden_share']}")
@@ -102,7 +120,7 @@ def bench_lcs_streamed(device, length: int) -> dict:
 def bench_lcs_cells(device, length: int) -> dict:
     problem = random_strings(length, seed=length)
     solver = registry.load("wavefront", method="cells")
-    seconds, (value, _) = _best(2, lambda: solver.lcs_length(problem, device))
+    seconds, (value, _, _) = _best(2, lambda: solver.lcs_length(problem, device))
     _log(f"lcs {length} cell sweep: {seconds:.4f} s, {problem.cells() / seconds / 1e9:.2f} G cells/s")
     return {"m": length, "n": length, "method": "cells", "value_only_seconds": seconds,
             "value_only_cells_per_second": problem.cells() / seconds, "length": value}
@@ -158,6 +176,7 @@ def run(args) -> dict:
            "copy_bandwidth_bytes_per_second": bandwidth}
     lengths = LCS_QUICK if quick else LCS_LENGTHS
     out["lcs"] = bench_lcs(device, lengths, args.repeats, bandwidth)
+    out["lcs_tiling"] = bench_lcs_tiling(device, lengths[-1] if quick else 10**5, args.repeats)
     out["lcs_streamed"] = bench_lcs_streamed(device, lengths[-2] if quick else 10**5)
     out["lcs_cells"] = bench_lcs_cells(device, lengths[0])
     out["pylcs"] = bench_pylcs(lengths[0])

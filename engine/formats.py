@@ -265,11 +265,11 @@ def detect(path: str, text: str) -> str:
         return "fasta"
     if looks_like_tsplib(text):
         return "tsplib"
+    first = stripped.splitlines()[0] if stripped else ""
+    if ";" in text[:4096]:
+        return "class-a"
     if looks_like_sequences(text):
         return "sequences"
-    first = stripped.splitlines()[0] if stripped else ""
-    if ";" in first:
-        return "class-a"
     head = first.split()
     if len(head) == 2:
         return "pisinger"

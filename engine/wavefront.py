@@ -34,6 +34,20 @@ RING_SLOTS = 3
 HOST_ARENA_BYTES = 2**30
 
 
+def pack(chunk_bytes: list[int], limit: int, align: int = 256) -> tuple[list[tuple[int, int]], list[int]]:
+    """Chunks laid out in buffers of at most ``limit`` bytes: (buffer, offset) of each chunk, and
+    the buffers' sizes. Each chunk starts on an ``align``-byte boundary."""
+    places: list[tuple[int, int]] = []
+    sizes: list[int] = []
+    for size in chunk_bytes:
+        size = max(int(size), 0)
+        if not sizes or sizes[-1] + size > limit:
+            sizes.append(0)
+        places.append((len(sizes) - 1, sizes[-1]))
+        sizes[-1] += (size + align - 1) // align * align
+    return places, sizes
+
+
 @dataclass
 class StorePlan:
     """Where the finished chunks of a sweep live: ``mode`` is ``device`` or ``host``."""
@@ -46,6 +60,13 @@ class StorePlan:
     @property
     def total_bytes(self) -> int:
         return sum(self.chunk_bytes)
+
+    def device_buffers(self, name: str, device: Device) -> dict[str, int]:
+        """The device buffers this store allocates, as a plan lists them (named ``name``, ``name_1``, ..)."""
+        if self.mode == "host":
+            return {f"{name}_ring": self.device_bytes}
+        _, sizes = pack(self.chunk_bytes, device.max_allocation)
+        return {name if k == 0 else f"{name}_{k}": size for k, size in enumerate(sizes)}
 
 
 def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_bytes: int,
@@ -105,17 +126,8 @@ class RowStore:
         self._copy_events: dict[int, cl.Event] = {}
         ctx = device.context
         if plan.mode == "device":
-            self.buffers: list[cl.Buffer] = []
-            self.places: list[tuple[int, int]] = []
-            limit = device.max_allocation
-            sizes: list[int] = []
-            for size in plan.chunk_bytes:
-                size = max(int(size), 0)
-                if not sizes or sizes[-1] + size > limit:
-                    sizes.append(0)
-                self.places.append((len(sizes) - 1, sizes[-1]))
-                sizes[-1] += (size + 255) // 256 * 256  # keep every chunk aligned for the kernels
-            self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(s, 256)) for s in sizes]
+            self.places, sizes = pack(plan.chunk_bytes, device.max_allocation)
+            self.buffers: list[cl.Buffer] = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(s, 256)) for s in sizes]
         else:
             slot = max(max(plan.chunk_bytes, default=0), 256)
             self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, slot) for _ in range(RING_SLOTS)]
@@ -208,13 +220,8 @@ class _PinnedArena:
         self._buffers: list[cl.Buffer] = []
         self._arrays: list[np.ndarray] = []
         self._places: list[tuple[int, int, int]] = []
-        sizes: list[int] = []
-        for size in chunk_bytes:
-            size = int(size)
-            if not sizes or (sizes[-1] + size > HOST_ARENA_BYTES and sizes[-1] > 0):
-                sizes.append(0)
-            self._places.append((len(sizes) - 1, sizes[-1], size))
-            sizes[-1] += (size + 63) // 64 * 64
+        places, sizes = pack(chunk_bytes, HOST_ARENA_BYTES, align=64)
+        self._places = [(arena, offset, int(size)) for (arena, offset), size in zip(places, chunk_bytes)]
         for size in sizes:
             self._arrays.append(self._pinned(max(size, 64)))
 

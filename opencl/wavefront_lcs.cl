@@ -64,27 +64,34 @@ void lcs_bits(__global const ulong *restrict masks, __global const uint *restric
 {
     __local uint carry[2][WORDS_PER_BLOCK];
     __local uint symbols[ROWS];
+    __local uchar edge_in[ROWS], edge_out[ROWS];  /* carries in and out, kept off global memory in the loop */
     const uint t = get_local_id(0);
     const uint wb = first_block + get_group_id(0);
     const uint rb = diagonal - wb;
     const uint w = wb * WORDS_PER_BLOCK + t;
     const uint row0 = rb * ROWS;
     const uint rows = min((uint)ROWS, n - row0);
-    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
+    __global uint *edges_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
+    __global uint *edges_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
+    for (uint r = t; r < rows; r += WORDS_PER_BLOCK) {
         symbols[r] = b_codes[row0 + r];
+        edge_in[r] = (uchar)edges_in[r];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 
     const int active = w < words;
     ulong V = active ? v_row[w] : ~(ulong)0;
-    __global uint *edge_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
-    __global uint *edge_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
     __global ulong *tile = chunk + chunk_offset + (ulong)get_group_id(0) * TILE_WORDS + (ulong)t * ROWS;
     const uint steps = rows + WORDS_PER_BLOCK - 1u;
+    /* the mask of the next row is loaded one step ahead, off the critical path */
+    ulong M_next = active ? masks[(ulong)symbols[0] * words + w] : 0;
     for (uint s = 0; s < steps; ++s) {
         const uint r = s - t;  /* wraps to a large value while s < t */
         if (r < rows) {
             const uint cin = t == 0 ? edge_in[r] : carry[(s + 1u) & 1u][t - 1u];
-            const ulong M = active ? masks[(ulong)symbols[r] * words + w] : 0;
+            const ulong M = M_next;
+            if (active && r + 1u < rows)
+                M_next = masks[(ulong)symbols[r + 1u] * words + w];
             const ulong U = V & M;
             const ulong sum = V + U;
             const ulong total = sum + (ulong)cin;
@@ -92,12 +99,14 @@ void lcs_bits(__global const ulong *restrict masks, __global const uint *restric
             V = total | (V & ~M);
             carry[s & 1u][t] = cout;
             if (t == WORDS_PER_BLOCK - 1u)
-                edge_out[r] = cout;
+                edge_out[r] = (uchar)cout;
             if (store && active)
                 tile[r] = V;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
+        edges_out[r] = edge_out[r];
     if (active)
         v_row[w] = V;
 }
@@ -117,6 +126,7 @@ void lcs_cells(__global const uint *restrict a_codes, __global const uint *restr
 {
     __local uint carry[2][WORDS_PER_BLOCK];
     __local uint symbols[ROWS];
+    __local uchar edge_in[ROWS], edge_out[ROWS];
     __local uint a_local[WORDS_PER_BLOCK * 64];
     const uint t = get_local_id(0);
     const uint wb = first_block + get_group_id(0);
@@ -124,8 +134,12 @@ void lcs_cells(__global const uint *restrict a_codes, __global const uint *restr
     const uint w = wb * WORDS_PER_BLOCK + t;
     const uint row0 = rb * ROWS;
     const uint rows = min((uint)ROWS, n - row0);
-    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
+    __global uint *edges_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
+    __global uint *edges_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
+    for (uint r = t; r < rows; r += WORDS_PER_BLOCK) {
         symbols[r] = b_codes[row0 + r];
+        edge_in[r] = (uchar)edges_in[r];
+    }
     for (uint k = t; k < WORDS_PER_BLOCK * 64u; k += WORDS_PER_BLOCK) {
         const uint i = wb * WORDS_PER_BLOCK * 64u + k;
         a_local[k] = i < m ? a_codes[i] : 0xffffffffu;  /* padding matches nothing */
@@ -134,8 +148,6 @@ void lcs_cells(__global const uint *restrict a_codes, __global const uint *restr
 
     const int active = w < words;
     ulong V = active ? v_row[w] : ~(ulong)0;
-    __global uint *edge_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
-    __global uint *edge_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
     __global ulong *tile = chunk + chunk_offset + (ulong)get_group_id(0) * TILE_WORDS + (ulong)t * ROWS;
     __local const uint *a_word = a_local + t * 64u;
     const uint steps = rows + WORDS_PER_BLOCK - 1u;
@@ -154,12 +166,14 @@ void lcs_cells(__global const uint *restrict a_codes, __global const uint *restr
             V = next;
             carry[s & 1u][t] = h;
             if (t == WORDS_PER_BLOCK - 1u)
-                edge_out[r] = h;
+                edge_out[r] = (uchar)h;
             if (store && active)
                 tile[r] = V;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
+        edges_out[r] = edge_out[r];
     if (active)
         v_row[w] = V;
 }

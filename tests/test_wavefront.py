@@ -110,7 +110,7 @@ def test_lcs_refused_with_numbers_when_nothing_holds_the_rows(device, monkeypatc
     monkeypatch.setattr(wavefront, "host_memory_bytes", lambda: 10**6)
     problem = LCS(np.zeros(100_000, int), np.zeros(2_000, int))
     with pytest.raises(DoesNotFitError, match=r"trace-back needs .* more than this host allows"):
-        clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000)
+        clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000, **SMALL_BLOCKS)
 
 
 def test_lcs_check_catches_wrong_answers():

@@ -61,7 +61,8 @@ def plan_held_karp(name: str, problem: TSP, device: Device, options) -> Plan:
     chunks = sizes[1:]  # predecessors of levels 2 .. n-1
     store = plan_store(f"Held-Karp for n = {n}: predecessors (one byte per state, {sum(chunks)} states)",
                        chunks, device, sum(buffers.values()), options.device_memory_limit, options.store)
-    buffers["predecessors" if store.mode == "device" else "predecessor_ring"] = store.device_bytes
+    other = sum(buffers.values())
+    buffers.update(store.device_buffers("predecessors", device))
     evaluations = sum(comb(n - 1, k) * k * (k - 1) for k in range(2, n))
     launches = sum(-(-size // LAUNCH_ITEMS) for size in sizes[1:]) + 1
     return Plan(
@@ -69,7 +70,7 @@ def plan_held_karp(name: str, problem: TSP, device: Device, options) -> Plan:
         host_buffers={"predecessors": store.host_bytes} if store.host_bytes else {},
         cell_updates=evaluations, launches=launches,
         seconds=evaluations / RATES[device.is_gpu] + launches * 1.2e-5 + 0.001,
-        details={"value_type": value_type(problem)[1], "store": store.mode, "states": sum(sizes),
+        details={"value_type": value_type(problem)[1], "store": store.mode, "states": sum(sizes), "other_device_bytes": other,
                  "largest_level": largest})
 
 
@@ -96,7 +97,7 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
     binom_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=binom)
     largest = max(sizes)
     levels = [cl.Buffer(ctx, flags.READ_WRITE, largest * dtype.itemsize) for _ in range(2)]
-    other = plan.device_bytes - plan.device_buffers.get("predecessors", plan.device_buffers.get("predecessor_ring", 0))
+    other = int(plan.details["other_device_bytes"])
     store_plan = plan_store("Held-Karp predecessors", sizes[1:], device, other, options.device_memory_limit,
                             str(plan.details["store"]))
     store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)

@@ -44,13 +44,15 @@ def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan
     chunks = [_row_words(capacity) * 4] * problem.n
     store = plan_store(f"{problem.describe()}: decision rows", chunks, device, sum(buffers.values()),
                        options.device_memory_limit, options.store)
-    buffers["decisions" if store.mode == "device" else "decision_ring"] = store.device_bytes
+    other = sum(buffers.values())
+    buffers.update(store.device_buffers("decisions", device))
     cells = problem.n * (capacity + 1)
     return Plan(solver=name, device_buffers=buffers,
                 host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
                 cell_updates=cells, launches=problem.n + 1,
                 seconds=cells / RATES[device.is_gpu] + problem.n * 1.2e-5 + 0.001,
-                details={"value_type": opencl_type(dtype), "store": store.mode, "local_size": local})
+                details={"value_type": opencl_type(dtype), "store": store.mode, "local_size": local,
+                         "other_device_bytes": other})
 
 
 def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> Solution:
@@ -66,7 +68,7 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
     if options.poison:
         from clsolve.buffers import fill
         fill(queue, rows[1], 0xA5)
-    other = plan.device_bytes - plan.device_buffers.get("decisions", plan.device_buffers.get("decision_ring", 0))
+    other = int(plan.details["other_device_bytes"])
     store_plan = plan_store("knapsack decision rows", [_row_words(capacity) * 4] * problem.n, device, other,
                             options.device_memory_limit, str(plan.details["store"]))
     store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)

@@ -58,6 +58,11 @@ class Geometry:
     def tile_bytes(self) -> int:
         return self.words_per_block * self.rows * 8
 
+    @property
+    def steps(self) -> int:
+        """The sweep's critical path in inner-wavefront steps (a block takes rows + words - 1)."""
+        return self.diagonals * (self.rows + self.words_per_block - 1)
+
     def blocks_of(self, diagonal: int) -> tuple[int, int]:
         """First word block and number of blocks on a block diagonal."""
         first = max(0, diagonal - self.row_blocks + 1)
@@ -80,6 +85,10 @@ def geometry(problem: LCS, device: Device, words_per_block: int | None, rows_per
                                  f"got {words_per_block}")
     if not 1 <= int(rows_per_block) <= 8192:
         raise InvalidOptionError(f"rows_per_block must be in 1..8192, got {rows_per_block}")
+    local_bytes = int(rows_per_block) * 6 + int(words_per_block) * (8 + 256) + 64
+    if local_bytes > device.local_memory:
+        raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
+                                 f"of local memory; {device.label} has {device.local_memory}")
     if TRACE_LOCAL_SIZE > limit:
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
     return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block))
@@ -112,10 +121,8 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
                            options.device_memory_limit, options.store)
     except DoesNotFitError as exc:
         raise DoesNotFitError(f"{exc}; the bit rows take m x n / 8 bytes") from None
-    if store.mode == "device":
-        buffers["bit_rows"] = store.device_bytes
-    else:
-        buffers["bit_row_ring"] = store.device_bytes
+    other = sum(buffers.values())
+    buffers.update(store.device_buffers("bit_rows", device))
     rate = RATES[(method, device.is_gpu)]
     launches = geo.diagonals * 2 + 3
     return Plan(
@@ -124,7 +131,8 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         cell_updates=problem.cells(), launches=launches,
         seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
         details={"method": method, "store": store.mode, "words_per_block": geo.words_per_block,
-                 "rows_per_block": geo.rows, "diagonals": geo.diagonals, "bit_row_bytes": store.total_bytes})
+                 "rows_per_block": geo.rows, "diagonals": geo.diagonals, "steps": geo.steps,
+                 "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
 
 
 class _Sweep:
@@ -183,18 +191,21 @@ class _Sweep:
         return self.problem.m - ones
 
 
-def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings]:
-    """The LCS length alone (no bit rows kept): the sweep at full speed, for benchmarks."""
+def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dict]:
+    """The LCS length alone (no bit rows kept): the sweep at full speed, for benchmarks.
+    Returns (length, timings, the sweep's method and block geometry)."""
     timings = Timings()
     if problem.m == 0 or problem.n == 0:
-        return 0, timings
+        return 0, timings, {"method": "empty"}
     geo = geometry(problem, device, options.words_per_block, options.rows_per_block)
     sweep = _Sweep(problem, device, geo, choose_method(problem, options.method, geo.words), timings)
     start = time.perf_counter()
     sweep.run(None)
     device.queue.finish()
     timings.kernels += time.perf_counter() - start
-    return sweep.length(), timings
+    details = {"method": sweep.method, "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
+               "diagonals": geo.diagonals, "steps": geo.steps}
+    return sweep.length(), timings, details
 
 
 def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
@@ -204,9 +215,11 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     details = plan.details
     geo = geometry(problem, device, details["words_per_block"], details["rows_per_block"])
     sweep = _Sweep(problem, device, geo, str(details["method"]), timings)
-    store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, plan.device_bytes - plan.device_buffers.get(
-        "bit_rows", plan.device_buffers.get("bit_row_ring", 0)), options.device_memory_limit, str(details["store"]))
+    store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
+                            options.device_memory_limit, str(details["store"]))
+    start = time.perf_counter()
     store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
+    timings.upload += time.perf_counter() - start  # page-locked host memory takes a while to allocate
     try:
         start = time.perf_counter()
         sweep.run(store)
@@ -220,7 +233,7 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
         timings.download += time.perf_counter() - start
     finally:
         store.release()
-    stats = {"method": sweep.method, "store": store_plan.mode, "diagonals": geo.diagonals,
+    stats = {"method": sweep.method, "store": store_plan.mode, "diagonals": geo.diagonals, "steps": geo.steps,
              "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
              "bit_row_bytes": store_plan.total_bytes}
     if store_plan.mode == "host":

@@ -79,5 +79,5 @@ class WavefrontSolver(Solver):
 
     def lcs_length(self, problem: LCS, device: Device):
         """The LCS length alone, without keeping bit rows (the sweep's top speed, for benchmarks):
-        (length, timings). Not a solve: no subsequence, no check."""
+        (length, timings, details of the sweep). Not a solve: no subsequence, no check."""
         return lcs.lcs_length(problem, device, self.options)

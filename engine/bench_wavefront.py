@@ -20,7 +20,7 @@ import numpy as np
 from . import formats, registry
 from .bench import copy_bandwidth, data_root
 from .devices import get_device
-from .errors import DoesNotFitError
+from .errors import DoesNotFitError, InvalidOptionError
 from .problems import LCS, TSP
 from .solution import check
 from .tsplib import distances_from_coordinates
@@ -93,7 +93,11 @@ def bench_lcs_tiling(device, length: int, repeats: int) -> list[dict]:
         if words > device.max_work_group_size:
             continue
         solver = registry.load("wavefront", words_per_block=words, rows_per_block=block_rows)
-        seconds, (_, _, details) = _best(repeats, lambda: solver.lcs_length(problem, device))
+        try:
+            seconds, (_, _, details) = _best(repeats, lambda: solver.lcs_length(problem, device))
+        except InvalidOptionError as exc:  # a block shape this device cannot hold
+            rows.append({"words_per_block": words, "rows_per_block": block_rows, "refused": str(exc)})
+            continue
         steps = details["steps"]
         rows.append({"words_per_block": words, "rows_per_block": block_rows, "seconds": seconds,
                      "cells_per_second": problem.cells() / seconds, "steps": steps, "ns_per_step": seconds / steps * 1e9})

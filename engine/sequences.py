@@ -15,12 +15,21 @@ def looks_like_fasta(text: str) -> bool:
     return text.lstrip().startswith(">")
 
 
+def _number(token: str) -> bool:
+    try:
+        float(token)
+        return True
+    except ValueError:
+        return False
+
+
 def looks_like_sequences(text: str) -> bool:
+    """One or two fields a line, the last one never a number (numbers make a knapsack format)."""
     lines = [line.split() for line in text.splitlines() if line.strip()]
     if len(lines) < 2:
         return False
     rest = lines[1:] if len(lines[0]) == 2 and all(t.isdigit() for t in lines[0]) else lines
-    return all(not row[-1].lstrip("-").isdigit() for row in rest)
+    return all(len(row) <= 2 and not _number(row[-1]) for row in rest)
 
 
 def _pairs(path: str, records: list[tuple[str, str, int]]) -> list[LCS]:

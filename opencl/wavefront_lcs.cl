@@ -12,16 +12,16 @@
  * Between blocks, `edges[wb][rb & 1][r]` carries row r's carry (or D value) from word block wb - 1
  * into wb, and `v_row[w]` carries word w from row block rb - 1 into rb.
  *
- * Two sweeps fill the same blocks:
- *   lcs_bits   the bit-parallel recurrence of Crochemore et al. (2001) / Hyyro (2004):
+ * lcs_sweep fills the blocks by one of two recurrences (build option CELLS picks the second):
+ *   bits       the bit-parallel recurrence of Crochemore et al. (2001) / Hyyro (2004):
  *              V' = (V + (V & M[b_j])) | (V & ~M[b_j]), 64 cells per word operation, the addition's
  *              carry rippling from word to word along the row;
- *   lcs_cells  the cell recurrence of eq. (2) itself, 64 cells per work-item per step (no masks,
+ *   cells      the cell recurrence of eq. (2) itself, 64 cells per work-item per step (no masks,
  *              so any alphabet size), the generic path of the model.
  * A block diagonal's finished blocks (chunk d) are stored as tiles [block][word][ROWS] when
  * `store` is set; lcs_trace walks them back from (m, n).
  *
- * Build options: ROWS, WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE, VALUE_T.
+ * Build options: ROWS, WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE, VALUE_T, CELLS.
  */
 #include "clsolve.h"
 
@@ -56,15 +56,24 @@ __kernel void lcs_start(__global ulong *v_row, const uint words)
         v_row[w] = ~(ulong)0;
 }
 
+/* One block of the sweep. Both recurrences share everything but the update of a word for one row:
+ * with CELLS undefined, the bit-parallel step (masks used, a_codes not); with CELLS defined, eq. (2)
+ * cell by cell on differences (a_codes used, masks not): with z = D[i-1][j-1], the vertical
+ * difference v = D[i][j-1] - z (1 - the bit of V above) and the horizontal difference
+ * h = D[i-1][j] - z (from the cell to the left), eq. (2) reads D[i][j] - z = e, e = 1 on a match,
+ * else max(v, h); the cell passes h' = e - v to its right and v' = e - h down. Either way, one
+ * 0/1 value crosses from word to word along a row (the carry, or the h of the word's last cell),
+ * from work-item t to t + 1 through local memory, and between word blocks through `edges`
+ * (column 0 of D is zero, so 0 enters the first word block). */
 __kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
-void lcs_bits(__global const ulong *restrict masks, __global const uint *restrict b_codes,
-              __global ulong *restrict v_row, __global uint *restrict edges, __global ulong *restrict chunk,
-              const ulong chunk_offset, const int store, const uint words, const uint n,
-              const uint first_block, const uint diagonal)
+void lcs_sweep(__global const ulong *restrict masks, __global const uint *restrict a_codes,
+               __global const uint *restrict b_codes, __global ulong *restrict v_row, __global uint *restrict edges,
+               __global ulong *restrict chunk, const ulong chunk_offset, const int store, const uint m,
+               const uint words, const uint n, const uint first_block, const uint diagonal)
 {
     __local uint carry[2][WORDS_PER_BLOCK];
     __local uint symbols[ROWS];
-    __local uchar edge_in[ROWS], edge_out[ROWS];  /* carries in and out, kept off global memory in the loop */
+    __local uchar edge_in[ROWS], edge_out[ROWS];  /* kept off global memory inside the loop */
     const uint t = get_local_id(0);
     const uint wb = first_block + get_group_id(0);
     const uint rb = diagonal - wb;
@@ -77,96 +86,50 @@ void lcs_bits(__global const ulong *restrict masks, __global const uint *restric
         symbols[r] = b_codes[row0 + r];
         edge_in[r] = (uchar)edges_in[r];
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    const int active = w < words;
-    ulong V = active ? v_row[w] : ~(ulong)0;
-    __global ulong *tile = chunk + chunk_offset + (ulong)get_group_id(0) * TILE_WORDS + (ulong)t * ROWS;
-    const uint steps = rows + WORDS_PER_BLOCK - 1u;
-    /* the mask of the next row is loaded one step ahead, off the critical path */
-    ulong M_next = active ? masks[(ulong)symbols[0] * words + w] : 0;
-    for (uint s = 0; s < steps; ++s) {
-        const uint r = s - t;  /* wraps to a large value while s < t */
-        if (r < rows) {
-            const uint cin = t == 0 ? edge_in[r] : carry[(s + 1u) & 1u][t - 1u];
-            const ulong M = M_next;
-            if (active && r + 1u < rows)
-                M_next = masks[(ulong)symbols[r + 1u] * words + w];
-            const ulong U = V & M;
-            const ulong sum = V + U;
-            const ulong total = sum + (ulong)cin;
-            const uint cout = (sum < V) | (total < sum);
-            V = total | (V & ~M);
-            carry[s & 1u][t] = cout;
-            if (t == WORDS_PER_BLOCK - 1u)
-                edge_out[r] = (uchar)cout;
-            if (store && active)
-                tile[r] = V;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
-        edges_out[r] = edge_out[r];
-    if (active)
-        v_row[w] = V;
-}
-
-/* The same blocks by eq. (2) cell by cell, on differences: with z = D[i-1][j-1], the vertical
- * difference v = D[i][j-1] - z (from the row above, 1 - bit of V) and the horizontal difference
- * h = D[i-1][j] - z (from the cell to the left), eq. (2) reads D[i][j] - z = e with
- * e = 1 on a match, else max(v, h); the cell passes h' = e - v to its right and v' = e - h down.
- * Work-item t owns word w (a-positions 64w..64w+63) and walks its 64 cells per row in order; the h
- * leaving its last cell goes to work-item t + 1 (to edges from the last one), like the carry of
- * lcs_bits. Column 0 of D is zero, so h = 0 enters the first word block. */
-__kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
-void lcs_cells(__global const uint *restrict a_codes, __global const uint *restrict b_codes,
-               __global ulong *restrict v_row, __global uint *restrict edges, __global ulong *restrict chunk,
-               const ulong chunk_offset, const int store, const uint m, const uint words, const uint n,
-               const uint first_block, const uint diagonal)
-{
-    __local uint carry[2][WORDS_PER_BLOCK];
-    __local uint symbols[ROWS];
-    __local uchar edge_in[ROWS], edge_out[ROWS];
+#ifdef CELLS
     __local uint a_local[WORDS_PER_BLOCK * 64];
-    const uint t = get_local_id(0);
-    const uint wb = first_block + get_group_id(0);
-    const uint rb = diagonal - wb;
-    const uint w = wb * WORDS_PER_BLOCK + t;
-    const uint row0 = rb * ROWS;
-    const uint rows = min((uint)ROWS, n - row0);
-    __global uint *edges_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
-    __global uint *edges_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
-    for (uint r = t; r < rows; r += WORDS_PER_BLOCK) {
-        symbols[r] = b_codes[row0 + r];
-        edge_in[r] = (uchar)edges_in[r];
-    }
     for (uint k = t; k < WORDS_PER_BLOCK * 64u; k += WORDS_PER_BLOCK) {
         const uint i = wb * WORDS_PER_BLOCK * 64u + k;
         a_local[k] = i < m ? a_codes[i] : 0xffffffffu;  /* padding matches nothing */
     }
+    __local const uint *a_word = a_local + t * 64u;
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 
     const int active = w < words;
     ulong V = active ? v_row[w] : ~(ulong)0;
     __global ulong *tile = chunk + chunk_offset + (ulong)get_group_id(0) * TILE_WORDS + (ulong)t * ROWS;
-    __local const uint *a_word = a_local + t * 64u;
     const uint steps = rows + WORDS_PER_BLOCK - 1u;
+#ifndef CELLS
+    /* the mask of the next row is loaded one step ahead, off the critical path */
+    ulong M_next = active ? masks[(ulong)symbols[0] * words + w] : 0;
+#endif
     for (uint s = 0; s < steps; ++s) {
-        const uint r = s - t;
+        const uint r = s - t;  /* wraps to a large value while s < t */
         if (r < rows) {
-            uint h = t == 0 ? edge_in[r] : carry[(s + 1u) & 1u][t - 1u];
+            uint cross = t == 0 ? edge_in[r] : carry[(s + 1u) & 1u][t - 1u];
+#ifndef CELLS
+            const ulong M = M_next;
+            if (active && r + 1u < rows)
+                M_next = masks[(ulong)symbols[r + 1u] * words + w];
+            const ulong sum = V + (V & M);
+            const ulong total = sum + (ulong)cross;
+            cross = (sum < V) | (total < sum);
+            V = total | (V & ~M);  /* V' = (V + (V & M)) | (V & ~M) */
+#else
             const uint bj = symbols[r];
             ulong next = 0;
             for (uint k = 0; k < 64u; ++k) {
                 const uint v = 1u - (uint)((V >> k) & 1u);
-                const uint e = a_word[k] == bj ? 1u : max(v, h);  /* eq. (2), relative to D[i-1][j-1] */
-                next |= (ulong)(1u - (e - h)) << k;
-                h = e - v;
+                const uint e = a_word[k] == bj ? 1u : max(v, cross);  /* eq. (2), relative to D[i-1][j-1] */
+                next |= (ulong)(1u - (e - cross)) << k;
+                cross = e - v;
             }
             V = next;
-            carry[s & 1u][t] = h;
+#endif
+            carry[s & 1u][t] = cross;
             if (t == WORDS_PER_BLOCK - 1u)
-                edge_out[r] = (uchar)h;
+                edge_out[r] = (uchar)cross;
             if (store && active)
                 tile[r] = V;
         }

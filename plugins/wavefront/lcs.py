@@ -142,9 +142,11 @@ class _Sweep:
         self.problem, self.device, self.geo, self.method = problem, device, geo, method
         start = time.perf_counter()
         a_codes, b_codes, sigma = problem.codes()
-        self.program = kernels.program(device, "wavefront_lcs.cl", {
-            "ROWS": geo.rows, "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE,
-            "VALUE_T": "int"})
+        defines = {"ROWS": geo.rows, "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE,
+                   "VALUE_T": "int"}
+        if method == "cells":
+            defines["CELLS"] = 1
+        self.program = kernels.program(device, "wavefront_lcs.cl", defines)
         ctx, queue = device.context, device.queue
         flags = cl.mem_flags
         self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
@@ -154,9 +156,8 @@ class _Sweep:
         self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
         words = np.uint32(geo.words)
         cl.Kernel(self.program, "lcs_start")(queue, (_round(geo.words, 64),), None, self.v_row, words)
+        self.masks = cl.Buffer(ctx, flags.READ_WRITE, (sigma + 2) * geo.words * 8 if method == "bits" else 8)
         if method == "bits":
-            rows = sigma + 2
-            self.masks = cl.Buffer(ctx, flags.READ_WRITE, rows * geo.words * 8)
             cl.Kernel(self.program, "lcs_masks")(queue, (_round(geo.words, 64),), None, self.a_codes, self.masks,
                                    np.uint32(problem.m), words, np.uint32(sigma))
         queue.finish()
@@ -165,10 +166,9 @@ class _Sweep:
     def run(self, store: RowStore | None) -> cl.Event | None:
         """Enqueue every block diagonal; with ``store``, each diagonal's blocks go to its chunk."""
         geo, queue = self.geo, self.device.queue
-        kernel = cl.Kernel(self.program, "lcs_bits") if self.method == "bits" else cl.Kernel(self.program, "lcs_cells")
+        kernel = cl.Kernel(self.program, "lcs_sweep")
         scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8) if store is None else None
-        head = [self.masks if self.method == "bits" else self.a_codes, self.b_codes, self.v_row, self.edges]
-        sizes = [np.uint32(geo.m)] if self.method == "cells" else []
+        head = [self.masks, self.a_codes, self.b_codes, self.v_row, self.edges]
         event = None
         for d in range(geo.diagonals):
             first, count = geo.blocks_of(d)
@@ -176,7 +176,7 @@ class _Sweep:
                 buffer, offset, wait = store.slot(d)
             else:
                 buffer, offset, wait = scratch, 0, []
-            kernel.set_args(*head, buffer, np.uint64(offset // 8), np.int32(store is not None), *sizes,
+            kernel.set_args(*head, buffer, np.uint64(offset // 8), np.int32(store is not None), np.uint32(geo.m),
                             np.uint32(geo.words), np.uint32(geo.n), np.uint32(first), np.uint32(d))
             event = cl.enqueue_nd_range_kernel(queue, kernel, (count * geo.words_per_block,),
                                                (geo.words_per_block,), wait_for=wait or None)

@@ -204,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         return _exit_code(exc)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader left (`clsolve solve ... | head`): stop quietly, as Unix tools do
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":  # pragma: no cover

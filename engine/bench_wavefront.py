@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import datetime
+import itertools
 import sys
 import time
 
@@ -85,23 +86,33 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
     return rows
 
 
-def bench_lcs_tiling(device, length: int, repeats: int) -> list[dict]:
-    """Value-only sweeps of one size under several block shapes (words per block x rows per block)."""
+#: Block shapes (words per block, rows per block) and rows per inner step of the tiling sweep.
+TILING_SHAPES = ((32, 1024), (32, 2048), (64, 1024), (64, 2048), (128, 1024), (128, 2048), (128, 4096),
+                 (256, 2048), (256, 4096))
+TILING_STEP_ROWS = (1, 2, 4, 8, 16, 32)
+
+
+def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> list[dict]:
+    """Value-only sweeps of one size under several block shapes (words per block x rows per block)
+    and rows per inner step (rows a work-item updates between two barriers)."""
     problem = random_strings(length, seed=length)
     rows = []
-    for words, block_rows in ((32, 256), (64, 512), (64, 1024), (128, 1024), (128, 2048), (256, 2048)):
+    shapes, steps = (TILING_SHAPES[:1], (1, 8)) if quick else (TILING_SHAPES, TILING_STEP_ROWS)
+    for (words, block_rows), step_rows in itertools.product(shapes, steps):
         if words > device.max_work_group_size:
             continue
-        solver = registry.load("wavefront", words_per_block=words, rows_per_block=block_rows)
+        shape = {"words_per_block": words, "rows_per_block": block_rows, "rows_per_step": step_rows}
+        solver = registry.load("wavefront", **shape)
         try:
             seconds, (_, _, details) = _best(repeats, lambda: solver.lcs_length(problem, device))
         except InvalidOptionError as exc:  # a block shape this device cannot hold
-            rows.append({"words_per_block": words, "rows_per_block": block_rows, "refused": str(exc)})
+            rows.append({**shape, "refused": str(exc)})
             continue
         steps = details["steps"]
-        rows.append({"words_per_block": words, "rows_per_block": block_rows, "seconds": seconds,
-                     "cells_per_second": problem.cells() / seconds, "steps": steps, "ns_per_step": seconds / steps * 1e9})
-        _log(f"lcs {length} tiling {words} x {block_rows}: {problem.cells() / seconds / 1e9:.1f} G cells/s")
+        rows.append({**shape, "seconds": seconds, "cells_per_second": problem.cells() / seconds, "steps": steps,
+                     "ns_per_step": seconds / steps * 1e9})
+        _log(f"lcs {length} tiling {words} x {block_rows}, {step_rows} rows per step: "
+             f"{problem.cells() / seconds / 1e9:.1f} G cells/s")
     return rows
 
 
@@ -180,7 +191,7 @@ def run(args) -> dict:
            "copy_bandwidth_bytes_per_second": bandwidth}
     lengths = LCS_QUICK if quick else LCS_LENGTHS
     out["lcs"] = bench_lcs(device, lengths, args.repeats, bandwidth)
-    out["lcs_tiling"] = bench_lcs_tiling(device, lengths[-1] if quick else 10**5, args.repeats)
+    out["lcs_tiling"] = bench_lcs_tiling(device, lengths[-1] if quick else 10**5, args.repeats, quick)
     out["lcs_streamed"] = bench_lcs_streamed(device, lengths[-2] if quick else 10**5)
     out["lcs_cells"] = bench_lcs_cells(device, lengths[0])
     out["pylcs"] = bench_pylcs(lengths[0])

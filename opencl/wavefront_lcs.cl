@@ -7,10 +7,11 @@
  *
  * Tiling: a block is WORDS_PER_BLOCK words (one work-item each) x ROWS rows. Blocks on one
  * anti-diagonal (word block wb + row block rb = d) are independent: one launch per block diagonal.
- * Inside a block the work-items run an inner wavefront: at step s, work-item t computes row s - t,
- * taking the carry (bits) or the boundary value (cells) of its left neighbour from local memory.
- * Between blocks, `edges[wb][rb & 1][r]` carries row r's carry (or D value) from word block wb - 1
- * into wb, and `v_row[w]` carries word w from row block rb - 1 into rb.
+ * Inside a block the work-items run an inner wavefront: at step s, work-item t computes the rows of
+ * group s - t (STEP_ROWS rows), taking the carries (bits) or the boundary values (cells) of its left
+ * neighbour from local memory.
+ * Between blocks, `edges[wb][rb & 1][g]` carries the crossing bits of row group g from word block
+ * wb - 1 into wb, and `v_row[w]` carries word w from row block rb - 1 into rb.
  *
  * lcs_sweep fills the blocks by one of two recurrences (build option CELLS picks the second):
  *   bits       the bit-parallel recurrence of Crochemore et al. (2001) / Hyyro (2004):
@@ -21,7 +22,8 @@
  * A block diagonal's finished blocks (chunk d) are stored as tiles [block][word][ROWS] when
  * `store` is set; lcs_trace walks them back from (m, n).
  *
- * Build options: ROWS, WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE, VALUE_T, CELLS.
+ * Build options: ROWS, STEP_ROWS (rows per inner step, 1..32), GROUPS (= ROWS / STEP_ROWS rounded up),
+ * WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE, VALUE_T, CELLS.
  */
 #include "clsolve.h"
 
@@ -62,9 +64,14 @@ __kernel void lcs_start(__global ulong *v_row, const uint words)
  * difference v = D[i][j-1] - z (1 - the bit of V above) and the horizontal difference
  * h = D[i-1][j] - z (from the cell to the left), eq. (2) reads D[i][j] - z = e, e = 1 on a match,
  * else max(v, h); the cell passes h' = e - v to its right and v' = e - h down. Either way, one
- * 0/1 value crosses from word to word along a row (the carry, or the h of the word's last cell),
- * from work-item t to t + 1 through local memory, and between word blocks through `edges`
- * (column 0 of D is zero, so 0 enters the first word block). */
+ * 0/1 value crosses from word to word along a row (the carry, or the h of the word's last cell).
+ *
+ * The inner wavefront moves STEP_ROWS rows per step: at step s, work-item t updates its word for
+ * the rows of group g = s - t (rows g * STEP_ROWS ..), one after the other, taking the group's
+ * STEP_ROWS crossing bits packed in one uint from work-item t - 1 (which finished that group at
+ * step s - 1) through local memory, and between word blocks through `edges` (one uint per group;
+ * column 0 of D is zero, so zeros enter the first word block). One barrier per group, not per row:
+ * the barrier and the local-memory hop cost more than a row's update. */
 __kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
 void lcs_sweep(__global const ulong *restrict masks, __global const uint *restrict a_codes,
                __global const uint *restrict b_codes, __global ulong *restrict v_row, __global uint *restrict edges,
@@ -73,19 +80,20 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
 {
     __local uint carry[2][WORDS_PER_BLOCK];
     __local uint symbols[ROWS];
-    __local uchar edge_in[ROWS], edge_out[ROWS];  /* kept off global memory inside the loop */
+    __local uint edge_in[GROUPS], edge_out[GROUPS];  /* kept off global memory inside the loop */
     const uint t = get_local_id(0);
     const uint wb = first_block + get_group_id(0);
     const uint rb = diagonal - wb;
     const uint w = wb * WORDS_PER_BLOCK + t;
     const uint row0 = rb * ROWS;
     const uint rows = min((uint)ROWS, n - row0);
-    __global uint *edges_in = edges + ((ulong)wb * 2u + (rb & 1u)) * ROWS;
-    __global uint *edges_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * ROWS;
-    for (uint r = t; r < rows; r += WORDS_PER_BLOCK) {
+    const uint groups = (rows + STEP_ROWS - 1u) / STEP_ROWS;
+    __global uint *edges_in = edges + ((ulong)wb * 2u + (rb & 1u)) * GROUPS;
+    __global uint *edges_out = edges + ((ulong)(wb + 1u) * 2u + (rb & 1u)) * GROUPS;
+    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
         symbols[r] = b_codes[row0 + r];
-        edge_in[r] = (uchar)edges_in[r];
-    }
+    for (uint g = t; g < groups; g += WORDS_PER_BLOCK)
+        edge_in[g] = edges_in[g];
 #ifdef CELLS
     __local uint a_local[WORDS_PER_BLOCK * 64];
     for (uint k = t; k < WORDS_PER_BLOCK * 64u; k += WORDS_PER_BLOCK) {
@@ -99,44 +107,65 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
     const int active = w < words;
     ulong V = active ? v_row[w] : ~(ulong)0;
     __global ulong *tile = chunk + chunk_offset + (ulong)get_group_id(0) * TILE_WORDS + (ulong)t * ROWS;
-    const uint steps = rows + WORDS_PER_BLOCK - 1u;
+    const uint steps = groups + WORDS_PER_BLOCK - 1u;
 #ifndef CELLS
-    /* the mask of the next row is loaded one step ahead, off the critical path */
-    ulong M_next = active ? masks[(ulong)symbols[0] * words + w] : 0;
+    /* the masks of a group's rows are loaded a step ahead, off the critical path */
+    ulong M_next[STEP_ROWS];
+#pragma unroll
+    for (uint k = 0; k < STEP_ROWS; ++k)
+        M_next[k] = active && k < rows ? masks[(ulong)symbols[k] * words + w] : 0;
 #endif
     for (uint s = 0; s < steps; ++s) {
-        const uint r = s - t;  /* wraps to a large value while s < t */
-        if (r < rows) {
-            uint cross = t == 0 ? edge_in[r] : carry[(s + 1u) & 1u][t - 1u];
+        const uint g = s - t;  /* wraps to a large value while s < t */
+        if (g < groups) {
+            const uint crossing_in = t == 0 ? edge_in[g] : carry[(s + 1u) & 1u][t - 1u];
+            uint crossing_out = 0;
+            const uint r0 = g * STEP_ROWS;
 #ifndef CELLS
-            const ulong M = M_next;
-            if (active && r + 1u < rows)
-                M_next = masks[(ulong)symbols[r + 1u] * words + w];
-            const ulong sum = V + (V & M);
-            const ulong total = sum + (ulong)cross;
-            cross = (sum < V) | (total < sum);
-            V = total | (V & ~M);  /* V' = (V + (V & M)) | (V & ~M) */
-#else
-            const uint bj = symbols[r];
-            ulong next = 0;
-            for (uint k = 0; k < 64u; ++k) {
-                const uint v = 1u - (uint)((V >> k) & 1u);
-                const uint e = a_word[k] == bj ? 1u : max(v, cross);  /* eq. (2), relative to D[i-1][j-1] */
-                next |= (ulong)(1u - (e - cross)) << k;
-                cross = e - v;
+            ulong M_group[STEP_ROWS];
+#pragma unroll
+            for (uint k = 0; k < STEP_ROWS; ++k) {
+                M_group[k] = M_next[k];
+                const uint r = r0 + STEP_ROWS + k;
+                if (active && r < rows)
+                    M_next[k] = masks[(ulong)symbols[r] * words + w];
             }
-            V = next;
 #endif
-            carry[s & 1u][t] = cross;
+#pragma unroll
+            for (uint k = 0; k < STEP_ROWS; ++k) {
+                const uint r = r0 + k;
+                if (r < rows) {
+                    uint cross = (crossing_in >> k) & 1u;
+#ifndef CELLS
+                    const ulong M = M_group[k];
+                    const ulong total = V + (V & M) + (ulong)cross;
+                    /* the carry out of x + y + c is bit 63 of (x & y) | ((x | y) & ~total); here x = V, y = V & M */
+                    cross = (uint)((V & (M | ~total)) >> 63);
+                    V = total | (V & ~M);  /* V' = (V + (V & M)) | (V & ~M) */
+#else
+                    const uint bj = symbols[r];
+                    ulong next = 0;
+                    for (uint c = 0; c < 64u; ++c) {
+                        const uint v = 1u - (uint)((V >> c) & 1u);
+                        const uint e = a_word[c] == bj ? 1u : max(v, cross);  /* eq. (2), relative to D[i-1][j-1] */
+                        next |= (ulong)(1u - (e - cross)) << c;
+                        cross = e - v;
+                    }
+                    V = next;
+#endif
+                    crossing_out |= cross << k;
+                    if (store && active)
+                        tile[r] = V;
+                }
+            }
+            carry[s & 1u][t] = crossing_out;
             if (t == WORDS_PER_BLOCK - 1u)
-                edge_out[r] = (uchar)cross;
-            if (store && active)
-                tile[r] = V;
+                edge_out[g] = crossing_out;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    for (uint r = t; r < rows; r += WORDS_PER_BLOCK)
-        edges_out[r] = edge_out[r];
+    for (uint g = t; g < groups; g += WORDS_PER_BLOCK)
+        edges_out[g] = edge_out[g];
     if (active)
         v_row[w] = V;
 }

@@ -15,8 +15,12 @@ from clsolve.solution import Solution, check
 from test_solvers import knapsacks
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-#: Small blocks, so that a short string still spans many block diagonals and ring slots.
-SMALL_BLOCKS = {"words_per_block": 2, "rows_per_block": 8}
+#: Small blocks, so that a short string still spans many block diagonals and ring slots; 3 rows per
+#: inner step, so that blocks end in part-filled row groups.
+SMALL_BLOCKS = {"words_per_block": 2, "rows_per_block": 8, "rows_per_step": 3}
+#: One row per inner step (one barrier per row) and the most rows a step may take.
+STEP_EXTREMES = ({"words_per_block": 3, "rows_per_block": 40, "rows_per_step": 1},
+                 {"words_per_block": 2, "rows_per_block": 70, "rows_per_step": 32})
 
 
 def plain_lcs(a, b) -> int:
@@ -54,7 +58,7 @@ def test_lcs_matches_plain_dp(pair, device):
     expected = plain_lcs(a, b)
     problem = LCS(a, b)
     for method in ("bits", "cells"):
-        for blocks in ({}, SMALL_BLOCKS):
+        for blocks in ({}, SMALL_BLOCKS) + STEP_EXTREMES:
             solution = clsolve.solve(problem, solver="wavefront", device=device, method=method, poison=True, **blocks)
             assert solution.value == expected  # and the engine checked the positions: common, increasing
             assert solution.positions.shape == (expected, 2)
@@ -66,7 +70,7 @@ def test_lcs_streams_rows_to_host(method, device):
     rng = np.random.default_rng(7)
     a, b = rng.integers(0, 4, 1500), rng.integers(0, 4, 1300)
     problem = LCS(a, b)
-    options = {"method": method, "words_per_block": 4, "rows_per_block": 32, "poison": True}
+    options = {"method": method, "words_per_block": 4, "rows_per_block": 32, "rows_per_step": 5, "poison": True}
     bit_rows = clsolve.plan(problem, "wavefront", device, **options).details["bit_row_bytes"]
     limit = 200_000  # well below the bit rows, above what the sweep itself needs
     assert bit_rows > limit
@@ -103,6 +107,9 @@ def test_lcs_bad_input_and_options(device):
         clsolve.solve(LCS("ab", "ba"), solver="wavefront", device=device, method="fast")
     with pytest.raises(InvalidOptionError, match="words_per_block"):
         clsolve.solve(LCS("ab", "ba"), solver="wavefront", device=device, words_per_block=10**6)
+    for steps in (0, 33):
+        with pytest.raises(InvalidOptionError, match=r"rows_per_step must be in 1\.\.32"):
+            clsolve.solve(LCS("ab", "ba"), solver="wavefront", device=device, rows_per_step=steps)
 
 
 def test_lcs_refused_with_numbers_when_nothing_holds_the_rows(device, monkeypatch):

@@ -41,6 +41,12 @@ class Geometry:
     words: int
     words_per_block: int
     rows: int
+    step_rows: int = 1
+
+    @property
+    def groups(self) -> int:
+        """Row groups of a block: one inner-wavefront step (and one barrier) each."""
+        return -(-self.rows // self.step_rows)
 
     @property
     def word_blocks(self) -> int:
@@ -60,8 +66,8 @@ class Geometry:
 
     @property
     def steps(self) -> int:
-        """The sweep's critical path in inner-wavefront steps (a block takes rows + words - 1)."""
-        return self.diagonals * (self.rows + self.words_per_block - 1)
+        """The sweep's critical path in inner-wavefront steps (a block takes groups + words - 1)."""
+        return self.diagonals * (self.groups + self.words_per_block - 1)
 
     def blocks_of(self, diagonal: int) -> tuple[int, int]:
         """First word block and number of blocks on a block diagonal."""
@@ -73,25 +79,32 @@ class Geometry:
         return [self.blocks_of(d)[1] * self.tile_bytes for d in range(self.diagonals)]
 
 
-def geometry(problem: LCS, device: Device, words_per_block: int | None, rows_per_block: int | None) -> Geometry:
+def geometry(problem: LCS, device: Device, words_per_block: int | None, rows_per_block: int | None,
+             rows_per_step: int | None = None) -> Geometry:
     words = -(-problem.m // 64)
     limit = device.max_work_group_size
     if words_per_block is None:
         words_per_block = min(128 if device.is_gpu else 8, limit)
     if rows_per_block is None:
         rows_per_block = 1024 if device.is_gpu else 128
+    if rows_per_step is None:
+        rows_per_step = 8
     if not 1 <= int(words_per_block) <= limit:
         raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
                                  f"got {words_per_block}")
     if not 1 <= int(rows_per_block) <= 8192:
         raise InvalidOptionError(f"rows_per_block must be in 1..8192, got {rows_per_block}")
-    local_bytes = int(rows_per_block) * 6 + int(words_per_block) * (8 + 256) + 64
+    if not 1 <= int(rows_per_step) <= 32:
+        raise InvalidOptionError(f"rows_per_step must be in 1..32 (the crossing bits of a step share a 32-bit word), "
+                                 f"got {rows_per_step}")
+    groups = -(-int(rows_per_block) // int(rows_per_step))
+    local_bytes = int(rows_per_block) * 4 + groups * 8 + int(words_per_block) * (8 + 256) + 64
     if local_bytes > device.local_memory:
         raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
                                  f"of local memory; {device.label} has {device.local_memory}")
     if TRACE_LOCAL_SIZE > limit:
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
-    return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block))
+    return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step))
 
 
 def symbols_in_common(problem: LCS) -> int:
@@ -109,10 +122,10 @@ def choose_method(problem: LCS, method: str, words: int) -> str:
 def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
     if problem.m == 0 or problem.n == 0:
         return Plan(solver=name, details={"method": "empty"})
-    geo = geometry(problem, device, options.words_per_block, options.rows_per_block)
+    geo = geometry(problem, device, options.words_per_block, options.rows_per_block, options.rows_per_step)
     method = choose_method(problem, options.method, geo.words)
     buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
-               "edges": (geo.word_blocks + 1) * 2 * geo.rows * 4, "pairs": min(problem.m, problem.n) * 8}
+               "edges": (geo.word_blocks + 1) * 2 * geo.groups * 4, "pairs": min(problem.m, problem.n) * 8}
     if method == "bits":
         buffers["masks"] = (symbols_in_common(problem) + 2) * geo.words * 8
     chunks = geo.chunk_bytes()
@@ -131,7 +144,7 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         cell_updates=problem.cells(), launches=launches,
         seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
         details={"method": method, "store": store.mode, "words_per_block": geo.words_per_block,
-                 "rows_per_block": geo.rows, "diagonals": geo.diagonals, "steps": geo.steps,
+                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps,
                  "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
 
 
@@ -142,7 +155,7 @@ class _Sweep:
         self.problem, self.device, self.geo, self.method = problem, device, geo, method
         start = time.perf_counter()
         a_codes, b_codes, sigma = problem.codes()
-        defines = {"ROWS": geo.rows, "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE,
+        defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups, "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE,
                    "VALUE_T": "int"}
         if method == "cells":
             defines["CELLS"] = 1
@@ -152,7 +165,7 @@ class _Sweep:
         self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
         self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
         self.v_row = cl.Buffer(ctx, flags.READ_WRITE, geo.words * 8)
-        edges = np.zeros((geo.word_blocks + 1) * 2 * geo.rows, dtype=np.uint32)
+        edges = np.zeros((geo.word_blocks + 1) * 2 * geo.groups, dtype=np.uint32)
         self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
         words = np.uint32(geo.words)
         cl.Kernel(self.program, "lcs_start")(queue, (_round(geo.words, 64),), None, self.v_row, words)
@@ -197,14 +210,14 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     timings = Timings()
     if problem.m == 0 or problem.n == 0:
         return 0, timings, {"method": "empty"}
-    geo = geometry(problem, device, options.words_per_block, options.rows_per_block)
+    geo = geometry(problem, device, options.words_per_block, options.rows_per_block, options.rows_per_step)
     sweep = _Sweep(problem, device, geo, choose_method(problem, options.method, geo.words), timings)
     start = time.perf_counter()
     sweep.run(None)
     device.queue.finish()
     timings.kernels += time.perf_counter() - start
     details = {"method": sweep.method, "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
-               "diagonals": geo.diagonals, "steps": geo.steps}
+               "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps}
     return sweep.length(), timings, details
 
 
@@ -213,7 +226,7 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     if problem.m == 0 or problem.n == 0:
         return Solution(0, np.zeros(0, bool), True, "", "", timings, positions=np.zeros((0, 2), np.int64))
     details = plan.details
-    geo = geometry(problem, device, details["words_per_block"], details["rows_per_block"])
+    geo = geometry(problem, device, details["words_per_block"], details["rows_per_block"], details["rows_per_step"])
     sweep = _Sweep(problem, device, geo, str(details["method"]), timings)
     store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
                             options.device_memory_limit, str(details["store"]))
@@ -234,7 +247,7 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     finally:
         store.release()
     stats = {"method": sweep.method, "store": store_plan.mode, "diagonals": geo.diagonals, "steps": geo.steps,
-             "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
+             "words_per_block": geo.words_per_block, "rows_per_block": geo.rows, "rows_per_step": geo.step_rows,
              "bit_row_bytes": store_plan.total_bytes}
     if store_plan.mode == "host":
         stats.update(copied_bytes=store.stats.bytes, copy_seconds=store.stats.copy_seconds,

@@ -29,6 +29,7 @@ class Options:
     device_memory_limit: int | None = None
     words_per_block: int | None = None
     rows_per_block: int | None = None
+    rows_per_step: int | None = None
     poison: bool = False
 
 
@@ -38,12 +39,14 @@ class WavefrontSolver(Solver):
     problem_kinds = ("lcs", "tsp", "knapsack")
 
     def __init__(self, method: str = "auto", store: str = "auto", device_memory_limit: int | None = None,
-                 words_per_block: int | None = None, rows_per_block: int | None = None, poison: bool = False):
+                 words_per_block: int | None = None, rows_per_block: int | None = None,
+                 rows_per_step: int | None = None, poison: bool = False):
         """``method`` (LCS): ``bits`` (bit-parallel), ``cells`` (eq. 2 cell by cell, any alphabet) or
         ``auto`` (bits unless the match masks would pass 1 GiB). ``store``: where the rows the answer
         needs are kept, ``device``, ``host`` (streamed during the sweep) or ``auto`` (the device when they
         fit). ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
-        stream to host memory. ``words_per_block`` / ``rows_per_block`` (LCS) override the block tiling.
+        stream to host memory. ``words_per_block`` / ``rows_per_block`` (LCS) override the block tiling,
+        ``rows_per_step`` the rows a work-item updates between two barriers (1..32).
         ``poison`` fills device buffers with garbage first (tests: an unwritten cell shows)."""
         if method not in lcs.METHODS:
             raise InvalidOptionError(f"method must be one of {', '.join(lcs.METHODS)}, got {method!r}")
@@ -52,7 +55,7 @@ class WavefrontSolver(Solver):
         if device_memory_limit is not None and int(device_memory_limit) <= 0:
             raise InvalidOptionError(f"device_memory_limit must be a positive number of bytes, got {device_memory_limit}")
         self.options = Options(method, store, None if device_memory_limit is None else int(device_memory_limit),
-                               words_per_block, rows_per_block, bool(poison))
+                               words_per_block, rows_per_block, rows_per_step, bool(poison))
 
     def accepts(self, problem) -> str | None:
         if isinstance(problem, LCS):

@@ -82,6 +82,20 @@ def test_lcs_streams_rows_to_host(method, device):
     np.testing.assert_array_equal(streamed.positions, kept.positions)
 
 
+@pytest.mark.parametrize("local_masks", [True, False])
+def test_lcs_match_masks_in_local_or_global_memory(local_masks, device, monkeypatch):
+    from clsolve_plugins.wavefront import lcs
+    monkeypatch.setattr(lcs, "LOCAL_MASKS", local_masks)
+    rng = np.random.default_rng(11)
+    for alphabet, m, n in ((2, 700, 300), (4, 129, 1000), (200, 500, 640)):
+        a, b = rng.integers(0, alphabet, m), rng.integers(0, alphabet, n)
+        for options in ({}, SMALL_BLOCKS):
+            plan = clsolve.plan(LCS(a, b), "wavefront", device, method="bits", **options)
+            assert (plan.details["local_mask_rows"] > 0) == local_masks
+            solution = clsolve.solve(LCS(a, b), solver="wavefront", device=device, method="bits", poison=True, **options)
+            assert solution.value == plain_lcs(a, b)
+
+
 def test_lcs_strings_alphabets_and_edges(device):
     cases = [("", ""), ("abc", ""), ("", "abc"), ("a", "a"), ("a", "b"), ("GATTACA", "TAGACCA"),
              ("ünïcödé ✓", "üçödé ✓"), ("x" * 130, "x" * 70)]

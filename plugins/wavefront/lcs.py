@@ -30,6 +30,9 @@ MASKS_AUTO_LIMIT = 2**30
 RATES = {("bits", True): 5e11, ("bits", False): 5e9, ("cells", True): 3e10, ("cells", False): 3e8}
 LAUNCH_SECONDS = {True: 1.2e-5, False: 4e-5}
 METHODS = ("auto", "bits", "cells")
+#: Copy a block's share of the match masks to local memory when it fits (benchmarks switch it off
+#: to measure what it saves).
+LOCAL_MASKS = True
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,9 @@ class Geometry:
     words_per_block: int
     rows: int
     step_rows: int = 1
+    method: str = "bits"
+    #: Mask rows a block copies to local memory (0: the sweep reads the masks from global memory).
+    mask_rows: int = 0
 
     @property
     def groups(self) -> int:
@@ -79,8 +85,9 @@ class Geometry:
         return [self.blocks_of(d)[1] * self.tile_bytes for d in range(self.diagonals)]
 
 
-def geometry(problem: LCS, device: Device, words_per_block: int | None, rows_per_block: int | None,
+def geometry(problem: LCS, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
              rows_per_step: int | None = None) -> Geometry:
+    """The block tiling for ``method`` ("bits" or "cells"), checked against the device's limits."""
     words = -(-problem.m // 64)
     limit = device.max_work_group_size
     if words_per_block is None:
@@ -98,13 +105,22 @@ def geometry(problem: LCS, device: Device, words_per_block: int | None, rows_per
         raise InvalidOptionError(f"rows_per_step must be in 1..32 (the crossing bits of a step share a 32-bit word), "
                                  f"got {rows_per_step}")
     groups = -(-int(rows_per_block) // int(rows_per_step))
-    local_bytes = int(rows_per_block) * 4 + groups * 8 + int(words_per_block) * (8 + 256) + 64
+    # symbols, crossing bits in and out, carries, and for cells the block's symbols of a
+    local_bytes = int(rows_per_block) * 4 + groups * 8 + int(words_per_block) * 8 + 64
+    if method == "cells":
+        local_bytes += int(words_per_block) * 64 * 4
     if local_bytes > device.local_memory:
         raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
                                  f"of local memory; {device.label} has {device.local_memory}")
     if TRACE_LOCAL_SIZE > limit:
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
-    return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step))
+    mask_rows = 0
+    if method == "bits" and LOCAL_MASKS:
+        rows = symbols_in_common(problem) + 2
+        if local_bytes + rows * int(words_per_block) * 8 <= device.local_memory:
+            mask_rows = rows
+    return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step),
+                    method, mask_rows)
 
 
 def symbols_in_common(problem: LCS) -> int:
@@ -122,8 +138,8 @@ def choose_method(problem: LCS, method: str, words: int) -> str:
 def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
     if problem.m == 0 or problem.n == 0:
         return Plan(solver=name, details={"method": "empty"})
-    geo = geometry(problem, device, options.words_per_block, options.rows_per_block, options.rows_per_step)
-    method = choose_method(problem, options.method, geo.words)
+    method = choose_method(problem, options.method, -(-problem.m // 64))
+    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step)
     buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
                "edges": (geo.word_blocks + 1) * 2 * geo.groups * 4, "pairs": min(problem.m, problem.n) * 8}
     if method == "bits":
@@ -144,15 +160,17 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         cell_updates=problem.cells(), launches=launches,
         seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
         details={"method": method, "store": store.mode, "words_per_block": geo.words_per_block,
-                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps,
+                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "local_mask_rows": geo.mask_rows,
+                 "diagonals": geo.diagonals, "steps": geo.steps,
                  "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
 
 
 class _Sweep:
     """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
 
-    def __init__(self, problem: LCS, device: Device, geo: Geometry, method: str, timings: Timings):
-        self.problem, self.device, self.geo, self.method = problem, device, geo, method
+    def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings):
+        self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
+        method = geo.method
         start = time.perf_counter()
         a_codes, b_codes, sigma = problem.codes()
         defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups, "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE,
@@ -182,6 +200,7 @@ class _Sweep:
         kernel = cl.Kernel(self.program, "lcs_sweep")
         scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8) if store is None else None
         head = [self.masks, self.a_codes, self.b_codes, self.v_row, self.edges]
+        tail = [cl.LocalMemory(max(8, geo.mask_rows * geo.words_per_block * 8)), np.uint32(geo.mask_rows)]
         event = None
         for d in range(geo.diagonals):
             first, count = geo.blocks_of(d)
@@ -190,7 +209,7 @@ class _Sweep:
             else:
                 buffer, offset, wait = scratch, 0, []
             kernel.set_args(*head, buffer, np.uint64(offset // 8), np.int32(store is not None), np.uint32(geo.m),
-                            np.uint32(geo.words), np.uint32(geo.n), np.uint32(first), np.uint32(d))
+                            np.uint32(geo.words), np.uint32(geo.n), np.uint32(first), np.uint32(d), *tail)
             event = cl.enqueue_nd_range_kernel(queue, kernel, (count * geo.words_per_block,),
                                                (geo.words_per_block,), wait_for=wait or None)
             if store is not None:
@@ -210,14 +229,15 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     timings = Timings()
     if problem.m == 0 or problem.n == 0:
         return 0, timings, {"method": "empty"}
-    geo = geometry(problem, device, options.words_per_block, options.rows_per_block, options.rows_per_step)
-    sweep = _Sweep(problem, device, geo, choose_method(problem, options.method, geo.words), timings)
+    method = choose_method(problem, options.method, -(-problem.m // 64))
+    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step)
+    sweep = _Sweep(problem, device, geo, timings)
     start = time.perf_counter()
     sweep.run(None)
     device.queue.finish()
     timings.kernels += time.perf_counter() - start
     details = {"method": sweep.method, "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
-               "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps}
+               "rows_per_step": geo.step_rows, "local_mask_rows": geo.mask_rows, "diagonals": geo.diagonals, "steps": geo.steps}
     return sweep.length(), timings, details
 
 
@@ -226,8 +246,9 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     if problem.m == 0 or problem.n == 0:
         return Solution(0, np.zeros(0, bool), True, "", "", timings, positions=np.zeros((0, 2), np.int64))
     details = plan.details
-    geo = geometry(problem, device, details["words_per_block"], details["rows_per_block"], details["rows_per_step"])
-    sweep = _Sweep(problem, device, geo, str(details["method"]), timings)
+    geo = geometry(problem, device, str(details["method"]), details["words_per_block"], details["rows_per_block"],
+                   details["rows_per_step"])
+    sweep = _Sweep(problem, device, geo, timings)
     store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
                             options.device_memory_limit, str(details["store"]))
     start = time.perf_counter()

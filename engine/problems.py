@@ -230,6 +230,10 @@ def _sequence(values, field_name: str) -> tuple[np.ndarray, bool]:
     return array, text
 
 
+#: Symbol ranges up to this (or four times the symbols) are coded through lookup tables.
+DENSE_CODE_SPAN = 1 << 16
+
+
 def _dense(common: np.ndarray, symbols: np.ndarray, absent: int) -> np.ndarray:
     """Index of each symbol in the sorted array ``common``, ``absent`` where it is not there."""
     index = np.searchsorted(common, symbols)
@@ -282,6 +286,21 @@ class LCS:
         """Dense symbol codes: ``a``'s symbols as 0..sigma-1 (sigma = distinct symbols of ``a`` that
         also occur in ``b``, others get sigma), ``b``'s the same, except that symbols absent from
         ``a`` get sigma + 1; equal codes below sigma mean equal symbols."""
+        if self.m and self.n:
+            low = min(int(self.a.min()), int(self.b.min()))
+            span = max(int(self.a.max()), int(self.b.max())) - low + 1
+            if span <= max(DENSE_CODE_SPAN, 4 * (self.m + self.n)):
+                # symbols in a short range (text, DNA, bytes): lookup tables, no sorting
+                in_a = np.zeros(span, dtype=bool)
+                in_a[self.a - low] = True
+                in_b = np.zeros(span, dtype=bool)
+                in_b[self.b - low] = True
+                common = in_a & in_b
+                sigma = int(np.count_nonzero(common))
+                rank = (np.cumsum(common, dtype=np.uint32) - 1).astype(np.uint32)
+                a_codes = np.where(common, rank, np.uint32(sigma))[self.a - low]
+                b_codes = np.where(common, rank, np.uint32(sigma + 1))[self.b - low]
+                return a_codes, b_codes, sigma
         common = np.intersect1d(self.a, self.b)
         sigma = int(common.size)
         a_codes = _dense(common, self.a, sigma)

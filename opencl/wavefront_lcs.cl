@@ -76,8 +76,7 @@ __kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
 void lcs_sweep(__global const ulong *restrict masks, __global const uint *restrict a_codes,
                __global const uint *restrict b_codes, __global ulong *restrict v_row, __global uint *restrict edges,
                __global ulong *restrict chunk, const ulong chunk_offset, const int store, const uint m,
-               const uint words, const uint n, const uint first_block, const uint diagonal,
-               __local ulong *restrict mask_local, const uint mask_rows)
+               const uint words, const uint n, const uint first_block, const uint diagonal)
 {
     __local uint carry[2][WORDS_PER_BLOCK];
     __local uint symbols[ROWS];
@@ -95,14 +94,7 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
         symbols[r] = b_codes[row0 + r];
     for (uint g = t; g < groups; g += WORDS_PER_BLOCK)
         edge_in[g] = edges_in[g];
-#ifndef CELLS
-    /* with mask_rows > 0, the block's words of every mask row go to local memory: the loop below
-     * then touches no global memory, which matters because a barrier waits for the work-group's
-     * outstanding global accesses */
-    for (uint c = 0; c < mask_rows; ++c)
-        mask_local[c * WORDS_PER_BLOCK + t] = w < words ? masks[(ulong)c * words + w] : 0;
-#define MASK(r) (mask_rows ? mask_local[symbols[r] * WORDS_PER_BLOCK + t] : masks[(ulong)symbols[r] * words + w])
-#endif
+#define MASK(r) masks[(ulong)symbols[r] * words + w]
 #ifdef CELLS
     __local uint a_local[WORDS_PER_BLOCK * 64];
     for (uint k = t; k < WORDS_PER_BLOCK * 64u; k += WORDS_PER_BLOCK) {

@@ -82,18 +82,20 @@ def test_lcs_streams_rows_to_host(method, device):
     np.testing.assert_array_equal(streamed.positions, kept.positions)
 
 
-@pytest.mark.parametrize("local_masks", [True, False])
-def test_lcs_match_masks_in_local_or_global_memory(local_masks, device, monkeypatch):
-    from clsolve_plugins.wavefront import lcs
-    monkeypatch.setattr(lcs, "LOCAL_MASKS", local_masks)
-    rng = np.random.default_rng(11)
-    for alphabet, m, n in ((2, 700, 300), (4, 129, 1000), (200, 500, 640)):
-        a, b = rng.integers(0, alphabet, m), rng.integers(0, alphabet, n)
-        for options in ({}, SMALL_BLOCKS):
-            plan = clsolve.plan(LCS(a, b), "wavefront", device, method="bits", **options)
-            assert (plan.details["local_mask_rows"] > 0) == local_masks
-            solution = clsolve.solve(LCS(a, b), solver="wavefront", device=device, method="bits", poison=True, **options)
-            assert solution.value == plain_lcs(a, b)
+@SETTINGS
+@given(low=st.integers(-2**62, 2**62), span=st.sampled_from([1, 2, 5, 300, 2**17, 2**40]),
+       m=st.integers(1, 60), n=st.integers(1, 60), seed=st.integers(0, 2**32 - 1))
+def test_lcs_codes_from_lookup_tables_equal_codes_from_sorting(low, span, m, n, seed):
+    """Short symbol ranges are coded through lookup tables, wide ones by sorting; both give each
+    common symbol its rank among the common symbols, and sigma / sigma + 1 to the others."""
+    rng = np.random.default_rng(seed)
+    a, b = low + rng.integers(0, span, m), low + rng.integers(0, span, n)
+    a_codes, b_codes, sigma = LCS(a, b).codes()
+    common = np.intersect1d(a, b)
+    assert sigma == common.size and a_codes.dtype == b_codes.dtype == np.uint32
+    for symbols, codes, absent in ((a, a_codes, sigma), (b, b_codes, sigma + 1)):
+        expected = [int(np.searchsorted(common, x)) if x in common else absent for x in symbols.tolist()]
+        assert codes.tolist() == expected
 
 
 def test_lcs_strings_alphabets_and_edges(device):

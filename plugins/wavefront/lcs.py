@@ -30,9 +30,6 @@ MASKS_AUTO_LIMIT = 2**30
 RATES = {("bits", True): 5e11, ("bits", False): 5e9, ("cells", True): 3e10, ("cells", False): 3e8}
 LAUNCH_SECONDS = {True: 1.2e-5, False: 4e-5}
 METHODS = ("auto", "bits", "cells")
-#: Copy a block's share of the match masks to local memory when it fits (benchmarks switch it off
-#: to measure what it saves).
-LOCAL_MASKS = True
 
 
 @dataclass(frozen=True)
@@ -46,8 +43,6 @@ class Geometry:
     rows: int
     step_rows: int = 1
     method: str = "bits"
-    #: Mask rows a block copies to local memory (0: the sweep reads the masks from global memory).
-    mask_rows: int = 0
 
     @property
     def groups(self) -> int:
@@ -114,17 +109,12 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
                                  f"of local memory; {device.label} has {device.local_memory}")
     if TRACE_LOCAL_SIZE > limit:
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
-    mask_rows = 0
-    if method == "bits" and LOCAL_MASKS:
-        rows = symbols_in_common(problem) + 2
-        if local_bytes + rows * int(words_per_block) * 8 <= device.local_memory:
-            mask_rows = rows
     return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step),
-                    method, mask_rows)
+                    method)
 
 
 def symbols_in_common(problem: LCS) -> int:
-    return int(np.intersect1d(problem.a, problem.b).size)
+    return problem.codes()[2]
 
 
 def choose_method(problem: LCS, method: str, words: int) -> str:
@@ -160,8 +150,7 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         cell_updates=problem.cells(), launches=launches,
         seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
         details={"method": method, "store": store.mode, "words_per_block": geo.words_per_block,
-                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "local_mask_rows": geo.mask_rows,
-                 "diagonals": geo.diagonals, "steps": geo.steps,
+                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps,
                  "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
 
 
@@ -200,7 +189,6 @@ class _Sweep:
         kernel = cl.Kernel(self.program, "lcs_sweep")
         scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8) if store is None else None
         head = [self.masks, self.a_codes, self.b_codes, self.v_row, self.edges]
-        tail = [cl.LocalMemory(max(8, geo.mask_rows * geo.words_per_block * 8)), np.uint32(geo.mask_rows)]
         event = None
         for d in range(geo.diagonals):
             first, count = geo.blocks_of(d)
@@ -209,7 +197,7 @@ class _Sweep:
             else:
                 buffer, offset, wait = scratch, 0, []
             kernel.set_args(*head, buffer, np.uint64(offset // 8), np.int32(store is not None), np.uint32(geo.m),
-                            np.uint32(geo.words), np.uint32(geo.n), np.uint32(first), np.uint32(d), *tail)
+                            np.uint32(geo.words), np.uint32(geo.n), np.uint32(first), np.uint32(d))
             event = cl.enqueue_nd_range_kernel(queue, kernel, (count * geo.words_per_block,),
                                                (geo.words_per_block,), wait_for=wait or None)
             if store is not None:
@@ -237,7 +225,7 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     device.queue.finish()
     timings.kernels += time.perf_counter() - start
     details = {"method": sweep.method, "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
-               "rows_per_step": geo.step_rows, "local_mask_rows": geo.mask_rows, "diagonals": geo.diagonals, "steps": geo.steps}
+               "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps}
     return sweep.length(), timings, details
 
 

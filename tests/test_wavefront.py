@@ -98,6 +98,20 @@ def test_lcs_codes_from_lookup_tables_equal_codes_from_sorting(low, span, m, n, 
         assert codes.tolist() == expected
 
 
+def test_lcs_default_blocks_shrink_to_fit_local_memory():
+    from types import SimpleNamespace
+    from clsolve_plugins.wavefront import lcs
+    problem = LCS(np.zeros(10_000, int), np.zeros(10_000, int))
+    for local_memory in (48 * 1024, 32 * 1024, 16 * 1024):
+        small = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=local_memory, label="small")
+        for method in ("bits", "cells"):
+            geo = lcs.geometry(problem, small, method, None, None)
+            assert lcs._local_bytes(method, geo.words_per_block, geo.rows, geo.step_rows) <= local_memory
+            assert geo.rows >= 64
+    with pytest.raises(InvalidOptionError, match="local memory"):  # explicit shapes are never changed
+        lcs.geometry(problem, small, "cells", 128, 4096)
+
+
 def test_lcs_strings_alphabets_and_edges(device):
     cases = [("", ""), ("abc", ""), ("", "abc"), ("a", "a"), ("a", "b"), ("GATTACA", "TAGACCA"),
              ("ünïcödé ✓", "üçödé ✓"), ("x" * 130, "x" * 70)]

@@ -22,6 +22,11 @@ from clsolve.solution import Solution, Timings
 from clsolve.solver import Plan
 from clsolve.wavefront import RowStore, plan_store
 
+#: Default block tiling by device kind (GPU: True), from the tiling sweep of ``clsolve bench wavefront``
+#: on the H100 (ci/results/bench-wavefront-h100.json): 128 words x 4096 rows, 4 rows per barrier.
+DEFAULT_WORDS_PER_BLOCK = {True: 128, False: 8}
+DEFAULT_ROWS_PER_BLOCK = {True: 4096, False: 128}
+DEFAULT_ROWS_PER_STEP = 4
 #: Work-group of the trace-back: rows of bit words prefetched per window.
 TRACE_LOCAL_SIZE = 64
 #: Mask tables larger than this make ``method="auto"`` take the cell sweep (no masks).
@@ -85,25 +90,32 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
     """The block tiling for ``method`` ("bits" or "cells"), checked against the device's limits."""
     words = -(-problem.m // 64)
     limit = device.max_work_group_size
-    if words_per_block is None:
-        words_per_block = min(128 if device.is_gpu else 8, limit)
-    if rows_per_block is None:
-        rows_per_block = 1024 if device.is_gpu else 128
+    default_words, default_rows = words_per_block is None, rows_per_block is None
+    if default_words:
+        words_per_block = min(DEFAULT_WORDS_PER_BLOCK[device.is_gpu], limit)
+    if default_rows:
+        rows_per_block = DEFAULT_ROWS_PER_BLOCK[device.is_gpu]
     if rows_per_step is None:
-        rows_per_step = 8
+        rows_per_step = DEFAULT_ROWS_PER_STEP
     if not 1 <= int(words_per_block) <= limit:
         raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
                                  f"got {words_per_block}")
-    if not 1 <= int(rows_per_block) <= 8192:
-        raise InvalidOptionError(f"rows_per_block must be in 1..8192, got {rows_per_block}")
     if not 1 <= int(rows_per_step) <= 32:
         raise InvalidOptionError(f"rows_per_step must be in 1..32 (the crossing bits of a step share a 32-bit word), "
                                  f"got {rows_per_step}")
-    groups = -(-int(rows_per_block) // int(rows_per_step))
-    # symbols, crossing bits in and out, carries, and for cells the block's symbols of a
-    local_bytes = int(rows_per_block) * 4 + groups * 8 + int(words_per_block) * 8 + 64
-    if method == "cells":
-        local_bytes += int(words_per_block) * 64 * 4
+    # defaults (never shapes asked for) shrink until a block fits the device's local memory
+    while _local_bytes(method, words_per_block, rows_per_block, rows_per_step) > device.local_memory:
+        if default_rows and rows_per_block > 512:
+            rows_per_block //= 2
+        elif default_words and words_per_block > 8:
+            words_per_block //= 2
+        elif default_rows and rows_per_block > 64:
+            rows_per_block //= 2
+        else:
+            break
+    if not 1 <= int(rows_per_block) <= 8192:
+        raise InvalidOptionError(f"rows_per_block must be in 1..8192, got {rows_per_block}")
+    local_bytes = _local_bytes(method, words_per_block, rows_per_block, rows_per_step)
     if local_bytes > device.local_memory:
         raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
                                  f"of local memory; {device.label} has {device.local_memory}")
@@ -111,6 +123,16 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
     return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step),
                     method)
+
+
+def _local_bytes(method: str, words_per_block: int, rows_per_block: int, rows_per_step: int) -> int:
+    """The sweep's local memory: symbols, crossing bits in and out, carries, and for cells the
+    block's symbols of a."""
+    groups = -(-int(rows_per_block) // int(rows_per_step))
+    local_bytes = int(rows_per_block) * 4 + groups * 8 + int(words_per_block) * 8 + 64
+    if method == "cells":
+        local_bytes += int(words_per_block) * 64 * 4
+    return local_bytes
 
 
 def symbols_in_common(problem: LCS) -> int:

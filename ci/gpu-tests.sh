@@ -10,6 +10,9 @@ wheelhouse="${WHEELHOUSE:-$root/.whl}"
 site="${SITE:-/tmp/clsolve-site}"
 out="${OUT:-$root}"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$wheelhouse"/*.whl
+if compgen -G "$root/.whl-bench/*.whl" >/dev/null; then  # comparison codes from ci/bench-wheels.sh
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$root"/.whl-bench/*.whl
+fi
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH"
 export CLSOLVE_DEVICE="${CLSOLVE_DEVICE:-gpu}" POCL_CACHE_DIR="${POCL_CACHE_DIR:-/tmp/clsolve-pocl-cache}"
 cd "$root"

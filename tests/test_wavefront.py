@@ -112,6 +112,22 @@ def test_lcs_default_blocks_shrink_to_fit_local_memory():
         lcs.geometry(problem, small, "cells", 128, 4096)
 
 
+def test_lcs_default_blocks_shrink_to_fit_a_tight_memory_limit(device, monkeypatch):
+    """Tall default blocks make large chunks; under a tight limit the plan halves the default rows
+    until a ring of slots fits, rather than refusing (rows asked for explicitly are kept)."""
+    from clsolve_plugins.wavefront import lcs
+    monkeypatch.setattr(lcs, "DEFAULT_ROWS_PER_BLOCK", {True: 4096, False: 4096})
+    monkeypatch.setattr(lcs, "DEFAULT_WORDS_PER_BLOCK", {True: 64, False: 64})
+    rng = np.random.default_rng(5)
+    problem = LCS(rng.integers(0, 4, 5000), rng.integers(0, 4, 4000))
+    plan = clsolve.plan(problem, "wavefront", device, device_memory_limit=1_000_000)
+    assert plan.details["store"] == "host" and plan.details["rows_per_block"] < 4096
+    solution = clsolve.solve(problem, solver="wavefront", device=device, device_memory_limit=1_000_000)
+    assert solution.value == plain_lcs(problem.a, problem.b) and solution.stats["store"] == "host"
+    with pytest.raises(DoesNotFitError, match="ring of 3 slots"):
+        clsolve.plan(problem, "wavefront", device, device_memory_limit=1_000_000, rows_per_block=4096)
+
+
 def test_lcs_strings_alphabets_and_edges(device):
     cases = [("", ""), ("abc", ""), ("", "abc"), ("a", "a"), ("a", "b"), ("GATTACA", "TAGACCA"),
              ("ünïcödé ✓", "üçödé ✓"), ("x" * 130, "x" * 70)]

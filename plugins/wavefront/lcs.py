@@ -27,12 +27,14 @@ from clsolve.wavefront import RowStore, plan_store
 DEFAULT_WORDS_PER_BLOCK = {True: 128, False: 8}
 DEFAULT_ROWS_PER_BLOCK = {True: 4096, False: 128}
 DEFAULT_ROWS_PER_STEP = 4
+#: Default blocks are halved down to this many rows when the plan's store does not fit otherwise.
+MIN_DEFAULT_ROWS = 64
 #: Work-group of the trace-back: rows of bit words prefetched per window.
 TRACE_LOCAL_SIZE = 64
 #: Mask tables larger than this make ``method="auto"`` take the cell sweep (no masks).
 MASKS_AUTO_LIMIT = 2**30
 #: Planning rates (cell updates per second) and the cost of one launch.
-RATES = {("bits", True): 5e11, ("bits", False): 5e9, ("cells", True): 3e10, ("cells", False): 3e8}
+RATES = {("bits", True): 7e11, ("bits", False): 5e9, ("cells", True): 3e10, ("cells", False): 3e8}
 LAUNCH_SECONDS = {True: 1.2e-5, False: 4e-5}
 METHODS = ("auto", "bits", "cells")
 
@@ -151,17 +153,23 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
     if problem.m == 0 or problem.n == 0:
         return Plan(solver=name, details={"method": "empty"})
     method = choose_method(problem, options.method, -(-problem.m // 64))
-    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step)
-    buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
-               "edges": (geo.word_blocks + 1) * 2 * geo.groups * 4, "pairs": min(problem.m, problem.n) * 8}
-    if method == "bits":
-        buffers["masks"] = (symbols_in_common(problem) + 2) * geo.words * 8
-    chunks = geo.chunk_bytes()
-    try:
-        store = plan_store(f"LCS {problem.m} x {problem.n}: bit rows", chunks, device, sum(buffers.values()),
-                           options.device_memory_limit, options.store)
-    except DoesNotFitError as exc:
-        raise DoesNotFitError(f"{exc}; the bit rows take m x n / 8 bytes") from None
+    sigma = symbols_in_common(problem)
+    rows = options.rows_per_block
+    while True:
+        geo = geometry(problem, device, method, options.words_per_block, rows, options.rows_per_step)
+        buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
+                   "edges": (geo.word_blocks + 1) * 2 * geo.groups * 4, "pairs": min(problem.m, problem.n) * 8}
+        if method == "bits":
+            buffers["masks"] = (sigma + 2) * geo.words * 8
+        try:
+            store = plan_store(f"LCS {problem.m} x {problem.n}: bit rows", geo.chunk_bytes(), device,
+                               sum(buffers.values()), options.device_memory_limit, options.store)
+            break
+        except DoesNotFitError as exc:
+            if options.rows_per_block is None and geo.rows > MIN_DEFAULT_ROWS:
+                rows = geo.rows // 2  # shorter default blocks: smaller chunks, a smaller ring of slots
+                continue
+            raise DoesNotFitError(f"{exc}; the bit rows take m x n / 8 bytes") from None
     other = sum(buffers.values())
     buffers.update(store.device_buffers("bit_rows", device))
     rate = RATES[(method, device.is_gpu)]

@@ -33,6 +33,14 @@ CHUNKS_PER_WORKER = 8
 
 # ----------------------------------------------------------------------------------------- sizing
 
+def default_ranges(weights: np.ndarray, workers: int, chunk_count: int | None) -> list[range]:
+    """The chunks of a batch spread over ``workers``: ``chunk_count`` equal ones when asked for, else
+    :func:`tapered_shares`."""
+    if chunk_count is not None:
+        return cut(weights, chunk_count)
+    return cut(weights, 0, shares=tapered_shares(max(1, workers)))
+
+
 def sizes(problems: Sequence) -> np.ndarray:
     """A device-free size of each problem, for when no plan can be made on the client: the dense
     DP's cell updates n x prod(c + 1), or n x 2^n / n = 2^n where enumerating every subset is
@@ -69,20 +77,38 @@ def costs(problems: Sequence, solver: str, device) -> np.ndarray:
     return planned
 
 
-def cut(weights: np.ndarray, chunks: int, max_size: int | None = None) -> list[range]:
+def tapered_shares(workers: int, per_worker: int = CHUNKS_PER_WORKER) -> np.ndarray:
+    """Shares of a batch's cost for chunks handed out in order to ``workers`` workers: a quarter-size
+    chunk each to start (packed and sent quickly, so no worker waits long for its first), then
+    equal chunks, then a half, a quarter and an eighth each at the end, so that the workers finish
+    close together and the client's last check is short. About ``per_worker`` full chunks' worth
+    each."""
+    full = 1.0 / (workers * per_worker)
+    head, tail = [full / 4] * workers, [full / 2] * workers + [full / 4] * workers + [full / 8] * workers
+    middle = 1.0 - sum(head) - sum(tail)
+    count = max(1, round(middle / full))
+    return np.array(head + [middle / count] * count + tail)
+
+
+def cut(weights: np.ndarray, chunks: int, max_size: int | None = None, shares: np.ndarray | None = None) -> list[range]:
     """Contiguous index ranges of about equal summed weight: ``chunks`` of them at most (a range ends
     where the running sum first reaches a multiple of the share), none longer than ``max_size``
-    problems, none empty. A problem heavier than a share ends its range."""
+    problems, none empty. A problem heavier than a share ends its range. With ``shares`` (fractions
+    of the total, summing to 1), range k ends where the running sum first reaches shares[:k + 1].sum()
+    of the total instead (``chunks`` is then ``len(shares)``)."""
     count = len(weights)
     if count == 0:
         return []
+    if shares is not None:
+        chunks = len(shares)
     if chunks < 1:
         raise InvalidOptionError(f"chunks must be at least 1, got {chunks}")
     weights = np.maximum(np.asarray(weights, dtype=np.float64), 0.0)
     running = np.cumsum(weights)
     total = float(running[-1])
     if total > 0:
-        targets = total * np.arange(1, chunks) / chunks
+        fractions = np.cumsum(shares)[:-1] / float(np.sum(shares)) if shares is not None else np.arange(1, chunks) / chunks
+        targets = total * fractions
         ends = np.searchsorted(running, targets * (1 - 1e-12), side="left") + 1
     else:
         ends = np.arange(1, chunks) * -(-count // chunks)

@@ -27,6 +27,8 @@ from .solution import Solution
 
 #: Times clsolve itself sends a chunk again after the scheduler gave up on it (KilledWorker).
 MAX_ATTEMPTS = 2
+#: Chunks submitted per GPU slot at a time (one running, one queued on its worker).
+IN_FLIGHT = 2
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 
@@ -84,14 +86,14 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
     began = time.perf_counter()
     weights = chunks.costs(problems, solver, _planning_device(device))
-    ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * slots)
+    ranges = chunks.default_ranges(weights, slots, chunk_count)
     collector = chunks.Collector(problems, ranges, progress)
     collector.client_seconds = time.perf_counter() - began
     worker_device = None if device == "all" else device
     batch_id = uuid.uuid4().hex[:12]
     attempts = [0] * len(ranges)
     owner: dict[str, int] = {}
-    sent: dict[int, chunks.PackedProblems] = {}
+    sent: dict[int, chunks.PackedProblems] = {}  # chunks packed and not yet answered
 
     def send(chunk: int):
         if chunk not in sent:
@@ -102,12 +104,20 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,
                              resources=resources)
 
-    pending = distributed.as_completed([send(c) for c in range(len(ranges))])
+    # a window of chunks in flight, IN_FLIGHT per GPU slot: the next chunk is packed and sent while
+    # the workers solve, not all of them before the first starts
+    window = IN_FLIGHT * slots
+    pending = distributed.as_completed([send(c) for c in range(min(window, len(ranges)))])
+    following = min(window, len(ranges))
     try:
         for future in pending:
             chunk = owner[future.key]
+            if following < len(ranges):
+                pending.add(send(following))
+                following += 1
             if future.status == "finished":
-                collector.take(chunk, future.result(), sent[chunk])
+                collector.take(chunk, future.result(), sent.get(chunk))  # a second answer is ignored
+                sent.pop(chunk, None)
             else:
                 exc = future.exception()
                 if not isinstance(exc, distributed.KilledWorker):

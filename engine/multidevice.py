@@ -77,7 +77,7 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order."""
     began = time.perf_counter()
     weights = chunks.costs(problems, solver, devices[0])
-    ranges = chunks.cut(weights, chunk_count or chunks.CHUNKS_PER_WORKER * len(devices))
+    ranges = chunks.default_ranges(weights, len(devices), chunk_count)
     collector = chunks.Collector(problems, ranges, progress)
     collector.client_seconds = time.perf_counter() - began
     waiting = deque(range(len(ranges)))

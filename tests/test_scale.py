@@ -51,6 +51,21 @@ def test_cut_balances_by_cost_not_count():
     assert chunks.cut(np.ones(0), 3) == []
 
 
+def test_tapered_chunks_start_and_end_small():
+    for workers in (1, 2, 3, 8):
+        shares = chunks.tapered_shares(workers)
+        assert abs(shares.sum() - 1) < 1e-12 and (shares > 0).all()
+        full = 1 / (workers * chunks.CHUNKS_PER_WORKER)
+        assert np.allclose(shares[:workers], full / 4) and abs(shares[workers] - full) < full / 10
+        assert (np.diff(shares[-3 * workers:]) <= 1e-15).all() and np.allclose(shares[-workers:], full / 8)
+    weights = np.random.default_rng(1).uniform(0.5, 1.5, 20_000)
+    ranges = chunks.default_ranges(weights, 2, None)
+    assert [i for r in ranges for i in r] == list(range(20_000))
+    spent = np.array([weights[r.start:r.stop].sum() for r in ranges]) / weights.sum()
+    np.testing.assert_allclose(spent, chunks.tapered_shares(2), atol=2e-4)
+    assert len(chunks.default_ranges(weights, 2, 5)) == 5  # asked for: equal chunks
+
+
 def test_costs_come_from_the_plan(device):
     problems = _random(5, 1) + [_too_large()]
     costs = chunks.costs(problems, "dp-batch", device)
@@ -60,6 +75,35 @@ def test_costs_come_from_the_plan(device):
         return chunks.costs([problem], solver, device)[0]
     assert cost(large) > 1000 * cost(small)
     assert cost(large, "auto") > 1000 * cost(small, "auto")  # the device-free sizes
+
+
+@pytest.mark.parametrize("method", ["auto", "dp", "enumerate"])
+def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
+    """The vectorized costs equal the plan model applied to each problem alone: enumeration 2^n
+    subsets, else n x prod(c + 1) cells of 4- or 8-byte values; NaN where dp-batch refuses."""
+    from clsolve import registry
+    from clsolve.dptable import MODEL_BANDWIDTH, MODEL_SUBSETS_PER_SECOND, value_dtype
+    rng = np.random.default_rng(4)
+    problems = []
+    for k in range(120):
+        n, m = int(rng.integers(1, 36)), int(rng.integers(1, 5))
+        top = [50, 2**20, 2**40][k % 3]
+        weights = rng.integers(0, top, size=(n, m))
+        profits = rng.integers(0, [100, 2**30][k % 2], size=n)
+        problems.append(clsolve.Knapsack(profits, weights, (weights.sum(axis=0) // 2), name=f"c{k}"))
+    solver = registry.load("dp-batch", method=method)
+    kind = "gpu" if device.is_gpu else "other"
+    expected = []
+    for p in problems:
+        if solver._accepts_reduced(p) is not None:
+            expected.append(np.nan)
+        elif solver.enumerates(p):
+            expected.append(2**p.n / MODEL_SUBSETS_PER_SECOND[kind])
+        else:
+            expected.append(p.n * p.cells() * (2 * value_dtype(p).itemsize + 0.125) / MODEL_BANDWIDTH[kind])
+    got = solver.costs(problems, device)
+    np.testing.assert_allclose(got, np.array(expected), rtol=1e-12)
+    assert np.isnan(got).any() and np.isfinite(got).any()
 
 
 def _equal(p: clsolve.Knapsack, q: clsolve.Knapsack) -> bool:
@@ -229,7 +273,8 @@ def test_dask_batch_equals_local(cluster, device):
     seen = []
     spread = clsolve.solve_many(problems, client=cluster, progress=seen.append)
     _same(spread, clsolve.solve_many(problems, device=device))
-    assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == 16  # 8 per GPU slot
+    # tapered chunks for 2 GPU slots: 2 small, 14 full, then 2 halves, 2 quarters and 2 eighths
+    assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == len(chunks.tapered_shares(2))
     assert all(s is not None for s in spread)
 
 

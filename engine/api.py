@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 from . import chunks, multidevice, registry
 from .chunks import Progress
 from .devices import Device, get_device, list_devices
+from .gcpause import paused_gc
 from .errors import ClsolveError, DoesNotFitError, FormatError, SolutionCheckError, UnsupportedProblemError
 from .solution import Solution, check, check_many
 from .solver import Plan, Solver, problem_label
@@ -106,6 +107,11 @@ def solve_many(problems: Sequence, solver: str = "auto",
     problems = list(problems)
     if not problems:
         return []
+    with paused_gc():
+        return _solve_many(problems, solver, device, client, progress, chunk_count, options)
+
+
+def _solve_many(problems: list, solver: str, device, client, progress, chunk_count, options: dict) -> list[Solution]:
     if client is not None:
         from . import cluster
         return cluster.solve_many(problems, solver, device, options, client, progress, chunk_count)

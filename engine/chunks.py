@@ -21,6 +21,7 @@ import numpy as np
 from . import errors
 from .errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
 from .errors import InvalidProblemError
+from .gcpause import paused_gc
 from .problems import INT64_MAX, MAX_SCALAR, Knapsack
 from .solution import Solution, Timings, check
 from .solver import problem_label
@@ -378,6 +379,11 @@ def solve_chunk(packed: PackedProblems, solver: str, options: dict, device, work
     engine's ``solve_many`` (its check is left to the client's ``Collector``, which checks every
     answer); when that fails, the problems that fail on their own are found one by one and reported
     by batch index, and the rest is solved without them."""
+    with paused_gc():
+        return _solve_chunk(packed, solver, options, device, worker)
+
+
+def _solve_chunk(packed: PackedProblems, solver: str, options: dict, device, worker: str) -> PackedSolutions:
     from . import api
     start = time.perf_counter()
     positions = packed.positions.tolist()

@@ -88,7 +88,8 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     def send(slot: int, chunk: int) -> None:
         packed = chunks.PackedProblems.pack(problems[ranges[chunk].start:ranges[chunk].stop], ranges[chunk])
         pool = _pool(slot, devices[slot])
-        future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}", devices[slot].label)
+        future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}",
+                             f"#{devices[slot].index} {devices[slot].label}")
         held[future] = (chunk, slot, pool, packed)
         load[slot] += 1
 

@@ -318,3 +318,23 @@ def test_cli_scheduler(cluster, tmp_path, capsys):
     assert code == 3  # one problem dp-batch does not take
     assert len(out.strip().splitlines()) == 5
     assert "bad" in err and "instances/s" in err
+
+
+def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypatch):
+    import gc
+    from clsolve import gcpause
+    seen = []
+    with gcpause.paused_gc():
+        assert not gc.isenabled()
+        with gcpause.paused_gc():  # nested: still off, and not switched on by the inner block
+            pass
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    from clsolve import api
+    real = api.solve_many_unchecked
+    monkeypatch.setattr(api, "solve_many_unchecked", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
+    clsolve.solve_many(_random(3, 1), device=device)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(clsolve.UnsupportedProblemError):
+        clsolve.solve_many([_too_large()], solver="dp-batch", device=device)
+    assert gc.isenabled()

@@ -11,7 +11,6 @@ index (:class:`~clsolve.errors.BatchError`) without failing the rest of its chun
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -49,8 +48,13 @@ def sizes(problems: Sequence) -> np.ndarray:
     out = np.ones(len(problems), dtype=np.float64)
     rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
     if rows:
-        n = np.array([problems[k].profits.size for k in rows], dtype=np.float64)
-        cells = np.array([math.prod(c + 1.0 for c in problems[k].capacities.tolist()) for k in rows])
+        knapsacks = [problems[k] for k in rows]
+        n = np.fromiter((p.profits.size for p in knapsacks), dtype=np.float64, count=len(rows))
+        m = np.fromiter((p.capacities.size for p in knapsacks), dtype=np.int64, count=len(rows))
+        starts = np.zeros(len(rows), dtype=np.int64)
+        np.cumsum(m[:-1], out=starts[1:])
+        capacities = np.concatenate([p.capacities for p in knapsacks]).astype(np.float64) + 1.0
+        cells = np.multiply.reduceat(capacities, starts)
         out[rows] = n * np.minimum(cells, np.exp2(np.minimum(n, 1000.0)) / n)
     return out
 

@@ -329,7 +329,14 @@ def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypat
         with gcpause.paused_gc():  # nested: still off, and not switched on by the inner block
             pass
         assert not gc.isenabled()
-    assert gc.isenabled()
+        kept = [[k] for k in range(50_000)]  # survivors of a "batch"
+    assert gc.isenabled() and gc.get_count()[0] < 1000  # counted as old, not left to one big young scan
+    gc.freeze()  # a caller's own frozen objects stay frozen
+    frozen = gc.get_freeze_count()
+    with gcpause.paused_gc():
+        kept.append([0])
+    assert gc.get_freeze_count() > frozen // 2  # not unfrozen (a few may have been freed meanwhile)
+    gc.unfreeze()
     from clsolve import api
     real = api.solve_many_unchecked
     monkeypatch.setattr(api, "solve_many_unchecked", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))

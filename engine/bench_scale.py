@@ -14,6 +14,8 @@ import os
 import sys
 import time
 
+import numpy as np
+
 from . import api
 from .bench import _fresh, _two_d_set
 from .devices import all_devices, get_device
@@ -32,19 +34,13 @@ def _dask_cluster(devices):
     return cluster, distributed.Client(cluster)
 
 
-def _timed(label: str, problems: list, repeats: int, **kwargs) -> tuple[float, list, dict]:
-    """Best seconds of ``repeats`` runs, the solutions, and the best run's last progress report."""
-    best, solutions, report = float("inf"), [], {}
-    for _ in range(repeats):
-        batch = _fresh(problems)
-        seen = []
-        start = time.perf_counter()
-        solutions = api.solve_many(batch, progress=seen.append, **kwargs)
-        elapsed = time.perf_counter() - start
-        if elapsed < best:
-            best, report = elapsed, (vars(seen[-1]) if seen else {})
-    print(f"{label}: {best:.3f} s, {len(problems) / best:,.0f} instances/s {report}", file=sys.stderr)
-    return best, solutions, report
+def _once(problems: list, **kwargs) -> tuple[float, list, dict]:
+    """One run on fresh problem objects: seconds, solutions, the last progress report."""
+    batch = _fresh(problems)
+    seen = []
+    start = time.perf_counter()
+    solutions = api.solve_many(batch, progress=seen.append, **kwargs)
+    return time.perf_counter() - start, solutions, (vars(seen[-1]) if seen else {})
 
 
 def run(args) -> dict:
@@ -55,43 +51,51 @@ def run(args) -> dict:
     gpus = [d for d in all_devices() if d.is_gpu]
     first = gpus[0] if gpus else get_device(args.device)
     print(f"{label} x {copies} = {len(problems)} instances; GPUs: {[d.label for d in gpus] or 'none'}", file=sys.stderr)
-    rows: dict[str, dict] = {}
-    values: dict[str, list[int]] = {}
-
-    api.solve_many(_fresh(base), device=first)  # kernels built
-    seconds, solutions, _ = _timed("one GPU", problems, args.repeats, device=[first])
-    rows["one device"] = {"device": first.label, "seconds": seconds, "instances_per_second": len(problems) / seconds}
-    values["one device"] = [s.value for s in solutions]
-
-    api.solve_many(_fresh(base * 2), device="all")  # worker processes started, kernels built there
-    seconds, solutions, report = _timed("device=all", problems, args.repeats, device="all")
-    rows["device=all"] = {"devices": sorted({s.device for s in solutions}), "processes": max(len(gpus), 1),
-                          "seconds": seconds, "instances_per_second": len(problems) / seconds, "progress": report}
-    values["device=all"] = [s.value for s in solutions]
-
+    # every configuration warmed first (kernels built, worker processes started), then timed in
+    # interleaved rounds, so that a slow spell of the host falls on all of them alike
+    configs: dict[str, dict] = {"one device": {"device": [first]}, "device=all": {"device": "all"}}
     if len(gpus) >= 2:  # the host work spread further: two worker processes per GPU, on one GPU and on all
-        for name, spec in (("one GPU, 2 processes", [f"#{first.index}"] * 2),
-                           ("all GPUs, 2 processes each", [f"#{d.index}" for d in gpus for _ in range(2)])):
-            api.solve_many(_fresh(base * 2), device=spec)
-            seconds, solutions, report = _timed(name, problems, args.repeats, device=spec)
-            rows[name] = {"processes": len(spec), "seconds": seconds, "instances_per_second": len(problems) / seconds,
-                          "progress": report}
-            values[name] = [s.value for s in solutions]
-
+        configs["one GPU, 2 processes"] = {"device": [f"#{first.index}"] * 2}
+        configs["all GPUs, 2 processes each"] = {"device": [f"#{d.index}" for d in gpus for _ in range(2)]}
+    cluster = client = None
+    rows: dict[str, dict] = {}
     if importlib.util.find_spec("distributed") is None:
         rows["dask"] = {"note": "distributed is not installed (pip install 'clsolve[dask]')"}
     else:
         cluster, client = _dask_cluster(gpus or [first])
-        try:
-            client.wait_for_workers(max(len(gpus), 1), timeout=120)
-            api.solve_many(_fresh(base * 2), client=client)
-            seconds, solutions, report = _timed("dask", problems, args.repeats, client=client)
-            rows["dask"] = {"workers": max(len(gpus), 1), "devices": sorted({s.device for s in solutions}),
-                            "seconds": seconds, "instances_per_second": len(problems) / seconds, "progress": report}
-            values["dask"] = [s.value for s in solutions]
-        finally:
+        client.wait_for_workers(max(len(gpus), 1), timeout=120)
+        configs["dask"] = {"client": client}
+    try:
+        for kwargs in configs.values():
+            api.solve_many(_fresh(base * 2), **kwargs)
+        times: dict[str, list[float]] = {name: [] for name in configs}
+        values: dict[str, list[int]] = {}
+        reports: dict[str, dict] = {}
+        devices: dict[str, list[str]] = {}
+        for round_ in range(max(1, args.repeats)):
+            for name, kwargs in configs.items():
+                seconds, solutions, report = _once(problems, **kwargs)
+                if not times[name] or seconds < min(times[name]):
+                    reports[name] = report
+                times[name].append(seconds)
+                values[name] = [s.value for s in solutions]
+                devices[name] = sorted({s.device for s in solutions})
+                print(f"round {round_ + 1}, {name}: {seconds:.3f} s, {len(problems) / seconds:,.0f} instances/s",
+                      file=sys.stderr)
+    finally:
+        if client is not None:
             client.close()
             cluster.close()
+    processes = {"one device": 1, "device=all": max(len(gpus), 1), "one GPU, 2 processes": 2,
+                 "all GPUs, 2 processes each": 2 * len(gpus), "dask": max(len(gpus), 1)}
+    for name in configs:
+        best, median = min(times[name]), float(np.median(times[name]))
+        rows[name] = {"devices": devices[name], "processes": processes[name], "seconds": best,
+                      "median_seconds": median, "all_seconds": times[name],
+                      "instances_per_second": len(problems) / best, "progress": reports[name]}
+    for name in configs:
+        rows[name]["scaling_median"] = rows["one device"]["median_seconds"] / rows[name]["median_seconds"]
+        rows[name]["scaling_per_round"] = [a / b for a, b in zip(times["one device"], times[name])]
     single = rows["one device"]["instances_per_second"]
     for row in rows.values():
         if "instances_per_second" in row:
@@ -103,7 +107,8 @@ def run(args) -> dict:
         "gpus": [d.describe() for d in gpus], "host_cpus": os.cpu_count(),
         "value_mismatches": sum(a != b for v in values.values() for a, b in zip(reference, v)),
         "runs": rows,
-        "note": "end to end with items (presolve, planning, solving, the engine's check on the worker and again "
-                "on the client), best of --repeats runs on fresh problem objects, worker processes and kernels "
-                "warmed on a small batch first; scaling = instances per second over the one-GPU run's",
+        "note": "end to end with items (presolve, planning, solving, the engine's check on the client), "
+                "--repeats interleaved rounds (each configuration once per round) on fresh problem objects, worker "
+                "processes and kernels warmed on a small batch first; scaling = best instances per second over the "
+                "one-GPU run's best; scaling_median from the medians; scaling_per_round pairs each round's runs",
     }

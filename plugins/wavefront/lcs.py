@@ -137,23 +137,20 @@ def _local_bytes(method: str, words_per_block: int, rows_per_block: int, rows_pe
     return local_bytes
 
 
-def symbols_in_common(problem: LCS) -> int:
-    return problem.codes()[2]
-
-
-def choose_method(problem: LCS, method: str, words: int) -> str:
+def choose_method(problem: LCS, method: str, sigma: int) -> str:
+    """``method``, or for ``auto`` bits unless the masks of the ``sigma`` common symbols pass the limit."""
     if method not in METHODS:
         raise InvalidOptionError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if method != "auto":
         return method
-    return "bits" if (symbols_in_common(problem) + 2) * words * 8 <= MASKS_AUTO_LIMIT else "cells"
+    return "bits" if (sigma + 2) * -(-problem.m // 64) * 8 <= MASKS_AUTO_LIMIT else "cells"
 
 
 def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
     if problem.m == 0 or problem.n == 0:
         return Plan(solver=name, details={"method": "empty"})
-    method = choose_method(problem, options.method, -(-problem.m // 64))
-    sigma = symbols_in_common(problem)
+    sigma = problem.codes()[2]
+    method = choose_method(problem, options.method, sigma)
     rows = options.rows_per_block
     while True:
         geo = geometry(problem, device, method, options.words_per_block, rows, options.rows_per_step)
@@ -180,20 +177,21 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         cell_updates=problem.cells(), launches=launches,
         seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
         details={"method": method, "store": store.mode, "words_per_block": geo.words_per_block,
-                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps,
-                 "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
+                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals,
+                 "steps": geo.steps, "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
 
 
 class _Sweep:
     """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
 
-    def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings):
+    def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings,
+                 codes: tuple[np.ndarray, np.ndarray, int] | None = None):
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
         method = geo.method
         start = time.perf_counter()
-        a_codes, b_codes, sigma = problem.codes()
-        defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups, "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE,
-                   "VALUE_T": "int"}
+        a_codes, b_codes, sigma = problem.codes() if codes is None else codes
+        defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups,
+                   "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE, "VALUE_T": "int"}
         if method == "cells":
             defines["CELLS"] = 1
         self.program = kernels.program(device, "wavefront_lcs.cl", defines)
@@ -247,9 +245,12 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     timings = Timings()
     if problem.m == 0 or problem.n == 0:
         return 0, timings, {"method": "empty"}
-    method = choose_method(problem, options.method, -(-problem.m // 64))
+    start = time.perf_counter()
+    codes = problem.codes()
+    timings.upload += time.perf_counter() - start
+    method = choose_method(problem, options.method, codes[2])
     geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step)
-    sweep = _Sweep(problem, device, geo, timings)
+    sweep = _Sweep(problem, device, geo, timings, codes)
     start = time.perf_counter()
     sweep.run(None)
     device.queue.finish()

@@ -8,6 +8,8 @@ from . import chunks, multidevice, registry
 from .chunks import Progress
 from .devices import Device, get_device, list_devices
 from .gcpause import paused_gc
+from .packed import PackedProblems, PackedSolutions
+from .problems import Knapsack
 from .errors import ClsolveError, DoesNotFitError, FormatError, SolutionCheckError, UnsupportedProblemError
 from .solution import Solution, check, check_many
 from .solver import Plan, Solver, problem_label
@@ -125,11 +127,80 @@ def _solve_many(problems: list, solver: str, device, client, progress, chunk_cou
         if progress is not None:
             progress(Progress(1, 1, len(problems), len(problems), time.perf_counter() - start))
         return solutions
+    if all(isinstance(p, Knapsack) for p in problems):
+        packed = PackedProblems.pack(problems)
+        answer = solve_packed_unchecked(packed, solver, device, options)
+        if answer is not None:
+            solutions = answer.unpack()
+            failed = packed.first_wrong(answer)
+            if failed is not None:
+                _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
+                raise SolutionCheckError(f"{problem_label(failed, problems[failed])}: the answer does not match")
+            return solutions
     solutions = solve_many_unchecked(problems, solver, device, **options)
     failed = check_many(problems, solutions)
     if failed is not None:
         _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
     return solutions
+
+
+def _works_packed(cls: type) -> bool:
+    """Whether a solver class solves packed batches itself (not through the default's objects)."""
+    return getattr(cls, "solve_packed", Solver.solve_packed) is not Solver.solve_packed
+
+
+def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict) -> PackedSolutions | None:
+    """A packed batch of knapsacks on one device, answers packed, without the final check (the
+    caller checks with ``packed.first_wrong``); None when the solver (or, for ``auto``, a batching
+    solver) works on objects, which the caller then solves through ``solve_many_unchecked``."""
+    if solver == "auto":
+        chosen = _batching_solver_packed(packed, device)
+        if chosen is None:
+            return None
+        instance, dev, plan = chosen
+        if options:
+            instance = registry.load(instance.name, **options)
+            plan = instance.plan_packed(packed, dev)
+    else:
+        if not _works_packed(registry.solver_classes().get(solver, Solver)):
+            return None
+        instance = registry.load(solver, **options)
+        dev = _device_for(instance, device)
+        plan = instance.plan_packed(packed, dev)
+    refusal = plan.refusal(dev)
+    if refusal is not None:
+        raise DoesNotFitError(f"{len(packed)} problems: {refusal}")
+    answer = instance.solve_packed(packed, dev)
+    if len(answer.positions) != len(packed):
+        raise SolutionCheckError(f"{instance.name} returned {len(answer.positions)} answers for {len(packed)} problems")
+    label = dev.label if dev is not None else HOST_DEVICE_LABEL
+    answer.labels = [(instance.name, label, notes) for _, _, notes in answer.labels]
+    return answer
+
+
+def _batching_solver_packed(packed: PackedProblems, device) -> tuple[Solver, Device | None, Plan] | None:
+    """``_batching_solver`` for a packed batch: the batching solver with the smallest plan that
+    takes and fits every problem, with its device and plan; None when there is none, or when a
+    batching solver works on objects only (the object path then weighs it)."""
+    if len(packed) < 2:
+        return None
+    best: tuple[float, str, Solver, Device | None, Plan] | None = None
+    for name, cls in sorted(registry.solver_classes().items()):
+        if not getattr(cls, "batches", False):
+            continue
+        if not _works_packed(cls):
+            return None
+        try:
+            candidate = registry.load(name)
+            dev = _device_for(candidate, device)
+            plan = candidate.plan_packed(packed, dev)
+            if plan.refusal(dev) is not None:
+                continue
+        except ClsolveError:
+            continue
+        if best is None or (plan.seconds, name) < best[:2]:
+            best = (plan.seconds, name, candidate, dev, plan)
+    return None if best is None else best[2:]
 
 
 def solve_many_unchecked(problems: list, solver: str, device, **options) -> list[Solution]:

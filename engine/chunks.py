@@ -12,18 +12,18 @@ index (:class:`~clsolve.errors.BatchError`) without failing the rest of its chun
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
 from . import errors
 from .errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
-from .errors import InvalidProblemError
 from .gcpause import paused_gc
-from .problems import INT64_MAX, MAX_SCALAR, Knapsack
-from .solution import Solution, Timings, check
-from .solver import problem_label
+from .packed import PackedProblems, PackedSolutions
+from .problems import Knapsack
+from .solution import Solution, check
+from .solver import Solver, problem_label
 
 #: Chunks per worker when the caller does not size them: enough to balance uneven chunks and
 #: overlap the client's packing with the workers' solving, few enough that each chunk stays a
@@ -41,26 +41,23 @@ def default_ranges(weights: np.ndarray, workers: int, chunk_count: int | None) -
     return cut(weights, 0, shares=tapered_shares(max(1, workers)))
 
 
-def sizes(problems: Sequence) -> np.ndarray:
+def sizes(problems: Sequence, packed: PackedProblems | None = None) -> np.ndarray:
     """A device-free size of each problem, for when no plan can be made on the client: the dense
     DP's cell updates n x prod(c + 1), or n x 2^n / n = 2^n where enumerating every subset is
-    smaller (knapsacks); 1 for other kinds."""
+    smaller (knapsacks); 1 for other kinds. ``packed``: the same problems packed, if at hand."""
     out = np.ones(len(problems), dtype=np.float64)
-    rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
-    if rows:
-        knapsacks = [problems[k] for k in rows]
-        n = np.fromiter((p.profits.size for p in knapsacks), dtype=np.float64, count=len(rows))
-        m = np.fromiter((p.capacities.size for p in knapsacks), dtype=np.int64, count=len(rows))
-        starts = np.zeros(len(rows), dtype=np.int64)
-        np.cumsum(m[:-1], out=starts[1:])
-        capacities = np.concatenate([p.capacities for p in knapsacks]).astype(np.float64) + 1.0
-        cells = np.multiply.reduceat(capacities, starts)
-        out[rows] = n * np.minimum(cells, np.exp2(np.minimum(n, 1000.0)) / n)
+    if packed is None:
+        rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
+        packed = PackedProblems.pack([problems[k] for k in rows], rows)
+    if len(packed.knapsack_positions):
+        n = np.diff(packed.item_offsets).astype(np.float64)
+        out[packed.knapsack_positions] = n * np.minimum(packed.cells(), np.exp2(np.minimum(n, 1000.0)) / n)
     return out
 
 
-def costs(problems: Sequence, solver: str, device) -> np.ndarray:
-    """Planned seconds of each problem with ``solver`` on ``device`` (the solver's ``costs``).
+def costs(problems: Sequence, solver: str, device, packed: PackedProblems | None = None) -> np.ndarray:
+    """Planned seconds of each problem with ``solver`` on ``device`` (the solver's ``costs``, or
+    ``costs_packed`` of ``packed``, the same problems packed, where the solver works on arrays).
 
     Where the client cannot plan (``solver="auto"``, no local device, or a problem the solver
     refuses, which its worker will report) the device-free :func:`sizes` stand in, scaled to the
@@ -70,16 +67,36 @@ def costs(problems: Sequence, solver: str, device) -> np.ndarray:
     planned = np.full(len(problems), np.nan)
     if solver != "auto" and device is not None:
         try:
-            planned = np.asarray(registry.load(solver).costs(problems, device), dtype=np.float64)
+            instance = registry.load(solver)
+            found = instance.costs_packed(packed, device) if packed is not None and not packed.others \
+                and type(instance).costs_packed is not Solver.costs_packed else instance.costs(problems, device)
+            planned = np.asarray(found, dtype=np.float64)
         except ClsolveError:
             pass
     missing = ~np.isfinite(planned) | (planned < 0)
     if missing.any():
-        proxy = sizes(problems)
+        proxy = sizes(problems, packed)
         known = ~missing
         scale = planned[known].sum() / max(proxy[known].sum(), 1e-300) if known.any() else 1.0
         planned[missing] = proxy[missing] * scale
     return planned
+
+
+class Packer:
+    """The chunks of a batch as packed problems: a batch of knapsacks only is packed once, and each
+    chunk is a view of those arrays; a batch with other kinds is packed chunk by chunk."""
+
+    def __init__(self, problems: Sequence):
+        self.problems = problems
+        self.whole = PackedProblems.pack(problems) if all(isinstance(p, Knapsack) for p in problems) else None
+
+    def costs(self, solver: str, device) -> np.ndarray:
+        return costs(self.problems, solver, device, self.whole)
+
+    def chunk(self, rows: range) -> PackedProblems:
+        if self.whole is not None:
+            return self.whole.rows(rows.start, rows.stop)
+        return PackedProblems.pack(self.problems[rows.start:rows.stop], rows)
 
 
 def tapered_shares(workers: int, per_worker: int = CHUNKS_PER_WORKER) -> np.ndarray:
@@ -125,253 +142,6 @@ def cut(weights: np.ndarray, chunks: int, max_size: int | None = None, shares: n
     return ranges
 
 
-# ---------------------------------------------------------------------------------- the transport
-
-@dataclass
-class PackedProblems:
-    """A chunk's problems as concatenated arrays (knapsacks) plus any other problems as objects.
-
-    ``positions`` are the problems' indices in the whole batch. Knapsack ``k`` has items
-    ``item_offsets[k]:item_offsets[k+1]`` of ``profits`` and ``weights`` (rows) and capacities
-    ``capacities[capacity_offsets[k]:capacity_offsets[k+1]]``; ``others`` maps a batch index to a
-    problem of another kind.
-    """
-
-    positions: np.ndarray
-    item_offsets: np.ndarray
-    capacity_offsets: np.ndarray
-    profits: np.ndarray
-    weights: np.ndarray
-    capacities: np.ndarray
-    names: list[str]
-    #: The known optimum of each knapsack, -1 where none is known.
-    known_optima: np.ndarray
-    knapsack_positions: np.ndarray
-    others: dict[int, object] = field(default_factory=dict)
-
-    @classmethod
-    def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> "PackedProblems":
-        """Pack ``problems`` (batch indices ``positions``, ascending; default 0, 1, ...)."""
-        positions = range(len(problems)) if positions is None else positions
-        knapsacks = [(i, p) for i, p in zip(positions, problems) if isinstance(p, Knapsack)]
-        others = {int(i): p for i, p in zip(positions, problems) if not isinstance(p, Knapsack)}
-        shapes = np.array([p.weights.shape for _, p in knapsacks], dtype=np.int64).reshape(-1, 2)
-        items = np.zeros(len(knapsacks) + 1, dtype=np.int64)
-        np.cumsum(shapes[:, 0], out=items[1:])
-        dims = np.zeros(len(knapsacks) + 1, dtype=np.int64)
-        np.cumsum(shapes[:, 1], out=dims[1:])
-
-        def joined(arrays):
-            return np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
-        return cls(
-            positions=np.asarray(positions, dtype=np.int64), item_offsets=items, capacity_offsets=dims,
-            profits=joined([p.profits for _, p in knapsacks]),
-            weights=joined([p.weights.reshape(-1) for _, p in knapsacks]),
-            capacities=joined([p.capacities for _, p in knapsacks]),
-            names=[p.name for _, p in knapsacks],
-            known_optima=np.array([-1 if p.known_optimum is None else p.known_optimum for _, p in knapsacks],
-                                  dtype=np.int64),
-            knapsack_positions=np.array([i for i, _ in knapsacks], dtype=np.int64), others=others)
-
-    def __len__(self) -> int:
-        return len(self.positions)
-
-    def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per knapsack: items n, dimensions m, and the start of its weights in ``weights``."""
-        n = np.diff(self.item_offsets)
-        m = np.diff(self.capacity_offsets)
-        starts = np.zeros(len(n), dtype=np.int64)
-        np.cumsum((n * m)[:-1], out=starts[1:])
-        return n, m, starts
-
-    def validate(self) -> None:
-        """The checks of the ``Knapsack`` constructor, over all knapsacks at once (a worker does not
-        trust what came over the network)."""
-        n, m, starts = self._segments()
-        arrays = {"profits": self.profits, "weights": self.weights, "capacities": self.capacities}
-        for name, array in arrays.items():
-            if array.dtype != np.int64 or array.ndim != 1:
-                raise InvalidProblemError(f"packed {name}: expected a flat int64 array, got {array.dtype} {array.shape}")
-            if array.size and (array.min() < 0 or array.max() > MAX_SCALAR):
-                raise InvalidProblemError(f"packed {name}: values must lie in [0, 2^62]")
-        counts = (len(self.names), len(self.known_optima), len(self.knapsack_positions))
-        if (n < 1).any() or (m < 1).any() or counts != (len(n),) * 3 or \
-                self.profits.size != n.sum() or self.weights.size != (n * m).sum() or self.capacities.size != m.sum():
-            raise InvalidProblemError("packed problems: offsets do not match the arrays")
-        if len(n):
-            approximate = np.add.reduceat(self.profits.astype(np.float64), self.item_offsets[:-1])
-            for k in np.flatnonzero(approximate >= 2.0**62):  # near the limit: exact sums
-                if int(self.profits[self.item_offsets[k]:self.item_offsets[k + 1]].sum(dtype=object)) > INT64_MAX:
-                    raise InvalidProblemError(f"packed problem {self.names[k]!r}: profits sum beyond 2^63 - 1")
-
-    def unpack(self) -> list:
-        """The problems again, in ``positions`` order (validated together, then built without
-        repeating the checks per problem)."""
-        self.validate()
-        for array in (self.profits, self.weights, self.capacities):
-            array.setflags(write=False)  # so the problems' views are read-only and not copied
-        n, m, starts = self._segments()
-        totals = np.add.reduceat(self.profits, self.item_offsets[:-1]).tolist() if len(n) else []
-        items, dims = self.item_offsets.tolist(), self.capacity_offsets.tolist()
-        known = [None if k < 0 else k for k in self.known_optima.tolist()]
-        profits, weights, capacities, trusted = self.profits, self.weights, self.capacities, Knapsack.trusted
-        if len(m) and (m == m[0]).all():  # one m for all: rows of one 2-D view, no reshape per problem
-            rows = weights.reshape(-1, int(m[0]))
-            built = [trusted(profits[a:b], rows[a:b], capacities[c:d], name, total, optimum)
-                     for a, b, c, d, name, total, optimum in zip(items, items[1:], dims, dims[1:], self.names, totals,
-                                                                  known)]
-        else:
-            built = [trusted(profits[a:b], weights[start:start + (b - a) * width].reshape(b - a, width),
-                             capacities[c:d], name, total, optimum)
-                     for a, b, c, d, width, start, name, total, optimum in zip(
-                         items, items[1:], dims, dims[1:], m.tolist(), starts.tolist(), self.names, totals, known)]
-        if not self.others:
-            return built  # knapsack_positions == positions
-        by_position = dict(self.others)
-        by_position.update(zip(self.knapsack_positions.tolist(), built))
-        return [by_position[i] for i in self.positions.tolist()]
-
-    def first_wrong(self, answer: "PackedSolutions") -> int | None:
-        """Check ``answer`` against these problems in one vectorized pass: the batch index of the first
-        knapsack whose answer is infeasible, has another value than its items' profits, or misses a
-        known optimum it claims; None when all pass. Other kinds (and sums near int64's limit) are
-        checked one by one."""
-        order = np.argsort(self.knapsack_positions, kind="stable")
-        found = np.searchsorted(self.knapsack_positions, answer.positions, sorter=order)
-        found = order[np.minimum(found, max(len(order) - 1, 0))] if len(order) else np.zeros(len(answer.positions), np.int64)
-        keep = (self.knapsack_positions[found] == answer.positions) if len(order) else np.zeros(len(found), bool)
-        n, m, starts = self._segments()
-        objects = np.flatnonzero(~keep).tolist()
-        rows = found[keep]
-        wrong: list[int] = []
-        if rows.size:
-            lengths = np.diff(answer.item_offsets)[keep]
-            if not (lengths == n[rows]).all():
-                return int(answer.positions[keep][np.flatnonzero(lengths != n[rows])[0]])
-            item_mask = np.repeat(keep, np.diff(answer.item_offsets))
-            selected = answer.selected[item_mask].astype(bool)
-            # the answered knapsacks' items and weights, in answer order (all of them, in order, unless some failed)
-            everything = rows.size == len(n) and bool((rows == np.arange(len(n))).all())
-            if everything:
-                profits, weights, capacities = self.profits, self.weights, self.capacities
-            else:
-                profits = self.profits[np.concatenate([np.arange(self.item_offsets[k], self.item_offsets[k + 1])
-                                                       for k in rows])]
-                weights = self.weights[np.concatenate([np.arange(starts[k], starts[k] + n[k] * m[k]) for k in rows])]
-                capacities = np.concatenate([self.capacities[self.capacity_offsets[k]:self.capacity_offsets[k + 1]]
-                                             for k in rows])
-            counts, widths = n[rows], m[rows]
-            firsts = np.cumsum(counts) - counts
-            values = np.add.reduceat(profits * selected, firsts)
-            block = counts * widths  # each knapsack's weight entries, row-major (item, dimension)
-            block_start = np.repeat(np.cumsum(block) - block, block)
-            entry_width = np.repeat(widths, block)
-            entry = np.arange(int(block.sum()), dtype=np.int64)
-            dims = (entry - block_start) % entry_width
-            chosen = selected[np.repeat(firsts, block) + (entry - block_start) // entry_width]
-            groups = np.repeat(np.cumsum(widths) - widths, block) + dims
-            if weights.size and int(weights.max()) * int(n.max()) >= 2**63:
-                objects.extend(np.flatnonzero(keep).tolist())  # int64 sums could overflow: exact, one by one
-            else:
-                if int(weights.max(initial=0)) * int(n.max()) < 2**53:  # float sums are exact: bincount
-                    used = np.bincount(groups, weights * chosen, minlength=int(widths.sum())).astype(np.int64)
-                else:
-                    used = np.zeros(int(widths.sum()), dtype=np.int64)
-                    np.add.at(used, groups, weights * chosen)
-                over = np.add.reduceat((used > capacities).astype(np.int64), np.cumsum(widths) - widths) > 0
-                claimed = answer.values[keep]
-                optimal = answer.optimal[keep]
-                known = self.known_optima[rows]
-                bad = over | (values != claimed) | (optimal & (known >= 0) & (known != values))
-                wrong.extend(answer.positions[keep][bad].tolist())
-        for i in objects:
-            position = int(answer.positions[i])
-            problem = self.unpack_one(position)
-            solution = answer.solution(i)
-            try:
-                check(problem, solution)
-            except SolutionCheckError:
-                wrong.append(position)
-        return min(wrong) if wrong else None
-
-    def unpack_one(self, position: int):
-        """The problem at batch index ``position``."""
-        if position in self.others:
-            return self.others[position]
-        k = int(np.searchsorted(self.knapsack_positions, position))
-        n, m, starts = self._segments()
-        a, b = int(self.item_offsets[k]), int(self.item_offsets[k + 1])
-        return Knapsack(self.profits[a:b], self.weights[starts[k]:starts[k] + n[k] * m[k]].reshape(n[k], m[k]),
-                        self.capacities[self.capacity_offsets[k]:self.capacity_offsets[k + 1]], self.names[k],
-                        None if self.known_optima[k] < 0 else int(self.known_optima[k]))
-
-
-@dataclass
-class PackedSolutions:
-    """A chunk's answers: one row per solved problem (``positions``), items concatenated, and the
-    failures of problems that could not be solved, by batch index: (error class name, message).
-    What most rows share (solver, device, notes) is kept once in ``labels``; bounds and stats only
-    for the rows that have them (``extras``)."""
-
-    positions: np.ndarray
-    values: np.ndarray
-    item_offsets: np.ndarray
-    selected: np.ndarray
-    optimal: np.ndarray
-    timings: np.ndarray
-    labels: list[tuple[str, str, tuple[str, ...]]]
-    label_index: np.ndarray
-    extras: dict[int, tuple[int | None, dict]]
-    failures: dict[int, tuple[str, str]]
-    worker: str = ""
-    seconds: float = 0.0
-
-    @classmethod
-    def pack(cls, positions: Sequence[int], solutions: Sequence[Solution], failures: dict[int, tuple[str, str]],
-             worker: str, seconds: float) -> "PackedSolutions":
-        count = len(solutions)
-        values, sizes, optimal, timings, index = [], [], [], [], []
-        labels: dict[tuple, int] = {}
-        extras: dict[int, tuple[int | None, dict]] = {}
-        for k, s in enumerate(solutions):
-            values.append(int(s.value))
-            sizes.append(s.selected.size)
-            optimal.append(bool(s.optimal))
-            t = s.timings
-            timings.append((t.upload, t.kernels, t.download, t.host))
-            label = (s.solver, s.device, tuple(s.notes))
-            index.append(labels.setdefault(label, len(labels)))
-            if s.bound is not None or s.stats:
-                extras[k] = (None if s.bound is None else int(s.bound), dict(s.stats))
-        offsets = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        return cls(positions=np.asarray(positions, dtype=np.int64), values=np.array(values, dtype=np.int64),
-                   item_offsets=offsets,
-                   selected=np.concatenate([s.selected for s in solutions]) if count else np.zeros(0, bool),
-                   optimal=np.array(optimal, dtype=bool), timings=np.array(timings, dtype=np.float64).reshape(-1, 4),
-                   labels=list(labels), label_index=np.array(index, dtype=np.int32), extras=extras,
-                   failures=dict(failures), worker=worker, seconds=seconds)
-
-    def solution(self, k: int) -> Solution:
-        """Row ``k`` as a Solution."""
-        solver, device, notes = self.labels[int(self.label_index[k])]
-        bound, stats = self.extras.get(k, (None, {}))
-        return Solution(int(self.values[k]), self.selected[self.item_offsets[k]:self.item_offsets[k + 1]],
-                        bool(self.optimal[k]), solver, device, Timings(*self.timings[k].tolist()), list(notes),
-                        bound, dict(stats))
-
-    def unpack(self) -> list[Solution]:
-        offsets, everything, labels = self.item_offsets.tolist(), self.selected, self.labels
-        out = [Solution(value, everything[a:b], optimal, labels[label][0], labels[label][1], Timings(*timing),
-                        list(labels[label][2]))
-               for value, a, b, optimal, timing, label in zip(
-                   self.values.tolist(), offsets, offsets[1:], self.optimal.tolist(), self.timings.tolist(),
-                   self.label_index.tolist())]
-        for k, (bound, stats) in self.extras.items():
-            out[k].bound, out[k].stats = bound, dict(stats)
-        return out
-
-
 # ------------------------------------------------------------------------------- the worker's side
 
 def _failure(exc: BaseException) -> tuple[str, str]:
@@ -390,6 +160,17 @@ def solve_chunk(packed: PackedProblems, solver: str, options: dict, device, work
 def _solve_chunk(packed: PackedProblems, solver: str, options: dict, device, worker: str) -> PackedSolutions:
     from . import api
     start = time.perf_counter()
+    if packed.knapsacks_only():
+        packed.validate()  # a worker does not trust what came over the network
+        try:  # the whole chunk as arrays, when the solver works on them
+            answer = api.solve_packed_unchecked(packed, solver, device, options)
+            if answer is not None:
+                answer.worker, answer.seconds = worker, time.perf_counter() - start
+                return answer
+        except InvalidOptionError:
+            raise  # the same for every problem: not one problem's fault
+        except ClsolveError:
+            pass  # one problem or more fails on its own: found below, one by one
     positions = packed.positions.tolist()
     problems = packed.unpack()
     failures: dict[int, tuple[str, str]] = {}

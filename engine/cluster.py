@@ -85,7 +85,8 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     resources = {RESOURCE: 1} if gpus else None
     slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
     began = time.perf_counter()
-    weights = chunks.costs(problems, solver, _planning_device(device))
+    packer = chunks.Packer(problems)
+    weights = packer.costs(solver, _planning_device(device))
     ranges = chunks.default_ranges(weights, slots, chunk_count)
     collector = chunks.Collector(problems, ranges, progress)
     collector.client_seconds = time.perf_counter() - began
@@ -97,7 +98,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
 
     def send(chunk: int):
         if chunk not in sent:
-            sent[chunk] = chunks.PackedProblems.pack(problems[ranges[chunk].start:ranges[chunk].stop], ranges[chunk])
+            sent[chunk] = packer.chunk(ranges[chunk])
         packed = sent[chunk]
         key = f"clsolve-chunk-{batch_id}-{chunk}-{attempts[chunk]}"
         owner[key] = chunk

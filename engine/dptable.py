@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .packed import PackedProblems
 from .problems import Knapsack
 
 INT32_MAX = 2**31 - 1
@@ -104,24 +105,31 @@ class Concatenated:
     states: np.ndarray       # (k,) int64: prod(capacity_d + 1)
 
     @classmethod
-    def of(cls, problems, dtype: np.dtype) -> "Concatenated":
-        k = len(problems)
-        sizes = np.fromiter((p.n for p in problems), dtype=np.int64, count=k)
+    def of(cls, packed: PackedProblems, dtype: np.dtype, clamp_capacities: bool = False) -> "Concatenated":
+        """A packed batch of knapsacks (m <= 3 each) as the device sees it, profits as ``dtype``.
+        ``clamp_capacities`` lowers each capacity to its dimension's total weight where that is
+        smaller (a capacity at or above it never binds): for subset enumeration, whose work does
+        not depend on the capacities but whose sums are 32-bit."""
+        n, m, _ = packed.segments()
+        k = len(n)
         first = np.zeros(k, dtype=np.int64)
-        np.cumsum(sizes[:-1], out=first[1:])
+        np.cumsum(n[:-1], out=first[1:])
+        items, dims, entries = packed.weight_entries()
+        limits = packed.capacities
+        if clamp_capacities:
+            if int(packed.weights.max(initial=0)) * int(n.max(initial=0)) < 2**53:  # float sums are exact
+                totals = np.bincount(entries, weights=packed.weights, minlength=limits.size).astype(np.int64)
+            else:
+                totals = np.zeros(limits.size, dtype=object)
+                np.add.at(totals, entries, packed.weights.astype(object))
+            limits = np.minimum(limits, totals).astype(np.int64)
         capacities = np.zeros((k, 3), dtype=np.int64)
-        weights = np.zeros((int(sizes.sum()), 3), dtype=np.int64)
-        for m in {p.m for p in problems}:
-            rows = [i for i, p in enumerate(problems) if p.m == m]
-            capacities[rows, :m] = np.stack([problems[i].capacities for i in rows])
-            items = np.concatenate([np.arange(first[i], first[i] + sizes[i]) for i in rows]) \
-                if len(rows) < k else slice(None)
-            weights[items, :m] = np.concatenate([problems[i].weights for i in rows])
-        owner = np.repeat(np.arange(k), sizes)
-        weights = np.minimum(weights, capacities[owner] + 1).astype(np.uint32)
-        profits = np.concatenate([p.profits for p in problems]).astype(dtype)
+        capacities[np.repeat(np.arange(k), m), np.arange(limits.size) - np.repeat(packed.capacity_offsets[:-1], m)] = limits
+        weights = np.zeros((int(n.sum()), 3), dtype=np.int64)
+        weights[items, dims] = np.minimum(packed.weights, limits[entries] + 1)  # an item that cannot fit stays so
+        profits = packed.profits.astype(dtype)
         states = (capacities + 1).prod(axis=1)
-        return cls(weights, profits, capacities.astype(np.uint32), sizes, first, states)
+        return cls(weights.astype(np.uint32), profits, capacities.astype(np.uint32), n.astype(np.int64), first, states)
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,8 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
                chunk_count: int | None = None) -> list[Solution]:
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order."""
     began = time.perf_counter()
-    weights = chunks.costs(problems, solver, devices[0])
+    packer = chunks.Packer(problems)
+    weights = packer.costs(solver, devices[0])
     ranges = chunks.default_ranges(weights, len(devices), chunk_count)
     collector = chunks.Collector(problems, ranges, progress)
     collector.client_seconds = time.perf_counter() - began
@@ -86,7 +87,7 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     load = [0] * len(devices)
 
     def send(slot: int, chunk: int) -> None:
-        packed = chunks.PackedProblems.pack(problems[ranges[chunk].start:ranges[chunk].stop], ranges[chunk])
+        packed = packer.chunk(ranges[chunk])
         pool = _pool(slot, devices[slot])
         future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}",
                              f"#{devices[slot].index} {devices[slot].label}")

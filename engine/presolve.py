@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .packed import PackedProblems, concatenated_ranges
 from .problems import Knapsack
 from .solution import Solution, Timings
 from .solver import Plan
@@ -114,18 +115,39 @@ def identity(problem: Knapsack) -> Reduction:
     return Reduction(problem, problem, _all_items(problem.n), _NONE)
 
 
-def _reduce_group(problems: list[Knapsack], m: int, items_only: np.ndarray) -> list[Reduction]:
-    """The reductions of knapsacks that all have m dimensions (``items_only``: see ``reduce_many``)."""
-    k = len(problems)
-    sizes = np.fromiter((p.n for p in problems), dtype=np.int64, count=k)
+@dataclass
+class _Facts:
+    """What the rules find for knapsacks of m dimensions, items end to end (arrays: per item, or per
+    knapsack and dimension)."""
+
+    fits: np.ndarray        # (items,) rule 1: fits every capacity
+    all_fit: np.ndarray     # (k,)
+    live: np.ndarray        # (items, m) weights of the items that can fit, 0 for the others
+    binding: np.ndarray     # (k, m) rule 2
+    implied: np.ndarray     # (k, m) rule 3
+    divisors: np.ndarray    # (k, m) rule 5
+    kept_dims: np.ndarray   # (k, m) binding and not implied
+    decided: np.ndarray     # (items,) fits and weighs something in a kept dimension (else rule 4)
+    forced_any: np.ndarray  # (k,)
+    untouched: np.ndarray   # (k,) no rule changes the knapsack
+
+
+def _facts(weights: np.ndarray, capacities: np.ndarray, sizes: np.ndarray, items_only: np.ndarray) -> _Facts:
+    """The rules over knapsacks of m dimensions: ``weights`` (items, m) end to end, ``capacities``
+    (k, m), ``sizes`` items per knapsack (each >= 1); ``items_only`` as in ``reduce_many``."""
+    k, m = capacities.shape
     starts = np.zeros(k, dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
-    weights = np.concatenate([p.weights for p in problems]) if k > 1 else problems[0].weights
-    capacities = np.stack([p.capacities for p in problems])
     owner = np.repeat(np.arange(k), sizes)
     fits = (weights <= capacities[owner]).all(axis=1)                              # rule 1
     all_fit = np.logical_and.reduceat(fits, starts)
     live = np.where(fits[:, None], weights, 0)   # weights of the items that can fit
+    if items_only.all():  # rules 1 and 4 only: every dimension stays as it is
+        kept_dims = np.ones((k, m), dtype=bool)
+        decided = fits & (live > 0).any(axis=1)
+        forced_any = ~np.logical_and.reduceat(decided | ~fits, starts)
+        return _Facts(fits, all_fit, live, kept_dims, np.zeros((k, m), dtype=bool), np.ones((k, m), dtype=np.int64),
+                      kept_dims, decided, forced_any, all_fit & ~forced_any)
     if int(weights.max(initial=0)) * int(sizes.max()) < 2**63:
         totals = np.add.reduceat(live, starts, axis=0)
     else:  # int64 sums could overflow: Python integers
@@ -150,6 +172,20 @@ def _reduce_group(problems: list[Knapsack], m: int, items_only: np.ndarray) -> l
     forced_any = ~np.logical_and.reduceat(decided | ~fits, starts)
     scaled = ((divisors > 1) & kept_dims).any(axis=1)
     untouched = all_fit & kept_dims.all(axis=1) & ~forced_any & ~scaled
+    return _Facts(fits, all_fit, live, binding, implied, divisors, kept_dims, decided, forced_any, untouched)
+
+
+def _reduce_group(problems: list[Knapsack], m: int, items_only: np.ndarray) -> list[Reduction]:
+    """The reductions of knapsacks that all have m dimensions (``items_only``: see ``reduce_many``)."""
+    k = len(problems)
+    sizes = np.fromiter((p.n for p in problems), dtype=np.int64, count=k)
+    starts = np.zeros(k, dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    weights = np.concatenate([p.weights for p in problems]) if k > 1 else problems[0].weights
+    capacities = np.stack([p.capacities for p in problems])
+    f = _facts(weights, capacities, sizes, items_only)
+    fits, decided, divisors, implied, binding = f.fits, f.decided, f.divisors, f.implied, f.binding
+    all_fit, forced_any, kept_dims, untouched = f.all_fit, f.forced_any, f.kept_dims, f.untouched
     out = []
     facts = zip(problems, untouched.tolist(), starts.tolist(), all_fit.tolist(), forced_any.tolist(),
                 kept_dims.tolist(), implied.tolist(), binding.tolist(), divisors.tolist())
@@ -245,3 +281,124 @@ def _build(problem: Knapsack, fits: np.ndarray | None, decided: np.ndarray | Non
         reduced = Knapsack.derived(problem.profits[items], weights, np.asarray(capacities, dtype=np.int64),
                                    name=problem.name)
     return Reduction(problem, reduced, items, forced, tuple(notes))
+
+
+# ---------------------------------------------------------------------------- a packed batch at once
+
+@dataclass
+class PackedReduction:
+    """The reductions of a packed batch of knapsacks (``reduce_packed``), in arrays: what a batching
+    solver solves instead (``reduced``), and the way back (``expand``)."""
+
+    #: The knapsacks left to decide, in batch order; ``positions`` are their rows in the batch.
+    reduced: PackedProblems
+    #: The batch's items the solver decides (the reduced knapsacks' items, in the same order).
+    decided: np.ndarray
+    #: The batch's items always taken.
+    forced: np.ndarray
+    #: Per knapsack of the batch: the profit of its forced items.
+    forced_profit: np.ndarray
+    #: Distinct presolve notes, and each knapsack's (-1: presolve changed nothing).
+    notes: list[str]
+    note_index: np.ndarray
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The batch rows of the reduced knapsacks."""
+        return self.reduced.positions
+
+    def expand(self, values: np.ndarray, selected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values and item flags of the whole batch from the reduced knapsacks' (int64, bool)."""
+        out_values = self.forced_profit.copy()
+        out_values[self.rows] += np.asarray(values, dtype=np.int64)
+        out_selected = self.forced.copy()
+        out_selected[self.decided] = selected
+        return out_values, out_selected
+
+
+def identity_packed(packed: PackedProblems) -> PackedReduction:
+    """The packed reduction that changes nothing."""
+    k = len(packed.knapsack_positions)
+    rows = np.arange(k, dtype=np.int64)
+    reduced = replace(packed, positions=rows, knapsack_positions=rows, others={})
+    items = packed.profits.size
+    return PackedReduction(reduced, np.ones(items, dtype=bool), np.zeros(items, dtype=bool), np.zeros(k, dtype=np.int64),
+                           [], np.full(k, -1, dtype=np.int64))
+
+
+def reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedReduction:
+    """``reduce_many`` over a packed batch of knapsacks, without a Python object per knapsack: the
+    same rules, the reduced knapsacks as one packed batch, notes built once per distinct case."""
+    n, m, _ = packed.segments()
+    k, items = len(n), packed.profits.size
+    owner = np.repeat(np.arange(k, dtype=np.int64), n)
+    decided = np.zeros(items, dtype=bool)
+    forced = np.zeros(items, dtype=bool)
+    kept = np.zeros(packed.capacities.size, dtype=bool)
+    divisors = np.ones(packed.capacities.size, dtype=np.int64)
+    note_index = np.full(k, -1, dtype=np.int64)
+    notes: list[str] = []
+    for width in np.unique(m).tolist():
+        rows = np.flatnonzero(m == width)
+        if rows.size == k:
+            item_rows, capacity_entries = slice(None), slice(None)
+            weights = packed.weights.reshape(-1, width)
+        else:
+            item_rows = concatenated_ranges(packed.item_offsets[rows], n[rows])
+            capacity_entries = concatenated_ranges(packed.capacity_offsets[rows], m[rows])
+            weights = packed.weights[concatenated_ranges(packed.segments()[2][rows], n[rows] * width)].reshape(-1, width)
+        capacities = packed.capacities[capacity_entries].reshape(-1, width)
+        f = _facts(weights, capacities, n[rows], np.asarray(items_only, dtype=bool)[rows])
+        decided[item_rows] = f.decided
+        forced[item_rows] = f.fits & ~f.decided
+        kept[capacity_entries] = f.kept_dims.ravel()
+        divisors[capacity_entries] = np.where(f.kept_dims, f.divisors, 1).ravel()
+        changed = np.flatnonzero(~f.untouched)
+        if changed.size:
+            starts = np.cumsum(n[rows]) - n[rows]
+            dropped = n[rows] - np.add.reduceat(f.fits.astype(np.int64), starts)
+            forced_count = np.add.reduceat((f.fits & ~f.decided).astype(np.int64), starts)
+            scaled = np.where(f.kept_dims & (f.divisors > 1), f.divisors, 0)
+            keys = np.column_stack([dropped, forced_count, f.binding, f.implied & f.binding, f.kept_dims, scaled])[changed]
+            distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+            for key in distinct.tolist():
+                notes.append(_packed_note(width, key))
+            note_index[rows[changed]] = len(notes) - len(distinct) + inverse.ravel()
+    if (note_index < 0).all():  # presolve changes nothing: the batch as it is
+        return identity_packed(packed)
+    forced_profit = np.bincount(owner, weights=np.where(forced, packed.profits, 0), minlength=k).astype(np.int64) \
+        if int(packed.profits.max(initial=0)) * int(n.max(initial=0)) < 2**53 else \
+        np.array([int(p.sum()) for p in np.split(np.where(forced, packed.profits, 0), packed.item_offsets[1:-1])],
+                 dtype=np.int64)
+    left = np.add.reduceat(decided.astype(np.int64), packed.item_offsets[:-1]) if k else np.zeros(0, np.int64)
+    rows = np.flatnonzero(left > 0)
+    items_of, dims_of, entry_of = packed.weight_entries()
+    row_of_entry = np.repeat(np.arange(k, dtype=np.int64), m)
+    keep_capacity = kept & (left > 0)[row_of_entry]
+    keep_weight = decided[items_of] & kept[entry_of]
+    widths = np.add.reduceat(keep_capacity.astype(np.int64), packed.capacity_offsets[:-1])[rows] if k else left
+    item_offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(left[rows], out=item_offsets[1:])
+    capacity_offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(widths, out=capacity_offsets[1:])
+    reduced = PackedProblems(
+        positions=rows, item_offsets=item_offsets, capacity_offsets=capacity_offsets,
+        profits=packed.profits[decided], weights=(packed.weights // divisors[entry_of])[keep_weight],
+        capacities=(packed.capacities // divisors)[keep_capacity], names=[packed.names[r] for r in rows.tolist()],
+        known_optima=np.full(rows.size, -1, dtype=np.int64), knapsack_positions=rows)
+    return PackedReduction(reduced, decided, forced, forced_profit, notes, note_index)
+
+
+def _packed_note(m: int, key: list[int]) -> str:
+    """The presolve note of one distinct case of ``reduce_packed`` (the same words as ``_build``)."""
+    dropped, forced_count = key[0], key[1]
+    binding, implied, kept, scaled = (key[2 + j * m:2 + (j + 1) * m] for j in range(4))
+    notes = [f"{dropped} item(s) heavier than a capacity dropped"] if dropped else []
+    notes.extend(_dimension_notes(m, [bool(x) for x in implied], [bool(x) for x in binding]))
+    if not any(kept):
+        notes.append(f"every one of the {forced_count} item(s) that fit is taken")
+    else:
+        if forced_count:
+            notes.append(f"{forced_count} item(s) of zero weight always taken")
+        notes.extend(f"dimension {d} divided by the weights' common divisor {g}" for d, g in enumerate(scaled) if g > 1)
+    return "presolve: " + "; ".join(notes)

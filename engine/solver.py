@@ -4,13 +4,16 @@ from __future__ import annotations
 import abc
 import os
 from dataclasses import dataclass, field
-from typing import ClassVar, Sequence
+from typing import TYPE_CHECKING, ClassVar, Sequence
 
 import numpy as np
 
 from .devices import Device
 from .errors import ClsolveError, DoesNotFitError, UnsupportedProblemError
 from .solution import Solution
+
+if TYPE_CHECKING:
+    from .packed import PackedProblems, PackedSolutions
 
 #: Share of a device's global memory a plan may use (the rest stays for the driver and others).
 DEVICE_MEMORY_SHARE = 0.9
@@ -167,6 +170,21 @@ class Solver(abc.ABC):
             except (UnsupportedProblemError, DoesNotFitError) as exc:
                 raise type(exc)(f"{problem_label(index, problem)}: {exc}") from exc
         return combined(self.name, plans)
+
+    def plan_packed(self, packed: "PackedProblems", device: Device | None) -> Plan:
+        """``checked_plan_many`` of a packed batch (``clsolve.packed``). A batching solver may work on
+        the arrays directly; the default unpacks the problems."""
+        return self.checked_plan_many(packed.unpack(), device)
+
+    def costs_packed(self, packed: "PackedProblems", device: Device | None) -> np.ndarray:
+        """``costs`` of a packed batch of knapsacks; the default unpacks the problems."""
+        return self.costs(packed.unpack(), device)
+
+    def solve_packed(self, packed: "PackedProblems", device: Device | None) -> "PackedSolutions":
+        """``solve_many`` of a packed batch (after ``plan_packed``), answers packed the same way. A
+        batching solver may work on the arrays directly; the default unpacks the problems."""
+        from .packed import PackedSolutions
+        return PackedSolutions.pack(packed.positions, self.solve_many(packed.unpack(), device), {}, "", 0.0)
 
     def checked_plan(self, problem, device: Device | None) -> Plan:
         """``plan``, after ``accepts``, raising when either says no."""

@@ -8,11 +8,17 @@ batched separately; a batch larger than the device is cut into chunks that fit, 
 Instances whose 2^n subsets are fewer than the DP's n x states cell updates (the 20-item MSB set:
 10^6 against 2 x 10^7) are instead solved by enumerating every subset on the device, in one launch
 for all of them; both methods are exact and return the items.
+
+The host side works on the batch as packed arrays (``clsolve.packed``) from end to end: presolve
+(``clsolve.presolve.reduce_packed``), the choice of method, the plan, the device layout, and the
+answers, with no Python object per instance; a batch of 63,000 costs a few milliseconds of NumPy
+besides packing the problems and building the solutions.
 """
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import numpy as np
 import pyopencl as cl
@@ -22,20 +28,45 @@ from clsolve.buffers import fill
 from clsolve.devices import Device
 from clsolve.dptable import (INT32_MAX, MAX_DIMS, MAX_STATES, MODEL_BANDWIDTH, MODEL_DP_STEP_SECONDS, MODEL_LAUNCH_SECONDS,
                              MODEL_SUBSETS_PER_SECOND, POISON_BYTE, Concatenated, dp_accepts, opencl_type,
-                             value_dtype, work_group_size)
+                             work_group_size)
 from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError
-from clsolve.presolve import Reduction, identity, reduce_many
+from clsolve.packed import PackedProblems, PackedSolutions, concatenated_ranges
+from clsolve.presolve import PackedReduction, Reduction, identity, identity_packed, reduce_many, reduce_packed
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver, problem_label
 
 #: Subset enumeration is exact for any n, but its masks are 32-bit words and its work is 2^n.
 ENUMERATION_MAX_ITEMS = 30
+#: Subset enumeration holds weights and capacities (each capacity first lowered to its dimension's
+#: total weight, which changes nothing) in 32 bits, weights clamped to capacity + 1.
+ENUMERATION_MAX_CAPACITY = 2**32 - 2
 #: Matches instance_t in opencl/dp_batch.cl.
 INSTANCE = np.dtype([("state_offset", np.uint64), ("decision_offset", np.uint64), ("states", np.uint32),
                      ("span1", np.uint32), ("span2", np.uint32), ("first_tile", np.uint32),
                      ("first_item", np.uint32), ("items", np.uint32), ("words_per_row", np.uint32),
                      ("pad", np.uint32)], align=True)
+
+
+@dataclass
+class _Work:
+    """What a packed batch comes to: its reduction, and which reduced rows each method solves."""
+
+    reduction: PackedReduction
+    #: Reduced rows solved by subset enumeration.
+    enumerated: np.ndarray
+    #: Reduced rows solved by the DP, by m.
+    dense: dict[int, np.ndarray]
+
+
+@dataclass
+class _Answer:
+    """The answers of one launch sequence (the enumeration batch, or one DP chunk)."""
+
+    values: np.ndarray
+    selected: np.ndarray
+    timings: Timings
+    note: str
 
 
 class BatchSolver(Solver):
@@ -63,6 +94,9 @@ class BatchSolver(Solver):
         self.memory_limit = memory_limit
         self.presolve = bool(presolve)
         self._last_work: tuple | None = None
+        self._last_packed: tuple | None = None
+
+    # ------------------------------------------------------------------------- one problem at a time
 
     def accepts(self, problem) -> str | None:
         if not isinstance(problem, Knapsack):
@@ -75,8 +109,14 @@ class BatchSolver(Solver):
         if self.method == "enumerate":
             if problem.m > 3:
                 return f"{self.name} enumerates knapsacks with m = 1..3"
-            return None if problem.n <= ENUMERATION_MAX_ITEMS else \
-                f"method=enumerate takes n <= {ENUMERATION_MAX_ITEMS}; this problem has n = {problem.n}"
+            if problem.n > ENUMERATION_MAX_ITEMS:
+                return f"method=enumerate takes n <= {ENUMERATION_MAX_ITEMS}; this problem has n = {problem.n}"
+            totals = problem.weights.sum(axis=0, dtype=object)
+            for d, (c, total) in enumerate(zip(problem.capacities.tolist(), totals)):
+                if min(c, int(total)) > ENUMERATION_MAX_CAPACITY:
+                    return (f"method=enumerate holds capacities in 32 bits: capacity {d} is {c} and its items weigh "
+                            f"{int(total)} in all, both above {ENUMERATION_MAX_CAPACITY}")
+            return None
         return dp_accepts(problem, self.name)
 
     def enumerates(self, problem: Knapsack) -> bool:
@@ -85,15 +125,88 @@ class BatchSolver(Solver):
             return self.method == "enumerate"
         return problem.n <= ENUMERATION_MAX_ITEMS and 2**problem.n <= problem.n * problem.cells()
 
+    def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
+        if self.presolve:
+            return reduce_many(problems, items_only=[bool(self._as_given(p.n, p.m, min(p.cells(), 2**64))) for p in problems])
+        return [identity(p) for p in problems]
+
+    # ---------------------------------------------------------------------- a batch, as packed arrays
+
+    def _enumerated(self, n, cells):
+        """Where the method enumerates (arrays or scalars of items and states)."""
+        if self.method != "auto":
+            return np.full(np.shape(n), self.method == "enumerate")
+        n = np.asarray(n, dtype=np.float64)
+        return (n <= ENUMERATION_MAX_ITEMS) & (np.exp2(np.minimum(n, 64)) <= n * np.asarray(cells, dtype=np.float64))
+
+    def _as_given(self, n, m, cells):
+        """Where presolve may only drop or always take items: an instance enumerated as given costs
+        2^n whatever its capacities, so only those rules help it (and are paid for)."""
+        if self.method == "enumerate":
+            return np.full(np.shape(n), True)
+        return (np.asarray(m) <= 3) & self._enumerated(n, cells) if self.method == "auto" else np.full(np.shape(n), False)
+
+    def _packed(self, problems: Sequence) -> PackedProblems:
+        """``problems`` packed, the same object again for the same problems (plan, then solve)."""
+        key = tuple(map(id, problems))
+        if self._last_packed is None or self._last_packed[0] != key:
+            for index, problem in enumerate(problems):
+                if not isinstance(problem, Knapsack):
+                    raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} solves knapsacks only")
+            self._last_packed = (key, PackedProblems.pack(problems), list(problems))
+        return self._last_packed[1]
+
+    def _work(self, packed: PackedProblems, device: Device) -> _Work:
+        """The reduction of a packed batch and each reduced row's method; refuses (naming the
+        problem's batch index) what this solver cannot solve. Remembered for the last batch."""
+        key = (device.label, id(packed))
+        if self._last_work is not None and self._last_work[0] == key:
+            return self._last_work[1]
+        if packed.others:
+            position = min(packed.others)
+            raise UnsupportedProblemError(f"{problem_label(position, packed.others[position])}: {self.name} "
+                                          "solves knapsacks only")
+        n, m, _ = packed.segments()
+        reduction = reduce_packed(packed, self._as_given(n, m, packed.cells())) if self.presolve \
+            else identity_packed(packed)
+        reduced = reduction.reduced
+        rn, rm, _ = reduced.segments()
+        cells = reduced.cells()
+        self._refuse(packed, reduced, rn, rm, cells)
+        enumerated = self._enumerated(rn, cells)
+        dense = {width: np.flatnonzero(~enumerated & (rm == width)) for width in np.unique(rm[~enumerated]).tolist()}
+        if self.method == "auto":
+            kind = "gpu" if device.is_gpu else "other"
+            for width, rows in list(dense.items()):
+                # a DP group costs at least one step per item of its longest instance, however small its
+                # rows: when enumerating all of it costs less, it joins the enumeration batch
+                longest = int(rn[rows].max())
+                if longest > ENUMERATION_MAX_ITEMS:
+                    continue
+                if np.exp2(rn[rows]).sum() / MODEL_SUBSETS_PER_SECOND[kind] < longest * MODEL_DP_STEP_SECONDS[kind]:
+                    enumerated[rows] = True
+                    del dense[width]
+        work = _Work(reduction, np.flatnonzero(enumerated), dense)
+        self._last_work = (key, work, packed)  # the batch kept alive, so its id is not reused
+        return work
+
+    def _refuse(self, packed: PackedProblems, reduced: PackedProblems, n: np.ndarray, m: np.ndarray,
+                cells: np.ndarray) -> None:
+        """Raise UnsupportedProblemError for the first reduced knapsack this solver cannot solve."""
+        if self.method == "enumerate":
+            bad = _not_enumerable(reduced)
+        else:
+            bad = (m > MAX_DIMS) | (cells > MAX_STATES)
+        if not bad.any():
+            return
+        row = int(reduced.positions[int(np.argmax(bad))])
+        position = int(packed.knapsack_positions[row])
+        problem = packed.unpack_one(position)
+        reason = self.accepts(problem) or f"its reduced form has m = {int(m[bad][0])} and n = {int(n[bad][0])}"
+        raise UnsupportedProblemError(f"{problem_label(position, problem)}: {self.name} cannot solve it: {reason}")
+
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)
-
-    def _sizes(self, problems: Sequence[Knapsack], dtype: np.dtype, local_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Per instance: (state row bytes for both buffers, decision bytes), as int64 arrays."""
-        states = np.fromiter((p.cells() for p in problems), dtype=np.int64, count=len(problems))
-        items = np.fromiter((p.n for p in problems), dtype=np.int64, count=len(problems))
-        tiles = -(-states // (32 * local_size))
-        return 2 * states * dtype.itemsize, items * tiles * local_size * 4
 
     def _budget(self, device: Device) -> tuple[int, int]:
         """(bytes a chunk may use in all, bytes one buffer may hold)."""
@@ -102,80 +215,81 @@ class BatchSolver(Solver):
             total = min(total, int(self.memory_limit))
         return total, device.max_allocation
 
-    def _work(self, problems: Sequence[Knapsack], device: Device) -> tuple[list[Reduction], list[int], dict[int, list[int]]]:
-        """The reductions, the indices solved by enumeration, and those solved by the DP, by m.
-        Remembered for the last batch (problems are immutable), which ``solve_many`` meets again
-        right after the engine's ``checked_plan_many``."""
-        key = (device.label, *map(id, problems))
-        if self._last_work is not None and self._last_work[0] == key:
-            return self._last_work[1]
-        reductions = self._reductions(problems)
-        enumerated: list[int] = []
-        dense: dict[int, list[int]] = {}
-        for index, r in enumerate(reductions):
-            if r.problem is None:
-                continue
-            if self.enumerates(r.problem):
-                enumerated.append(index)
-            else:
-                dense.setdefault(r.problem.m, []).append(index)
-        if self.method == "auto":
-            kind = "gpu" if device.is_gpu else "other"
-            for m, indices in list(dense.items()):
-                # a DP group costs at least one step per item of its longest instance, however small its
-                # rows: when enumerating all of it costs less, it joins the enumeration batch
-                group = [reductions[i].problem for i in indices]
-                if max(p.n for p in group) > ENUMERATION_MAX_ITEMS:
-                    continue
-                enumeration = sum(2**p.n for p in group) / MODEL_SUBSETS_PER_SECOND[kind]
-                steps = max(p.n for p in group) * MODEL_DP_STEP_SECONDS[kind]
-                if enumeration < steps:
-                    enumerated.extend(indices)
-                    del dense[m]
-            enumerated.sort()
-        self._last_work = (key, (reductions, enumerated, dense), list(problems))
-        return reductions, enumerated, dense
+    @staticmethod
+    def _dtype(reduced: PackedProblems, rows: np.ndarray) -> np.dtype:
+        """One value type for the rows solved together: 64-bit when any instance's profits need it."""
+        totals = np.add.reduceat(reduced.profits, reduced.item_offsets[:-1])[rows]
+        return np.dtype(np.int64 if totals.size and int(totals.max()) > INT32_MAX else np.int32)
 
-    def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
-        if self.presolve:
-            # an instance enumerated as given costs 2^n whatever its capacities: only dropped or
-            # always-taken items can help it, so only those rules are applied (and paid for)
-            as_given = [self.method == "enumerate" or (self.method == "auto" and p.m <= 3 and self.enumerates(p))
-                        for p in problems]
-            return reduce_many(problems, items_only=as_given)
-        return [identity(p) for p in problems]
+    def _dense_layout(self, reduced: PackedProblems, rows: np.ndarray, local_size: int) -> tuple[np.ndarray, ...]:
+        """Per DP row: (state row bytes for both buffers, decision bytes, items, states)."""
+        n = np.diff(reduced.item_offsets)[rows]
+        states = np.rint(reduced.cells()[rows]).astype(np.int64)  # <= MAX_STATES: exact
+        tiles = -(-states // (32 * local_size))
+        return 2 * states * self._dtype(reduced, rows).itemsize, n * tiles * local_size * 4, n, states
 
-    def plan(self, problem: Knapsack, device: Device) -> Plan:
-        return self.plan_many([problem], device)
+    def _chunks(self, row_bytes: np.ndarray, decision_bytes: np.ndarray, device: Device,
+                describe: Callable[[int], str]) -> list[np.ndarray]:
+        """Positions of each chunk, in order, each chunk within the memory budget (``describe``
+        names the problem at a position, for the error when one alone is too large)."""
+        total, per_buffer = self._budget(device)
+        alone = (row_bytes + decision_bytes > total) | (row_bytes / 2 > per_buffer) | (decision_bytes > per_buffer)
+        if alone.any():
+            i = int(np.argmax(alone))
+            raise DoesNotFitError(
+                f"{describe(i)}: {self.name} needs {int(row_bytes[i])} B of state rows and {int(decision_bytes[i])} B "
+                f"of decision bits for it alone; {device.label} allows {total} B in all and {per_buffer} B per buffer")
+        rows_all, decisions_all = int(row_bytes.sum()), int(decision_bytes.sum())
+        if rows_all + decisions_all <= total and rows_all / 2 <= per_buffer and decisions_all <= per_buffer:
+            return [np.arange(len(row_bytes))]
+        chunks: list[np.ndarray] = []
+        first = rows = decisions = 0
+        for position, (r, d) in enumerate(zip(row_bytes.tolist(), decision_bytes.tolist())):
+            if position > first and (rows + r + d + decisions > total or (rows + r) / 2 > per_buffer
+                                     or decisions + d > per_buffer):
+                chunks.append(np.arange(first, position))
+                first, rows, decisions = position, 0, 0
+            rows += r
+            decisions += d
+        chunks.append(np.arange(first, len(row_bytes)))
+        return chunks
 
-    def plan_many(self, problems: Sequence[Knapsack], device: Device) -> Plan:
-        """One plan for the whole batch; raises DoesNotFitError naming an instance too large alone."""
-        reductions, enumerated, dense = self._work(problems, device)
+    def _describer(self, packed: PackedProblems, reduced: PackedProblems, rows: np.ndarray) -> Callable[[int], str]:
+        def describe(i: int) -> str:
+            position = int(packed.knapsack_positions[int(reduced.positions[int(rows[i])])])
+            return problem_label(position, packed.unpack_one(position))
+        return describe
+
+    def plan_packed(self, packed: PackedProblems, device: Device) -> Plan:
+        """One plan for the whole batch; raises naming the first instance it cannot solve or that is
+        too large alone."""
+        work = self._work(packed, device)
+        reduced = work.reduction.reduced
+        n = np.diff(reduced.item_offsets)
         kind = "gpu" if device.is_gpu else "other"
         local_size = self._local_size(device)
-        plan = Plan(solver=self.name, details={"instances": len(problems), "local_size": local_size,
-                                                "presolved": sum(r.changed for r in reductions),
-                                                "solved_by_presolve": sum(r.problem is None for r in reductions)})
-        if enumerated:
-            reduced = [reductions[i].problem for i in enumerated]
-            dtype = value_dtype_of(reduced)
-            subsets = sum(2**p.n for p in reduced)
-            plan.device_buffers["enumeration"] = sum(p.n * (13 + dtype.itemsize) for p in reduced)
+        plan = Plan(solver=self.name, details={"instances": len(packed.knapsack_positions), "local_size": local_size,
+                                                "presolved": int((work.reduction.note_index >= 0).sum()),
+                                                "solved_by_presolve": len(packed.knapsack_positions) - len(reduced)})
+        if work.enumerated.size:
+            rows = work.enumerated
+            dtype = self._dtype(reduced, rows)
+            subsets = int(np.left_shift(np.int64(1), n[rows]).sum())
+            plan.device_buffers["enumeration"] = int((n[rows] * (13 + dtype.itemsize)).sum())
             plan.cell_updates += subsets
             plan.launches += 2
             plan.seconds += subsets / MODEL_SUBSETS_PER_SECOND[kind] + 2 * MODEL_LAUNCH_SECONDS[kind]
-            plan.details["enumerated"] = len(enumerated)
+            plan.details["enumerated"] = int(rows.size)
         chunk_count = 0
-        for m, indices in dense.items():
-            reduced = [reductions[i].problem for i in indices]
-            dtype = value_dtype_of(reduced)
-            rows, decisions = self._sizes(reduced, dtype, local_size)
-            chunks = self._chunks(reduced, indices, device, (rows, decisions))
-            updates = sum(p.n * p.cells() for p in reduced)
-            steps = sum(max(reduced[i].n for i in chunk) for chunk in chunks)
-            largest = max(chunks, key=lambda c: int(rows[c].sum() + decisions[c].sum()))
-            row_bytes, decision_bytes = int(rows[largest].sum()) // 2, int(decisions[largest].sum())
-            for key, size in (("row_a", row_bytes), ("row_b", row_bytes), ("decisions", decision_bytes)):
+        for rows in work.dense.values():
+            dtype = self._dtype(reduced, rows)
+            row_bytes, decision_bytes, items, states = self._dense_layout(reduced, rows, local_size)
+            chunks = self._chunks(row_bytes, decision_bytes, device, self._describer(packed, reduced, rows))
+            updates = int((items * states).sum())
+            steps = sum(int(items[chunk].max()) for chunk in chunks)
+            largest = max(chunks, key=lambda c: int(row_bytes[c].sum() + decision_bytes[c].sum()))
+            for key, size in (("row_a", int(row_bytes[largest].sum()) // 2), ("row_b", int(row_bytes[largest].sum()) // 2),
+                              ("decisions", int(decision_bytes[largest].sum()))):
                 plan.device_buffers[key] = max(plan.device_buffers.get(key, 0), size)
             plan.cell_updates += updates
             plan.launches += steps + len(chunks)
@@ -187,111 +301,114 @@ class BatchSolver(Solver):
         plan.details["chunks"] = chunk_count
         return plan
 
-    def costs(self, problems: Sequence, device: Device | None) -> np.ndarray:
-        """Each problem's share of a batch's planned seconds, by the same model as ``plan_many`` but
-        before presolve and without the per-step launch costs a batch shares (for cutting a large
-        batch into chunks; NaN for problems this solver does not take). One pass over the problems
-        gathers sizes; the model runs on arrays (a batch of 63,000 costs tens of milliseconds)."""
-        kind = "gpu" if device is None or device.is_gpu else "other"
-        out = np.full(len(problems), np.nan)
-        rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
-        if not rows:
-            return out
-        knapsacks = [problems[k] for k in rows]
-        n = np.fromiter((p.profits.size for p in knapsacks), dtype=np.float64, count=len(rows))
-        m = np.fromiter((p.capacities.size for p in knapsacks), dtype=np.int64, count=len(rows))
-        wide = np.fromiter((p.total_profit > INT32_MAX for p in knapsacks), dtype=bool, count=len(rows))
-        # prod(c + 1) per problem, in floats (exact below 2^53; only compared and scaled here)
-        capacities = np.concatenate([p.capacities for p in knapsacks]).astype(np.float64) + 1.0
-        starts = np.zeros(len(rows), dtype=np.int64)
-        np.cumsum(m[:-1], out=starts[1:])
-        cells = np.multiply.reduceat(capacities, starts)
-        if self.method == "enumerate":
-            taken = (m <= 3) & (n <= ENUMERATION_MAX_ITEMS)
-            enumerated = taken
-        else:
-            taken = (m <= MAX_DIMS) & (cells <= MAX_STATES)
-            enumerated = (n <= ENUMERATION_MAX_ITEMS) & (np.exp2(np.minimum(n, 64)) <= n * cells)
-            if self.method == "dp":
-                enumerated[:] = False
-        value_bytes = np.where(wide, 8.0, 4.0)
-        cost = np.where(enumerated, np.exp2(np.minimum(n, 64)) / MODEL_SUBSETS_PER_SECOND[kind],
-                        n * cells * (2 * value_bytes + 0.125) / MODEL_BANDWIDTH[kind])
-        out[np.asarray(rows)[taken]] = cost[taken]
-        return out
+    def solve_packed(self, packed: PackedProblems, device: Device) -> PackedSolutions:
+        """Solve a packed batch (after ``plan_packed``): values and items of every knapsack, in order."""
+        began = time.perf_counter()
+        work = self._work(packed, device)
+        reduction = work.reduction
+        reduced = reduction.reduced
+        n = np.diff(reduced.item_offsets)
+        values = np.zeros(len(reduced), dtype=np.int64)
+        selected = np.zeros(reduced.profits.size, dtype=bool)
+        timings = np.zeros((len(reduced), 4))
+        batch_of = np.full(len(reduced), -1, dtype=np.int64)
+        batch_notes: list[tuple[str, ...]] = []
+
+        def put(rows: np.ndarray, answer: _Answer, extra: tuple[str, ...] = ()) -> None:
+            values[rows] = answer.values
+            selected[concatenated_ranges(reduced.item_offsets[rows], n[rows])] = answer.selected
+            t = answer.timings
+            timings[rows] = np.array([t.upload, t.kernels, t.download, t.host]) / len(rows)
+            batch_of[rows] = len(batch_notes)
+            batch_notes.append((answer.note,) + extra)
+
+        if work.enumerated.size:
+            rows = work.enumerated
+            put(rows, self._enumerate(self._rows(reduced, rows), device, self._dtype(reduced, rows)))
+        local_size = self._local_size(device)
+        for rows in work.dense.values():
+            dtype = self._dtype(reduced, rows)
+            row_bytes, decision_bytes, _, _ = self._dense_layout(reduced, rows, local_size)
+            chunks = self._chunks(row_bytes, decision_bytes, device, self._describer(packed, reduced, rows))
+            for number, chunk in enumerate(chunks):
+                extra = (f"batch split into {len(chunks)} chunks to fit {device.label}; this was chunk {number + 1}",) \
+                    if len(chunks) > 1 else ()
+                put(rows[chunk], self._run(self._rows(reduced, rows[chunk]), device, dtype), extra)
+        all_values, all_selected = reduction.expand(values, selected)
+        k = len(packed.knapsack_positions)
+        batch = np.full(k, -1, dtype=np.int64)
+        batch[reduction.rows] = batch_of
+        all_timings = np.zeros((k, 4))
+        all_timings[reduction.rows] = timings
+        notes = len(reduction.notes) + 1
+        distinct, label_index = np.unique((batch + 1) * notes + reduction.note_index + 1, return_inverse=True)
+        labels = []
+        for code in distinct.tolist():
+            b, note = divmod(code, notes)
+            labels.append((self.name, device.label,
+                           (batch_notes[b - 1] if b else ()) + ((reduction.notes[note - 1],) if note else ())))
+        return PackedSolutions(positions=packed.knapsack_positions, values=all_values, item_offsets=packed.item_offsets,
+                               selected=all_selected, optimal=np.ones(k, dtype=bool), timings=all_timings,
+                               labels=labels, label_index=label_index.ravel().astype(np.int32), extras={}, failures={},
+                               seconds=time.perf_counter() - began)
+
+    @staticmethod
+    def _rows(reduced: PackedProblems, rows: np.ndarray) -> PackedProblems:
+        return reduced if rows.size == len(reduced) else reduced.take(rows)
+
+    # ------------------------------------------------------------- the Solver contract, on objects
+
+    def plan(self, problem: Knapsack, device: Device) -> Plan:
+        return self.plan_many([problem], device)
+
+    def plan_many(self, problems: Sequence[Knapsack], device: Device) -> Plan:
+        return self.plan_packed(self._packed(problems), device)
 
     def checked_plan_many(self, problems: Sequence, device: Device) -> Plan:
-        for index, problem in enumerate(problems):
-            if not isinstance(problem, Knapsack):
-                raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} solves knapsacks only")
-        for index, r in enumerate(self._work(problems, device)[0]):
-            reason = self._accepts_reduced(r.problem)
-            if reason is not None:
-                raise UnsupportedProblemError(f"{problem_label(index, problems[index])}: {self.name} cannot solve it: "
-                                              f"{reason}")
-        return self.plan_many(problems, device)
-
-    def _chunks(self, problems: Sequence[Knapsack], indices: Sequence[int], device: Device,
-                sizes: tuple[np.ndarray, np.ndarray] | None = None) -> list[list[int]]:
-        """Positions in ``problems`` of each chunk, in order, each chunk within the memory budget
-        (``indices``: the problems' places in the caller's batch, for errors)."""
-        if sizes is None:
-            sizes = self._sizes(problems, value_dtype_of(problems), self._local_size(device))
-        total, per_buffer = self._budget(device)
-        chunks: list[list[int]] = []
-        current: list[int] = []
-        rows = decisions = 0
-        for position, (r, d) in enumerate(zip(sizes[0].tolist(), sizes[1].tolist())):
-            if r + d > total or r / 2 > per_buffer or d > per_buffer:
-                raise DoesNotFitError(
-                    f"{problem_label(indices[position], problems[position])}: {self.name} needs {r} B of state "
-                    f"rows and {d} B of decision bits for it alone; {device.label} allows {total} B in all and "
-                    f"{per_buffer} B per buffer")
-            if current and (rows + r + d + decisions > total or (rows + r) / 2 > per_buffer
-                            or decisions + d > per_buffer):
-                chunks.append(current)
-                current, rows, decisions = [], 0, 0
-            current.append(position)
-            rows += r
-            decisions += d
-        chunks.append(current)
-        return chunks
+        return self.plan_packed(self._packed(problems), device)
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         return self.solve_many([problem], device)[0]
 
     def solve_many(self, problems: Sequence[Knapsack], device: Device) -> list[Solution]:
-        problems = list(problems)
-        reductions, enumerated, dense = self._work(problems, device)
-        out: list[Solution | None] = [None] * len(problems)
-        for index, r in enumerate(reductions):
-            if r.problem is None:
-                out[index] = r.trivial(self.name, device.label)
-        if enumerated:
-            solved = self._enumerate([reductions[i].problem for i in enumerated], device)
-            for i, solution in zip(enumerated, solved):
-                out[i] = reductions[i].expand(solution)
-        for m, indices in dense.items():
-            group = [reductions[i].problem for i in indices]
-            chunks = self._chunks(group, indices, device)
-            for number, chunk in enumerate(chunks):
-                solutions = self._run([group[i] for i in chunk], device, value_dtype_of(group))
-                for i, solution in zip(chunk, solutions):
-                    if len(chunks) > 1:
-                        solution.notes.append(f"batch split into {len(chunks)} chunks to fit {device.label}; "
-                                              f"this was chunk {number + 1}")
-                    out[indices[i]] = reductions[indices[i]].expand(solution)
-        return out  # type: ignore[return-value]
+        return self.solve_packed(self._packed(problems), device).unpack()
 
-    def _enumerate(self, problems: list[Knapsack], device: Device) -> list[Solution]:
+    def costs(self, problems: Sequence, device: Device | None) -> np.ndarray:
+        """Each problem's share of a batch's planned seconds, by the same model as ``plan_packed`` but
+        before presolve and without the per-step launch costs a batch shares (for cutting a large
+        batch into chunks; NaN for problems this solver does not take)."""
+        out = np.full(len(problems), np.nan)
+        rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
+        if rows:
+            out[rows] = self.costs_packed(PackedProblems.pack([problems[k] for k in rows]), device)
+        return out
+
+    def costs_packed(self, packed: PackedProblems, device: Device | None) -> np.ndarray:
+        """``costs`` of a packed batch of knapsacks, on its arrays."""
+        kind = "gpu" if device is None or device.is_gpu else "other"
+        n, m, _ = packed.segments()
+        n = n.astype(np.float64)
+        if not len(n):
+            return np.zeros(0)
+        wide = np.add.reduceat(packed.profits, packed.item_offsets[:-1]) > INT32_MAX
+        cells = packed.cells()
+        enumerated = self._enumerated(n, cells)
+        taken = ~_not_enumerable(packed) if self.method == "enumerate" else (m <= MAX_DIMS) & (cells <= MAX_STATES)
+        value_bytes = np.where(wide, 8.0, 4.0)
+        cost = np.where(enumerated, np.exp2(np.minimum(n, 64)) / MODEL_SUBSETS_PER_SECOND[kind],
+                        n * cells * (2 * value_bytes + 0.125) / MODEL_BANDWIDTH[kind])
+        return np.where(taken, cost, np.nan)
+
+    # ---------------------------------------------------------------------------------- the device
+
+    def _enumerate(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
         """Every subset of each instance, on the device (opencl/subset_enum.cl)."""
         timings = Timings()
         start = time.perf_counter()
-        dtype = value_dtype_of(problems)
         local_size = self._local_size(device)
         block_bits = 10
-        k = len(problems)
-        batch = Concatenated.of(problems, dtype)
+        k = len(batch_problems)
+        batch = Concatenated.of(batch_problems, dtype, clamp_capacities=True)
         largest_sum = int(np.add.reduceat(batch.weights.astype(np.int64), batch.first_item, axis=0).max())
         program = kernels.program(device, "subset_enum.cl", {
             "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits,
@@ -332,13 +449,12 @@ class BatchSolver(Solver):
         cl.enqueue_nd_range_kernel(queue, finish, (-(-k // group) * group,), (group,))
         queue.finish()
         timings.kernels += time.perf_counter() - start
-        return self._collect(problems, device, queue, values_buf, selected_buf, dtype, first_item, timings,
-                             "subset enumeration")
+        return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "subset enumeration")
 
-    def _collect(self, problems, device, queue, values_buf, selected_buf, dtype, items, timings, method):
-        """Read back values and item flags of a batch and make one Solution per instance."""
+    def _collect(self, queue, values_buf, selected_buf, dtype, k: int, items: int, timings: Timings,
+                 method: str) -> _Answer:
+        """Read back the values and item flags of a batch."""
         start = time.perf_counter()
-        k = len(problems)
         values = np.empty(k, dtype=dtype)
         cl.enqueue_copy(queue, values, values_buf)
         selected = np.empty(items, dtype=np.uint8)
@@ -347,26 +463,18 @@ class BatchSolver(Solver):
         timings.download += time.perf_counter() - start
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: unwritten item flags")
-        flags = selected.astype(bool)
-        share = Timings(*(getattr(timings, f) / k for f in ("upload", "kernels", "download", "host")))
-        note = f"{method} in a batch of {k}; timings are the batch's divided by {k}"
-        out, first, label = [], 0, device.label
-        for value, p in zip(values.tolist(), problems):
-            n = p.n
-            out.append(Solution(value=value, selected=flags[first:first + n], optimal=True, solver=self.name,
-                                device=label, timings=share, notes=[note]))
-            first += n
-        return out
+        return _Answer(values.astype(np.int64), selected.view(bool), timings,
+                       f"{method} in a batch of {k}; timings are the batch's divided by {k}")
 
-    def _run(self, problems: list[Knapsack], device: Device, dtype: np.dtype) -> list[Solution]:
+    def _run(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
         timings = Timings()
         start = time.perf_counter()
         local_size = self._local_size(device)
-        m = problems[0].m
+        m = int(batch_problems.capacity_offsets[1] - batch_problems.capacity_offsets[0])
         program = kernels.program(device, "dp_batch.cl", {
             "VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size})
-        k = len(problems)
-        batch = Concatenated.of(problems, dtype)
+        k = len(batch_problems)
+        batch = Concatenated.of(batch_problems, dtype)
         caps = batch.capacities.astype(np.int64)
         tiles = -(-batch.states // (32 * local_size))
         words_per_row = tiles * local_size
@@ -425,15 +533,20 @@ class BatchSolver(Solver):
         cl.enqueue_nd_range_kernel(queue, backtrack, (-(-k // group) * group,), (group,))
         queue.finish()
         timings.kernels += time.perf_counter() - start
+        return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "dynamic programming")
 
-        return self._collect(problems, device, queue, values_buf, selected_buf, dtype, first_item, timings,
-                             "dynamic programming")
+
+def _not_enumerable(packed: PackedProblems) -> np.ndarray:
+    """Per knapsack: whether subset enumeration cannot take it (m > 3, n > 30, or a capacity and its
+    dimension's total weight both beyond 32 bits)."""
+    n, m, _ = packed.segments()
+    if not len(n):
+        return np.zeros(0, dtype=bool)
+    _, _, entries = packed.weight_entries()
+    totals = np.bincount(entries, weights=packed.weights.astype(np.float64), minlength=packed.capacities.size)
+    wide = (packed.capacities > ENUMERATION_MAX_CAPACITY) & (totals > ENUMERATION_MAX_CAPACITY)
+    return (m > 3) | (n > ENUMERATION_MAX_ITEMS) | (np.add.reduceat(wide, packed.capacity_offsets[:-1]) > 0)
 
 
 def upload_readonly(ctx: cl.Context, array: np.ndarray) -> cl.Buffer:
     return cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
-
-
-def value_dtype_of(problems: Sequence[Knapsack]) -> np.dtype:
-    """One value type for a whole batch: 64-bit when any instance needs it."""
-    return max((value_dtype(p) for p in problems), key=lambda d: d.itemsize)

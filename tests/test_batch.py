@@ -127,3 +127,15 @@ def test_2dpacklib_sets_equal_to_sequential(data, device, name, count):
     for method, presolve in (("auto", True), ("dp", True), ("auto", False)):
         solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, method=method, presolve=presolve)
         assert [s.value for s in solutions] == expected, (method, presolve)
+
+
+def test_enumeration_capacities_beyond_32_bits(device):
+    """Enumeration lowers a capacity to its dimension's total weight (exact) to stay in 32 bits, and
+    refuses, with the numbers, a knapsack whose capacity and total weight are both beyond."""
+    fits_after_lowering = clsolve.Knapsack([5, 6, 4], [3 * 10**9, 10**9, 2], 5 * 10**9)  # total 4e9 + 2 < 2^32
+    solution = clsolve.solve(fits_after_lowering, solver="dp-batch", device=device, method="enumerate", presolve=False)
+    assert solution.value == 15 and solution.items.tolist() == [0, 1, 2]
+    beyond = clsolve.Knapsack([5, 6, 7], [3 * 10**9] * 3, 5 * 10**9)
+    with pytest.raises(clsolve.UnsupportedProblemError, match=r"problem 1 .*32 bits.*5000000000.*9000000000"):
+        clsolve.solve_many([fits_after_lowering, beyond], solver="dp-batch", device=device, method="enumerate",
+                           presolve=False)

@@ -98,3 +98,55 @@ def test_reduced_then_expanded_is_optimal_for_the_original(problem, device):
     assert solution.value == expected
     for solver in ("dp-rows", "dp-batch"):
         assert clsolve.solve(problem, solver=solver, device=device).value == expected
+
+
+@SETTINGS
+@given(problems=st.lists(reducible(), min_size=1, max_size=8), data=st.data())
+def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
+    """reduce_packed over a batch (mixed m, some rows items-only) gives, row by row, the reduced
+    problem, forced items and note of reduce_many, and expands answers the same way."""
+    from clsolve.packed import PackedProblems
+    from clsolve.presolve import reduce_many, reduce_packed
+    only = data.draw(st.lists(st.booleans(), min_size=len(problems), max_size=len(problems)))
+    fresh = [clsolve.Knapsack(p.profits, p.weights, p.capacities) for p in problems]  # no cached reductions
+    expected = reduce_many(fresh, items_only=only)
+    packed = PackedProblems.pack(problems)
+    got = reduce_packed(packed, np.array(only))
+    reduced = got.reduced
+    rows = reduced.positions.tolist()
+    assert rows == [k for k, r in enumerate(expected) if r.problem is not None]
+    for j, k in enumerate(rows):
+        mine = reduced.unpack_one(k)
+        theirs = expected[k].problem
+        assert mine.profits.tolist() == theirs.profits.tolist()
+        assert mine.weights.tolist() == theirs.weights.tolist()
+        assert mine.capacities.tolist() == theirs.capacities.tolist()
+    for k, r in enumerate(expected):
+        a, b = packed.item_offsets[k], packed.item_offsets[k + 1]
+        assert np.flatnonzero(got.forced[a:b]).tolist() == r.forced.tolist()
+        note = got.notes[got.note_index[k]] if got.note_index[k] >= 0 else None
+        assert note == ("presolve: " + "; ".join(r.notes) if r.changed else None)
+    # expanding "take every reduced item" matches Reduction.expand
+    values, selected = got.expand(np.add.reduceat(reduced.profits, reduced.item_offsets[:-1]) if len(reduced) else
+                                  np.zeros(0, np.int64), np.ones(reduced.profits.size, dtype=bool))
+    for k, r in enumerate(expected):
+        everything = clsolve.Solution(int(r.problem.profits.sum()) if r.problem is not None else 0,
+                                      np.ones(r.problem.n if r.problem is not None else 0, dtype=bool), True, "t", "t")
+        want = r.expand(everything) if r.problem is not None else r.trivial("t", "t")
+        a, b = packed.item_offsets[k], packed.item_offsets[k + 1]
+        assert int(values[k]) == int(want.value) and selected[a:b].tolist() == want.selected.tolist()
+
+
+def test_packed_rows_are_views_equal_to_taking_them():
+    from clsolve.packed import PackedProblems
+    rng = np.random.default_rng(2)
+    problems = [clsolve.Knapsack(rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}")
+                for k, (n, m) in enumerate(zip(rng.integers(1, 6, 9), rng.integers(1, 4, 9)))]
+    packed = PackedProblems.pack(problems)
+    for first, stop in ((0, 9), (2, 5), (8, 9), (0, 1)):
+        view, taken = packed.rows(first, stop), packed.take(np.arange(first, stop))
+        assert np.shares_memory(view.weights, packed.weights)
+        for name in ("positions", "item_offsets", "capacity_offsets", "profits", "weights", "capacities", "known_optima"):
+            assert getattr(view, name).tolist() == getattr(taken, name).tolist(), name
+        assert view.names == taken.names == [p.name for p in problems[first:stop]]
+        assert [q.weights.tolist() for q in view.unpack()] == [p.weights.tolist() for p in problems[first:stop]]

@@ -108,19 +108,22 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     # a window of chunks in flight, IN_FLIGHT per GPU slot: the next chunk is packed and sent while
     # the workers solve, not all of them before the first starts
     window = IN_FLIGHT * slots
-    pending = distributed.as_completed([send(c) for c in range(min(window, len(ranges)))])
+    # with_results: each answer is fetched in the background as its chunk finishes, not by a round
+    # trip of this loop
+    pending = distributed.as_completed([send(c) for c in range(min(window, len(ranges)))], with_results=True,
+                                       raise_errors=False)
     following = min(window, len(ranges))
     try:
-        for future in pending:
+        for future, result in pending:
             chunk = owner[future.key]
             if following < len(ranges):
                 pending.add(send(following))
                 following += 1
             if future.status == "finished":
-                collector.take(chunk, future.result(), sent.get(chunk))  # a second answer is ignored
+                collector.take(chunk, result, sent.get(chunk))  # a second answer is ignored
                 sent.pop(chunk, None)
             else:
-                exc = future.exception()
+                exc = result if isinstance(result, BaseException) else future.exception()
                 if not isinstance(exc, distributed.KilledWorker):
                     raise exc  # the same on any worker (a bad option, a bug): re-running cannot help
                 attempts[chunk] += 1

@@ -26,6 +26,8 @@ assert [f.name for f in fields(Solution)] == ["value", "selected", "optimal", "s
 assert [f.name for f in fields(Timings)] == ["upload", "kernels", "download", "host"]
 
 
+#: The arrays of PackedProblems narrowed for transport.
+_DATA = ("profits", "weights", "capacities")
 _FIELDS = operator.attrgetter("profits", "weights", "capacities", "name", "known_optimum")
 
 
@@ -93,6 +95,23 @@ class PackedProblems:
                    weights=flat_weights, capacities=np.concatenate(capacities), names=list(names),
                    known_optima=np.fromiter((-1 if k is None else k for k in known), dtype=np.int64, count=count),
                    knapsack_positions=knapsack_positions, others=others)
+
+    def __getstate__(self) -> dict:
+        """For pickling (to a worker process or a Dask worker): the data arrays in the narrowest
+        unsigned type that holds them (values are 0 .. 2^62), widened again on arrival."""
+        state = dict(self.__dict__)
+        for name in _DATA:
+            array = state[name]
+            top = int(array.max(initial=0))
+            narrow = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max), None)
+            if narrow is not None and array.min(initial=0) >= 0:
+                state[name] = array.astype(narrow)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name in _DATA:
+            state[name] = np.asarray(state[name]).astype(np.int64)
+        self.__dict__.update(state)
 
     def __len__(self) -> int:
         return len(self.positions)

@@ -33,12 +33,13 @@ CHUNKS_PER_WORKER = 8
 
 # ----------------------------------------------------------------------------------------- sizing
 
-def default_ranges(weights: np.ndarray, workers: int, chunk_count: int | None) -> list[range]:
+def default_ranges(weights: np.ndarray, workers: int, chunk_count: int | None,
+                   per_worker: int = CHUNKS_PER_WORKER) -> list[range]:
     """The chunks of a batch spread over ``workers``: ``chunk_count`` equal ones when asked for, else
-    :func:`tapered_shares`."""
+    :func:`tapered_shares` (about ``per_worker`` full chunks' worth each)."""
     if chunk_count is not None:
         return cut(weights, chunk_count)
-    return cut(weights, 0, shares=tapered_shares(max(1, workers)))
+    return cut(weights, 0, shares=tapered_shares(max(1, workers), per_worker))
 
 
 def sizes(problems: Sequence, packed: PackedProblems | None = None) -> np.ndarray:
@@ -266,11 +267,12 @@ class Collector:
         if chunk in self.done:
             return  # a chunk answered twice (re-run after a worker was lost and both finished): keep the first
         began = time.perf_counter()
-        expected = set(self.ranges[chunk])
-        got = set(packed.positions.tolist()) | set(packed.failures)
-        if got != expected or len(packed.positions) + len(packed.failures) != len(expected):
-            raise SolutionCheckError(f"chunk {chunk} came back with problems {sorted(got)[:5]}... "
-                                     f"instead of {self.ranges[chunk]}")
+        expected = self.ranges[chunk]
+        got = np.sort(np.concatenate([np.asarray(packed.positions, dtype=np.int64),
+                                      np.fromiter(packed.failures, dtype=np.int64, count=len(packed.failures))]))
+        if got.size != len(expected) or (got.size and (got != np.arange(expected.start, expected.stop)).any()):
+            raise SolutionCheckError(f"chunk {chunk} came back with problems {got[:5].tolist()}... "
+                                     f"instead of {expected}")
         solutions = packed.unpack()
         positions = packed.positions.tolist()
         wrong = sent.first_wrong(packed)

@@ -167,15 +167,24 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
         instance = registry.load(solver, **options)
         dev = _device_for(instance, device)
         plan = instance.plan_packed(packed, dev)
-    refusal = plan.refusal(dev)
-    if refusal is not None:
-        raise DoesNotFitError(f"{len(packed)} problems: {refusal}")
+    _fits(plan, dev, len(packed))
     answer = instance.solve_packed(packed, dev)
-    if len(answer.positions) != len(packed):
-        raise SolutionCheckError(f"{instance.name} returned {len(answer.positions)} answers for {len(packed)} problems")
-    label = dev.label if dev is not None else HOST_DEVICE_LABEL
+    label = _answered(instance, dev, len(answer.positions), len(packed))
     answer.labels = [(instance.name, label, notes) for _, _, notes in answer.labels]
     return answer
+
+
+def _fits(plan: Plan, device: Device | None, count: int) -> None:
+    refusal = plan.refusal(device)
+    if refusal is not None:
+        raise DoesNotFitError(f"{count} problems: {refusal}")
+
+
+def _answered(instance: Solver, device: Device | None, answers: int, count: int) -> str:
+    """The device label for the answers, after checking there is one per problem."""
+    if answers != count:
+        raise SolutionCheckError(f"{instance.name} returned {answers} answers for {count} problems")
+    return device.label if device is not None else HOST_DEVICE_LABEL
 
 
 def _batching_solver_packed(packed: PackedProblems, device) -> tuple[Solver, Device | None, Plan] | None:
@@ -213,13 +222,9 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
     plan = instance.checked_plan_many(problems, dev)
-    refusal = plan.refusal(dev)
-    if refusal is not None:
-        raise DoesNotFitError(f"{len(problems)} problems: {refusal}")
+    _fits(plan, dev, len(problems))
     solutions = instance.solve_many(problems, dev)
-    if len(solutions) != len(problems):
-        raise SolutionCheckError(f"{instance.name} returned {len(solutions)} solutions for {len(problems)} problems")
-    label = dev.label if dev is not None else HOST_DEVICE_LABEL
+    label = _answered(instance, dev, len(solutions), len(problems))
     for solution in solutions:
         solution.solver, solution.device = instance.name, label
     return solutions

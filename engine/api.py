@@ -127,7 +127,7 @@ def _solve_many(problems: list, solver: str, device, client, progress, chunk_cou
         if progress is not None:
             progress(Progress(1, 1, len(problems), len(problems), time.perf_counter() - start))
         return solutions
-    if all(isinstance(p, Knapsack) for p in problems):
+    if _packs(solver) and all(isinstance(p, Knapsack) for p in problems):
         packed = PackedProblems.pack(problems)
         answer = solve_packed_unchecked(packed, solver, device, options)
         if answer is not None:
@@ -149,6 +149,15 @@ def _works_packed(cls: type) -> bool:
     return getattr(cls, "solve_packed", Solver.solve_packed) is not Solver.solve_packed
 
 
+def _packs(solver: str) -> bool:
+    """Whether ``solver`` (for ``auto``: every installed batching solver) works on packed batches."""
+    classes = registry.solver_classes()
+    if solver == "auto":
+        batching = [cls for cls in classes.values() if getattr(cls, "batches", False)]
+        return bool(batching) and all(map(_works_packed, batching))
+    return _works_packed(classes.get(solver, Solver))
+
+
 def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict) -> PackedSolutions | None:
     """A packed batch of knapsacks on one device, answers packed, without the final check (the
     caller checks with ``packed.first_wrong``); None when the solver (or, for ``auto``, a batching
@@ -162,7 +171,7 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
             instance = registry.load(instance.name, **options)
             plan = instance.plan_packed(packed, dev)
     else:
-        if not _works_packed(registry.solver_classes().get(solver, Solver)):
+        if not _packs(solver):
             return None
         instance = registry.load(solver, **options)
         dev = _device_for(instance, device)
@@ -188,21 +197,24 @@ def _answered(instance: Solver, device: Device | None, answers: int, count: int)
 
 
 def _batching_solver_packed(packed: PackedProblems, device) -> tuple[Solver, Device | None, Plan] | None:
-    """``_batching_solver`` for a packed batch: the batching solver with the smallest plan that
-    takes and fits every problem, with its device and plan; None when there is none, or when a
-    batching solver works on objects only (the object path then weighs it)."""
-    if len(packed) < 2:
+    """``_batching_solver`` for a packed batch, with the chosen solver's device and plan; None also
+    when a batching solver works on objects only (the object path then weighs it)."""
+    if len(packed) < 2 or not _packs("auto"):
         return None
+    return _cheapest_batching(device, lambda candidate, dev: candidate.plan_packed(packed, dev))
+
+
+def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | None:
+    """The batching solver (``Solver.batches``) whose plan (``plan_of(solver, device)``) takes and
+    fits every problem with the smallest estimate, with its device and plan, or None."""
     best: tuple[float, str, Solver, Device | None, Plan] | None = None
     for name, cls in sorted(registry.solver_classes().items()):
         if not getattr(cls, "batches", False):
             continue
-        if not _works_packed(cls):
-            return None
         try:
             candidate = registry.load(name)
             dev = _device_for(candidate, device)
-            plan = candidate.plan_packed(packed, dev)
+            plan = plan_of(candidate, dev)
             if plan.refusal(dev) is not None:
                 continue
         except ClsolveError:
@@ -235,22 +247,8 @@ def _batching_solver(problems: list, device) -> str | None:
     with the smallest summed estimate, or None."""
     if len(problems) < 2:
         return None
-    best: tuple[float, str] | None = None
-    for name, cls in sorted(registry.solver_classes().items()):
-        if not getattr(cls, "batches", False):
-            continue
-        try:
-            candidate = registry.load(name)
-            dev = _device_for(candidate, device)
-            plan = candidate.checked_plan_many(problems, dev)
-            if plan.refusal(dev) is not None:
-                continue
-            total = plan.seconds
-        except ClsolveError:
-            continue
-        if best is None or (total, name) < best:
-            best = (total, name)
-    return None if best is None else best[1]
+    chosen = _cheapest_batching(device, lambda candidate, dev: candidate.checked_plan_many(problems, dev))
+    return None if chosen is None else chosen[0].name
 
 
 def _indexed(index: int, problem, action):

@@ -139,12 +139,12 @@ class PackedProblems:
     def weight_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each entry of ``weights``: its item, its dimension, and its entry in ``capacities``."""
         n, m, _ = self.segments()
-        per_item = np.repeat(m, n)
         if len(m) and (m == m[0]).all():
             width = int(m[0])
             items = np.repeat(np.arange(int(n.sum()), dtype=np.int64), width)
             dims = np.tile(np.arange(width, dtype=np.int64), int(n.sum()))
         else:
+            per_item = np.repeat(m, n)
             items = np.repeat(np.arange(int(n.sum()), dtype=np.int64), per_item)
             item_start = np.cumsum(per_item) - per_item
             dims = np.arange(self.weights.size, dtype=np.int64) - np.repeat(item_start, per_item)
@@ -246,33 +246,22 @@ class PackedProblems:
                 return int(answer.positions[keep][np.flatnonzero(lengths != n[rows])[0]])
             item_mask = np.repeat(keep, np.diff(answer.item_offsets))
             selected = answer.selected[item_mask].astype(bool)
-            # the answered knapsacks' items and weights, in answer order (all of them, in order, unless some failed)
+            # the answered knapsacks, in answer order (all of them, in order, unless some failed)
             everything = rows.size == len(n) and bool((rows == np.arange(len(n))).all())
-            if everything:
-                profits, weights, capacities = self.profits, self.weights, self.capacities
-            else:
-                profits = self.profits[concatenated_ranges(self.item_offsets[rows], n[rows])]
-                weights = self.weights[concatenated_ranges(starts[rows], n[rows] * m[rows])]
-                capacities = self.capacities[concatenated_ranges(self.capacity_offsets[rows], m[rows])]
-            counts, widths = n[rows], m[rows]
-            firsts = np.cumsum(counts) - counts
-            values = np.add.reduceat(profits * selected, firsts)
-            block = counts * widths  # each knapsack's weight entries, row-major (item, dimension)
-            block_start = np.repeat(np.cumsum(block) - block, block)
-            entry_width = np.repeat(widths, block)
-            entry = np.arange(int(block.sum()), dtype=np.int64)
-            dims = (entry - block_start) % entry_width
-            chosen = selected[np.repeat(firsts, block) + (entry - block_start) // entry_width]
-            groups = np.repeat(np.cumsum(widths) - widths, block) + dims
+            answered = self if everything else self.take(rows)
+            profits, weights, capacities = answered.profits, answered.weights, answered.capacities
+            values = np.add.reduceat(profits * selected, answered.item_offsets[:-1])
+            items, _, groups = answered.weight_entries()  # each weight entry's item and capacity entry
+            chosen = selected[items]
             if weights.size and int(weights.max()) * int(n.max()) >= 2**63:
                 objects.extend(np.flatnonzero(keep).tolist())  # int64 sums could overflow: exact, one by one
             else:
                 if int(weights.max(initial=0)) * int(n.max()) < 2**53:  # float sums are exact: bincount
-                    used = np.bincount(groups, weights * chosen, minlength=int(widths.sum())).astype(np.int64)
+                    used = np.bincount(groups, weights * chosen, minlength=capacities.size).astype(np.int64)
                 else:
-                    used = np.zeros(int(widths.sum()), dtype=np.int64)
+                    used = np.zeros(capacities.size, dtype=np.int64)
                     np.add.at(used, groups, weights * chosen)
-                over = np.add.reduceat((used > capacities).astype(np.int64), np.cumsum(widths) - widths) > 0
+                over = np.add.reduceat((used > capacities).astype(np.int64), answered.capacity_offsets[:-1]) > 0
                 claimed = answer.values[keep]
                 optimal = answer.optimal[keep]
                 known = self.known_optima[rows]

@@ -329,7 +329,7 @@ def identity_packed(packed: PackedProblems) -> PackedReduction:
 def reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedReduction:
     """``reduce_many`` over a packed batch of knapsacks, without a Python object per knapsack: the
     same rules, the reduced knapsacks as one packed batch, notes built once per distinct case."""
-    n, m, _ = packed.segments()
+    n, m, weight_starts = packed.segments()
     k, items = len(n), packed.profits.size
     owner = np.repeat(np.arange(k, dtype=np.int64), n)
     decided = np.zeros(items, dtype=bool)
@@ -346,7 +346,7 @@ def reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedReduc
         else:
             item_rows = concatenated_ranges(packed.item_offsets[rows], n[rows])
             capacity_entries = concatenated_ranges(packed.capacity_offsets[rows], m[rows])
-            weights = packed.weights[concatenated_ranges(packed.segments()[2][rows], n[rows] * width)].reshape(-1, width)
+            weights = packed.weights[concatenated_ranges(weight_starts[rows], n[rows] * width)].reshape(-1, width)
         capacities = packed.capacities[capacity_entries].reshape(-1, width)
         f = _facts(weights, capacities, n[rows], np.asarray(items_only, dtype=bool)[rows])
         decided[item_rows] = f.decided

@@ -142,9 +142,9 @@ class BatchSolver(Solver):
     def _as_given(self, n, m, cells):
         """Where presolve may only drop or always take items: an instance enumerated as given costs
         2^n whatever its capacities, so only those rules help it (and are paid for)."""
-        if self.method == "enumerate":
-            return np.full(np.shape(n), True)
-        return (np.asarray(m) <= 3) & self._enumerated(n, cells) if self.method == "auto" else np.full(np.shape(n), False)
+        if self.method != "auto":
+            return np.full(np.shape(n), self.method == "enumerate")
+        return (np.asarray(m) <= 3) & self._enumerated(n, cells)
 
     def _packed(self, problems: Sequence) -> PackedProblems:
         """``problems`` packed, the same object again for the same problems (plan, then solve)."""

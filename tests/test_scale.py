@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import clsolve
 from clsolve import chunks, multidevice
@@ -122,6 +124,43 @@ def test_packing_round_trip():
     tampered.item_offsets[-1] += 1  # one item more than the arrays hold
     with pytest.raises(clsolve.InvalidProblemError, match="offsets"):
         tampered.unpack()
+
+
+def test_packing_reads_strided_arrays():
+    weights = np.asfortranarray(np.array([[1, 2], [3, 4], [5, 6]]))  # not C-contiguous: concatenated, not joined
+    problems = [clsolve.Knapsack([1, 2, 3], weights, [3, 4]), clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6])]
+    packed = chunks.PackedProblems.pack(problems)
+    assert packed.weights.tolist() == list(range(1, 11)) and packed.profits.tolist() == [1, 2, 3, 4, 5]
+    assert all(_equal(p, q) for p, q in zip(problems, packed.unpack()))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), mixed=st.booleans())
+def test_the_vectorized_check_equals_the_check_of_each_answer(seed, mixed):
+    """first_wrong (one m for all, or mixed m) flags exactly the answers ``check`` refuses: random
+    selections, values right or off by one, optimality claimed against known optima."""
+    rng = np.random.default_rng(seed)
+    problems, solutions = [], []
+    for k in range(int(rng.integers(1, 30))):
+        n, m = int(rng.integers(1, 8)), int(rng.integers(1, 4)) if mixed else 2
+        weights = rng.integers(0, 20, size=(n, m))
+        profits = rng.integers(0, 30, size=n)
+        capacities = rng.integers(0, 40, size=m)
+        selected = rng.random(n) < 0.5
+        value = int(profits[selected].sum()) + int(rng.random() < 0.15)
+        known = value + int(rng.integers(-1, 2)) if rng.random() < 0.3 else None
+        problems.append(clsolve.Knapsack(profits, weights, capacities, f"p{k}", known_optimum=known))
+        solutions.append(clsolve.Solution(value, selected, bool(rng.random() < 0.5), "test", "host"))
+    positions = list(range(len(problems)))
+    packed = chunks.PackedProblems.pack(problems, positions)
+    answer = chunks.PackedSolutions.pack(positions, solutions, {}, "", 0.0)
+    refused = []
+    for k, (problem, solution) in enumerate(zip(problems, solutions)):
+        try:
+            clsolve.solution.check(problem, solution)
+        except clsolve.SolutionCheckError:
+            refused.append(k)
+    assert packed.first_wrong(answer) == (refused[0] if refused else None)
 
 
 def test_a_chunk_isolates_the_problem_that_fails(device):

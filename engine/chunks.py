@@ -33,15 +33,6 @@ CHUNKS_PER_WORKER = 8
 
 # ----------------------------------------------------------------------------------------- sizing
 
-def default_ranges(weights: np.ndarray, workers: int, chunk_count: int | None,
-                   per_worker: int = CHUNKS_PER_WORKER) -> list[range]:
-    """The chunks of a batch spread over ``workers``: ``chunk_count`` equal ones when asked for, else
-    :func:`tapered_shares` (about ``per_worker`` full chunks' worth each)."""
-    if chunk_count is not None:
-        return cut(weights, chunk_count)
-    return cut(weights, 0, shares=tapered_shares(max(1, workers), per_worker))
-
-
 def sizes(problems: Sequence, packed: PackedProblems | None = None) -> np.ndarray:
     """A device-free size of each problem, for when no plan can be made on the client: the dense
     DP's cell updates n x prod(c + 1), or n x 2^n / n = 2^n where enumerating every subset is
@@ -52,7 +43,8 @@ def sizes(problems: Sequence, packed: PackedProblems | None = None) -> np.ndarra
         packed = PackedProblems.pack([problems[k] for k in rows], rows)
     if len(packed.knapsack_positions):
         n = np.diff(packed.item_offsets).astype(np.float64)
-        out[packed.knapsack_positions] = n * np.minimum(packed.cells(), np.exp2(np.minimum(n, 1000.0)) / n)
+        rows = np.searchsorted(packed.positions, packed.knapsack_positions)  # the knapsacks' places in problems
+        out[rows] = n * np.minimum(packed.cells(), np.exp2(np.minimum(n, 1000.0)) / n)
     return out
 
 
@@ -83,20 +75,55 @@ def costs(problems: Sequence, solver: str, device, packed: PackedProblems | None
     return planned
 
 
-class Packer:
-    """The chunks of a batch as packed problems: a batch of knapsacks only is packed once, and each
-    chunk is a view of those arrays; a batch with other kinds is packed chunk by chunk."""
+class Chunking:
+    """A batch's chunks as packed problems, planned in two steps so that the first chunks go out
+    before the rest of the batch is packed and planned.
 
-    def __init__(self, problems: Sequence):
-        self.problems = problems
-        self.whole = PackedProblems.pack(problems) if all(isinstance(p, Knapsack) for p in problems) else None
+    1. On creation, when the caller does not size the chunks: one small chunk per worker (``head``),
+       cut by count (about a quarter of a full chunk each, like :func:`tapered_shares`' first
+       ones), packed at once on their own.
+    2. :meth:`plan_rest`: the other problems packed together (a batch of knapsacks only: each chunk
+       is then a view of those arrays; other batches are packed chunk by chunk), planned
+       (:func:`costs`) and cut by cost, into ``chunk_count`` equal chunks or the rest of the
+       tapered shares.
+    """
 
-    def costs(self, solver: str, device) -> np.ndarray:
-        return costs(self.problems, solver, device, self.whole)
+    def __init__(self, problems: Sequence, workers: int, chunk_count: int | None = None,
+                 per_worker: int = CHUNKS_PER_WORKER):
+        self.problems, self.workers, self.chunk_count, self.per_worker = problems, max(1, workers), chunk_count, per_worker
+        self.knapsacks = all(isinstance(p, Knapsack) for p in problems)
+        size = len(problems) // (self.workers * per_worker * 4)
+        #: The first chunks, one per worker, ready to send.
+        self.head = [range(k * size, (k + 1) * size) for k in range(self.workers)] if chunk_count is None and size else []
+        self.split = self.head[-1].stop if self.head else 0
+        #: Every chunk's rows, head first; complete after plan_rest.
+        self.ranges: list[range] = list(self.head)
+        self._parts: list[tuple[int, PackedProblems]] = []  # (first row, the rows from there packed)
+        if self.split and self.knapsacks:
+            self._parts.append((0, PackedProblems.pack(problems[:self.split])))
+
+    def plan_rest(self, solver: str, device) -> list[range]:
+        """Pack and plan the problems after the head with ``solver`` on ``device`` (None: the
+        device-free sizes), cut them by cost; returns all the ranges."""
+        rest = self.problems[self.split:]
+        packed = None
+        if self.knapsacks and rest:
+            packed = PackedProblems.pack(rest, range(self.split, len(self.problems)))
+            self._parts.append((self.split, packed))
+        weights = costs(rest, solver, device, packed)
+        if self.chunk_count is not None:
+            cuts = cut(weights, self.chunk_count)
+        else:
+            shares = tapered_shares(self.workers, self.per_worker)
+            cuts = cut(weights, 0, shares=shares[self.workers:] if self.head else shares)
+        self.ranges += [range(r.start + self.split, r.stop + self.split) for r in cuts]
+        return self.ranges
 
     def chunk(self, rows: range) -> PackedProblems:
-        if self.whole is not None:
-            return self.whole.rows(rows.start, rows.stop)
+        """The problems of ``rows`` (one of ``ranges``) packed."""
+        for first, packed in reversed(self._parts):
+            if first <= rows.start:
+                return packed.rows(rows.start - first, rows.stop - first)
         return PackedProblems.pack(self.problems[rows.start:rows.stop], rows)
 
 

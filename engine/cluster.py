@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections import Counter
 from typing import Callable, Sequence
 
 from . import chunks
@@ -89,34 +90,39 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     resources = {RESOURCE: 1} if gpus else None
     slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
     began = time.perf_counter()
-    packer = chunks.Packer(problems)
-    weights = packer.costs(solver, _planning_device(device))
-    ranges = chunks.default_ranges(weights, slots, chunk_count, CHUNKS_PER_WORKER)
-    collector = chunks.Collector(problems, ranges, progress)
-    collector.client_seconds = time.perf_counter() - began
+    plan = chunks.Chunking(problems, slots, chunk_count, CHUNKS_PER_WORKER)
     worker_device = None if device == "all" else device
     batch_id = uuid.uuid4().hex[:12]
-    attempts = [0] * len(ranges)
+    attempts: Counter[int] = Counter()  # sends after the first, by chunk
     owner: dict[str, int] = {}
     sent: dict[int, chunks.PackedProblems] = {}  # chunks packed and not yet answered
 
     def send(chunk: int):
         if chunk not in sent:
-            sent[chunk] = packer.chunk(ranges[chunk])
+            sent[chunk] = plan.chunk(plan.ranges[chunk])
         packed = sent[chunk]
         key = f"clsolve-chunk-{batch_id}-{chunk}-{attempts[chunk]}"
         owner[key] = chunk
         return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,
                              resources=resources)
 
-    # a window of chunks in flight, IN_FLIGHT per GPU slot: the next chunk is packed and sent while
-    # the workers solve, not all of them before the first starts
+    # the head (one small chunk per GPU slot) goes out before the rest is packed and planned; then a
+    # window of chunks in flight, IN_FLIGHT per slot: the next chunk is sent while the workers solve
+    first = [send(c) for c in range(len(plan.head))]
+    try:
+        ranges = plan.plan_rest(solver, _planning_device(device))
+    except BaseException:
+        client.cancel(first)
+        raise
+    collector = chunks.Collector(problems, ranges, progress)
+    collector.start = began
+    collector.client_seconds = time.perf_counter() - began
     window = IN_FLIGHT * slots
     # with_results: each answer is fetched in the background as its chunk finishes, not by a round
     # trip of this loop
-    pending = distributed.as_completed([send(c) for c in range(min(window, len(ranges)))], with_results=True,
+    following = max(len(first), min(window, len(ranges)))
+    pending = distributed.as_completed(first + [send(c) for c in range(len(first), following)], with_results=True,
                                        raise_errors=False)
-    following = min(window, len(ranges))
     try:
         for future, result in pending:
             chunk = owner[future.key]

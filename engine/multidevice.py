@@ -76,18 +76,12 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
                chunk_count: int | None = None) -> list[Solution]:
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order."""
     began = time.perf_counter()
-    packer = chunks.Packer(problems)
-    weights = packer.costs(solver, devices[0])
-    ranges = chunks.default_ranges(weights, len(devices), chunk_count)
-    collector = chunks.Collector(problems, ranges, progress)
-    collector.client_seconds = time.perf_counter() - began
-    waiting = deque(range(len(ranges)))
-    attempts = [0] * len(ranges)
+    plan = chunks.Chunking(problems, len(devices), chunk_count)
     held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor, chunks.PackedProblems]] = {}
     load = [0] * len(devices)
 
     def send(slot: int, chunk: int) -> None:
-        packed = packer.chunk(ranges[chunk])
+        packed = plan.chunk(plan.ranges[chunk])
         pool = _pool(slot, devices[slot])
         future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}",
                              f"#{devices[slot].index} {devices[slot].label}")
@@ -95,6 +89,15 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
         load[slot] += 1
 
     try:
+        # the head (one small chunk per device) goes out before the rest is packed and planned
+        for slot in range(len(plan.head)):
+            send(slot, slot)
+        ranges = plan.plan_rest(solver, devices[0])
+        attempts = [0] * len(ranges)
+        collector = chunks.Collector(problems, ranges, progress)
+        collector.start = began
+        collector.client_seconds = time.perf_counter() - began
+        waiting = deque(range(len(plan.head), len(ranges)))
         while waiting or held:
             for slot in range(len(devices)):
                 while waiting and load[slot] < IN_FLIGHT:

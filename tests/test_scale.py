@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import clsolve
 from clsolve import chunks, multidevice
 from clsolve.cli import main
+from clsolve.problems import LCS
 
 from conftest import brute_force
 
@@ -61,11 +62,32 @@ def test_tapered_chunks_start_and_end_small():
         assert np.allclose(shares[:workers], full / 4) and abs(shares[workers] - full) < full / 10
         assert (np.diff(shares[-3 * workers:]) <= 1e-15).all() and np.allclose(shares[-workers:], full / 8)
     weights = np.random.default_rng(1).uniform(0.5, 1.5, 20_000)
-    ranges = chunks.default_ranges(weights, 2, None)
+    ranges = chunks.cut(weights, 0, shares=chunks.tapered_shares(2))
     assert [i for r in ranges for i in r] == list(range(20_000))
     spent = np.array([weights[r.start:r.stop].sum() for r in ranges]) / weights.sum()
     np.testing.assert_allclose(spent, chunks.tapered_shares(2), atol=2e-4)
-    assert len(chunks.default_ranges(weights, 2, 5)) == 5  # asked for: equal chunks
+
+
+@pytest.mark.parametrize("kinds", ["knapsacks", "mixed"])
+def test_the_head_goes_out_before_the_rest_is_planned(kinds, device):
+    problems = _random(100, 5)
+    if kinds == "mixed":
+        problems[50] = LCS("ACGT", "AGT")
+    plan = chunks.Chunking(problems, 2, per_worker=2)
+    assert plan.head == [range(0, 6), range(6, 12)] == plan.ranges  # 100 // (2 workers x 2 x 4) each
+    first = plan.chunk(plan.head[1])
+    assert first.positions.tolist() == list(range(6, 12)) and all(map(_equal, problems[6:12], first.unpack()))
+    ranges = plan.plan_rest("dp-batch", device)
+    assert ranges[:2] == plan.head and [i for r in ranges for i in r] == list(range(100))
+    assert len(ranges) == len(chunks.tapered_shares(2, 2))
+    for rows in ranges:
+        packed = plan.chunk(rows)
+        assert packed.positions.tolist() == list(rows)
+        assert all(p is q if not isinstance(p, clsolve.Knapsack) else _equal(p, q)
+                   for p, q in zip(problems[rows.start:rows.stop], packed.unpack()))
+    equal = chunks.Chunking(problems, 2, chunk_count=5)  # asked for: equal chunks by cost, no head
+    assert equal.head == [] and len(equal.plan_rest("dp-batch", device)) == 5
+    assert chunks.Chunking(problems[:10], 2).head == []  # too few for a head
 
 
 def test_costs_come_from_the_plan(device):

@@ -114,6 +114,8 @@ class Concatenated:
         k = len(n)
         first = np.zeros(k, dtype=np.int64)
         np.cumsum(n[:-1], out=first[1:])
+        if k and (m == m[0]).all() and int(packed.weights.max(initial=0)) * int(n.max()) < 2**63:
+            return cls._of_one_width(packed, int(m[0]), n, first, dtype, clamp_capacities)
         items, dims, entries = packed.weight_entries()
         limits = packed.capacities
         if clamp_capacities:
@@ -130,6 +132,23 @@ class Concatenated:
         profits = packed.profits.astype(dtype)
         states = (capacities + 1).prod(axis=1)
         return cls(weights.astype(np.uint32), profits, capacities.astype(np.uint32), n.astype(np.int64), first, states)
+
+    @classmethod
+    def _of_one_width(cls, packed: PackedProblems, width: int, n: np.ndarray, first: np.ndarray, dtype: np.dtype,
+                      clamp_capacities: bool) -> "Concatenated":
+        """``of`` for a batch whose knapsacks all have ``width`` dimensions (weight sums below 2^63):
+        the weights as (items, width) rows, no per-entry index arithmetic."""
+        rows = packed.weights.reshape(-1, width)
+        limits = packed.capacities.reshape(-1, width)
+        if clamp_capacities:
+            limits = np.minimum(limits, np.add.reduceat(rows, first, axis=0))
+        capacities = np.zeros((len(n), 3), dtype=np.int64)
+        capacities[:, :width] = limits
+        weights = np.zeros((rows.shape[0], 3), dtype=np.int64)
+        weights[:, :width] = np.minimum(rows, np.repeat(limits, n, axis=0) + 1)  # an item that cannot fit stays so
+        states = (capacities + 1).prod(axis=1)
+        return cls(weights.astype(np.uint32), packed.profits.astype(dtype), capacities.astype(np.uint32),
+                   n.astype(np.int64), first, states)
 
 
 @dataclass(frozen=True)

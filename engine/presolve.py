@@ -138,8 +138,10 @@ def _facts(weights: np.ndarray, capacities: np.ndarray, sizes: np.ndarray, items
     k, m = capacities.shape
     starts = np.zeros(k, dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
-    owner = np.repeat(np.arange(k), sizes)
-    fits = (weights <= capacities[owner]).all(axis=1)                              # rule 1
+    # column by column: much faster than (items, m) gathers and reductions along a short axis
+    fits = np.ones(len(weights), dtype=bool)                                       # rule 1
+    for d in range(m):
+        fits &= weights[:, d] <= np.repeat(capacities[:, d], sizes)
     all_fit = np.logical_and.reduceat(fits, starts)
     live = np.where(fits[:, None], weights, 0)   # weights of the items that can fit
     if items_only.all():  # rules 1 and 4 only: every dimension stays as it is
@@ -168,7 +170,10 @@ def _facts(weights: np.ndarray, capacities: np.ndarray, sizes: np.ndarray, items
         binding[items_only], implied[items_only], divisors[items_only] = True, False, 1
     kept_dims = binding & ~implied
     # an item is decided by the solver when it fits and weighs something in a kept dimension  (rule 4)
-    decided = fits & ((live > 0) & kept_dims[owner]).any(axis=1)
+    weighed = np.zeros(len(weights), dtype=bool)
+    for d in range(m):
+        weighed |= (live[:, d] > 0) & np.repeat(kept_dims[:, d], sizes)
+    decided = fits & weighed
     forced_any = ~np.logical_and.reduceat(decided | ~fits, starts)
     scaled = ((divisors > 1) & kept_dims).any(axis=1)
     untouched = all_fit & kept_dims.all(axis=1) & ~forced_any & ~scaled

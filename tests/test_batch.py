@@ -139,3 +139,31 @@ def test_enumeration_capacities_beyond_32_bits(device):
     with pytest.raises(clsolve.UnsupportedProblemError, match=r"problem 1 .*32 bits.*5000000000.*9000000000"):
         clsolve.solve_many([fits_after_lowering, beyond], solver="dp-batch", device=device, method="enumerate",
                            presolve=False)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), clamp=st.booleans())
+def test_the_device_layout_of_one_width_equals_the_general_one(seed, clamp):
+    """Concatenated.of takes a shortcut when every knapsack has the same m: its rows equal those the
+    general path (a batch of mixed m) gives the same knapsacks."""
+    from clsolve.dptable import Concatenated
+    from clsolve.packed import PackedProblems
+    rng = np.random.default_rng(seed)
+    problems = []
+    for _ in range(int(rng.integers(2, 12))):
+        n, m = int(rng.integers(1, 9)), int(rng.integers(1, 4))
+        weights = rng.integers(0, 50, size=(n, m))
+        problems.append(clsolve.Knapsack(rng.integers(0, 90, size=n), weights, rng.integers(0, 120, size=m)))
+    mixed = Concatenated.of(PackedProblems.pack(problems), np.dtype(np.int32), clamp)
+    first = mixed.first_item
+    for width in (1, 2, 3):
+        rows = [k for k, p in enumerate(problems) if p.m == width]
+        if not rows:
+            continue
+        alone = Concatenated.of(PackedProblems.pack([problems[k] for k in rows]), np.dtype(np.int32), clamp)
+        assert (alone.capacities == mixed.capacities[rows]).all() and (alone.states == mixed.states[rows]).all()
+        for j, k in enumerate(rows):
+            a, b = first[k], first[k] + mixed.sizes[k]
+            c = alone.first_item[j]
+            assert (alone.weights[c:c + alone.sizes[j]] == mixed.weights[a:b]).all()
+            assert (alone.profits[c:c + alone.sizes[j]] == mixed.profits[a:b]).all()

@@ -28,12 +28,10 @@ from .solution import Solution
 
 #: Times clsolve itself sends a chunk again after the scheduler gave up on it (KilledWorker).
 MAX_ATTEMPTS = 2
-#: Chunks submitted per GPU slot at a time (one running, one queued on its worker).
-IN_FLIGHT = 2
 #: Full chunks' worth per GPU slot when the caller does not size them: fewer than ``device="all"``
-#: cuts (``clsolve.chunks.CHUNKS_PER_WORKER``), as each Dask task costs milliseconds of scheduler
-#: and client time (MSB-630 cut to 8 items x 100, PoCL, two workers: 1.09 s in 14 chunks, 1.21 s in 22).
-CHUNKS_PER_WORKER = 4
+#: cuts (``clsolve.chunks.CHUNKS_PER_WORKER``), as each Dask task costs milliseconds of scheduler,
+#: worker and client time (2 x H200, MSB-630 x 100: 3 a little faster than 4, and both than 2 or 6).
+CHUNKS_PER_WORKER = 3
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 
@@ -103,11 +101,13 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         packed = sent[chunk]
         key = f"clsolve-chunk-{batch_id}-{chunk}-{attempts[chunk]}"
         owner[key] = chunk
+        # earlier chunks first (the tapered shares end with small chunks): higher priority runs first
         return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,
-                             resources=resources)
+                             resources=resources, priority=-chunk)
 
-    # the head (one small chunk per GPU slot) goes out before the rest is packed and planned; then a
-    # window of chunks in flight, IN_FLIGHT per slot: the next chunk is sent while the workers solve
+    # the head (one small chunk per GPU slot) goes out before the rest is packed and planned; then
+    # every other chunk at once, so that each worker always holds its next chunk (a chunk sent only
+    # when another came back would wait for a round trip through the scheduler)
     first = [send(c) for c in range(len(plan.head))]
     try:
         ranges = plan.plan_rest(solver, _planning_device(device))
@@ -117,18 +117,13 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     collector = chunks.Collector(problems, ranges, progress)
     collector.start = began
     collector.client_seconds = time.perf_counter() - began
-    window = IN_FLIGHT * slots
     # with_results: each answer is fetched in the background as its chunk finishes, not by a round
     # trip of this loop
-    following = max(len(first), min(window, len(ranges)))
-    pending = distributed.as_completed(first + [send(c) for c in range(len(first), following)], with_results=True,
+    pending = distributed.as_completed(first + [send(c) for c in range(len(first), len(ranges))], with_results=True,
                                        raise_errors=False)
     try:
         for future, result in pending:
             chunk = owner[future.key]
-            if following < len(ranges):
-                pending.add(send(following))
-                following += 1
             if future.status == "finished":
                 collector.take(chunk, result, sent.get(chunk))  # a second answer is ignored
                 sent.pop(chunk, None)

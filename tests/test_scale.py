@@ -334,10 +334,10 @@ def test_dask_batch_equals_local(cluster, device):
     seen = []
     spread = clsolve.solve_many(problems, client=cluster, progress=seen.append)
     _same(spread, clsolve.solve_many(problems, device=device))
-    # tapered chunks for 2 GPU slots, 4 full chunks' worth each: 2 small, 6 full, then 2 halves, 2 quarters, 2 eighths
+    # tapered chunks for 2 GPU slots, 3 full chunks' worth each: 2 small, 4 full, then 2 halves, 2 quarters, 2 eighths
     from clsolve import cluster as dask_cluster
     expected = len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER))
-    assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 14
+    assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 12
     assert all(s is not None for s in spread)
 
 

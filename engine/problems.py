@@ -77,6 +77,19 @@ def _as_integers(values, field_name: str, shape_hint: str) -> np.ndarray:
     return array
 
 
+def _known_optimum(value) -> int | None:
+    """A known optimum as a Python int (None: unknown); an optimum is never negative."""
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise InvalidProblemError(f"known_optimum: expected an integer, got {value!r}") from None
+    if number != value or number < 0 or number > INT64_MAX:
+        raise InvalidProblemError(f"known_optimum: must be an integer in [0, 2^63 - 1], got {value!r}")
+    return number
+
+
 @dataclass(frozen=True, eq=False)
 class Knapsack:
     """A 0-1 knapsack with one or more capacity dimensions.
@@ -120,7 +133,7 @@ class Knapsack:
         object.__setattr__(self, "weights", weights)
         object.__setattr__(self, "capacities", capacities)
         object.__setattr__(self, "name", str(name))
-        object.__setattr__(self, "known_optimum", None if known_optimum is None else int(known_optimum))
+        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
         object.__setattr__(self, "_total_profit", total)
 
     @classmethod
@@ -264,7 +277,7 @@ class LCS:
         object.__setattr__(self, "b", b_symbols)
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "text", a_text and b_text)
-        object.__setattr__(self, "known_optimum", None if known_optimum is None else int(known_optimum))
+        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
 
     kind = "lcs"
 
@@ -354,7 +367,7 @@ class TSP:
             raise InvalidProblemError(f"distances: a tour could cost up to {longest}, beyond the signed 64-bit limit")
         object.__setattr__(self, "distances", matrix)
         object.__setattr__(self, "name", str(name))
-        object.__setattr__(self, "known_optimum", None if known_optimum is None else int(known_optimum))
+        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
         object.__setattr__(self, "_longest_tour_bound", longest)
 
     kind = "tsp"

@@ -50,3 +50,13 @@ def test_total_profit_beyond_int64_is_refused():
 def test_integral_floats_and_big_python_ints_are_accepted():
     p = clsolve.Knapsack([1.0, 2**61], np.array([3.0, 4.0]), 7.0)
     assert p.profits.dtype == np.int64 and p.profits[1] == 2**61
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "7", 2**63])
+def test_a_known_optimum_must_be_a_non_negative_integer(bad):
+    from clsolve.problems import LCS, TSP
+    for make in (lambda: clsolve.Knapsack([1, 2], [1, 1], 2, known_optimum=bad), lambda: LCS("AB", "B", known_optimum=bad),
+                 lambda: TSP([[0, 1], [1, 0]], known_optimum=bad)):
+        with pytest.raises(InvalidProblemError, match="known_optimum"):
+            make()
+    assert clsolve.Knapsack([1, 2], [1, 1], 2, known_optimum=3.0).known_optimum == 3

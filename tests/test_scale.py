@@ -170,7 +170,7 @@ def test_the_vectorized_check_equals_the_check_of_each_answer(seed, mixed):
         capacities = rng.integers(0, 40, size=m)
         selected = rng.random(n) < 0.5
         value = int(profits[selected].sum()) + int(rng.random() < 0.15)
-        known = value + int(rng.integers(-1, 2)) if rng.random() < 0.3 else None
+        known = max(0, value + int(rng.integers(-1, 2))) if rng.random() < 0.3 else None
         problems.append(clsolve.Knapsack(profits, weights, capacities, f"p{k}", known_optimum=known))
         solutions.append(clsolve.Solution(value, selected, bool(rng.random() < 0.5), "test", "host"))
     positions = list(range(len(problems)))

@@ -103,7 +103,7 @@ def solve_many(problems: Sequence, solver: str = "auto",
     device. There a problem that fails on its own does not stop the others: a
     :class:`~clsolve.errors.BatchError` names each failed index, and holds the other solutions.
     ``progress`` is called with a :class:`~clsolve.chunks.Progress` after every chunk;
-    ``chunk_count`` asks for that many chunks of equal cost (default: about 8 per device or worker,
+    ``chunk_count`` asks for that many chunks of equal cost (default: about 8 per device, 3 per Dask GPU slot,
     smaller ones first and last, see ``clsolve.chunks.tapered_shares``).
     """
     problems = list(problems)

@@ -114,8 +114,9 @@ class Concatenated:
         k = len(n)
         first = np.zeros(k, dtype=np.int64)
         np.cumsum(n[:-1], out=first[1:])
-        if k and (m == m[0]).all() and int(packed.weights.max(initial=0)) * int(n.max()) < 2**63:
-            return cls._of_one_width(packed, int(m[0]), n, first, dtype, clamp_capacities)
+        width = packed.shared_width()
+        if width is not None and int(packed.weights.max(initial=0)) * int(n.max()) < 2**63:
+            return cls._of_one_width(packed, width, n, first, dtype, clamp_capacities)
         items, dims, entries = packed.weight_entries()
         limits = packed.capacities
         if clamp_capacities:

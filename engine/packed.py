@@ -149,11 +149,17 @@ class PackedProblems:
             return np.zeros(0)
         return np.multiply.reduceat(self.capacities.astype(np.float64) + 1.0, self.capacity_offsets[:-1])
 
+    def shared_width(self) -> int | None:
+        """The m every knapsack has, where they all have the same (``weights`` is then (items, m)
+        rows end to end); None for mixed m or no knapsacks."""
+        m = np.diff(self.capacity_offsets)
+        return int(m[0]) if len(m) and (m == m[0]).all() else None
+
     def weight_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each entry of ``weights``: its item, its dimension, and its entry in ``capacities``."""
         n, m, _ = self.segments()
-        if len(m) and (m == m[0]).all():
-            width = int(m[0])
+        width = self.shared_width()
+        if width is not None:
             items = np.repeat(np.arange(int(n.sum()), dtype=np.int64), width)
             dims = np.tile(np.arange(width, dtype=np.int64), int(n.sum()))
         else:
@@ -224,8 +230,9 @@ class PackedProblems:
         items, dims = self.item_offsets.tolist(), self.capacity_offsets.tolist()
         known = [None if k < 0 else k for k in self.known_optima.tolist()]
         profits, weights, capacities, trusted = self.profits, self.weights, self.capacities, Knapsack.trusted
-        if len(m) and (m == m[0]).all():  # one m for all: rows of one 2-D view, no reshape per problem
-            rows = weights.reshape(-1, int(m[0]))
+        width = self.shared_width()
+        if width is not None:  # one m for all: rows of one 2-D view, no reshape per problem
+            rows = weights.reshape(-1, width)
             built = [trusted(profits[a:b], rows[a:b], capacities[c:d], name, total, optimum)
                      for a, b, c, d, name, total, optimum in zip(items, items[1:], dims, dims[1:], self.names, totals,
                                                                   known)]
@@ -286,15 +293,14 @@ class PackedProblems:
     def _over_capacity(self, selected: np.ndarray) -> np.ndarray:
         """Per knapsack: whether the items flagged in ``selected`` (bool, one per item) weigh more than
         a capacity in some dimension (the caller has made sure no sum passes 2^63)."""
-        n, m, _ = self.segments()
-        if len(m) and (m == m[0]).all():  # one m for all: weight rows summed per knapsack, (count, m)
-            width = int(m[0])
+        width = self.shared_width()
+        if width is not None:  # weight rows summed per knapsack, (count, m)
             chosen = self.weights.reshape(-1, width) * selected[:, None]
             used = np.add.reduceat(chosen, self.item_offsets[:-1], axis=0)
             return (used > self.capacities.reshape(-1, width)).any(axis=1)
         items, _, groups = self.weight_entries()  # each weight entry's item and capacity entry
         chosen = self.weights * selected[items]
-        if int(self.weights.max(initial=0)) * int(n.max()) < 2**53:  # float sums are exact: bincount
+        if int(self.weights.max(initial=0)) * int(np.diff(self.item_offsets).max()) < 2**53:  # float sums are exact: bincount
             used = np.bincount(groups, chosen, minlength=self.capacities.size).astype(np.int64)
         else:
             used = np.zeros(self.capacities.size, dtype=np.int64)

@@ -18,12 +18,13 @@ from .errors import (BatchError, ClsolveError, DeviceNotFoundError, DoesNotFitEr
                      UnknownSolverError, UnsupportedProblemError)
 from .problems import Knapsack  # noqa: E402
 from .solution import Solution, Timings  # noqa: E402
+from .solution_arrays import SolutionArrays  # noqa: E402
 from .solver import Plan, Solver  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Knapsack", "Solution", "Timings", "Plan", "Solver", "Device",
+    "Knapsack", "Solution", "SolutionArrays", "Timings", "Plan", "Solver", "Device",
     "solve", "solve_many", "plan", "choose", "solvers", "devices", "get_device",
     "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",
     "UnknownSolverError", "DeviceNotFoundError", "KernelBuildError", "SolutionCheckError",

@@ -12,6 +12,7 @@ from .packed import PackedProblems, PackedSolutions
 from .problems import Knapsack
 from .errors import ClsolveError, DoesNotFitError, FormatError, SolutionCheckError, UnsupportedProblemError
 from .solution import Solution, check, check_many
+from .solution_arrays import SolutionArrays
 from .solver import Plan, Solver, problem_label
 
 HOST_DEVICE_LABEL = "host CPU"
@@ -92,7 +93,7 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, **o
 def solve_many(problems: Sequence, solver: str = "auto",
                device: str | Device | Sequence[str | Device] | None = None, *, client=None,
                progress: Callable[[Progress], None] | None = None, chunk_count: int | None = None,
-               **options) -> list[Solution]:
+               arrays: bool = False, **options) -> list[Solution] | SolutionArrays:
     """Solve several problems; one checked ``Solution`` per problem, in input order.
 
     On one device, an error in one problem is raised naming that problem's index; nothing is
@@ -105,24 +106,28 @@ def solve_many(problems: Sequence, solver: str = "auto",
     ``progress`` is called with a :class:`~clsolve.chunks.Progress` after every chunk;
     ``chunk_count`` asks for that many chunks of equal cost (default: about 8 per device, 3 per Dask GPU slot,
     smaller ones first and last, see ``clsolve.chunks.tapered_shares``).
+    ``arrays=True`` returns the same checked answers as a :class:`~clsolve.SolutionArrays` (values,
+    optimality and item flags as NumPy arrays; a ``Solution`` is built only for a row that is read),
+    which saves the client about two microseconds per problem.
     """
     problems = list(problems)
     if not problems:
-        return []
+        return SolutionArrays.of_solutions([]) if arrays else []
     with paused_gc():
-        return _solve_many(problems, solver, device, client, progress, chunk_count, options)
+        return _solve_many(problems, solver, device, client, progress, chunk_count, arrays, options)
 
 
-def _solve_many(problems: list, solver: str, device, client, progress, chunk_count, options: dict) -> list[Solution]:
+def _solve_many(problems: list, solver: str, device, client, progress, chunk_count, arrays: bool,
+                options: dict) -> list[Solution] | SolutionArrays:
     if client is not None:
         from . import cluster
-        return cluster.solve_many(problems, solver, device, options, client, progress, chunk_count)
+        return cluster.solve_many(problems, solver, device, options, client, progress, chunk_count, arrays)
     if multidevice.is_several(device):
         devices, note = multidevice.resolve(device)
         if len(devices) > 1:
-            return multidevice.solve_many(problems, solver, devices, options, progress, chunk_count)
+            return multidevice.solve_many(problems, solver, devices, options, progress, chunk_count, arrays)
         start = time.perf_counter()
-        solutions = solve_many(problems, solver, devices[0], **options)
+        solutions = solve_many(problems, solver, devices[0], arrays=arrays, **options)
         chunks.note_all(solutions, note)
         if progress is not None:
             progress(Progress(1, 1, len(problems), len(problems), time.perf_counter() - start))
@@ -131,17 +136,16 @@ def _solve_many(problems: list, solver: str, device, client, progress, chunk_cou
         packed = PackedProblems.pack(problems)
         answer = solve_packed_unchecked(packed, solver, device, options)
         if answer is not None:
-            solutions = answer.unpack()
-            failed = packed.first_wrong(answer)
+            failed = packed.first_wrong(answer)  # answer rows are the problems, in order
             if failed is not None:
-                _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
+                _indexed(failed, problems[failed], lambda: check(problems[failed], answer.solution(failed)))
                 raise SolutionCheckError(f"{problem_label(failed, problems[failed])}: the answer does not match")
-            return solutions
+            return SolutionArrays(answer) if arrays else answer.unpack()
     solutions = solve_many_unchecked(problems, solver, device, **options)
     failed = check_many(problems, solutions)
     if failed is not None:
         _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
-    return solutions
+    return SolutionArrays.of_solutions(solutions) if arrays else solutions
 
 
 def _works_packed(cls: type) -> bool:

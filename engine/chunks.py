@@ -23,6 +23,7 @@ from .gcpause import paused_gc
 from .packed import PackedProblems, PackedSolutions
 from .problems import Knapsack
 from .solution import Solution, check
+from .solution_arrays import SolutionArrays
 from .solver import Solver, problem_label
 
 #: Chunks per worker when the caller does not size them: enough to balance uneven chunks and
@@ -268,12 +269,17 @@ def _error_class(name: str) -> type[ClsolveError]:
 
 class Collector:
     """Takes each chunk's answers exactly once, checks them against the client's problems, and
-    builds the input-order result (or a :class:`BatchError` with the failures and the rest)."""
+    builds the input-order result (or a :class:`BatchError` with the failures and the rest): a list
+    of Solution objects, or with ``arrays`` the chunks' answers joined as a :class:`SolutionArrays`
+    (no object built per problem)."""
 
-    def __init__(self, problems: Sequence, ranges: Sequence[range], progress: Callable[[Progress], None] | None):
+    def __init__(self, problems: Sequence, ranges: Sequence[range], progress: Callable[[Progress], None] | None,
+                 arrays: bool = False):
         self.problems = problems
         self.ranges = list(ranges)
-        self.solutions: list[Solution | None] = [None] * len(problems)
+        self.arrays = arrays
+        self.solutions: list[Solution | None] = [] if arrays else [None] * len(problems)
+        self.parts: dict[int, PackedSolutions] = {}  # with arrays: each chunk's answers, by chunk
         self.failures: dict[int, ClsolveError] = {}
         self.done: set[int] = set()
         self.callback = progress
@@ -300,20 +306,20 @@ class Collector:
         if got.size != len(expected) or (got.size and (got != np.arange(expected.start, expected.stop)).any()):
             raise SolutionCheckError(f"chunk {chunk} came back with problems {got[:5].tolist()}... "
                                      f"instead of {expected}")
-        solutions = packed.unpack()
-        positions = packed.positions.tolist()
         wrong = sent.first_wrong(packed)
-        failed = None if wrong is None else positions.index(wrong)
-        if failed is not None:
-            problem = self.problems[positions[failed]]
+        if wrong is not None:
+            problem = self.problems[wrong]
             try:
-                check(problem, solutions[failed])
+                check(problem, packed.solution(int(np.flatnonzero(packed.positions == wrong)[0])))
             except SolutionCheckError as exc:
-                raise SolutionCheckError(f"{problem_label(positions[failed], problem)}: {exc}") from exc
-            raise SolutionCheckError(f"{problem_label(positions[failed], problem)}: its answer does not match the "
+                raise SolutionCheckError(f"{problem_label(wrong, problem)}: {exc}") from exc
+            raise SolutionCheckError(f"{problem_label(wrong, problem)}: its answer does not match the "
                                      "problem that was sent")
-        for position, solution in zip(positions, solutions):
-            self.solutions[position] = solution
+        if self.arrays:
+            self.parts[chunk] = packed
+        else:
+            for position, solution in zip(packed.positions.tolist(), packed.unpack()):
+                self.solutions[position] = solution
         for position, (name, message) in packed.failures.items():
             self.failures[position] = _error_class(name)(f"{problem_label(position, self.problems[position])}: {message}")
         self.done.add(chunk)
@@ -335,17 +341,27 @@ class Collector:
         if self.callback is not None:
             self.callback(self.progress())
 
-    def result(self) -> list[Solution]:
+    def result(self) -> list[Solution] | SolutionArrays:
         missing = [c for c in range(len(self.ranges)) if c not in self.done]
         if missing:
             raise SolutionCheckError(f"chunks {missing} never came back")
         if self.failures:
+            if self.arrays:  # the solved ones as objects, None where a problem failed
+                self.solutions = [None] * len(self.problems)
+                for part in self.parts.values():
+                    for position, solution in zip(part.positions.tolist(), part.unpack()):
+                        self.solutions[position] = solution
             raise BatchError(self.failures, self.solutions)
+        if self.arrays:
+            return SolutionArrays(PackedSolutions.joined([self.parts[c] for c in range(len(self.ranges))]))
         return self.solutions  # type: ignore[return-value]
 
 
-def note_all(solutions: Sequence[Solution], note: str | None) -> None:
-    if note:
+def note_all(solutions: Sequence[Solution] | SolutionArrays, note: str | None) -> None:
+    if isinstance(solutions, SolutionArrays):
+        if note:
+            solutions.add_note(note)
+    elif note:
         for solution in solutions:
             if solution is not None:
                 solution.notes.append(note)

@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 from . import chunks
 from .errors import DeviceNotFoundError, InvalidOptionError
 from .solution import Solution
+from .solution_arrays import SolutionArrays
 
 #: Times clsolve itself sends a chunk again after the scheduler gave up on it (KilledWorker).
 MAX_ATTEMPTS = 2
@@ -74,8 +75,9 @@ def _planning_device(device):
 
 def solve_many(problems: Sequence, solver: str, device, options: dict, client,
                progress: Callable[[chunks.Progress], None] | None = None,
-               chunk_count: int | None = None) -> list[Solution]:
-    """Solve ``problems`` on ``client``'s workers; solutions in input order (see the module doc).
+               chunk_count: int | None = None, arrays: bool = False) -> list[Solution] | SolutionArrays:
+    """Solve ``problems`` on ``client``'s workers; solutions in input order (see the module doc;
+    with ``arrays``, as one :class:`SolutionArrays`).
 
     ``device`` is passed to every worker (None or ``all``: each worker's ``CLSOLVE_DEVICE``, else auto).
     """
@@ -114,7 +116,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     except BaseException:
         client.cancel(first)
         raise
-    collector = chunks.Collector(problems, ranges, progress)
+    collector = chunks.Collector(problems, ranges, progress, arrays)
     collector.start = began
     collector.client_seconds = time.perf_counter() - began
     # with_results: each answer is fetched in the background as its chunk finishes, not by a round

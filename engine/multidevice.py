@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 from . import chunks
 from .devices import Device, all_devices, get_device
 from .solution import Solution
+from .solution_arrays import SolutionArrays
 
 #: Chunks a device holds at once: one running, one waiting, so it never idles between chunks.
 IN_FLIGHT = 2
@@ -73,8 +74,9 @@ def shutdown() -> None:
 
 def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], options: dict,
                progress: Callable[[chunks.Progress], None] | None = None,
-               chunk_count: int | None = None) -> list[Solution]:
-    """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order."""
+               chunk_count: int | None = None, arrays: bool = False) -> list[Solution] | SolutionArrays:
+    """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order
+    (with ``arrays``, as one :class:`SolutionArrays`)."""
     began = time.perf_counter()
     plan = chunks.Chunking(problems, len(devices), chunk_count)
     held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor, chunks.PackedProblems]] = {}
@@ -94,7 +96,7 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
             send(slot, slot)
         ranges = plan.plan_rest(solver, devices[0])
         attempts = [0] * len(ranges)
-        collector = chunks.Collector(problems, ranges, progress)
+        collector = chunks.Collector(problems, ranges, progress, arrays)
         collector.start = began
         collector.client_seconds = time.perf_counter() - began
         waiting = deque(range(len(plan.head), len(ranges)))

@@ -365,6 +365,32 @@ class PackedSolutions:
                    labels=list(labels), label_index=np.array(index, dtype=np.int32), extras=extras,
                    failures=dict(failures), worker=worker, seconds=seconds)
 
+    @classmethod
+    def joined(cls, parts: Sequence["PackedSolutions"]) -> "PackedSolutions":
+        """``parts`` end to end (rows in the parts' order), labels shared again across parts."""
+        if len(parts) == 1:
+            return parts[0]
+        labels: dict[tuple, int] = {}
+        label_index, extras, failures = [], {}, {}
+        offsets = [np.zeros(1, dtype=np.int64)]
+        rows = items = 0
+        for part in parts:
+            remap = np.array([labels.setdefault(label, len(labels)) for label in part.labels] or [0], dtype=np.int32)
+            label_index.append(remap[part.label_index])
+            extras.update({rows + k: extra for k, extra in part.extras.items()})
+            failures.update(part.failures)
+            offsets.append(part.item_offsets[1:] - part.item_offsets[0] + items)
+            rows += len(part.positions)
+            items += int(part.item_offsets[-1] - part.item_offsets[0])
+        return cls(positions=np.concatenate([p.positions for p in parts]),
+                   values=np.concatenate([p.values for p in parts]), item_offsets=np.concatenate(offsets),
+                   selected=np.concatenate([p.selected[p.item_offsets[0]:p.item_offsets[-1]] for p in parts]),
+                   optimal=np.concatenate([p.optimal for p in parts]),
+                   timings=np.concatenate([p.timings for p in parts]).reshape(-1, 4), labels=list(labels),
+                   label_index=np.concatenate(label_index), extras=extras, failures=failures,
+                   worker=",".join(sorted({p.worker for p in parts if p.worker})),
+                   seconds=sum(p.seconds for p in parts))
+
     def solution(self, k: int) -> Solution:
         """Row ``k`` as a Solution."""
         solver, device, notes = self.labels[int(self.label_index[k])]
@@ -375,22 +401,24 @@ class PackedSolutions:
 
     def unpack(self) -> list[Solution]:
         """One Solution per row. Built without the dataclass constructor (a batch of 63,000 is
-        returned in a few tens of milliseconds): slots set directly, and the instances of one device
-        batch share its Timings (the batch's, divided by its size)."""
-        offsets, everything, labels = self.item_offsets.tolist(), self.selected, self.labels
+        returned in a few tens of milliseconds): slots set directly, and each run of rows with equal
+        timings (one device batch: the batch's, divided by its size) shares one Timings."""
+        count = len(self.values)
+        offsets, everything = self.item_offsets.tolist(), self.selected
+        rows = np.asarray(self.timings, dtype=np.float64).reshape(count, 4)
+        starts = np.ones(count, dtype=bool)
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+        shared = [Timings(*row) for row in rows[starts].tolist()]
+        run = np.cumsum(starts) - 1
+        labels = self.labels
         new_solution = Solution.__new__
-        shared: dict[tuple, Timings] = {}
         out = []
-        for value, a, b, optimal, row, label in zip(
-                self.values.tolist(), offsets, offsets[1:], self.optimal.tolist(), map(tuple, self.timings.tolist()),
-                self.label_index.tolist()):
+        for value, a, b, optimal, k, label in zip(self.values.tolist(), offsets, offsets[1:], self.optimal.tolist(),
+                                                  run.tolist(), self.label_index.tolist()):
             solver, device, notes = labels[label]
-            timings = shared.get(row)
-            if timings is None:
-                timings = shared[row] = Timings(*row)
             s = new_solution(Solution)
             s.value, s.selected, s.optimal, s.solver, s.device, s.timings = value, everything[a:b], optimal, solver, \
-                device, timings
+                device, shared[k]
             s.notes, s.bound, s.stats, s.positions, s.tour = list(notes), None, {}, None, None
             out.append(s)
         for k, (bound, stats, positions, tour) in self.extras.items():

@@ -341,6 +341,15 @@ def test_dask_batch_equals_local(cluster, device):
     assert all(s is not None for s in spread)
 
 
+def test_dask_batch_as_arrays(cluster, device):
+    problems = _random(120, 14)
+    spread = clsolve.solve_many(problems, client=cluster, arrays=True, chunk_count=5)
+    assert isinstance(spread, clsolve.SolutionArrays)
+    local = clsolve.solve_many(problems, device=device)
+    assert spread.values.tolist() == [s.value for s in local]
+    assert all(np.array_equal(spread.selected_of(k), s.selected) for k, s in enumerate(local))
+
+
 def test_dask_worker_killed_mid_chunk_loses_nothing(cluster, device, tmp_path):
     import cloudpickle
     cloudpickle.register_pickle_by_value(sys.modules[__name__])

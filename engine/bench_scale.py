@@ -11,7 +11,10 @@ from __future__ import annotations
 import datetime
 import importlib.util
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -21,17 +24,54 @@ from .bench import _fresh, _two_d_set
 from .devices import all_devices, get_device
 
 
-def _dask_cluster(devices):
-    """A local Dask cluster of one single-threaded worker per device, each pinned to its device by
-    ``CLSOLVE_DEVICE=#N`` and declaring ``GPU=1`` (what ``dask worker --resources GPU=1`` does)."""
-    import distributed
-    workers = {f"gpu{k}": {"cls": distributed.Nanny,
-                           "options": {"nthreads": 1, "resources": {"GPU": 1},
-                                       "env": {"CLSOLVE_DEVICE": f"#{d.index}"}}}
-               for k, d in enumerate(devices)}
-    scheduler = {"cls": distributed.Scheduler, "options": {"dashboard_address": None}}
-    cluster = distributed.SpecCluster(workers=workers, scheduler=scheduler, silence_logs=40)
-    return cluster, distributed.Client(cluster)
+class DaskProcesses:
+    """A Dask cluster started as the README starts one, with Dask's own commands: ``dask scheduler``
+    and, per device, ``dask worker --nworkers 1 --nthreads 1 --resources GPU=1`` with
+    ``CLSOLVE_DEVICE=#N``, each in its own process (a scheduler inside the client's process, as
+    ``LocalCluster`` makes, would take the client's GIL for its own work). Logs go to a temporary
+    folder, named when the cluster does not come up."""
+
+    def __init__(self, devices, timeout: float = 120.0):
+        import distributed
+        self.folder = tempfile.mkdtemp(prefix="clsolve-dask-")
+        scheduler_file = os.path.join(self.folder, "scheduler.json")
+        self.processes: list[subprocess.Popen] = []
+        self._start("scheduler", ["distributed.cli.dask_scheduler", "--no-dashboard", "--port", "0"], scheduler_file)
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(scheduler_file):
+            if time.monotonic() > deadline or self.processes[0].poll() is not None:
+                self.close(remove_logs=False)
+                raise RuntimeError(f"the Dask scheduler did not start; see the logs in {self.folder}")
+            time.sleep(0.1)
+        for k, device in enumerate(devices):
+            self._start(f"worker{k}", ["distributed.cli.dask_worker", "--nworkers", "1", "--nthreads", "1",
+                                       "--resources", "GPU=1", "--no-dashboard"], scheduler_file,
+                        {"CLSOLVE_DEVICE": f"#{device.index}"})
+        try:
+            self.client = distributed.Client(scheduler_file=scheduler_file, timeout=timeout)
+            self.client.wait_for_workers(len(devices), timeout=timeout)
+        except Exception as exc:
+            self.close(remove_logs=False)
+            raise RuntimeError(f"the Dask cluster did not come up ({exc}); see the logs in {self.folder}") from exc
+
+    def _start(self, name: str, command: list[str], scheduler_file: str, env: dict | None = None) -> None:
+        with open(os.path.join(self.folder, f"{name}.log"), "wb") as log:
+            self.processes.append(subprocess.Popen([sys.executable, "-m", *command, "--scheduler-file", scheduler_file],
+                                                   stdout=log, stderr=subprocess.STDOUT,
+                                                   env={**os.environ, **(env or {})}))
+
+    def close(self, remove_logs: bool = True) -> None:
+        if getattr(self, "client", None) is not None:
+            self.client.close()
+        for process in reversed(self.processes):
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        if remove_logs:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _once(problems: list, **kwargs) -> tuple[float, list, dict]:
@@ -56,14 +96,13 @@ def run(args) -> dict:
     configs: dict[str, dict] = {"one device": {"device": [first]}, "device=all": {"device": "all"}}
     if len(gpus) >= 2:  # the host work spread over two processes on one GPU: how much is host work
         configs["one GPU, 2 processes"] = {"device": [f"#{first.index}"] * 2}
-    cluster = client = None
+    cluster = None
     rows: dict[str, dict] = {}
     if importlib.util.find_spec("distributed") is None:
         rows["dask"] = {"note": "distributed is not installed (pip install 'clsolve[dask]')"}
     else:
-        cluster, client = _dask_cluster(gpus or [first])
-        client.wait_for_workers(max(len(gpus), 1), timeout=120)
-        configs["dask"] = {"client": client}
+        cluster = DaskProcesses(gpus or [first])
+        configs["dask"] = {"client": cluster.client}
     # the same runs returning the answers as arrays (solve_many(..., arrays=True)): no Solution object
     # built per instance, so the client's serial work is packing and the vectorized check only
     for name in ("one device", "device=all", "dask"):
@@ -87,8 +126,7 @@ def run(args) -> dict:
                 print(f"round {round_ + 1}, {name}: {seconds:.3f} s, {len(problems) / seconds:,.0f} instances/s",
                       file=sys.stderr)
     finally:
-        if client is not None:
-            client.close()
+        if cluster is not None:
             cluster.close()
     processes = {"one device": 1, "device=all": max(len(gpus), 1), "one GPU, 2 processes": 2, "dask": max(len(gpus), 1)}
     for name in configs:

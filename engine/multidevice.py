@@ -25,6 +25,8 @@ from .solution_arrays import SolutionArrays
 IN_FLIGHT = 2
 #: Times a chunk is sent again after the process holding it died.
 MAX_ATTEMPTS = 3
+#: The leading waves of a batch (``clsolve.chunks.Chunking``): None for ``clsolve.chunks.WAVES``.
+WAVES: tuple[float, ...] | None = None
 
 
 def is_several(device) -> bool:
@@ -72,13 +74,25 @@ def shutdown() -> None:
         _pools.popitem()[1].shutdown(wait=False, cancel_futures=True)
 
 
+def _handed_over(sent: list[futures.Future], timeout: float = 0.05) -> None:
+    """Wait (``timeout`` at most) until the executors' threads have queued ``sent`` for their
+    processes, then a millisecond for the queues' feeder threads to write them. Those threads need
+    this process's GIL, which packing the rest of a batch holds for tens of milliseconds: without
+    the wait, the head reached the devices only after the rest was packed (2 x H200: chunk 0 started
+    at 25 ms instead of 3)."""
+    deadline = time.perf_counter() + timeout
+    while not all(f.running() or f.done() for f in sent) and time.perf_counter() < deadline:
+        time.sleep(0.0002)
+    time.sleep(0.001)
+
+
 def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], options: dict,
                progress: Callable[[chunks.Progress], None] | None = None,
                chunk_count: int | None = None, arrays: bool = False) -> list[Solution] | SolutionArrays:
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order
     (with ``arrays``, as one :class:`SolutionArrays`)."""
     began = time.perf_counter()
-    plan = chunks.Chunking(problems, len(devices), chunk_count)
+    plan = chunks.Chunking(problems, len(devices), chunk_count, waves=WAVES)
     held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor, chunks.PackedProblems]] = {}
     load = [0] * len(devices)
 
@@ -91,15 +105,22 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
         load[slot] += 1
 
     try:
-        # the head (one small chunk per device) goes out before the rest is packed and planned
-        for slot in range(len(plan.head)):
-            send(slot, slot)
+        # each wave (one chunk per device, cut by count) goes out before the next is packed, the
+        # rest last, planned and cut by cost; waves may exceed IN_FLIGHT (the executors queue them)
+        wave = plan.head
+        while wave:
+            first = len(plan.ranges) - len(wave)
+            for slot in range(len(wave)):
+                send(slot, first + slot)
+            _handed_over([f for f, (chunk, *_) in held.items() if chunk >= first])
+            wave = plan.next_wave()
+        dispatched = len(plan.ranges)
         ranges = plan.plan_rest(solver, devices[0])
         attempts = [0] * len(ranges)
         collector = chunks.Collector(problems, ranges, progress, arrays)
         collector.start = began
         collector.client_seconds = time.perf_counter() - began
-        waiting = deque(range(len(plan.head), len(ranges)))
+        waiting = deque(range(dispatched, len(ranges)))
         while waiting or held:
             for slot in range(len(devices)):
                 while waiting and load[slot] < IN_FLIGHT:

@@ -69,25 +69,33 @@ def test_tapered_chunks_start_and_end_small():
 
 
 @pytest.mark.parametrize("kinds", ["knapsacks", "mixed"])
-def test_the_head_goes_out_before_the_rest_is_planned(kinds, device):
-    problems = _random(100, 5)
+def test_waves_go_out_before_the_rest_is_planned(kinds, device):
+    problems = _random(200, 5)
     if kinds == "mixed":
         problems[50] = LCS("ACGT", "AGT")
-    plan = chunks.Chunking(problems, 2, per_worker=2)
-    assert plan.head == [range(0, 6), range(6, 12)] == plan.ranges  # 100 // (2 workers x 2 x 4) each
+    plan = chunks.Chunking(problems, 2, per_worker=2, waves=(0.05, 0.2))
+    assert plan.head == [range(0, 5), range(5, 10)] == plan.ranges  # 200 x 0.05 // 2 workers each
     first = plan.chunk(plan.head[1])
-    assert first.positions.tolist() == list(range(6, 12)) and all(map(_equal, problems[6:12], first.unpack()))
+    assert first.positions.tolist() == list(range(5, 10)) and all(map(_equal, problems[5:10], first.unpack()))
+    assert plan.next_wave() == [range(10, 30), range(30, 50)] and plan.split == 50
+    assert plan.chunk(range(30, 50)).positions.tolist() == list(range(30, 50))
+    assert plan.next_wave() == []
     ranges = plan.plan_rest("dp-batch", device)
-    assert ranges[:2] == plan.head and [i for r in ranges for i in r] == list(range(100))
-    assert len(ranges) == len(chunks.tapered_shares(2, 2))
+    assert ranges[:4] == [range(0, 5), range(5, 10), range(10, 30), range(30, 50)]
+    assert [i for r in ranges for i in r] == list(range(200))
+    assert len(ranges) == 4 + len(chunks.tapered_shares(2, 2)) - 2  # the rest: tapered shares after the head
     for rows in ranges:
         packed = plan.chunk(rows)
         assert packed.positions.tolist() == list(rows)
         assert all(p is q if not isinstance(p, clsolve.Knapsack) else _equal(p, q)
                    for p, q in zip(problems[rows.start:rows.stop], packed.unpack()))
-    equal = chunks.Chunking(problems, 2, chunk_count=5)  # asked for: equal chunks by cost, no head
+    equal = chunks.Chunking(problems, 2, chunk_count=5)  # asked for: equal chunks by cost, no waves
     assert equal.head == [] and len(equal.plan_rest("dp-batch", device)) == 5
-    assert chunks.Chunking(problems[:10], 2).head == []  # too few for a head
+    assert chunks.Chunking(problems[:10], 2).head == []  # too few for a wave
+    default = chunks.Chunking(problems, 2)
+    assert default.head == [range(0, 1), range(1, 2)]  # 200 / 64 // 2
+    with pytest.raises(clsolve.InvalidOptionError, match="waves"):
+        chunks.Chunking(problems, 2, waves=(0.5, 0.6))
 
 
 def test_costs_come_from_the_plan(device):
@@ -334,10 +342,11 @@ def test_dask_batch_equals_local(cluster, device):
     seen = []
     spread = clsolve.solve_many(problems, client=cluster, progress=seen.append)
     _same(spread, clsolve.solve_many(problems, device=device))
-    # tapered chunks for 2 GPU slots, 3 full chunks' worth each: 2 small, 4 full, then 2 halves, 2 quarters, 2 eighths
+    # 3 waves of one chunk per GPU slot, then the rest cut as the tapered shares after their head for
+    # 2 slots, 3 full chunks' worth each: 4 full, then 2 halves, 2 quarters, 2 eighths
     from clsolve import cluster as dask_cluster
-    expected = len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER))
-    assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 12
+    expected = 2 * len(chunks.WAVES) + len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER)) - 2
+    assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 16
     assert all(s is not None for s in spread)
 
 

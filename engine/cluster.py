@@ -33,11 +33,6 @@ MAX_ATTEMPTS = 2
 #: cuts (``clsolve.chunks.CHUNKS_PER_WORKER``), as each Dask task costs milliseconds of scheduler,
 #: worker and client time (2 x H200, MSB-630 x 100: 3 a little faster than 4, and both than 2 or 6).
 CHUNKS_PER_WORKER = 3
-#: The leading waves of a batch (``clsolve.chunks.Chunking``): None for ``clsolve.chunks.WAVES``.
-WAVES: tuple[float, ...] | None = None
-#: Seconds the client yields after sending each wave, so that its IO thread sends it to the
-#: scheduler before packing the next holds the GIL.
-WAVE_WAIT = 0.0
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 
@@ -95,7 +90,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     resources = {RESOURCE: 1} if gpus else None
     slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
     began = time.perf_counter()
-    plan = chunks.Chunking(problems, slots, chunk_count, CHUNKS_PER_WORKER, waves=WAVES)
+    plan = chunks.Chunking(problems, slots, chunk_count, CHUNKS_PER_WORKER)
     worker_device = None if device == "all" else device
     batch_id = uuid.uuid4().hex[:12]
     attempts: Counter[int] = Counter()  # sends after the first, by chunk
@@ -119,8 +114,6 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     try:
         while wave:
             first += [send(c) for c in range(len(plan.ranges) - len(wave), len(plan.ranges))]
-            if WAVE_WAIT:
-                time.sleep(WAVE_WAIT)
             wave = plan.next_wave()
         ranges = plan.plan_rest(solver, _planning_device(device))
     except BaseException:

@@ -25,8 +25,6 @@ from .solution_arrays import SolutionArrays
 IN_FLIGHT = 2
 #: Times a chunk is sent again after the process holding it died.
 MAX_ATTEMPTS = 3
-#: The leading waves of a batch (``clsolve.chunks.Chunking``): None for ``clsolve.chunks.WAVES``.
-WAVES: tuple[float, ...] | None = None
 
 
 def is_several(device) -> bool:
@@ -92,7 +90,7 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order
     (with ``arrays``, as one :class:`SolutionArrays`)."""
     began = time.perf_counter()
-    plan = chunks.Chunking(problems, len(devices), chunk_count, waves=WAVES)
+    plan = chunks.Chunking(problems, len(devices), chunk_count)
     held: dict[futures.Future, tuple[int, int, futures.ProcessPoolExecutor, chunks.PackedProblems]] = {}
     load = [0] * len(devices)
 

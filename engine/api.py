@@ -104,8 +104,9 @@ def solve_many(problems: Sequence, solver: str = "auto",
     device. There a problem that fails on its own does not stop the others: a
     :class:`~clsolve.errors.BatchError` names each failed index, and holds the other solutions.
     ``progress`` is called with a :class:`~clsolve.chunks.Progress` after every chunk;
-    ``chunk_count`` asks for that many chunks of equal cost (default: about 8 per device, 3 per Dask GPU slot,
-    smaller ones first and last, see ``clsolve.chunks.tapered_shares``).
+    ``chunk_count`` asks for that many chunks of equal cost (default: three leading waves of one chunk
+    per device, then about 8 chunks per device or 3 per Dask GPU slot by cost, smaller ones last; see
+    ``clsolve.chunks.Chunking``).
     ``arrays=True`` returns the same checked answers as a :class:`~clsolve.SolutionArrays` (values,
     optimality and item flags as NumPy arrays; a ``Solution`` is built only for a row that is read),
     which saves the client about two microseconds per problem.

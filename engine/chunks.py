@@ -131,7 +131,7 @@ class Chunking:
         return wave
 
     def plan_rest(self, solver: str, device) -> list[range]:
-        """Pack and plan the problems after the head with ``solver`` on ``device`` (None: the
+        """Pack and plan the problems after the waves with ``solver`` on ``device`` (None: the
         device-free sizes), cut them by cost; returns all the ranges."""
         rest = self.problems[self.split:]
         packed = None

@@ -345,8 +345,7 @@ class Collector:
         if self.arrays:
             self.parts[chunk] = packed
         else:
-            for position, solution in zip(packed.positions.tolist(), packed.unpack()):
-                self.solutions[position] = solution
+            self._place(packed)
         for position, (name, message) in packed.failures.items():
             self.failures[position] = _error_class(name)(f"{problem_label(position, self.problems[position])}: {message}")
         self.done.add(chunk)
@@ -355,6 +354,11 @@ class Collector:
         self.client_seconds += time.perf_counter() - began
         if self.callback is not None:
             self.callback(self.progress())
+
+    def _place(self, packed: PackedSolutions) -> None:
+        """A chunk's answers as Solution objects, each at its batch index."""
+        for position, solution in zip(packed.positions.tolist(), packed.unpack()):
+            self.solutions[position] = solution
 
     def fail_chunk(self, chunk: int, exc: BaseException) -> None:
         """Every problem of a chunk that could not be run at all (its worker kept dying)."""
@@ -376,8 +380,7 @@ class Collector:
             if self.arrays:  # the solved ones as objects, None where a problem failed
                 self.solutions = [None] * len(self.problems)
                 for part in self.parts.values():
-                    for position, solution in zip(part.positions.tolist(), part.unpack()):
-                        self.solutions[position] = solution
+                    self._place(part)
             raise BatchError(self.failures, self.solutions)
         if self.arrays:
             return SolutionArrays(PackedSolutions.joined([self.parts[c] for c in range(len(self.ranges))]))

@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 from . import chunks
 from .errors import DeviceNotFoundError, InvalidOptionError
+from .malloc import keep_large_blocks_on_heap
 from .solution import Solution
 from .solution_arrays import SolutionArrays
 
@@ -55,7 +56,9 @@ def connect(address: str):
 
 
 def solve_on_worker(packed: chunks.PackedProblems, solver: str, options: dict, device) -> chunks.PackedSolutions:
-    """The task each chunk runs: :func:`clsolve.chunks.solve_chunk` on the worker's own device."""
+    """The task each chunk runs: :func:`clsolve.chunks.solve_chunk` on the worker's own device
+    (after :func:`clsolve.malloc.keep_large_blocks_on_heap`, once per worker process)."""
+    keep_large_blocks_on_heap()
     try:
         from distributed import get_worker
         worker = get_worker().address
@@ -97,15 +100,19 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     owner: dict[str, int] = {}
     sent: dict[int, chunks.PackedProblems] = {}  # chunks packed and not yet answered
 
-    def send(chunk: int):
-        if chunk not in sent:
-            sent[chunk] = plan.chunk(plan.ranges[chunk])
-        packed = sent[chunk]
-        key = f"clsolve-chunk-{batch_id}-{chunk}-{attempts[chunk]}"
-        owner[key] = chunk
-        # earlier chunks first (the tapered shares end with small chunks): higher priority runs first
-        return client.submit(solve_on_worker, packed, solver, options, worker_device, key=key, pure=False,
-                             resources=resources, priority=-chunk)
+    def send(first: int, stop: int) -> list:
+        """Chunks first..stop-1 packed and handed to Dask as one graph (one message to the scheduler,
+        however many chunks), each under a key of its own."""
+        for chunk in range(first, stop):
+            if chunk not in sent:
+                sent[chunk] = plan.chunk(plan.ranges[chunk])
+        keys = [f"clsolve-chunk-{batch_id}-{chunk:05d}-{attempts[chunk]}" for chunk in range(first, stop)]
+        owner.update(zip(keys, range(first, stop)))
+        # earlier chunks first (the tapered shares end with small chunks): a graph's tasks run in the
+        # order given, and a higher priority runs before a lower one
+        return client.map(solve_on_worker, [sent[chunk] for chunk in range(first, stop)], solver=solver,
+                          options=options, device=worker_device, key=keys, pure=False, resources=resources,
+                          priority=-first)
 
     # each wave (one chunk per GPU slot) goes out before the next is packed, the rest last; then
     # every other chunk at once, so that each worker always holds its next chunk (a chunk sent only
@@ -113,7 +120,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     first, wave = [], plan.head
     try:
         while wave:
-            first += [send(c) for c in range(len(plan.ranges) - len(wave), len(plan.ranges))]
+            first += send(len(plan.ranges) - len(wave), len(plan.ranges))
             wave = plan.next_wave()
         ranges = plan.plan_rest(solver, _planning_device(device))
     except BaseException:
@@ -124,7 +131,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     collector.client_seconds = time.perf_counter() - began
     # with_results: each answer is fetched in the background as its chunk finishes, not by a round
     # trip of this loop
-    pending = distributed.as_completed(first + [send(c) for c in range(len(first), len(ranges))], with_results=True,
+    pending = distributed.as_completed(first + send(len(first), len(ranges)), with_results=True,
                                        raise_errors=False)
     try:
         for future, result in pending:
@@ -141,7 +148,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
                     collector.fail_chunk(chunk, exc)
                 else:
                     collector.resubmitted += 1
-                    pending.add(send(chunk))
+                    pending.update(send(chunk, chunk + 1))
             future.release()
     except BaseException:
         client.cancel([f for f in pending.futures])

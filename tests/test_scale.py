@@ -348,6 +348,9 @@ def test_dask_batch_equals_local(cluster, device):
     expected = 2 * len(chunks.WAVES) + len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER)) - 2
     assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 16
     assert all(s is not None for s in spread)
+    # each worker (started by a nanny, which sets MALLOC_TRIM_THRESHOLD_) raised its malloc thresholds
+    raised = cluster.run(lambda: __import__("clsolve.malloc", fromlist=["_done"])._done)
+    assert list(raised.values()) == [True, True]
 
 
 def test_dask_batch_as_arrays(cluster, device):

@@ -67,6 +67,30 @@ def solve_on_worker(packed: chunks.PackedProblems, solver: str, options: dict, d
     return chunks.solve_chunk(packed, solver, options, device, worker)
 
 
+#: Wait after each wave until the scheduler holds it (see :func:`_handed_over`).
+HANDOVER = True
+
+
+def _handed_over(client, futures: list, timeout: float) -> bool:
+    """Wait until the scheduler holds ``futures``' tasks (each is processing on a worker, or done),
+    ``timeout`` seconds at most; whether it does.
+
+    The client sends a graph from its event loop's thread, which needs this process's GIL: while
+    the caller packs the next wave (NumPy work under the GIL) a wave handed to ``client.map`` would
+    wait there for tens of milliseconds (2 x H200: the second wave reached its workers 45 ms after
+    it was handed over, the workers idle meanwhile). Asking the scheduler costs a round trip per
+    poll, the caller idle in between."""
+    keys = {f.key for f in futures}
+    deadline = time.perf_counter() + timeout
+    while True:
+        held = {key for running in client.processing().values() for key in running}
+        if all(f.key in held or f.done() for f in futures) or not keys:
+            return True
+        if time.perf_counter() > deadline:
+            return False
+        time.sleep(0.0005)
+
+
 def _planning_device(device):
     """The client's own device of the kind the workers use, to plan chunk costs; None if it has none."""
     from .devices import get_device
@@ -120,7 +144,10 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     first, wave = [], plan.head
     try:
         while wave:
-            first += send(len(plan.ranges) - len(wave), len(plan.ranges))
+            went = send(len(plan.ranges) - len(wave), len(plan.ranges))
+            first += went
+            if HANDOVER:
+                _handed_over(client, went, 0.1)
             wave = plan.next_wave()
         ranges = plan.plan_rest(solver, _planning_device(device))
     except BaseException:
@@ -131,8 +158,10 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     collector.client_seconds = time.perf_counter() - began
     # with_results: each answer is fetched in the background as its chunk finishes, not by a round
     # trip of this loop
-    pending = distributed.as_completed(first + send(len(first), len(ranges)), with_results=True,
-                                       raise_errors=False)
+    rest = send(len(first), len(ranges))
+    if HANDOVER:
+        _handed_over(client, rest, 0.2)
+    pending = distributed.as_completed(first + rest, with_results=True, raise_errors=False)
     try:
         for future, result in pending:
             chunk = owner[future.key]

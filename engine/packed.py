@@ -74,6 +74,9 @@ class PackedProblems:
     known_optima: np.ndarray
     knapsack_positions: np.ndarray
     others: dict[int, object] = field(default_factory=dict)
+    #: The data arrays as they are pickled (:meth:`narrowed`), when made already: a view made by
+    #: :meth:`rows` holds slices of its batch's.
+    wire: dict[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> "PackedProblems":
@@ -109,16 +112,24 @@ class PackedProblems:
                                             dtype=np.int64, count=count),
                    knapsack_positions=knapsack_positions, others=others)
 
+    def narrowed(self) -> dict[str, np.ndarray]:
+        """The data arrays (profits, weights, capacities) in the narrowest unsigned type that holds
+        them (values are 0 .. 2^62), as they are pickled; made once per batch."""
+        if self.wire is None:
+            self.wire = {}
+            for name in _DATA:
+                array = getattr(self, name)
+                top = int(array.max(initial=0))
+                narrow = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max), None)
+                self.wire[name] = array.astype(narrow) if narrow is not None and array.min(initial=0) >= 0 else array
+        return self.wire
+
     def __getstate__(self) -> dict:
-        """For pickling (to a worker process or a Dask worker): the data arrays in the narrowest
-        unsigned type that holds them (values are 0 .. 2^62), widened again on arrival."""
+        """For pickling (to a worker process or a Dask worker): the data arrays narrowed
+        (:meth:`narrowed`), widened again on arrival."""
         state = dict(self.__dict__)
-        for name in _DATA:
-            array = state[name]
-            top = int(array.max(initial=0))
-            narrow = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max), None)
-            if narrow is not None and array.min(initial=0) >= 0:
-                state[name] = array.astype(narrow)
+        state.update(self.narrowed())
+        state["wire"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -177,11 +188,14 @@ class PackedProblems:
         n, m, starts = self.segments()
         w_start = int(starts[first]) if first < len(n) else self.weights.size
         w_stop = int(starts[stop]) if stop < len(n) else self.weights.size
+        wire = self.narrowed()  # narrowed once for the batch, not once per chunk sent
         return PackedProblems(
             positions=self.knapsack_positions[first:stop], item_offsets=self.item_offsets[first:stop + 1] - a,
             capacity_offsets=self.capacity_offsets[first:stop + 1] - c, profits=self.profits[a:b],
             weights=self.weights[w_start:w_stop], capacities=self.capacities[c:d], names=self.names[first:stop],
-            known_optima=self.known_optima[first:stop], knapsack_positions=self.knapsack_positions[first:stop])
+            known_optima=self.known_optima[first:stop], knapsack_positions=self.knapsack_positions[first:stop],
+            wire={"profits": wire["profits"][a:b], "weights": wire["weights"][w_start:w_stop],
+                  "capacities": wire["capacities"][c:d]})
 
     def take(self, rows: np.ndarray) -> "PackedProblems":
         """The knapsacks of rows ``rows`` (ascending) as their own batch (positions kept)."""

@@ -156,6 +156,19 @@ def test_packing_round_trip():
         tampered.unpack()
 
 
+def test_a_chunk_pickles_narrowed_with_its_batch_and_comes_back_whole():
+    import pickle
+    problems = _random(30, 3) + [clsolve.Knapsack([2**40, 1], [[1], [2]], [3], "wide")]
+    packed = chunks.PackedProblems.pack(problems)
+    view = packed.rows(5, 12)
+    assert packed.wire is not None and all(np.shares_memory(view.wire[k], packed.wire[k]) for k in view.wire)
+    assert view.wire["weights"].dtype == np.uint8 and view.wire["profits"].dtype == np.int64  # 2^40 stays wide
+    back = pickle.loads(pickle.dumps(view))
+    assert back.wire is None and back.profits.dtype == back.weights.dtype == np.int64
+    assert all(_equal(p, q) for p, q in zip(problems[5:12], back.unpack()))
+    assert all(_equal(p, q) for p, q in zip(problems, pickle.loads(pickle.dumps(packed)).unpack()))
+
+
 def test_packing_reads_strided_arrays():
     weights = np.asfortranarray(np.array([[1, 2], [3, 4], [5, 6]]))  # not C-contiguous: concatenated, not joined
     problems = [clsolve.Knapsack([1, 2, 3], weights, [3, 4]), clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6])]

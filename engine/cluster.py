@@ -35,6 +35,11 @@ MAX_ATTEMPTS = 2
 #: cuts (``clsolve.chunks.CHUNKS_PER_WORKER``), as each Dask task costs milliseconds of scheduler,
 #: worker and client time (2 x H200, MSB-630 x 100: 3 a little faster than 4, and both than 2 or 6).
 CHUNKS_PER_WORKER = 3
+#: Tries to scatter a group of chunks (a worker may die while it receives them).
+PLACE_ATTEMPTS = 3
+#: The leading waves' shares (see :class:`clsolve.chunks.Chunking`).
+WAVES = None
+REST_GROUPS = True
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 
@@ -68,30 +73,6 @@ def solve_on_worker(packed: chunks.PackedProblems, solver: str, options: dict, d
     return chunks.solve_chunk(packed, solver, options, device, worker)
 
 
-#: Wait after each wave until the scheduler holds it (see :func:`_handed_over`).
-HANDOVER = True
-
-
-def _handed_over(client, futures: list, timeout: float) -> bool:
-    """Wait until the scheduler holds ``futures``' tasks (each is processing on a worker, or done),
-    ``timeout`` seconds at most; whether it does.
-
-    The client sends a graph from its event loop's thread, which needs this process's GIL: while
-    the caller packs the next wave (NumPy work under the GIL) a wave handed to ``client.map`` would
-    wait there for tens of milliseconds (2 x H200: the second wave reached its workers 45 ms after
-    it was handed over, the workers idle meanwhile). Asking the scheduler costs a round trip per
-    poll, the caller idle in between."""
-    keys = {f.key for f in futures}
-    deadline = time.perf_counter() + timeout
-    while True:
-        held = {key for running in client.processing().values() for key in running}
-        if all(f.key in held or f.done() for f in futures) or not keys:
-            return True
-        if time.perf_counter() > deadline:
-            return False
-        time.sleep(0.0005)
-
-
 class _Placement:
     """Each chunk's problems put on a worker with ``client.scatter``, before its task is submitted.
 
@@ -101,7 +82,8 @@ class _Placement:
     20 chunks of MSB-630, 10.6 MB: every task started 36-41 ms after scatter began, 60-74 ms after
     ``map``). Chunks go to the workers in turn; a task runs where its problems are. Problems
     scattered to a worker that dies are lost with it: the scheduler then cancels their tasks, and
-    ``solve_many`` sends those chunks again."""
+    ``solve_many`` sends those chunks again; a scatter that fails (a worker left while receiving) is
+    tried again on the workers left."""
 
     def __init__(self, client, gpus: bool):
         self.client, self.gpus = client, gpus
@@ -121,13 +103,17 @@ class _Placement:
         whose worker was lost (the workers are looked up again)."""
         if again:
             self.workers = self._workers()
-        try:
-            placed = self.client.scatter(list(packed.values()), workers=self.workers, direct=self.direct, hash=False)
-        except OSError:
-            if not self.direct:
-                raise
-            self.direct = False  # the workers cannot be reached from here: through the scheduler
-            placed = self.client.scatter(list(packed.values()), workers=self.workers, direct=False, hash=False)
+        values = list(packed.values())
+        for attempt in range(PLACE_ATTEMPTS):
+            try:
+                placed = self.client.scatter(values, workers=self.workers, direct=self.direct, hash=False)
+                break
+            except Exception:  # a worker left meanwhile, or the workers cannot be reached from here
+                if attempt == PLACE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.1 * (attempt + 1))  # time for the scheduler to see a worker gone
+                self.workers = self._workers()
+                self.direct = self.direct and attempt == 0  # failed twice straight: through the scheduler
         for chunk, future in zip(packed, placed):
             self.release(chunk)
             self.held[chunk] = future
@@ -167,7 +153,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     resources = {RESOURCE: 1} if gpus else None
     slots = gpus or sum(int(w.get("nthreads", 1)) for w in workers.values()) or 1
     began = time.perf_counter()
-    plan = chunks.Chunking(problems, slots, chunk_count, CHUNKS_PER_WORKER)
+    plan = chunks.Chunking(problems, slots, chunk_count, CHUNKS_PER_WORKER, WAVES)
     worker_device = None if device == "all" else device
     batch_id = uuid.uuid4().hex[:12]
     attempts: Counter[int] = Counter()  # sends after the first, by chunk
@@ -195,13 +181,13 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     first, wave = [], plan.head
     try:
         while wave:
-            went = send(len(plan.ranges) - len(wave), len(plan.ranges))
-            first += went
-            if HANDOVER:
-                _handed_over(client, went, 0.1)
+            first += send(len(plan.ranges) - len(wave), len(plan.ranges))
             wave = plan.next_wave()
         ranges = plan.plan_rest(solver, _planning_device(device))
-        rest = send(len(first), len(ranges))
+        # the rest a chunk per slot at a time, so that the first of it reaches the workers before
+        # the last of it is scattered
+        step = slots if REST_GROUPS else max(1, len(ranges))
+        rest = [f for k in range(len(first), len(ranges), step) for f in send(k, min(k + step, len(ranges)))]
     except BaseException:
         client.cancel(first)
         placement.release()

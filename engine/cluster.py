@@ -39,7 +39,6 @@ CHUNKS_PER_WORKER = 3
 PLACE_ATTEMPTS = 3
 #: The leading waves' shares (see :class:`clsolve.chunks.Chunking`).
 WAVES = None
-REST_GROUPS = True
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 
@@ -175,19 +174,21 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         return client.map(solve_on_worker, placed, solver=solver, options=options, device=worker_device, key=keys,
                           pure=False, resources=resources, priority=-first)
 
-    # each wave (one chunk per GPU slot) goes out before the next is packed, the rest last; then
-    # every other chunk at once, so that each worker always holds its next chunk (a chunk sent only
-    # when another came back would wait for a round trip through the scheduler)
+    # each wave (one chunk per GPU slot) goes out before the next is packed; then the rest is packed
+    # and planned, and goes out a group at a time, always ahead of the answers, so that each worker
+    # holds its next chunk (a chunk sent only when its worker's last came back would wait for a round
+    # trip through the scheduler)
     first, wave = [], plan.head
     try:
         while wave:
             first += send(len(plan.ranges) - len(wave), len(plan.ranges))
             wave = plan.next_wave()
         ranges = plan.plan_rest(solver, _planning_device(device))
-        # the rest a chunk per slot at a time, so that the first of it reaches the workers before
-        # the last of it is scattered
-        step = slots if REST_GROUPS else max(1, len(ranges))
-        rest = [f for k in range(len(first), len(ranges), step) for f in send(k, min(k + step, len(ranges)))]
+        # the rest a chunk per slot at a time: the first group now, then one more after each answer
+        # taken (so that the first of the rest reaches the workers before the last is scattered,
+        # and this loop takes answers in between)
+        groups = [(k, min(k + slots, len(ranges))) for k in range(len(first), len(ranges), slots)]
+        rest = send(*groups.pop(0)) if groups else []
     except BaseException:
         client.cancel(first)
         placement.release()
@@ -219,6 +220,8 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
                     collector.resubmitted += 1
                     pending.update(send(chunk, chunk + 1))
             future.release()
+            if groups:
+                pending.update(send(*groups.pop(0)))
     except BaseException:
         client.cancel([f for f in pending.futures])
         raise

@@ -18,6 +18,7 @@ Start a cluster with Dask's own commands, one worker per GPU (see the README)::
 from __future__ import annotations
 
 import asyncio
+import pickle
 import time
 import uuid
 from collections import Counter
@@ -60,10 +61,13 @@ def connect(address: str):
         raise DeviceNotFoundError(f"no Dask scheduler answers at {address!r}: {exc}") from exc
 
 
-def solve_on_worker(packed: chunks.PackedProblems, solver: str, options: dict, device) -> chunks.PackedSolutions:
+def solve_on_worker(packed: chunks.PackedProblems | bytes, solver: str, options: dict, device) -> chunks.PackedSolutions:
     """The task each chunk runs: :func:`clsolve.chunks.solve_chunk` on the worker's own device
-    (after :func:`clsolve.malloc.keep_large_blocks_on_heap`, once per worker process)."""
+    (after :func:`clsolve.malloc.keep_large_blocks_on_heap`, once per worker process). ``packed``
+    may come pickled (as :class:`_Placement` sends it): unpickled here, in the task's thread."""
     keep_large_blocks_on_heap()
+    if isinstance(packed, bytes):
+        packed = pickle.loads(packed)
     try:
         from distributed import get_worker
         worker = get_worker().address
@@ -102,7 +106,10 @@ class _Placement:
         whose worker was lost (the workers are looked up again)."""
         if again:
             self.workers = self._workers()
-        values = list(packed.values())
+        # pickled here, while this thread waits for the scatter anyway: the client's event loop
+        # then only writes bytes, and the worker's only stores them (it unpickles them in the task,
+        # not in the event loop that its running chunk competes with for the GIL)
+        values = [pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL) for chunk in packed.values()]
         for attempt in range(PLACE_ATTEMPTS):
             try:
                 placed = self.client.scatter(values, workers=self.workers, direct=self.direct, hash=False)

@@ -38,8 +38,11 @@ MAX_ATTEMPTS = 2
 CHUNKS_PER_WORKER = 3
 #: Tries to scatter a group of chunks (a worker may die while it receives them).
 PLACE_ATTEMPTS = 3
-#: The leading waves' shares (see :class:`clsolve.chunks.Chunking`).
-WAVES = None
+#: The leading waves' shares (see :class:`clsolve.chunks.Chunking`): the third larger than for
+#: ``device="all"``, as the rest reaches Dask's workers later (its first chunks started ~16 ms after
+#: it was planned, 2 x H200); with it the workers still hold that wave's chunks when the rest comes
+#: (MSB-630 x 100, medians of 5: 0.169-0.186 s against 0.187-0.202 s with 1/5).
+WAVES = (1 / 64, 1 / 16, 0.3)
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 

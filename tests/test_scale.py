@@ -358,7 +358,7 @@ def test_dask_batch_equals_local(cluster, device):
     # 3 waves of one chunk per GPU slot, then the rest cut as the tapered shares after their head for
     # 2 slots, 3 full chunks' worth each: 4 full, then 2 halves, 2 quarters, 2 eighths
     from clsolve import cluster as dask_cluster
-    expected = 2 * len(chunks.WAVES) + len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER)) - 2
+    expected = 2 * len(dask_cluster.WAVES) + len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER)) - 2
     assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 16
     assert all(s is not None for s in spread)
     # each worker (started by a nanny, which sets MALLOC_TRIM_THRESHOLD_) raised its malloc thresholds

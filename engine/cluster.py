@@ -1,13 +1,15 @@
 """``solve_many(problems, client=...)``: one batch over a Dask cluster of GPU workers.
 
 Dask (``dask.distributed``, the ``dask`` extra) does the scheduling; clsolve only cuts the batch
-into chunks of equal planned cost (:mod:`clsolve.chunks`), sends each chunk's problems as a few
-NumPy arrays to a worker that owns one OpenCL device (a task asking for the worker resource
-``GPU=1`` when the workers declare it, so one chunk runs per GPU at a time), and gathers the
-checked answers in input order. A worker that dies while it holds a chunk makes the scheduler run
-that chunk elsewhere; a chunk the scheduler gives up on (``KilledWorker``, after
-``distributed.scheduler.allowed-failures`` deaths) is sent again under a new key, up to
-``MAX_ATTEMPTS`` times. Each chunk is taken once, by its index, so nothing is returned twice.
+into chunks of equal planned cost (:mod:`clsolve.chunks`), scatters each chunk's problems as a few
+NumPy arrays to a worker that owns one OpenCL device (:class:`_Placement`), submits one task per
+chunk where its problems are (asking for the worker resource ``GPU=1`` when the workers declare it,
+so one chunk runs per GPU at a time), and gathers the checked answers in input order. A worker that
+dies while it holds chunks loses their problems with it: the scheduler cancels their tasks (or
+gives up on one, ``KilledWorker``, after ``distributed.scheduler.allowed-failures`` deaths), and
+such a chunk is scattered and sent again under a new key, up to ``MAX_ATTEMPTS`` times. Each chunk
+is taken once, by its index, so nothing is returned twice. The task raises glibc's malloc
+thresholds in its worker process once (:mod:`clsolve.malloc`).
 
 Start a cluster with Dask's own commands, one worker per GPU (see the README)::
 
@@ -30,7 +32,7 @@ from .malloc import keep_large_blocks_on_heap
 from .solution import Solution
 from .solution_arrays import SolutionArrays
 
-#: Times clsolve itself sends a chunk again after the scheduler gave up on it (KilledWorker).
+#: Times clsolve sends a chunk again after its worker was lost (its task cancelled, or KilledWorker).
 MAX_ATTEMPTS = 2
 #: Full chunks' worth per GPU slot when the caller does not size them: fewer than ``device="all"``
 #: cuts (``clsolve.chunks.CHUNKS_PER_WORKER``), as each Dask task costs milliseconds of scheduler,

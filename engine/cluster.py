@@ -93,17 +93,19 @@ class _Placement:
     ``solve_many`` sends those chunks again; a scatter that fails (a worker left while receiving) is
     tried again on the workers left."""
 
-    def __init__(self, client, gpus: bool):
+    def __init__(self, client, gpus: bool, workers: dict):
         self.client, self.gpus = client, gpus
         self.direct = True if client.direct_to_workers is None else bool(client.direct_to_workers)
         self.held: dict[int, object] = {}
-        self.workers = self._workers()
+        self.workers = self._workers(workers)
 
-    def _workers(self) -> list[str] | None:
-        """The workers that run chunks: those with a GPU resource where some have one, else all (None)."""
+    def _workers(self, found: dict | None = None) -> list[str] | None:
+        """The workers that run chunks (of ``found``, the scheduler's list, else asked for again):
+        those with a GPU resource where some have one, else all (None)."""
         if not self.gpus:
             return None
-        found = self.client.scheduler_info().get("workers", {})
+        if found is None:
+            found = self.client.scheduler_info().get("workers", {})
         return sorted(a for a, w in found.items() if w.get("resources", {}).get(RESOURCE, 0)) or None
 
     def place(self, packed: dict[int, chunks.PackedProblems], again: bool = False) -> list:
@@ -170,7 +172,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     attempts: Counter[int] = Counter()  # sends after the first, by chunk
     owner: dict[str, int] = {}
     sent: dict[int, chunks.PackedProblems] = {}  # chunks packed and not yet answered
-    placement = _Placement(client, bool(gpus))
+    placement = _Placement(client, bool(gpus), workers)
 
     def send(first: int, stop: int) -> list:
         """Chunks first..stop-1 packed, placed on workers (:class:`_Placement`) and handed to Dask

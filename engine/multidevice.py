@@ -97,8 +97,13 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     def send(slot: int, chunk: int) -> None:
         packed = plan.chunk(plan.ranges[chunk])
         pool = _pool(slot, devices[slot])
-        future = pool.submit(chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}",
-                             f"#{devices[slot].index} {devices[slot].label}")
+        task = (chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}",
+                f"#{devices[slot].index} {devices[slot].label}")
+        try:
+            future = pool.submit(*task)
+        except BrokenProcessPool:  # its process died since its last answer was taken
+            pool = _pool(slot, devices[slot], broken=pool)
+            future = pool.submit(*task)
         held[future] = (chunk, slot, pool, packed)
         load[slot] += 1
 
@@ -119,14 +124,22 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
         collector.start = began
         collector.client_seconds = time.perf_counter() - began
         waiting = deque(range(dispatched, len(ranges)))
-        while waiting or held:
+
+        def refill() -> None:
             for slot in range(len(devices)):
                 while waiting and load[slot] < IN_FLIGHT:
                     send(slot, waiting.popleft())
+
+        while waiting or held:
+            refill()
             finished, _ = futures.wait(held, return_when=futures.FIRST_COMPLETED)
-            for future in finished:
-                chunk, slot, pool, packed = held.pop(future)
+            done = [(future, *held.pop(future)) for future in finished]
+            for _, _, slot, _, _ in done:
                 load[slot] -= 1
+            # the next chunks go out before the answers are taken: when the rest has just been
+            # planned, every wave may be done, and taking them first left the devices idle
+            refill()
+            for future, chunk, slot, pool, packed in done:
                 try:
                     collector.take(chunk, future.result(), packed)
                 except BrokenProcessPool as exc:

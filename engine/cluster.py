@@ -1,15 +1,19 @@
 """``solve_many(problems, client=...)``: one batch over a Dask cluster of GPU workers.
 
 Dask (``dask.distributed``, the ``dask`` extra) does the scheduling; clsolve only cuts the batch
-into chunks of equal planned cost (:mod:`clsolve.chunks`), scatters each chunk's problems as a few
-NumPy arrays to a worker that owns one OpenCL device (:class:`_Placement`), submits one task per
-chunk where its problems are (asking for the worker resource ``GPU=1`` when the workers declare it,
-so one chunk runs per GPU at a time), and gathers the checked answers in input order. A worker that
-dies while it holds chunks loses their problems with it: the scheduler cancels their tasks (or
-gives up on one, ``KilledWorker``, after ``distributed.scheduler.allowed-failures`` deaths), and
-such a chunk is scattered and sent again under a new key, up to ``MAX_ATTEMPTS`` times. Each chunk
-is taken once, by its index, so nothing is returned twice. The task raises glibc's malloc
-thresholds in its worker process once (:mod:`clsolve.malloc`).
+into chunks of equal planned cost (:mod:`clsolve.chunks`), packs each chunk's problems as a few
+NumPy arrays (pickled once, as bytes), submits one task per chunk to workers that each own one
+OpenCL device (asking for the worker resource ``GPU=1`` when the workers declare it, so one chunk
+runs per GPU at a time), and gathers the checked answers in input order. The leading waves' chunks,
+small and urgent, are scattered straight to a worker first (:class:`_Placement`); the rest travel
+inside their tasks, so this thread never waits on a round trip while workers have work.
+
+A worker that dies while it holds chunks: a task that carries its problems is run again by Dask
+itself (or given up, ``KilledWorker``, after ``distributed.scheduler.allowed-failures`` deaths); a
+scattered chunk's problems are lost with the worker and its task cancelled. Either way such a chunk
+is sent again under a new key, up to ``MAX_ATTEMPTS`` times. Each chunk is taken once, by its
+index, so nothing is returned twice. The task raises glibc's malloc thresholds in its worker
+process once (:mod:`clsolve.malloc`).
 
 Start a cluster with Dask's own commands, one worker per GPU (see the README)::
 
@@ -40,11 +44,11 @@ MAX_ATTEMPTS = 2
 CHUNKS_PER_WORKER = 3
 #: Tries to scatter a group of chunks (a worker may die while it receives them).
 PLACE_ATTEMPTS = 3
-#: The leading waves' shares (see :class:`clsolve.chunks.Chunking`): the third larger than for
-#: ``device="all"``, as the rest reaches Dask's workers later (its first chunks started ~16 ms after
-#: it was planned, 2 x H200); with it the workers still hold that wave's chunks when the rest comes
-#: (MSB-630 x 100, medians of 5: 0.169-0.186 s against 0.187-0.202 s with 1/5).
-WAVES = (1 / 64, 1 / 16, 0.3)
+#: The leading waves' shares (see :class:`clsolve.chunks.Chunking`): larger than for
+#: ``device="all"``, as each wave reaches Dask's workers later (a scatter and two batched messages,
+#: ~10 ms); with a third of 0.3 the workers still hold that wave when the rest comes (2 x H200,
+#: MSB-630 x 100, medians of 7 in one session: 1/32, 1/8, 0.3 took 0.165 s, 1/64, 1/16, 0.3 0.172 s).
+WAVES = (1 / 32, 1 / 8, 0.3)
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 
@@ -82,13 +86,14 @@ def solve_on_worker(packed: chunks.PackedProblems | bytes, solver: str, options:
 
 
 class _Placement:
-    """Each chunk's problems put on a worker with ``client.scatter``, before its task is submitted.
+    """A wave's chunks put on workers with ``client.scatter``, before their tasks are submitted.
 
     Scattered straight to the workers (unless the client was made with ``direct_to_workers=False``,
-    or cannot reach them: then through the scheduler), a chunk travels once and its task is a small
-    graph; embedded in the graph it went to the scheduler, was unpacked there and sent on (2 x H200,
-    20 chunks of MSB-630, 10.6 MB: every task started 36-41 ms after scatter began, 60-74 ms after
-    ``map``). Chunks go to the workers in turn; a task runs where its problems are. Problems
+    or cannot reach them: then through the scheduler), a chunk travels once and starts soon after;
+    inside its task it goes through the scheduler, whose batched messages made a wave of two 9,450-
+    problem chunks start ~24 ms after it was sent (2 x H200), while a scatter waits ~4 ms. The rest,
+    sent while the workers are busy, goes inside the tasks (this thread then waits on nothing).
+    Chunks go to the workers in turn; a task runs where its problems are. Problems
     scattered to a worker that dies are lost with it: the scheduler then cancels their tasks, and
     ``solve_many`` sends those chunks again; a scatter that fails (a worker left while receiving) is
     tried again on the workers left."""
@@ -173,14 +178,18 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     owner: dict[str, int] = {}
     sent: dict[int, chunks.PackedProblems] = {}  # chunks packed and not yet answered
     placement = _Placement(client, bool(gpus), workers)
+    rest_planned = False  # the waves are sent before
 
     def send(first: int, stop: int) -> list:
-        """Chunks first..stop-1 packed, placed on workers (:class:`_Placement`) and handed to Dask
-        as one graph of one task per chunk, each under a key of its own."""
+        """Chunks first..stop-1 packed and handed to Dask as one graph of one task per chunk, each
+        under a key of its own (a wave's placed on workers first, :class:`_Placement`)."""
         for chunk in range(first, stop):
             if chunk not in sent:
                 sent[chunk] = plan.chunk(plan.ranges[chunk])
-        placed = placement.place({chunk: sent[chunk] for chunk in range(first, stop)}, again=attempts[first] > 0)
+        if rest_planned:  # inside the tasks: no round trip; the workers hold earlier chunks meanwhile
+            placed = [pickle.dumps(sent[chunk], protocol=pickle.HIGHEST_PROTOCOL) for chunk in range(first, stop)]
+        else:  # a wave: scattered to a worker first (~4 ms), so that it starts as soon as it can
+            placed = placement.place({chunk: sent[chunk] for chunk in range(first, stop)}, again=attempts[first] > 0)
         keys = [f"clsolve-chunk-{batch_id}-{chunk:05d}-{attempts[chunk]}" for chunk in range(first, stop)]
         owner.update(zip(keys, range(first, stop)))
         # earlier chunks first (the tapered shares end with small chunks): a graph's tasks run in the
@@ -198,6 +207,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
             first += send(len(plan.ranges) - len(wave), len(plan.ranges))
             wave = plan.next_wave()
         ranges = plan.plan_rest(solver, _planning_device(device))
+        rest_planned = True
         # the rest a chunk per slot at a time: the first group now, then one more after each answer
         # taken (so that the first of the rest reaches the workers before the last is scattered,
         # and this loop takes answers in between)

@@ -377,17 +377,25 @@ def test_dask_batch_as_arrays(cluster, device):
     assert all(np.array_equal(spread.selected_of(k), s.selected) for k, s in enumerate(local))
 
 
-def test_dask_worker_killed_mid_chunk_loses_nothing(cluster, device, tmp_path):
+@pytest.mark.parametrize("chunk_count", [6, None], ids=["problems-in-the-task", "scattered-wave"])
+def test_dask_worker_killed_mid_chunk_loses_nothing(cluster, device, tmp_path, chunk_count):
+    """The first chunk to start kills its worker: with chunk_count, a chunk whose problems travel
+    inside its task (Dask runs it again); by default, a leading wave's, scattered to that worker
+    first (lost with it: clsolve sends it again)."""
     import cloudpickle
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    cluster.wait_for_workers(2, timeout=60)  # the nanny restarts a killed worker
     marker = tmp_path / "killed"
     cluster.register_plugin(DieOnce(str(marker)), name="die-once")
     try:
         problems = _random(200, 11)
-        spread = clsolve.solve_many(problems, client=cluster, chunk_count=6)
+        seen = []
+        spread = clsolve.solve_many(problems, client=cluster, chunk_count=chunk_count, progress=seen.append)
     finally:
         cluster.unregister_worker_plugin("die-once")
     assert marker.exists()  # a worker did die holding a chunk
+    if chunk_count is None:
+        assert seen[-1].resubmitted >= 1  # the scattered chunk was sent again
     _same(spread, clsolve.solve_many(problems, device=device))
     assert len(spread) == 200 and len({id(s) for s in spread}) == 200
 

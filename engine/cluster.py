@@ -73,7 +73,7 @@ def connect(address: str):
 def solve_on_worker(packed: chunks.PackedProblems | bytes, solver: str, options: dict, device) -> chunks.PackedSolutions:
     """The task each chunk runs: :func:`clsolve.chunks.solve_chunk` on the worker's own device
     (after :func:`clsolve.malloc.keep_large_blocks_on_heap`, once per worker process). ``packed``
-    may come pickled (as :class:`_Placement` sends it): unpickled here, in the task's thread."""
+    may come pickled (as :func:`solve_many` sends it): unpickled here, in the task's thread."""
     keep_large_blocks_on_heap()
     if isinstance(packed, bytes):
         packed = pickle.loads(packed)
@@ -113,15 +113,9 @@ class _Placement:
             found = self.client.scheduler_info().get("workers", {})
         return sorted(a for a, w in found.items() if w.get("resources", {}).get(RESOURCE, 0)) or None
 
-    def place(self, packed: dict[int, chunks.PackedProblems], again: bool = False) -> list:
-        """Futures of ``packed``'s chunks, in its order, each held by one worker; ``again``: chunks
-        whose worker was lost (the workers are looked up again)."""
-        if again:
-            self.workers = self._workers()
-        # pickled here, while this thread waits for the scatter anyway: the client's event loop
-        # then only writes bytes, and the worker's only stores them (it unpickles them in the task,
-        # not in the event loop that its running chunk competes with for the GIL)
-        values = [pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL) for chunk in packed.values()]
+    def place(self, pickled: dict[int, bytes]) -> list:
+        """Futures of the pickled chunks ``pickled`` (by chunk index), in its order, each held by one worker."""
+        values = list(pickled.values())
         for attempt in range(PLACE_ATTEMPTS):
             try:
                 placed = self.client.scatter(values, workers=self.workers, direct=self.direct, hash=False)
@@ -132,7 +126,7 @@ class _Placement:
                 time.sleep(0.1 * (attempt + 1))  # time for the scheduler to see a worker gone
                 self.workers = self._workers()
                 self.direct = self.direct and attempt == 0  # failed twice straight: through the scheduler
-        for chunk, future in zip(packed, placed):
+        for chunk, future in zip(pickled, placed):
             self.release(chunk)
             self.held[chunk] = future
         return placed
@@ -186,10 +180,13 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         for chunk in range(first, stop):
             if chunk not in sent:
                 sent[chunk] = plan.chunk(plan.ranges[chunk])
-        if rest_planned:  # inside the tasks: no round trip; the workers hold earlier chunks meanwhile
-            placed = [pickle.dumps(sent[chunk], protocol=pickle.HIGHEST_PROTOCOL) for chunk in range(first, stop)]
-        else:  # a wave: scattered to a worker first (~4 ms), so that it starts as soon as it can
-            placed = placement.place({chunk: sent[chunk] for chunk in range(first, stop)}, again=attempts[first] > 0)
+        # pickled here, on the calling thread: the client's event loop then only writes bytes, and
+        # the worker's only stores them (the task unpickles them, not the event loop that a running
+        # chunk competes with for the GIL)
+        placed = [pickle.dumps(sent[chunk], protocol=pickle.HIGHEST_PROTOCOL) for chunk in range(first, stop)]
+        if not rest_planned:  # a wave: scattered to a worker first (~4 ms), so that it starts as soon as it can
+            placed = placement.place(dict(zip(range(first, stop), placed)))
+        # else inside the tasks: no round trip; the workers hold earlier chunks meanwhile
         keys = [f"clsolve-chunk-{batch_id}-{chunk:05d}-{attempts[chunk]}" for chunk in range(first, stop)]
         owner.update(zip(keys, range(first, stop)))
         # earlier chunks first (the tapered shares end with small chunks): a graph's tasks run in the

@@ -266,34 +266,45 @@ class PackedProblems:
         knapsack whose answer is infeasible, has another value than its items' profits, or misses a
         known optimum it claims; None when all pass. Other kinds (and sums near int64's limit) are
         checked one by one."""
-        order = np.argsort(self.knapsack_positions, kind="stable")
-        found = np.searchsorted(self.knapsack_positions, answer.positions, sorter=order)
-        found = order[np.minimum(found, max(len(order) - 1, 0))] if len(order) else np.zeros(len(answer.positions), np.int64)
-        keep = (self.knapsack_positions[found] == answer.positions) if len(order) else np.zeros(len(found), bool)
         n, m, starts = self.segments()
-        objects = np.flatnonzero(~keep).tolist()
-        rows = found[keep]
+        if len(answer.positions) == len(self.knapsack_positions) and not self.others \
+                and np.array_equal(answer.positions, self.knapsack_positions):
+            keep, rows = None, None  # every knapsack answered, in order (the usual case): no lookup
+            objects: list[int] = []
+        else:
+            order = np.argsort(self.knapsack_positions, kind="stable")
+            found = np.searchsorted(self.knapsack_positions, answer.positions, sorter=order)
+            found = order[np.minimum(found, max(len(order) - 1, 0))] if len(order) \
+                else np.zeros(len(answer.positions), np.int64)
+            keep = (self.knapsack_positions[found] == answer.positions) if len(order) else np.zeros(len(found), bool)
+            objects = np.flatnonzero(~keep).tolist()
+            rows = found[keep]
         wrong: list[int] = []
-        if rows.size:
-            lengths = np.diff(answer.item_offsets)[keep]
-            if not (lengths == n[rows]).all():
-                return int(answer.positions[keep][np.flatnonzero(lengths != n[rows])[0]])
-            item_mask = np.repeat(keep, np.diff(answer.item_offsets))
-            selected = answer.selected[item_mask].astype(bool)
-            # the answered knapsacks, in answer order (all of them, in order, unless some failed)
-            everything = rows.size == len(n) and bool((rows == np.arange(len(n))).all())
-            answered = self if everything else self.take(rows)
-            profits, weights = answered.profits, answered.weights
-            values = np.add.reduceat(profits * selected, answered.item_offsets[:-1])
-            if weights.size and int(weights.max()) * int(n.max()) >= 2**63:
-                objects.extend(np.flatnonzero(keep).tolist())  # int64 sums could overflow: exact, one by one
+        if len(n) if rows is None else rows.size:
+            lengths = np.diff(answer.item_offsets)
+            expected = n if rows is None else n[rows]
+            if keep is not None:
+                lengths = lengths[keep]
+            if not (lengths == expected).all():
+                positions = answer.positions if keep is None else answer.positions[keep]
+                return int(positions[np.flatnonzero(lengths != expected)[0]])
+            if keep is None:
+                selected = answer.selected[int(answer.item_offsets[0]):int(answer.item_offsets[-1])].astype(bool)
+                answered = self
             else:
-                over = answered._over_capacity(selected)
-                claimed = answer.values[keep]
-                optimal = answer.optimal[keep]
-                known = self.known_optima[rows]
+                selected = answer.selected[np.repeat(keep, np.diff(answer.item_offsets))].astype(bool)
+                answered = self.take(rows)
+            if answered.weights.size and int(answered.weights.max()) * int(n.max()) >= 2**63:
+                # int64 sums could overflow: exact, one by one
+                objects.extend(range(len(answer.positions)) if keep is None else np.flatnonzero(keep).tolist())
+            else:
+                values, over = answered._chosen_sums(selected)
+                claimed, optimal, known = answer.values, answer.optimal, self.known_optima
+                if keep is not None:
+                    claimed, optimal, known = claimed[keep], optimal[keep], known[rows]
                 bad = over | (values != claimed) | (optimal & (known >= 0) & (known != values))
-                wrong.extend(answer.positions[keep][bad].tolist())
+                if bad.any():
+                    wrong.append(int((answer.positions if keep is None else answer.positions[keep])[bad].min()))
         for i in objects:
             position = int(answer.positions[i])
             problem = self.unpack_one(position)
@@ -304,22 +315,33 @@ class PackedProblems:
                 wrong.append(position)
         return min(wrong) if wrong else None
 
-    def _over_capacity(self, selected: np.ndarray) -> np.ndarray:
-        """Per knapsack: whether the items flagged in ``selected`` (bool, one per item) weigh more than
-        a capacity in some dimension (the caller has made sure no sum passes 2^63)."""
+    def _chosen_sums(self, selected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per knapsack: the profit of the items flagged in ``selected`` (bool, one per item), and
+        whether they weigh more than a capacity in some dimension (the caller has made sure no sum
+        passes 2^63)."""
+        n = np.diff(self.item_offsets)
         width = self.shared_width()
-        if width is not None:  # weight rows summed per knapsack, (count, m)
-            chosen = self.weights.reshape(-1, width) * selected[:, None]
-            used = np.add.reduceat(chosen, self.item_offsets[:-1], axis=0)
-            return (used > self.capacities.reshape(-1, width)).any(axis=1)
+        if width is not None and (n == n[0]).all() and n[0] > 0:
+            # one n and one m for all (a study's repeated instances): a batched product per knapsack
+            count, items = len(n), int(n[0])
+            flags = selected.reshape(count, 1, items).astype(np.int64)
+            values = np.matmul(flags, self.profits.reshape(count, items, 1)).reshape(count)
+            used = np.matmul(flags, self.weights.reshape(count, items, width)).reshape(count, width)
+            return values, (used > self.capacities.reshape(count, width)).any(axis=1)
+        values = np.add.reduceat(self.profits * selected, self.item_offsets[:-1])
+        if width is not None:  # weights are (items, m) rows: one segmented sum per dimension
+            rows = self.weights.reshape(-1, width)
+            used = np.stack([np.add.reduceat(rows[:, d] * selected, self.item_offsets[:-1]) for d in range(width)],
+                            axis=1)
+            return values, (used > self.capacities.reshape(-1, width)).any(axis=1)
         items, _, groups = self.weight_entries()  # each weight entry's item and capacity entry
         chosen = self.weights * selected[items]
-        if int(self.weights.max(initial=0)) * int(np.diff(self.item_offsets).max()) < 2**53:  # float sums are exact: bincount
+        if int(self.weights.max(initial=0)) * int(n.max()) < 2**53:  # float sums are exact: bincount
             used = np.bincount(groups, chosen, minlength=self.capacities.size).astype(np.int64)
         else:
             used = np.zeros(self.capacities.size, dtype=np.int64)
             np.add.at(used, groups, chosen)
-        return np.add.reduceat((used > self.capacities).astype(np.int64), self.capacity_offsets[:-1]) > 0
+        return values, np.add.reduceat((used > self.capacities).astype(np.int64), self.capacity_offsets[:-1]) > 0
 
     def unpack_one(self, position: int):
         """The problem at batch index ``position``."""

@@ -178,32 +178,38 @@ def test_packing_reads_strided_arrays():
     assert all(_equal(p, q) for p, q in zip(problems, packed.unpack()))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), mixed=st.booleans())
-def test_the_vectorized_check_equals_the_check_of_each_answer(seed, mixed):
-    """first_wrong (one m for all, or mixed m) flags exactly the answers ``check`` refuses: random
-    selections, values right or off by one, optimality claimed against known optima."""
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from(["uniform", "one m", "mixed"]), partial=st.booleans())
+def test_the_vectorized_check_equals_the_check_of_each_answer(seed, shape, partial):
+    """first_wrong (one n and m for all, one m, or mixed m; every problem answered in order, or some
+    left out as failures) flags exactly the answers ``check`` refuses: random selections, values
+    right or off by one, optimality claimed against known optima."""
     rng = np.random.default_rng(seed)
     problems, solutions = [], []
+    same_n = int(rng.integers(1, 8))
     for k in range(int(rng.integers(1, 30))):
-        n, m = int(rng.integers(1, 8)), int(rng.integers(1, 4)) if mixed else 2
+        n = same_n if shape == "uniform" else int(rng.integers(1, 8))
+        m = int(rng.integers(1, 4)) if shape == "mixed" else 2
         weights = rng.integers(0, 20, size=(n, m))
         profits = rng.integers(0, 30, size=n)
-        capacities = rng.integers(0, 40, size=m)
         selected = rng.random(n) < 0.5
+        capacities = rng.integers(0, 40, size=m)
+        if rng.random() < 0.4:  # exactly full, or one short in one dimension
+            capacities = np.maximum(0, weights[selected].sum(axis=0) - (np.arange(m) == rng.integers(0, m)) * int(rng.random() < 0.5))
         value = int(profits[selected].sum()) + int(rng.random() < 0.15)
         known = max(0, value + int(rng.integers(-1, 2))) if rng.random() < 0.3 else None
         problems.append(clsolve.Knapsack(profits, weights, capacities, f"p{k}", known_optimum=known))
         solutions.append(clsolve.Solution(value, selected, bool(rng.random() < 0.5), "test", "host"))
-    positions = list(range(len(problems)))
+    positions = list(range(100, 100 + len(problems)))
+    answered = [k for k in range(len(problems)) if not partial or rng.random() < 0.7]
     packed = chunks.PackedProblems.pack(problems, positions)
-    answer = chunks.PackedSolutions.pack(positions, solutions, {}, "", 0.0)
+    answer = chunks.PackedSolutions.pack([positions[k] for k in answered], [solutions[k] for k in answered], {}, "", 0.0)
     refused = []
-    for k, (problem, solution) in enumerate(zip(problems, solutions)):
+    for k in answered:
         try:
-            clsolve.solution.check(problem, solution)
+            clsolve.solution.check(problems[k], solutions[k])
         except clsolve.SolutionCheckError:
-            refused.append(k)
+            refused.append(positions[k])
     assert packed.first_wrong(answer) == (refused[0] if refused else None)
 
 

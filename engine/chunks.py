@@ -91,8 +91,9 @@ class Chunking:
     1. Waves (when the caller does not size the chunks): ``head``, the first, is packed on creation;
        :meth:`next_wave` packs each next one. A wave is ``waves[k]`` of the batch (default
        :data:`WAVES`), cut by count into one chunk per worker.
-    2. :meth:`plan_rest`: the other problems packed together (a batch of knapsacks only: each chunk
-       is then a view of those arrays; other batches are packed chunk by chunk), planned
+    2. :meth:`plan_rest`: the other problems packed together (where a wave or the rest holds
+       knapsacks only, each of its chunks is then a view of those arrays; otherwise its chunks are
+       packed one by one), planned
        (:func:`costs`) and cut by cost, into ``chunk_count`` equal chunks or the rest of the
        tapered shares.
     """
@@ -100,7 +101,6 @@ class Chunking:
     def __init__(self, problems: Sequence, workers: int, chunk_count: int | None = None,
                  per_worker: int = CHUNKS_PER_WORKER, waves: Sequence[float] | None = None):
         self.problems, self.workers, self.chunk_count, self.per_worker = problems, max(1, workers), chunk_count, per_worker
-        self.knapsacks = all(isinstance(p, Knapsack) for p in problems)
         waves = list(WAVES if waves is None else waves)
         if any(not 0 < w < 1 for w in waves) or sum(waves) >= 1:
             raise InvalidOptionError(f"waves must be shares in (0, 1) summing to less than 1, got {waves}")
@@ -109,7 +109,8 @@ class Chunking:
         self.split = 0
         #: Every chunk's rows, waves first; complete after plan_rest.
         self.ranges: list[range] = []
-        self._parts: list[tuple[int, PackedProblems]] = []  # (first row, the rows from there packed)
+        #: (first row, the rows from there packed), for the parts of the batch that are knapsacks only
+        self._parts: list[tuple[int, PackedProblems]] = []
         #: The first wave's chunks, one per worker, ready to send (none for a small batch).
         self.head = self.next_wave()
 
@@ -124,8 +125,7 @@ class Chunking:
             return []
         start, stop = self.split, self.split + size * self.workers
         wave = [range(start + k * size, start + (k + 1) * size) for k in range(self.workers)]
-        if self.knapsacks:
-            self._parts.append((start, PackedProblems.pack(self.problems[start:stop], range(start, stop))))
+        self._pack_part(start, stop)
         self.split = stop
         self.ranges += wave
         return wave
@@ -134,10 +134,7 @@ class Chunking:
         """Pack and plan the problems after the waves with ``solver`` on ``device`` (None: the
         device-free sizes), cut them by cost; returns all the ranges."""
         rest = self.problems[self.split:]
-        packed = None
-        if self.knapsacks and rest:
-            packed = PackedProblems.pack(rest, range(self.split, len(self.problems)))
-            self._parts.append((self.split, packed))
+        packed = self._pack_part(self.split, len(self.problems)) if rest else None
         weights = costs(rest, solver, device, packed)
         if self.chunk_count is not None:
             cuts = cut(weights, self.chunk_count)
@@ -147,10 +144,19 @@ class Chunking:
         self.ranges += [range(r.start + self.split, r.stop + self.split) for r in cuts]
         return self.ranges
 
+    def _pack_part(self, start: int, stop: int) -> PackedProblems | None:
+        """Rows start..stop-1 packed together, kept for :meth:`chunk` where they are knapsacks only
+        (their chunks are then views); None for a part with other kinds (packed chunk by chunk)."""
+        packed = PackedProblems.pack(self.problems[start:stop], range(start, stop))
+        if not packed.knapsacks_only():
+            return None
+        self._parts.append((start, packed))
+        return packed
+
     def chunk(self, rows: range) -> PackedProblems:
         """The problems of ``rows`` (one of ``ranges``) packed."""
-        for first, packed in reversed(self._parts):
-            if first <= rows.start:
+        for first, packed in self._parts:
+            if first <= rows.start and rows.stop <= first + len(packed):
                 return packed.rows(rows.start - first, rows.stop - first)
         return PackedProblems.pack(self.problems[rows.start:rows.stop], rows)
 

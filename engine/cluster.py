@@ -139,6 +139,22 @@ class _Placement:
                 future.release()
 
 
+SCATTERED = (0, 1, 2)
+FLUSH = 0.0
+EARLY = True
+
+
+def _flush(client, limit: float) -> None:
+    """Wait (``limit`` seconds at most) until the client's batched stream to the scheduler has
+    written what this thread queued (its event loop needs the GIL that packing the next wave holds)."""
+    comm = getattr(client, "scheduler_comm", None)
+    if not isinstance(getattr(comm, "buffer", None), list):
+        return
+    deadline = time.perf_counter() + limit
+    while comm.buffer and time.perf_counter() < deadline:
+        time.sleep(0.0002)
+
+
 def _planning_device(device):
     """The client's own device of the kind the workers use, to plan chunk costs; None if it has none."""
     from .devices import get_device
@@ -172,9 +188,8 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     owner: dict[str, int] = {}
     sent: dict[int, chunks.PackedProblems] = {}  # chunks packed and not yet answered
     placement = _Placement(client, bool(gpus), workers)
-    rest_planned = False  # the waves are sent before
 
-    def send(first: int, stop: int) -> list:
+    def send(first: int, stop: int, wave: int | None = None) -> list:
         """Chunks first..stop-1 packed and handed to Dask as one graph of one task per chunk, each
         under a key of its own (a wave's placed on workers first, :class:`_Placement`)."""
         for chunk in range(first, stop):
@@ -184,65 +199,91 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         # the worker's only stores them (the task unpickles them, not the event loop that a running
         # chunk competes with for the GIL)
         placed = [pickle.dumps(sent[chunk], protocol=pickle.HIGHEST_PROTOCOL) for chunk in range(first, stop)]
-        if not rest_planned:  # a wave: scattered to a worker first (~4 ms), so that it starts as soon as it can
+        if wave is not None and wave in SCATTERED:  # a wave: scattered to a worker first (~4 ms)
             placed = placement.place(dict(zip(range(first, stop), placed)))
         # else inside the tasks: no round trip; the workers hold earlier chunks meanwhile
         keys = [f"clsolve-chunk-{batch_id}-{chunk:05d}-{attempts[chunk]}" for chunk in range(first, stop)]
         owner.update(zip(keys, range(first, stop)))
         # earlier chunks first (the tapered shares end with small chunks): a graph's tasks run in the
         # order given, and a higher priority runs before a lower one
-        return client.map(solve_on_worker, placed, solver=solver, options=options, device=worker_device, key=keys,
-                          pure=False, resources=resources, priority=-first)
+        futures = client.map(solve_on_worker, placed, solver=solver, options=options, device=worker_device, key=keys,
+                             pure=False, resources=resources, priority=-first)
+        if wave is not None and FLUSH:
+            _flush(client, FLUSH)
+        return futures
+
+    collector = chunks.Collector(problems, plan.ranges, progress, arrays)
+    collector.start = began
+    pending = None  # as_completed over every chunk sent, made with the first: answers are fetched as they come
+    groups: list[tuple[int, int]] = []
+
+    def sending(futures: list) -> None:
+        nonlocal pending
+        if pending is None:
+            # with_results: each answer is fetched in the background as its chunk finishes, not by
+            # a round trip of this thread
+            pending = distributed.as_completed(futures, with_results=True, raise_errors=False)
+        else:
+            pending.update(futures)
+
+    def handle(future, result) -> None:
+        chunk = owner[future.key]
+        if future.status == "finished":
+            collector.take(chunk, result, sent.get(chunk))  # a second answer is ignored
+            sent.pop(chunk, None)
+            placement.release(chunk)
+        else:
+            exc = result if isinstance(result, BaseException) else future.exception()
+            # a worker lost: KilledWorker where the scheduler gave up on the task, a cancelled
+            # task where the worker held the chunk's problems (placed data cannot be recomputed)
+            if not isinstance(exc, (distributed.KilledWorker, distributed.CancelledError, asyncio.CancelledError)):
+                raise exc  # the same on any worker (a bad option, a bug): re-running cannot help
+            attempts[chunk] += 1
+            if attempts[chunk] > MAX_ATTEMPTS:
+                collector.fail_chunk(chunk, exc)
+                placement.release(chunk)
+            elif chunk not in collector.done:
+                collector.resubmitted += 1
+                pending.update(send(chunk, chunk + 1))
+        future.release()
+        if groups:
+            pending.update(send(*groups.pop(0)))
+
+    def take_ready() -> None:
+        """Answers already fetched, taken now (while the workers solve the next wave)."""
+        if EARLY:
+            while pending is not None and pending.has_ready():
+                handle(*next(pending))
 
     # each wave (one chunk per GPU slot) goes out before the next is packed; then the rest is packed
     # and planned, and goes out a group at a time, always ahead of the answers, so that each worker
     # holds its next chunk (a chunk sent only when its worker's last came back would wait for a round
     # trip through the scheduler)
-    first, wave = [], plan.head
+    wave, waves_sent = plan.head, 0
     try:
         while wave:
-            first += send(len(plan.ranges) - len(wave), len(plan.ranges))
+            sending(send(len(plan.ranges) - len(wave), len(plan.ranges), waves_sent))
+            waves_sent += 1
             wave = plan.next_wave()
+            take_ready()
+        in_waves = len(plan.ranges)
         ranges = plan.plan_rest(solver, _planning_device(device))
-        rest_planned = True
+        collector.ranges = list(ranges)
         # the rest a chunk per slot at a time: the first group now, then one more after each answer
-        # taken (so that the first of the rest reaches the workers before the last is scattered,
-        # and this loop takes answers in between)
-        groups = [(k, min(k + slots, len(ranges))) for k in range(len(first), len(ranges), slots)]
-        rest = send(*groups.pop(0)) if groups else []
+        # taken (so that the first of the rest reaches the workers before the last is sent, and
+        # this loop takes answers in between)
+        groups = [(k, min(k + slots, len(ranges))) for k in range(in_waves, len(ranges), slots)]
+        if groups:
+            sending(send(*groups.pop(0)))
     except BaseException:
-        client.cancel(first)
+        if pending is not None:
+            client.cancel(list(pending.futures))
         placement.release()
         raise
-    collector = chunks.Collector(problems, ranges, progress, arrays)
-    collector.start = began
     collector.client_seconds = time.perf_counter() - began
-    # with_results: each answer is fetched in the background as its chunk finishes, not by a round
-    # trip of this loop
-    pending = distributed.as_completed(first + rest, with_results=True, raise_errors=False)
     try:
         for future, result in pending:
-            chunk = owner[future.key]
-            if future.status == "finished":
-                collector.take(chunk, result, sent.get(chunk))  # a second answer is ignored
-                sent.pop(chunk, None)
-                placement.release(chunk)
-            else:
-                exc = result if isinstance(result, BaseException) else future.exception()
-                # a worker lost: KilledWorker where the scheduler gave up on the task, a cancelled
-                # task where the worker held the chunk's problems (placed data cannot be recomputed)
-                if not isinstance(exc, (distributed.KilledWorker, distributed.CancelledError, asyncio.CancelledError)):
-                    raise exc  # the same on any worker (a bad option, a bug): re-running cannot help
-                attempts[chunk] += 1
-                if attempts[chunk] > MAX_ATTEMPTS:
-                    collector.fail_chunk(chunk, exc)
-                    placement.release(chunk)
-                elif chunk not in collector.done:
-                    collector.resubmitted += 1
-                    pending.update(send(chunk, chunk + 1))
-            future.release()
-            if groups:
-                pending.update(send(*groups.pop(0)))
+            handle(future, result)
     except BaseException:
         client.cancel([f for f in pending.futures])
         raise

@@ -77,6 +77,8 @@ class PackedProblems:
     #: The data arrays as they are pickled (:meth:`narrowed`), when made already: a view made by
     #: :meth:`rows` holds slices of its batch's.
     wire: dict[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: :meth:`segments`, once made (the offsets are not changed after packing).
+    layout: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> "PackedProblems":
@@ -129,7 +131,7 @@ class PackedProblems:
         (:meth:`narrowed`), widened again on arrival."""
         state = dict(self.__dict__)
         state.update(self.narrowed())
-        state["wire"] = None
+        state["wire"] = state["layout"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -142,11 +144,16 @@ class PackedProblems:
 
     def segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per knapsack: items n, dimensions m, and the start of its weights in ``weights``."""
+        if self.layout is not None:
+            return self.layout
         n = np.diff(self.item_offsets)
         m = np.diff(self.capacity_offsets)
         starts = np.zeros(len(n), dtype=np.int64)
         np.cumsum((n * m)[:-1], out=starts[1:])
-        return n, m, starts
+        for array in (n, m, starts):
+            array.setflags(write=False)
+        self.layout = (n, m, starts)
+        return self.layout
 
     def knapsacks_only(self) -> bool:
         """Whether every problem is a knapsack (no ``others``)."""

@@ -142,6 +142,8 @@ class _Placement:
 SCATTERED = (0, 1, 2)
 FLUSH = 0.0
 EARLY = True
+BALANCE = True
+HOLD = 1.5
 
 
 def _flush(client, limit: float) -> None:
@@ -153,6 +155,46 @@ def _flush(client, limit: float) -> None:
     deadline = time.perf_counter() + limit
     while comm.buffer and time.perf_counter() < deadline:
         time.sleep(0.0002)
+
+
+class _Balance:
+    """Which worker each chunk after the waves goes to: the one with the least planned work sent to
+    it and not yet answered, per GPU slot (per thread on workers without GPUs). A worker is sent its
+    next chunk as its last comes back, while it still holds one, so the workers end together.
+
+    Dask alone assigns a task to a worker when it is submitted, by its estimate of the task's
+    duration, which is one figure for every chunk of a batch whatever its size (2 x H200: both
+    chunks of a group went to one worker, and the other ended 20 ms before it). The restriction
+    is loose: if the worker leaves, Dask runs the chunk on another."""
+
+    def __init__(self, workers: dict, gpus: bool):
+        slots = {address: (w.get("resources", {}).get(RESOURCE, 0) if gpus else w.get("nthreads", 1))
+                 for address, w in workers.items()}
+        self.slots = {address: float(count) for address, count in slots.items() if count > 0}
+        self.load = dict.fromkeys(self.slots, 0.0)
+        self.held: dict[int, tuple[str, float]] = {}
+
+    def least(self) -> tuple[str | None, float]:
+        """The worker with the least work held per slot, and that work (None, inf with no worker)."""
+        if not self.load:
+            return None, float("inf")
+        worker = min(self.load, key=lambda w: self.load[w] / self.slots[w])
+        return worker, self.load[worker] / self.slots[worker]
+
+    def assign(self, chunk: int, worker: str, cost: float) -> None:
+        self.answered(chunk)
+        self.load[worker] += cost
+        self.held[chunk] = (worker, cost)
+
+    def answered(self, chunk: int) -> None:
+        worker, cost = self.held.pop(chunk, (None, 0.0))
+        if worker in self.load:
+            self.load[worker] -= cost
+
+    def lost(self, workers: dict) -> None:
+        """Forget the workers not in ``workers`` (the scheduler's list after a worker died)."""
+        for address in [a for a in self.load if a not in workers]:
+            del self.load[address], self.slots[address]
 
 
 def _planning_device(device):
@@ -189,9 +231,10 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     sent: dict[int, chunks.PackedProblems] = {}  # chunks packed and not yet answered
     placement = _Placement(client, bool(gpus), workers)
 
-    def send(first: int, stop: int, wave: int | None = None) -> list:
+    def send(first: int, stop: int, wave: int | None = None, worker: str | None = None) -> list:
         """Chunks first..stop-1 packed and handed to Dask as one graph of one task per chunk, each
-        under a key of its own (a wave's placed on workers first, :class:`_Placement`)."""
+        under a key of its own (a wave's placed on workers first, :class:`_Placement`; else to
+        ``worker``, where given)."""
         for chunk in range(first, stop):
             if chunk not in sent:
                 sent[chunk] = plan.chunk(plan.ranges[chunk])
@@ -207,13 +250,17 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         # earlier chunks first (the tapered shares end with small chunks): a graph's tasks run in the
         # order given, and a higher priority runs before a lower one
         futures = client.map(solve_on_worker, placed, solver=solver, options=options, device=worker_device, key=keys,
-                             pure=False, resources=resources, priority=-first)
+                             pure=False, resources=resources, priority=-first,
+                             workers=None if worker is None else [worker], allow_other_workers=worker is not None)
         if wave is not None and FLUSH:
             _flush(client, FLUSH)
         return futures
 
     collector = chunks.Collector(problems, plan.ranges, progress, arrays)
     collector.start = began
+    balance = _Balance(workers, bool(gpus))
+    next_chunk: int | None = None  # the next chunk to send once the rest is planned (see top_up)
+    limit = 0.0
     pending = None  # as_completed over every chunk sent, made with the first: answers are fetched as they come
     groups: list[tuple[int, int]] = []
 
@@ -232,6 +279,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
             collector.take(chunk, result, sent.get(chunk))  # a second answer is ignored
             sent.pop(chunk, None)
             placement.release(chunk)
+            balance.answered(chunk)
         else:
             exc = result if isinstance(result, BaseException) else future.exception()
             # a worker lost: KilledWorker where the scheduler gave up on the task, a cancelled
@@ -239,15 +287,37 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
             if not isinstance(exc, (distributed.KilledWorker, distributed.CancelledError, asyncio.CancelledError)):
                 raise exc  # the same on any worker (a bad option, a bug): re-running cannot help
             attempts[chunk] += 1
+            balance.answered(chunk)
+            if BALANCE:
+                balance.lost(client.scheduler_info().get("workers", {}))
             if attempts[chunk] > MAX_ATTEMPTS:
                 collector.fail_chunk(chunk, exc)
                 placement.release(chunk)
             elif chunk not in collector.done:
                 collector.resubmitted += 1
-                pending.update(send(chunk, chunk + 1))
+                pending.update(send_balanced(chunk) if BALANCE else send(chunk, chunk + 1))
         future.release()
-        if groups:
+        if BALANCE:
+            top_up()
+        elif groups:
             pending.update(send(*groups.pop(0)))
+
+    def send_balanced(chunk: int) -> list:
+        worker, _ = balance.least()
+        if worker is not None:
+            balance.assign(chunk, worker, plan.costs[chunk] if chunk < len(plan.costs) else 0.0)
+        return send(chunk, chunk + 1, worker=worker)
+
+    def top_up() -> None:
+        """After the waves: send the next chunks, each to the worker holding the least work, while
+        one holds less than ``limit`` (or nothing)."""
+        nonlocal next_chunk
+        while next_chunk is not None and next_chunk < len(plan.ranges):
+            worker, load = balance.least()
+            if worker is not None and load >= limit and load > 0:
+                return
+            sending(send_balanced(next_chunk))
+            next_chunk += 1
 
     def take_ready() -> None:
         """Answers already fetched, taken now (while the workers solve the next wave)."""
@@ -272,9 +342,15 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         # the rest a chunk per slot at a time: the first group now, then one more after each answer
         # taken (so that the first of the rest reaches the workers before the last is sent, and
         # this loop takes answers in between)
-        groups = [(k, min(k + slots, len(ranges))) for k in range(in_waves, len(ranges), slots)]
-        if groups:
-            sending(send(*groups.pop(0)))
+        if BALANCE:
+            next_chunk = in_waves
+            # each worker holds its running chunk and the next: at least 1.5 of the largest chunk's work
+            limit = HOLD * max(plan.costs[in_waves:], default=0.0)
+            top_up()
+        else:
+            groups = [(k, min(k + slots, len(ranges))) for k in range(in_waves, len(ranges), slots)]
+            if groups:
+                sending(send(*groups.pop(0)))
     except BaseException:
         if pending is not None:
             client.cancel(list(pending.futures))

@@ -313,10 +313,10 @@ class Collector:
     of Solution objects, or with ``arrays`` the chunks' answers joined as a :class:`SolutionArrays`
     (no object built per problem)."""
 
-    def __init__(self, problems: Sequence, ranges: Sequence[range], progress: Callable[[Progress], None] | None,
+    def __init__(self, problems: Sequence, ranges: list[range], progress: Callable[[Progress], None] | None,
                  arrays: bool = False):
         self.problems = problems
-        self.ranges = list(ranges)
+        self.ranges = ranges  # a list that may grow (a spread batch plans the rest after its waves)
         self.arrays = arrays
         self.solutions: list[Solution | None] = [] if arrays else [None] * len(problems)
         self.parts: dict[int, PackedSolutions] = {}  # with arrays: each chunk's answers, by chunk

@@ -338,7 +338,6 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
             take_ready()
         in_waves = len(plan.ranges)
         ranges = plan.plan_rest(solver, _planning_device(device))
-        collector.ranges = list(ranges)
         # the rest a chunk per slot at a time: the first group now, then one more after each answer
         # taken (so that the first of the rest reaches the workers before the last is sent, and
         # this loop takes answers in between)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -372,6 +373,36 @@ def test_dask_batch_equals_local(cluster, device):
     # each worker (started by a nanny, which sets MALLOC_TRIM_THRESHOLD_) raised its malloc thresholds
     raised = cluster.run(lambda: __import__("clsolve.malloc", fromlist=["_done"])._done)
     assert list(raised.values()) == [True, True]
+
+
+def test_dask_answers_are_taken_between_the_waves(cluster, device, monkeypatch):
+    """A wave's answers that are back while the client packs the next wave are taken then (also
+    those of a chunk of the second wave, which the client's list of chunks did not hold yet when
+    the first was sent)."""
+    events = []
+    next_wave, plan_rest, take = chunks.Chunking.next_wave, chunks.Chunking.plan_rest, chunks.Collector.take
+
+    def slow_next_wave(self):
+        time.sleep(1.0)  # the workers answer the wave just sent meanwhile
+        return next_wave(self)
+
+    def logged_plan_rest(self, *args):
+        events.append("plan_rest")
+        return plan_rest(self, *args)
+
+    def logged_take(self, chunk, *args):
+        events.append(chunk)
+        return take(self, chunk, *args)
+
+    monkeypatch.setattr(chunks.Chunking, "next_wave", slow_next_wave)
+    monkeypatch.setattr(chunks.Chunking, "plan_rest", logged_plan_rest)
+    monkeypatch.setattr(chunks.Collector, "take", logged_take)
+    problems = _random(300, 15)
+    spread = clsolve.solve_many(problems, client=cluster)
+    _same(spread, clsolve.solve_many(problems, device=device))
+    before = events[:events.index("plan_rest")]
+    assert {2, 3} <= set(before), events  # the second wave's chunks, taken before the rest was planned
+    assert sorted(e for e in events if e != "plan_rest") == list(range(16))
 
 
 def test_dask_batch_as_arrays(cluster, device):

@@ -109,8 +109,6 @@ class Chunking:
         self.split = 0
         #: Every chunk's rows, waves first; complete after plan_rest.
         self.ranges: list[range] = []
-        #: Every chunk's planned seconds, after plan_rest (a wave's chunk: its share at the rest's mean).
-        self.costs: list[float] = []
         #: (first row, the rows from there packed), for the parts of the batch that are knapsacks only
         self._parts: list[tuple[int, PackedProblems]] = []
         #: The first wave's chunks, one per worker, ready to send (none for a small batch).
@@ -144,11 +142,6 @@ class Chunking:
             shares = tapered_shares(self.workers, self.per_worker)
             cuts = cut(weights, 0, shares=shares[self.workers:] if self.split else shares)
         self.ranges += [range(r.start + self.split, r.stop + self.split) for r in cuts]
-        running = np.concatenate([[0.0], np.cumsum(weights)])
-        per_problem = float(running[-1]) / len(rest) if len(rest) else 1.0
-        waves = len(self.ranges) - len(cuts)
-        self.costs = [len(r) * per_problem for r in self.ranges[:waves]] + \
-            [float(running[r.stop] - running[r.start]) for r in cuts]
         return self.ranges
 
     def _pack_part(self, start: int, stop: int) -> PackedProblems | None:

@@ -444,10 +444,18 @@ class PackedSolutions:
 
     def unpack(self) -> list[Solution]:
         """One Solution per row. Built without the dataclass constructor (a batch of 63,000 is
-        returned in a few tens of milliseconds): slots set directly, and each run of rows with equal
-        timings (one device batch: the batch's, divided by its size) shares one Timings."""
+        returned in a few tens of milliseconds): slots set directly, each run of rows with equal
+        timings (one device batch: the batch's, divided by its size) shares one Timings, and where
+        every row has as many items, their flags are the rows of one 2-D view (made in one call,
+        three times as fast as a slice per row)."""
         count = len(self.values)
-        offsets, everything = self.item_offsets.tolist(), self.selected
+        lengths = np.diff(self.item_offsets)
+        if count and (lengths == lengths[0]).all():
+            first, width = int(self.item_offsets[0]), int(lengths[0])
+            flags = list(self.selected[first:first + count * width].reshape(count, width))
+        else:
+            offsets, everything = self.item_offsets.tolist(), self.selected
+            flags = [everything[a:b] for a, b in zip(offsets, offsets[1:])]
         rows = np.asarray(self.timings, dtype=np.float64).reshape(count, 4)
         starts = np.ones(count, dtype=bool)
         starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
@@ -456,12 +464,12 @@ class PackedSolutions:
         labels = self.labels
         new_solution = Solution.__new__
         out = []
-        for value, a, b, optimal, k, label in zip(self.values.tolist(), offsets, offsets[1:], self.optimal.tolist(),
-                                                  run.tolist(), self.label_index.tolist()):
+        for value, selected, optimal, k, label in zip(self.values.tolist(), flags, self.optimal.tolist(), run.tolist(),
+                                                      self.label_index.tolist()):
             solver, device, notes = labels[label]
             s = new_solution(Solution)
-            s.value, s.selected, s.optimal, s.solver, s.device, s.timings = value, everything[a:b], optimal, solver, \
-                device, shared[k]
+            s.value, s.selected, s.optimal, s.solver, s.device, s.timings = value, selected, optimal, solver, device, \
+                shared[k]
             s.notes, s.bound, s.stats, s.positions, s.tour = list(notes), None, {}, None, None
             out.append(s)
         for k, (bound, stats, positions, tour) in self.extras.items():

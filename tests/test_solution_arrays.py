@@ -75,16 +75,18 @@ def test_empty_batch():
     assert len(arrays) == 0 and arrays.values.size == 0 and list(arrays) == []
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**31), cuts=st.lists(st.integers(0, 40), max_size=4))
-def test_joined_parts_equal_the_whole(seed, cuts):
-    """Answers packed in pieces and joined read back as the answers packed at once: item offsets,
-    shared labels, timings and the extras of some rows (bounds, stats) shifted to their rows."""
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), cuts=st.lists(st.integers(0, 40), max_size=4), same_n=st.booleans())
+def test_joined_parts_equal_the_whole(seed, cuts, same_n):
+    """Answers packed in pieces and joined read back as the answers packed at once (and each piece
+    as its own answers): item offsets, shared labels, timings and the extras of some rows (bounds,
+    stats) shifted to their rows; every row with as many items (read as one 2-D view) or not."""
     rng = np.random.default_rng(seed)
     count = 40
     solutions = []
+    width = int(rng.integers(0, 6))
     for k in range(count):
-        n = int(rng.integers(0, 6))
+        n = width if same_n else int(rng.integers(0, 6))
         s = clsolve.Solution(int(rng.integers(0, 100)), rng.random(n) < 0.5, bool(rng.random() < 0.8),
                              str(rng.choice(["a", "b"])), "dev", clsolve.Timings(*rng.random(4).tolist()),
                              ["note"] if rng.random() < 0.3 else [])
@@ -96,10 +98,13 @@ def test_joined_parts_equal_the_whole(seed, cuts):
     joined = PackedSolutions.joined(parts)
     assert joined.positions.tolist() == list(range(count)) and len(joined.labels) == len(set(joined.labels))
     assert joined.seconds == len(parts)
-    for got, want in zip(joined.unpack(), solutions):
-        assert (got.value, got.optimal, got.solver, got.notes, got.bound, got.stats) == \
-               (want.value, want.optimal, want.solver, want.notes, want.bound, want.stats)
-        assert np.array_equal(got.selected, want.selected) and got.timings == want.timings
+    pieces = [s for part in parts for s in part.unpack()]
+    for got, again, want in zip(joined.unpack(), pieces, solutions, strict=True):
+        for answer in (got, again):
+            assert (answer.value, answer.optimal, answer.solver, answer.notes, answer.bound, answer.stats) == \
+                   (want.value, want.optimal, want.solver, want.notes, want.bound, want.stats)
+            assert np.array_equal(answer.selected, want.selected) and answer.timings == want.timings
+            assert answer.selected.dtype == want.selected.dtype and answer.selected.shape == want.selected.shape
 
 
 def test_collector_gives_arrays_and_a_batch_error_with_objects(device):

@@ -48,9 +48,11 @@ CHUNKS_PER_WORKER = 3
 PLACE_ATTEMPTS = 3
 #: The leading waves' shares (see :class:`clsolve.chunks.Chunking`): larger than for
 #: ``device="all"``, as each wave reaches Dask's workers later (a scatter and two batched messages,
-#: ~10 ms); with a third of 0.3 the workers still hold that wave when the rest comes (2 x H200,
-#: MSB-630 x 100, medians of 7 in one session: 1/32, 1/8, 0.3 took 0.165 s, 1/64, 1/16, 0.3 0.172 s).
-WAVES = (1 / 32, 1 / 8, 0.3)
+#: ~10 ms); with a third of 0.3 the workers still hold that wave when the rest comes. 2 x H200,
+#: MSB-630 x 100: 1/32, 1/8, 0.3 took 0.165 s against 0.172 s for 1/64, 1/16, 0.3 (medians of 7);
+#: once answers were taken between the waves, a first wave of 1/16 was faster in 12 of 15 paired
+#: runs (median 10 ms: the workers had waited ~10 ms for the second wave after a first of 1/32).
+WAVES = (1 / 16, 1 / 8, 0.3)
 #: The worker resource a chunk asks for when the workers declare it (``--resources GPU=1``).
 RESOURCE = "GPU"
 

@@ -364,8 +364,7 @@ class Collector:
     def _place(self, packed: PackedSolutions) -> None:
         """A chunk's answers as Solution objects, each at its batch index."""
         positions = packed.positions
-        if len(positions) and int(positions[-1]) - int(positions[0]) == len(positions) - 1 \
-                and (len(positions) < 2 or bool((np.diff(positions) == 1).all())):
+        if len(positions) and bool((np.diff(positions) == 1).all()):
             self.solutions[int(positions[0]):int(positions[-1]) + 1] = packed.unpack()  # a run of rows: one slice
             return
         for position, solution in zip(positions.tolist(), packed.unpack()):

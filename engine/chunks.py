@@ -144,13 +144,12 @@ class Chunking:
         self.ranges += [range(r.start + self.split, r.stop + self.split) for r in cuts]
         return self.ranges
 
-    def _pack_part(self, start: int, stop: int) -> PackedProblems | None:
-        """Rows start..stop-1 packed together, kept for :meth:`chunk` where they are knapsacks only
-        (their chunks are then views); None for a part with other kinds (packed chunk by chunk)."""
+    def _pack_part(self, start: int, stop: int) -> PackedProblems:
+        """Rows start..stop-1 packed together; kept for :meth:`chunk` where they are knapsacks only
+        (their chunks are then views; a part with other kinds is packed again chunk by chunk)."""
         packed = PackedProblems.pack(self.problems[start:stop], range(start, stop))
-        if not packed.knapsacks_only():
-            return None
-        self._parts.append((start, packed))
+        if packed.knapsacks_only():
+            self._parts.append((start, packed))
         return packed
 
     def chunk(self, rows: range) -> PackedProblems:

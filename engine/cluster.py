@@ -229,10 +229,10 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
                 placement.release(chunk)
             elif chunk not in collector.done:
                 collector.resubmitted += 1
-                pending.update(send(chunk, chunk + 1))
+                sending(send(chunk, chunk + 1))
         future.release()
         if groups:
-            pending.update(send(*groups.pop(0)))
+            sending(send(*groups.pop(0)))
 
     def take_ready() -> None:
         """The answers fetched so far, taken now (while the workers solve the next wave): left for

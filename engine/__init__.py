@@ -15,7 +15,7 @@ from .chunks import Progress  # noqa: E402
 from .devices import Device, get_device  # noqa: E402
 from .errors import (BatchError, ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
                      InvalidOptionError, InvalidProblemError, KernelBuildError, SolutionCheckError,
-                     UnknownSolverError, UnsupportedProblemError)
+                     TimeLimitError, UnknownSolverError, UnsupportedProblemError)
 from .problems import Knapsack  # noqa: E402
 from .solution import Solution, Timings  # noqa: E402
 from .solution_arrays import SolutionArrays  # noqa: E402
@@ -28,5 +28,5 @@ __all__ = [
     "solve", "solve_many", "plan", "choose", "solvers", "devices", "get_device",
     "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",
     "UnknownSolverError", "DeviceNotFoundError", "KernelBuildError", "SolutionCheckError",
-    "FormatError", "InvalidOptionError", "BatchError", "Progress", "presolve",
+    "FormatError", "InvalidOptionError", "TimeLimitError", "BatchError", "Progress", "presolve",
 ]

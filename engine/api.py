@@ -4,13 +4,14 @@ from __future__ import annotations
 import time
 from typing import Callable, Sequence
 
-from . import chunks, multidevice, registry
+from . import chunks, deadline, inputs, multidevice, registry
 from .chunks import Progress
 from .devices import Device, get_device, list_devices
 from .gcpause import paused_gc
 from .packed import PackedProblems, PackedSolutions
 from .problems import Knapsack
-from .errors import ClsolveError, DoesNotFitError, FormatError, SolutionCheckError, UnsupportedProblemError
+from .errors import (ClsolveError, DoesNotFitError, FormatError, InvalidOptionError, SolutionCheckError,
+                     UnsupportedProblemError)
 from .solution import Solution, check, check_many
 from .solution_arrays import SolutionArrays
 from .solver import Plan, Solver, problem_label
@@ -24,7 +25,7 @@ def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
 
 def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
     """The installed solver that accepts ``problem``, fits, and has the smallest estimated time."""
-    if device is not None and not isinstance(device, Device) and device.strip().lower() != "auto":
+    if device is not None and not (isinstance(device, str) and device.strip().lower() == "auto"):
         device = get_device(device)  # a device the user named must exist, whichever solver wins
     reasons: dict[str, str] = {}
     too_large: set[str] = set()
@@ -59,6 +60,9 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
 
 def plan(problem, solver: str = "auto", device: str | Device | None = None, **options) -> Plan:
     """The plan ``solve`` would follow, without solving (raises when it would refuse)."""
+    inputs.problem(problem)
+    inputs.solver_name(solver)
+    options.pop("time_limit", None)
     if solver == "auto":
         return choose(problem, device)[2]
     instance = registry.load(solver, **options)
@@ -72,13 +76,26 @@ def _finish(problem, solution: Solution, solver: Solver, device: Device | None) 
     return solution
 
 
-def solve(problem, solver: str = "auto", device: str | Device | None = None, **options) -> Solution:
+def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
+          time_limit: float | None = None, **options) -> Solution:
     """Solve ``problem`` exactly with the named solver on the chosen device; the result is checked.
 
     ``solver`` is an installed solver's name or ``auto`` (the fastest estimate among those that
     accept the problem and fit). ``device`` is a spec for :func:`clsolve.get_device` (default: the
-    ``CLSOLVE_DEVICE`` environment variable, else ``auto``). ``options`` go to the solver.
+    ``CLSOLVE_DEVICE`` environment variable, else ``auto``), a ``Device``, or a ``pyopencl.Device``
+    or single-device ``pyopencl.Context``. ``options`` go to the solver.
+
+    ``time_limit`` (seconds) is kept within ``clsolve.deadline``'s margin (max(10 %, 50 ms)): an
+    anytime solver (``bnb``) returns its best checked solution with ``optimal=False`` and a proven
+    ``bound``; a solver with no answer before it ends raises :class:`~clsolve.errors.TimeLimitError`.
     """
+    inputs.problem(problem)
+    inputs.solver_name(solver)
+    with deadline.limit(time_limit):
+        return _solve(problem, solver, device, options)
+
+
+def _solve(problem, solver: str, device, options: dict) -> Solution:
     if solver == "auto":
         instance, dev, chosen_plan = choose(problem, device)
         if options:
@@ -93,7 +110,7 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, **o
 def solve_many(problems: Sequence, solver: str = "auto",
                device: str | Device | Sequence[str | Device] | None = None, *, client=None,
                progress: Callable[[Progress], None] | None = None, chunk_count: int | None = None,
-               arrays: bool = False, **options) -> list[Solution] | SolutionArrays:
+               arrays: bool = False, time_limit: float | None = None, **options) -> list[Solution] | SolutionArrays:
     """Solve several problems; one checked ``Solution`` per problem, in input order.
 
     On one device, an error in one problem is raised naming that problem's index; nothing is
@@ -110,11 +127,16 @@ def solve_many(problems: Sequence, solver: str = "auto",
     ``arrays=True`` returns the same checked answers as a :class:`~clsolve.SolutionArrays` (values,
     optimality and item flags as NumPy arrays; a ``Solution`` is built only for a row that is read),
     which saves the client about a microsecond per problem.
+    ``time_limit`` (seconds, one device only) holds for the whole batch, as for ``solve``.
     """
-    problems = list(problems)
+    problems = inputs.problems(problems)
+    inputs.solver_name(solver)
     if not problems:
         return SolutionArrays.of_solutions([]) if arrays else []
-    with paused_gc():
+    if time_limit is not None and (client is not None or multidevice.is_several(device)):
+        raise InvalidOptionError("time_limit is kept on one device; a batch spread over several devices or "
+                                 "a Dask cluster takes none (solve its parts with a limit each)")
+    with paused_gc(), deadline.limit(time_limit):
         return _solve_many(problems, solver, device, client, progress, chunk_count, arrays, options)
 
 

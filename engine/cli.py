@@ -1,21 +1,29 @@
 """The ``clsolve`` command line.
 
 Exit codes: 0 solved; 2 bad usage or input (file, option, unknown solver or device);
-3 the problem does not fit or no solver accepts it; 1 any other failure (a kernel that does not
-build, a solution that fails its check). Results go to stdout, progress and errors to stderr.
+3 the problem does not fit or no solver accepts it; 4 the time limit passed with no answer;
+1 any other failure (a kernel that does not build, a solution that fails its check); 130 and 143
+interrupted by Ctrl-C or SIGTERM. Results go to stdout, progress and errors to stderr.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from . import __version__, api, cluster, formats, multidevice
 from .errors import (BatchError, ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError, InvalidOptionError,
-                     InvalidProblemError, UnknownSolverError, UnsupportedProblemError)
+                     InvalidProblemError, TimeLimitError, UnknownSolverError, UnsupportedProblemError)
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_REFUSED, EXIT_TIME_LIMIT = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that a long solve unwinds (its queue finished) and exits."""
 
 
 def _exit_code(exc: ClsolveError) -> int:
@@ -26,6 +34,8 @@ def _exit_code(exc: ClsolveError) -> int:
         return EXIT_USAGE
     if isinstance(exc, (DoesNotFitError, UnsupportedProblemError)):
         return EXIT_REFUSED
+    if isinstance(exc, TimeLimitError):
+        return EXIT_TIME_LIMIT
     return EXIT_FAILURE
 
 
@@ -58,6 +68,8 @@ def cmd_solve(args) -> int:
         if missing:
             raise FormatError(", ".join(args.files), None, f"no instance named {', '.join(sorted(missing))}")
     options = dict(args.option or [])
+    if args.time_limit is not None:
+        options["time_limit"] = args.time_limit
     spread = args.scheduler is not None or multidevice.is_several(args.device)
     if not spread or args.plan:  # refuse before any output (spread batches report each failure by index)
         plans = [api.plan(problem, args.solver, args.device, **options) for problem in problems]
@@ -149,7 +161,8 @@ def cmd_devices(args) -> int:
         print("no OpenCL devices found", file=sys.stderr)
         return EXIT_FAILURE
     for d in listing:
-        print(f"{d['platform']} / {d['device']} [{d['type']}]: {d['global_memory_bytes'] / 2**30:.1f} GiB global, "
+        simulator = " (a simulator: used only when named)" if d.get("simulator") else ""
+        print(f"{d['platform']} / {d['device']} [{d['type']}]{simulator}: {d['global_memory_bytes'] / 2**30:.1f} GiB global, "
               f"{d['max_allocation_bytes'] / 2**30:.1f} GiB per buffer, {d['local_memory_bytes'] // 1024} KiB local, "
               f"{d['compute_units']} compute units, work-groups up to {d['max_work_group_size']}")
     return EXIT_OK
@@ -178,6 +191,9 @@ def parser() -> argparse.ArgumentParser:
     solve.add_argument("--instance", action="append", help="solve only the instance of this name (repeatable)")
     solve.add_argument("--scale", default="1", help="multiply all numbers by this before the integer check (e.g. 1e6)")
     solve.add_argument("--option", "-o", action="append", type=_option, help="solver option KEY=VALUE")
+    solve.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                       help="stop after this many seconds for the whole run: bnb returns its best answer and a "
+                            "bound, other solvers stop with exit code 4")
     solve.add_argument("--plan", action="store_true", help="print the plan (memory, work) instead of solving")
     solve.add_argument("--json", action="store_true", help="one JSON object per problem on stdout")
     solve.set_defaults(run=cmd_solve)
@@ -197,17 +213,36 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    previous = _on_sigterm()
     try:
         return args.run(args)
     except ClsolveError as exc:
         print(f"clsolve: error: {exc}", file=sys.stderr)
         return _exit_code(exc)
     except KeyboardInterrupt:
-        return 130
+        print("clsolve: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print("clsolve: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except BrokenPipeError:  # the reader left (`clsolve solve ... | head`): stop quietly, as Unix tools do
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _on_sigterm():
+    """Turn SIGTERM into ``Terminated`` in the main thread (the previous handler, or None)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    return signal.signal(signal.SIGTERM, handler)
 
 
 if __name__ == "__main__":  # pragma: no cover

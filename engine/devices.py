@@ -88,6 +88,7 @@ class Device:
             "compute_units": self.compute_units,
             "max_work_group_size": self.max_work_group_size,
             "opencl": self.cl_device.version.strip(),
+            "simulator": is_simulator(self),
         }
 
 
@@ -112,6 +113,15 @@ def all_devices() -> list[Device]:
     return _devices
 
 
+#: Platforms that simulate a device for debugging (thousands of times slower than real hardware):
+#: never picked by ``auto``, ``gpu`` or ``cpu``, only when named.
+SIMULATORS = ("oclgrind",)
+
+
+def is_simulator(device: Device) -> bool:
+    return any(name in f"{device.platform} {device.name}".lower() for name in SIMULATORS)
+
+
 def _rank_auto(device: Device) -> int:
     if device.is_gpu:
         return 0
@@ -120,10 +130,30 @@ def _rank_auto(device: Device) -> int:
     return 2 if "portable computing language" in device.platform.lower() else 3
 
 
+def _real(devices: list[Device]) -> list[Device]:
+    return [d for d in devices if not is_simulator(d)]
+
+
+def _wrapped(spec) -> Device | None:
+    """The ``Device`` of a ``pyopencl.Device`` or single-device ``pyopencl.Context`` (None otherwise)."""
+    if isinstance(spec, cl.Context):
+        found = spec.devices
+        if len(found) != 1:
+            raise DeviceNotFoundError(f"a pyopencl.Context with {len(found)} devices: pass one device")
+        spec = found[0]
+    if not isinstance(spec, cl.Device):
+        return None
+    for device in all_devices():
+        if device.cl_device == spec:
+            return device
+    return Device(spec)
+
+
 def get_device(spec: str | Device | None = None) -> Device:
     """Choose a device.
 
-    ``spec`` is ``auto`` (GPU first, then any other accelerator, then PoCL's CPU, then other CPUs),
+    ``spec`` is ``auto`` (GPU first, then any other accelerator, then PoCL's CPU, then other CPUs;
+    a simulator such as Oclgrind only when named: ``oclgrind``),
     ``gpu``, ``cpu``, or a case-insensitive fragment of the platform or device name, optionally
     followed by ``:INDEX`` to pick among several matches (``nvidia``, ``pocl``, ``h100:1``), or
     ``#N``, the N-th device of ``clsolve devices`` (0-based, every platform in order).
@@ -132,8 +162,14 @@ def get_device(spec: str | Device | None = None) -> Device:
     """
     if isinstance(spec, Device):
         return spec
+    wrapped = _wrapped(spec)
+    if wrapped is not None:
+        return wrapped
     if spec is None:
         spec = os.environ.get(ENV_VAR) or "auto"
+    if not isinstance(spec, str):
+        raise DeviceNotFoundError(f"device must be a name such as 'auto', 'gpu', 'cpu', 'pocl' or '#0', a "
+                                  f"clsolve.Device or a pyopencl Device or Context; got {type(spec).__name__} {spec!r}")
     text = spec.strip()
     devices = all_devices()
     if not devices:
@@ -150,11 +186,11 @@ def get_device(spec: str | Device | None = None) -> Device:
         index = int(number)
     key = base.lower()
     if key in ("auto", "all"):
-        matches = sorted(devices, key=_rank_auto)
+        matches = sorted(_real(devices), key=_rank_auto)
     elif key == "gpu":
-        matches = [d for d in devices if d.is_gpu]
+        matches = [d for d in _real(devices) if d.is_gpu]
     elif key == "cpu":
-        matches = sorted((d for d in devices if d.is_cpu), key=_rank_auto)
+        matches = sorted((d for d in _real(devices) if d.is_cpu), key=_rank_auto)
     else:
         aliases = {"pocl": "portable computing language"}
         fragment = aliases.get(key, key)

@@ -44,6 +44,11 @@ class FormatError(ClsolveError, ValueError):
         super().__init__(f"{where}: {message}")
 
 
+class TimeLimitError(ClsolveError, TimeoutError):
+    """The time limit passed before the solver had any answer (a DP has none before its last row);
+    the message says how far it got. Anytime solvers return their best answer instead."""
+
+
 class InvalidOptionError(ClsolveError, TypeError):
     """A solver option is unknown or has a bad value."""
 

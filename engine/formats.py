@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import FormatError, InvalidProblemError
+from .numbers import exact
 from .problems import LCS, TSP, Knapsack
 from .sequences import looks_like_fasta, looks_like_sequences, read_fasta, read_sequences
 from .tsplib import looks_like_tsplib, read_tsplib
@@ -63,8 +64,18 @@ class _Tokens:
         self.pos += 1
         return _number(self.path, line, token, what, scale)
 
-    def take_count(self, what: str) -> int:
-        return self.take(what, Fraction(1))
+    def take_count(self, what: str, minimum: int = 0) -> int:
+        line = self.line()
+        count = self.take(what, Fraction(1))
+        if count < minimum:
+            raise FormatError(self.path, line, f"{what} = {count}; must be at least {minimum}")
+        return count
+
+    def expect(self, count: int, what: str) -> None:
+        """Refuse, before reading them, ``count`` numbers that the file does not hold."""
+        if count > self.left():
+            raise FormatError(self.path, self.line(), f"{what} needs {count} more numbers but the file "
+                                                      f"holds {self.left()}")
 
     def take_optimum(self, what: str, scale: Fraction) -> int | None:
         """A published optimum (times ``scale``), kept when positive and integral (OR-Library writes 0
@@ -74,17 +85,17 @@ class _Tokens:
         token, line = self.items[self.pos]
         self.pos += 1
         try:
-            value = Fraction(token) * scale
-        except ValueError:
-            raise FormatError(self.path, line, f"{what}: {token!r} is not a number") from None
+            value = exact(token) * scale
+        except ValueError as exc:
+            raise FormatError(self.path, line, f"{what}: {exc}") from None
         return int(value) if value.denominator == 1 and value > 0 else None
 
 
 def _number(path: str, line: int | None, token, what: str, scale: Fraction) -> int:
     try:
-        value = Fraction(str(token)) * scale
-    except (ValueError, ZeroDivisionError):
-        raise FormatError(path, line, f"{what}: {token!r} is not a number") from None
+        value = exact(token) * scale
+    except ValueError as exc:
+        raise FormatError(path, line, f"{what}: {exc}") from None
     if value.denominator != 1:
         raise FormatError(path, line, f"{what}: {token} is fractional (scaled by {scale}); clsolve solves integer "
                                       "problems exactly: pass a scale such as 1e6 (--scale) to make it integral")
@@ -102,10 +113,9 @@ def _knapsack(path: str, line: int | None, **fields) -> Knapsack:
 
 def read_pisinger(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
     tokens = _Tokens(path, text)
-    n = tokens.take_count("item count n")
+    n = tokens.take_count("item count n", 1)
     capacity = tokens.take("capacity c", scale)
-    if n < 1:
-        raise FormatError(path, 1, f"item count n = {n}; at least 1 item is required")
+    tokens.expect(2 * n, f"n = {n} items (profit and weight each)")
     profits, weights = [], []
     for i in range(n):
         profits.append(tokens.take(f"profit of item {i + 1}", scale))
@@ -121,7 +131,8 @@ def read_pisinger(path: str, text: str, scale: Fraction = Fraction(1)) -> list[K
 
 def read_jooken(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
     tokens = _Tokens(path, text)
-    n = tokens.take_count("item count n")
+    n = tokens.take_count("item count n", 1)
+    tokens.expect(3 * n + 1, f"n = {n} items (id, profit, weight each) and the capacity")
     profits, weights = [], []
     for i in range(n):
         tokens.take(f"id of item {i + 1}", Fraction(1))
@@ -136,18 +147,19 @@ def read_jooken(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Kna
 
 def read_mknap(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
     tokens = _Tokens(path, text)
-    count = tokens.take_count("number of problems K")
+    count = tokens.take_count("number of problems K", 1)
     problems = []
     for k in range(count):
         line = tokens.line()
-        n = tokens.take_count(f"problem {k + 1}: item count n")
-        m = tokens.take_count(f"problem {k + 1}: constraint count m")
+        n = tokens.take_count(f"problem {k + 1}: item count n", 1)
+        m = tokens.take_count(f"problem {k + 1}: constraint count m", 1)
+        tokens.expect(1 + n + m * n + m, f"problem {k + 1} (n = {n}, m = {m}: optimum, profits, weights, capacities)")
         optimum = tokens.take_optimum(f"problem {k + 1}: optimal value", scale)
         profits = [tokens.take(f"problem {k + 1}: profit {i + 1}", scale) for i in range(n)]
         rows = [[tokens.take(f"problem {k + 1}: weight ({d + 1}, {i + 1})", scale) for i in range(n)]
                 for d in range(m)]
         capacities = [tokens.take(f"problem {k + 1}: capacity {d + 1}", scale) for d in range(m)]
-        problems.append(_knapsack(path, line, profits=profits, weights=np.array(rows, dtype=object).T.tolist(),
+        problems.append(_knapsack(path, line, profits=profits, weights=rows, weights_by="dimension",
                                   capacities=capacities, name=f"{Path(path).stem}#{k + 1}",
                                   known_optimum=optimum))
     if tokens.left():
@@ -156,20 +168,30 @@ def read_mknap(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knap
 
 
 def _plate(path: str, name: str, height: int, width: int, items: list[tuple[int, int]]) -> Knapsack:
-    return _knapsack(path, None, profits=[h * w for h, w in items], weights=items,
+    return _knapsack(path, None, profits=[h * w for h, w in items], weights=items, weights_by="item",
                      capacities=[height, width], name=name)
 
 
-def read_msb(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+def _json(path: str, text: str):
+    """``text`` parsed as JSON; every failure a FormatError with the line where the parser stopped."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise FormatError(path, None, "invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # integers of more digits than Python converts (sys.set_int_max_str_digits)
+        raise FormatError(path, None, f"invalid JSON: {exc}") from None
+
+
+def read_msb(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    data = _json(path, text)
+    try:
         container = data["Container"]
         height = _number(path, None, container["Dy"], "Container.Dy", scale)
         width = _number(path, None, container["Dx"], "Container.Dx", scale)
         items = [(_number(path, None, it["Dy"], f"Items[{i}].Dy", scale),
                   _number(path, None, it["Dx"], f"Items[{i}].Dx", scale)) for i, it in enumerate(data["Items"])]
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
     except (KeyError, TypeError) as exc:
         raise FormatError(path, None, f"not a 2DPackLib MSB instance: missing field {exc}") from None
     return [_plate(path, str(data.get("Name", Path(path).stem)), height, width, items)]
@@ -204,11 +226,11 @@ def read_class_a(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Kn
 
 
 def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(path, exc.lineno, f"invalid JSON: {exc.msg}") from None
-    entries = data["problems"] if isinstance(data, dict) and "problems" in data else [data]
+    data = _json(path, text)
+    if not isinstance(data, dict):
+        raise FormatError(path, 1, f"expected a JSON object (a problem, or {{\"problems\": [..]}}), "
+                                   f"got {type(data).__name__}")
+    entries = data["problems"] if "problems" in data else [data]
     if not isinstance(entries, list) or not entries:
         raise FormatError(path, None, '"problems" must be a non-empty list')
     problems = []
@@ -227,13 +249,14 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
             if isinstance(value, list):
                 return [scaled(v, f"{field}[{i}]") for i, v in enumerate(value)]
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-                raise FormatError(path, None, f"{where}.{field}: {value!r} is not a number")
+                raise FormatError(path, None, f"{where}.{field}: {str(value)[:40]!r} is not a number")
             return _number(path, None, value, f"{where}.{field}", scale)
 
         try:
             problems.append(Knapsack(scaled(entry["profits"], "profits"), scaled(entry["weights"], "weights"),
                                      scaled(entry["capacities"], "capacities"), name=str(entry.get("name", "")),
-                                     known_optimum=entry.get("optimum") if scale == 1 else None))
+                                     known_optimum=entry.get("optimum") if scale == 1 else None,
+                                     weights_by=entry.get("weights_by")))
         except InvalidProblemError as exc:
             raise FormatError(path, None, f"{where}: {exc}") from None
     return problems
@@ -298,9 +321,13 @@ def read(path: str | Path, format: str | None = None, scale: float | int | str =
     if chosen not in READERS:
         raise FormatError(path, None, f"unknown format {chosen!r}; known formats: {', '.join(FORMATS)}")
     try:
-        factor = Fraction(str(scale))
-    except ValueError:
-        raise FormatError(path, None, f"scale {scale!r} is not a number") from None
+        factor = exact(scale)
+    except ValueError as exc:
+        raise FormatError(path, None, f"scale: {exc}") from None
     if factor <= 0:
         raise FormatError(path, None, f"scale must be positive, got {scale}")
-    return READERS[chosen](path, text, factor)
+    try:
+        return READERS[chosen](path, text, factor)
+    except (RecursionError, MemoryError) as exc:
+        # every reader checks counts against the file before it allocates; this is the last guard
+        raise FormatError(path, None, f"cannot be read as {chosen}: {type(exc).__name__}") from None

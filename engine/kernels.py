@@ -1,18 +1,25 @@
 """Loading OpenCL programs from the ``opencl/`` folder, cached per (device, source, options)."""
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import re
+import threading
 from functools import lru_cache
 from importlib import resources
 
 import pyopencl as cl
 
+from . import deadline
 from .devices import Device
 from .errors import KernelBuildError
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$', re.MULTILINE)
 _programs: dict[tuple, cl.Program] = {}
+#: Builds under a time limit run here (see ``program``).
+_builds = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="clsolve-build")
+_building: dict[tuple, concurrent.futures.Future] = {}
+_lock = threading.Lock()
 
 
 @lru_cache(maxsize=None)
@@ -22,7 +29,8 @@ def source(filename: str) -> str:
     text = (folder / filename).read_text()
 
     def expand(match: re.Match) -> str:
-        return f'#line 1 "{match.group(1)}"\n' + source(match.group(1)) + f'\n#line 1 "{filename}"\n'
+        after = text.count("\n", 0, match.end()) + 2  # the line after the #include, 1-based
+        return f'#line 1 "{match.group(1)}"\n' + source(match.group(1)) + f'\n#line {after} "{filename}"\n'
 
     return _INCLUDE.sub(lambda m: expand(m), text)
 
@@ -42,12 +50,38 @@ def program(device: Device, filename: str, defines: dict[str, object] | None = N
     key = (device.cl_device.int_ptr, hashlib.sha256(text.encode()).hexdigest(), tuple(opts))
     built = _programs.get(key)
     if built is None:
-        try:
-            built = cl.Program(device.context, text).build(options=opts)
-        except cl.Error as exc:
-            raise KernelBuildError(
-                f"building opencl/{filename} failed on {device.label}\n"
-                f"options: {' '.join(opts) or '(none)'}\n"
-                f"compiler log:\n{exc}") from None
+        limit = deadline.current()
+        if not limit.limited:
+            built = _build(device, filename, text, opts)
+        else:
+            # a build cannot be interrupted: under a time limit it runs beside the caller, who stops
+            # waiting when the limit passes (the build still finishes and is kept for the next call)
+            with _lock:
+                future = _building.get(key)
+                if future is None:
+                    future = _building[key] = _builds.submit(_build, device, filename, text, opts)
+                    future.add_done_callback(lambda done: _keep(key, done))
+            try:
+                built = future.result(timeout=max(0.0, limit.remaining()))
+            except concurrent.futures.TimeoutError:
+                limit.check(f"building opencl/{filename} for {device.label}")
+                built = future.result()  # pragma: no cover - the limit passed just after the wait
         _programs[key] = built
     return built
+
+
+def _keep(key: tuple, future: concurrent.futures.Future) -> None:
+    with _lock:
+        _building.pop(key, None)
+        if future.exception() is None:
+            _programs[key] = future.result()
+
+
+def _build(device: Device, filename: str, text: str, opts: list[str]) -> cl.Program:
+    try:
+        return cl.Program(device.context, text).build(options=opts)
+    except cl.Error as exc:
+        raise KernelBuildError(
+            f"building opencl/{filename} failed on {device.label}\n"
+            f"options: {' '.join(opts) or '(none)'}\n"
+            f"compiler log:\n{exc}") from None

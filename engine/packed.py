@@ -359,7 +359,7 @@ class PackedProblems:
         a, b = int(self.item_offsets[k]), int(self.item_offsets[k + 1])
         return Knapsack(self.profits[a:b], self.weights[starts[k]:starts[k] + n[k] * m[k]].reshape(n[k], m[k]),
                         self.capacities[self.capacity_offsets[k]:self.capacity_offsets[k + 1]], self.names[k],
-                        None if self.known_optima[k] < 0 else int(self.known_optima[k]))
+                        None if self.known_optima[k] < 0 else int(self.known_optima[k]), weights_by="item")
 
 
 @dataclass

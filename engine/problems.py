@@ -83,11 +83,32 @@ def _known_optimum(value) -> int | None:
         return None
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidProblemError(f"known_optimum: expected an integer, got {value!r}") from None
     if number != value or number < 0 or number > INT64_MAX:
         raise InvalidProblemError(f"known_optimum: must be an integer in [0, 2^63 - 1], got {value!r}")
     return number
+
+
+def _item_major(weights: np.ndarray, n: int, m: int, weights_by: str | None) -> np.ndarray:
+    """``weights`` as shape (n, m), read as ``weights_by`` says (see ``Knapsack``)."""
+    if weights.ndim == 1 and m == 1:
+        return weights.reshape(-1, 1)
+    if weights_by == "dimension" and weights.ndim == 2:
+        if weights.shape != (m, n):
+            raise InvalidProblemError(f"weights: with weights_by='dimension' expected shape (m, n) = ({m}, {n}), "
+                                      f"got {weights.shape}")
+        return np.ascontiguousarray(weights.T)
+    if weights.ndim != 2 or weights.shape != (n, m):
+        hint = " (weights[dimension][item]? pass weights_by='dimension')" \
+            if weights.ndim == 2 and weights.shape == (m, n) else ""
+        raise InvalidProblemError(
+            f"weights: expected shape (n, m) = ({n}, {m}) to match profits and capacities, got {weights.shape}{hint}")
+    if weights_by is None and n == m >= 2:
+        raise InvalidProblemError(
+            f"weights: shape ({n}, {m}) has as many items as dimensions, so it could be weights[item][dimension] "
+            "or weights[dimension][item]; say which with weights_by='item' or weights_by='dimension'")
+    return weights
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +119,11 @@ class Knapsack:
     ``capacities`` shape (m,) (a scalar is read as m = 1). m = 1 is KP1, m = 2 KP2, m >= 3 the
     multidimensional knapsack. All values are integers in [0, 2^62]; the sum of all profits must fit
     in a signed 64-bit integer.
+
+    ``weights_by`` says how ``weights`` is laid out: ``"item"`` (the default: ``weights[item][dimension]``,
+    shape (n, m)) or ``"dimension"`` (``weights[dimension][item]``, shape (m, n), as OR-Tools writes
+    it). Where n == m >= 2 the shape cannot tell the two apart, so the constructor refuses such weights
+    unless ``weights_by`` is given.
     """
 
     profits: np.ndarray
@@ -106,7 +132,11 @@ class Knapsack:
     name: str = ""
     known_optimum: int | None = field(default=None, compare=False)
 
-    def __init__(self, profits, weights, capacities, name: str = "", known_optimum: int | None = None):
+    def __init__(self, profits, weights, capacities, name: str = "", known_optimum: int | None = None,
+                 weights_by: str | None = None):
+        if weights_by not in (None, "item", "dimension"):
+            raise InvalidProblemError(f"weights_by: expected 'item' (weights[item][dimension]) or 'dimension' "
+                                      f"(weights[dimension][item]), got {weights_by!r}")
         profits = _as_integers(profits, "profits", "a 1-D array")
         weights = _as_integers(weights, "weights", "an (n, m) array")
         capacities = _as_integers(capacities, "capacities", "a 1-D array")
@@ -118,12 +148,7 @@ class Knapsack:
             capacities = capacities.reshape(1)
         if capacities.ndim != 1 or capacities.size == 0:
             raise InvalidProblemError(f"capacities: expected shape (m,) with m >= 1, got {capacities.shape}")
-        m = capacities.size
-        if weights.ndim == 1 and m == 1:
-            weights = weights.reshape(-1, 1)
-        if weights.ndim != 2 or weights.shape != (profits.size, m):
-            raise InvalidProblemError(
-                f"weights: expected shape (n, m) = ({profits.size}, {m}) to match profits and capacities, got {weights.shape}")
+        weights = _item_major(weights, profits.size, capacities.size, weights_by)
         total = int(profits.sum(dtype=object))
         if total > INT64_MAX:
             raise InvalidProblemError(f"profits: their sum {total} exceeds the signed 64-bit limit {INT64_MAX}")

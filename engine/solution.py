@@ -155,7 +155,7 @@ def _knapsacks_pass(problems: list[Knapsack], solutions: list[Solution]) -> bool
                           dtype=np.int64, count=len(solutions))
     if (used > capacities).any() or (values != claimed).any():
         return False
-    return all(p.known_optimum is None or not s.optimal or p.known_optimum == int(v)
+    return all((p.known_optimum is None or not s.optimal or p.known_optimum == int(v)) and s.bound is None
                for p, s, v in zip(problems, solutions, values.tolist()))
 
 
@@ -183,10 +183,20 @@ def check_many(problems, solutions: list[Solution]) -> int | None:
 
 
 def _known_optimum(problem, solution: Solution, value: int) -> None:
+    where = f"{solution.solver} on {problem.describe()}"
     if solution.optimal and problem.known_optimum is not None and value != problem.known_optimum:
-        raise SolutionCheckError(
-            f"{solution.solver} on {problem.describe()}: claims optimality with {value}, "
-            f"but the instance's known optimum is {problem.known_optimum}")
+        raise SolutionCheckError(f"{where}: claims optimality with {value}, "
+                                 f"but the instance's known optimum is {problem.known_optimum}")
+    bound = solution.bound
+    if bound is None:
+        return
+    if int(bound) < value:
+        raise SolutionCheckError(f"{where}: bound {bound} is below the answer's value {value}")
+    if solution.optimal and int(bound) != value:
+        raise SolutionCheckError(f"{where}: claims optimality with {value} but reports the bound {bound}")
+    if problem.known_optimum is not None and int(bound) < problem.known_optimum:
+        raise SolutionCheckError(f"{where}: bound {bound} is below the instance's known optimum "
+                                 f"{problem.known_optimum}")
 
 
 def check_lcs(problem: LCS, solution: Solution) -> None:

@@ -9,11 +9,13 @@ degrees.minutes on a sphere of radius 6378.388 km with truncation). Sections aft
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from .errors import FormatError, InvalidProblemError
-from .problems import TSP
+from .numbers import exact
+from .problems import MAX_CITIES, TSP
 
 _SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION", "FIXED_EDGES_SECTION",
              "TOUR_SECTION", "DEPOT_SECTION", "DEMAND_SECTION", "EOF")
@@ -66,7 +68,7 @@ def distances_from_coordinates(kind: str, xy: np.ndarray) -> np.ndarray:
     return out
 
 
-def _explicit(path: str, fmt: str, n: int, numbers: list[float], line: int | None) -> np.ndarray:
+def _explicit(path: str, fmt: str, n: int, numbers: list[int], line: int | None) -> np.ndarray:
     twins = {"UPPER_COL": "LOWER_ROW", "LOWER_COL": "UPPER_ROW", "UPPER_DIAG_COL": "LOWER_DIAG_ROW",
              "LOWER_DIAG_COL": "UPPER_DIAG_ROW"}
     fmt = twins.get(fmt, fmt)
@@ -80,10 +82,10 @@ def _explicit(path: str, fmt: str, n: int, numbers: list[float], line: int | Non
         cells = [(i, j) for i in range(n) for j in range(i, n)]
     else:  # LOWER_DIAG_ROW
         cells = [(i, j) for i in range(n) for j in range(i + 1)]
-    if len(numbers) < len(cells):
+    if len(numbers) != len(cells):
         raise FormatError(path, line, f"EDGE_WEIGHT_SECTION has {len(numbers)} numbers, {fmt} of dimension {n} "
-                                      f"needs {len(cells)}")
-    matrix = np.zeros((n, n), dtype=np.float64)
+                                      f"needs exactly {len(cells)}")
+    matrix = np.zeros((n, n), dtype=object)
     for (i, j), value in zip(cells, numbers):
         matrix[i, j] = value
         if fmt != "FULL_MATRIX":
@@ -91,8 +93,9 @@ def _explicit(path: str, fmt: str, n: int, numbers: list[float], line: int | Non
     return matrix
 
 
-def read_tsplib(path: str, text: str, scale=1) -> list[TSP]:
+def read_tsplib(path: str, text: str, scale=Fraction(1)) -> list[TSP]:
     header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
     lines = text.splitlines()
     index = 0
     sections: dict[str, tuple[int, list[str]]] = {}
@@ -118,11 +121,9 @@ def read_tsplib(path: str, text: str, scale=1) -> list[TSP]:
         if ":" not in raw:
             raise FormatError(path, index, f"expected 'KEY : value' in the TSPLIB header, got {raw!r}")
         header[key] = raw.split(":", 1)[1].strip()
+        header_lines[key] = index
     name = header.get("NAME", "")
-    try:
-        n = int(header["DIMENSION"])
-    except (KeyError, ValueError):
-        raise FormatError(path, None, "TSPLIB header needs DIMENSION: <number of cities>") from None
+    n = _dimension(path, header.get("DIMENSION"), header_lines.get("DIMENSION"))
     kind = header.get("EDGE_WEIGHT_TYPE", "").upper()
     problem_type = header.get("TYPE", "TSP").upper()
     if problem_type not in ("TSP", "ATSP"):
@@ -134,24 +135,23 @@ def read_tsplib(path: str, text: str, scale=1) -> list[TSP]:
         if "EDGE_WEIGHT_SECTION" not in sections:
             raise FormatError(path, None, "EXPLICIT weights need an EDGE_WEIGHT_SECTION")
         line, body = sections["EDGE_WEIGHT_SECTION"]
-        numbers = _numbers(path, line, body)
+        numbers = _numbers(path, line, body, scale)
         matrix = _explicit(path, fmt, n, numbers, line)
     elif kind in COORDINATE_TYPES:
         if "NODE_COORD_SECTION" not in sections:
             raise FormatError(path, None, f"{kind} needs a NODE_COORD_SECTION")
         line, body = sections["NODE_COORD_SECTION"]
-        rows = [r.split() for r in body if r.strip()]
-        if len(rows) < n:
-            raise FormatError(path, line, f"NODE_COORD_SECTION has {len(rows)} cities, DIMENSION says {n}")
+        xy = _coordinates(path, line, body, n)
         try:
-            xy = np.array([[float(r[1]), float(r[2])] for r in rows[:n]])
-        except (ValueError, IndexError):
-            raise FormatError(path, line, "NODE_COORD_SECTION lines must read 'id x y'") from None
-        matrix = distances_from_coordinates(kind, xy)
+            matrix = distances_from_coordinates(kind, xy).astype(object) * scale
+        except (OverflowError, ValueError):
+            raise FormatError(path, line, f"{kind} distances of these coordinates pass the limit 2^62") from None
+        if any(value.denominator != 1 for value in matrix.flat if isinstance(value, Fraction)):
+            raise FormatError(path, None, f"scale {scale} makes some distances fractional")
+        matrix = np.vectorize(int, otypes=[object])(matrix)
     else:
         raise FormatError(path, None, f"EDGE_WEIGHT_TYPE {kind or '(missing)'} is not supported "
                                       f"(EXPLICIT, {', '.join(COORDINATE_TYPES)})")
-    matrix = matrix * float(scale)
     np.fill_diagonal(matrix, 0)
     try:
         return [TSP(matrix, name=name)]
@@ -159,12 +159,46 @@ def read_tsplib(path: str, text: str, scale=1) -> list[TSP]:
         raise FormatError(path, None, str(exc)) from None
 
 
-def _numbers(path: str, first_line: int, body: list[str]) -> list[float]:
+def _dimension(path: str, value: str | None, line: int | None) -> int:
+    """DIMENSION as a number of cities in [2, MAX_CITIES] (checked before anything is allocated)."""
+    if value is None:
+        raise FormatError(path, None, "TSPLIB header needs DIMENSION: <number of cities>")
+    try:
+        n = int(value)
+    except ValueError:
+        raise FormatError(path, line, f"DIMENSION: {value[:40]!r} is not a whole number") from None
+    if not 2 <= n <= MAX_CITIES:
+        raise FormatError(path, line, f"DIMENSION: {n} cities; clsolve's TSP takes 2 to {MAX_CITIES}")
+    return n
+
+
+def _numbers(path: str, first_line: int, body: list[str], scale: Fraction) -> list[int]:
+    """The section's numbers (times ``scale``) as exact non-negative integers."""
     out = []
     for offset, row in enumerate(body):
         for token in row.split():
             try:
-                out.append(float(token))
-            except ValueError:
-                raise FormatError(path, first_line + offset, f"{token!r} is not a number") from None
+                value = exact(token) * scale
+            except ValueError as exc:
+                raise FormatError(path, first_line + offset, str(exc)) from None
+            if value.denominator != 1 or value < 0:
+                raise FormatError(path, first_line + offset, f"{token!r} (scaled by {scale}) is not an integer >= 0; "
+                                                             "pass a scale to make decimals integral")
+            out.append(int(value))
     return out
+
+
+def _coordinates(path: str, first_line: int, body: list[str], n: int) -> np.ndarray:
+    """The (n, 2) coordinates of NODE_COORD_SECTION: exactly n lines ``id x y`` of finite numbers."""
+    rows = [(first_line + offset, row.split()) for offset, row in enumerate(body) if row.strip()]
+    if len(rows) != n:
+        raise FormatError(path, first_line, f"NODE_COORD_SECTION has {len(rows)} cities, DIMENSION says {n}")
+    xy = np.zeros((n, 2))
+    for city, (line, fields) in enumerate(rows):
+        if len(fields) != 3:
+            raise FormatError(path, line, f"expected 'id x y', got {' '.join(fields)[:60]!r}")
+        try:
+            xy[city] = [float(exact(fields[1])), float(exact(fields[2]))]
+        except ValueError as exc:
+            raise FormatError(path, line, f"coordinate: {exc}") from None
+    return xy

@@ -27,7 +27,7 @@ def batches(draw):
         big = draw(st.booleans())
         profits = draw(st.lists(st.integers(0, 2**40 if big else 90), min_size=n, max_size=n))
         weights = [[draw(st.integers(0, c + 2)) for c in caps] for _ in range(n)]
-        problems.append(clsolve.Knapsack(profits, weights, caps))
+        problems.append(clsolve.Knapsack(profits, weights, caps, weights_by="item"))
     return problems
 
 
@@ -153,7 +153,7 @@ def test_the_device_layout_of_one_width_equals_the_general_one(seed, clamp):
     for _ in range(int(rng.integers(2, 12))):
         n, m = int(rng.integers(1, 9)), int(rng.integers(1, 4))
         weights = rng.integers(0, 50, size=(n, m))
-        problems.append(clsolve.Knapsack(rng.integers(0, 90, size=n), weights, rng.integers(0, 120, size=m)))
+        problems.append(clsolve.Knapsack(rng.integers(0, 90, size=n), weights, rng.integers(0, 120, size=m), weights_by="item"))
     mixed = Concatenated.of(PackedProblems.pack(problems), np.dtype(np.int32), clamp)
     first = mixed.first_item
     for width in (1, 2, 3):

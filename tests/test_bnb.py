@@ -90,7 +90,7 @@ def test_list_cut_into_chunks_stays_exact(device):
     expected = clsolve.solve(problem, solver="sequential").value
     for threshold in (0, 10**9):
         for dominance in (True, False):
-            solution = clsolve.solve(problem, solver="bnb", device=device, max_nodes=16, host_threshold=threshold,
+            solution = clsolve.solve(problem, solver="bnb", device=device, max_nodes=256, host_threshold=threshold,
                                      dominance=dominance, fixing=False)
             assert solution.value == expected and solution.optimal
         assert any("chunk" in note for note in solution.notes)
@@ -115,7 +115,7 @@ def test_items_are_returned_and_checked(device):
     solution = clsolve.solve(problem, solver="bnb", device=device)
     assert solution.value == 90 and solution.items.tolist() == [1, 3]
     with pytest.raises(clsolve.UnsupportedProblemError, match="m = 1"):
-        clsolve.solve(clsolve.Knapsack([1, 1], [[2, 1], [1, 2]], [2, 2]), solver="bnb", device=device)
+        clsolve.solve(clsolve.Knapsack([1, 1], [[2, 1], [1, 2]], [2, 2], weights_by="item"), solver="bnb", device=device)
 
 
 def test_sort_by_ratio_is_exact_for_huge_values():

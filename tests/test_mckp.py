@@ -193,7 +193,7 @@ def test_bad_options_and_problems(device):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="mckp", counts="disk")
     with pytest.raises(InvalidOptionError, match="tile_items"):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="mckp", tile_items=0)
-    two_d = clsolve.Knapsack([1, 2], [[1, 1], [2, 2]], [2, 2])
+    two_d = clsolve.Knapsack([1, 2], [[1, 1], [2, 2]], [2, 2], weights_by="item")
     with pytest.raises(UnsupportedProblemError, match="m = 2"):
         clsolve.solve(two_d, solver="mckp", device=device)
 

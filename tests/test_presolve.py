@@ -79,7 +79,7 @@ def reducible(draw):
             capacities.append(2 * n + 1)
     weights = np.array(columns, dtype=np.int64).T
     profits = draw(st.lists(st.integers(0, 50), min_size=n, max_size=n))
-    return clsolve.Knapsack(profits, weights, capacities)
+    return clsolve.Knapsack(profits, weights, capacities, weights_by="item")
 
 
 @SETTINGS

@@ -10,7 +10,7 @@ from clsolve.errors import InvalidProblemError
 def test_shapes_are_normalised():
     p = clsolve.Knapsack([1, 2], [3, 4], 5)
     assert p.weights.shape == (2, 1) and p.capacities.tolist() == [5] and p.m == 1 and p.n == 2
-    q = clsolve.Knapsack([1, 2], [[3, 1], [4, 1]], [5, 6])
+    q = clsolve.Knapsack([1, 2], [[3, 1], [4, 1]], [5, 6], weights_by="item")
     assert q.m == 2 and q.cells() == 6 * 7
 
 

@@ -26,7 +26,7 @@ def _random(count: int, seed: int, n: int = 12) -> list[clsolve.Knapsack]:
         m = int(rng.integers(1, 3))
         weights = rng.integers(0, 40, size=(n, m))
         out.append(clsolve.Knapsack(rng.integers(0, 60, size=n), weights,
-                                    (weights.sum(axis=0) * rng.uniform(0.2, 0.7)).astype(int), name=f"r{k}"))
+                                    (weights.sum(axis=0) * rng.uniform(0.2, 0.7)).astype(int), name=f"r{k}", weights_by="item"))
     return out
 
 
@@ -124,7 +124,7 @@ def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
         top = [50, 2**20, 2**40][k % 3]
         weights = rng.integers(0, top, size=(n, m))
         profits = rng.integers(0, [100, 2**30][k % 2], size=n)
-        problems.append(clsolve.Knapsack(profits, weights, (weights.sum(axis=0) // 2), name=f"c{k}"))
+        problems.append(clsolve.Knapsack(profits, weights, (weights.sum(axis=0) // 2), name=f"c{k}", weights_by="item"))
     solver = registry.load("dp-batch", method=method)
     kind = "gpu" if device.is_gpu else "other"
     expected = []
@@ -173,7 +173,7 @@ def test_a_chunk_pickles_narrowed_with_its_batch_and_comes_back_whole():
 
 def test_packing_reads_strided_arrays():
     weights = np.asfortranarray(np.array([[1, 2], [3, 4], [5, 6]]))  # not C-contiguous: concatenated, not joined
-    problems = [clsolve.Knapsack([1, 2, 3], weights, [3, 4]), clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6])]
+    problems = [clsolve.Knapsack([1, 2, 3], weights, [3, 4]), clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6], weights_by="item")]
     packed = chunks.PackedProblems.pack(problems)
     assert packed.weights.tolist() == list(range(1, 11)) and packed.profits.tolist() == [1, 2, 3, 4, 5]
     assert all(_equal(p, q) for p, q in zip(problems, packed.unpack()))
@@ -199,7 +199,7 @@ def test_the_vectorized_check_equals_the_check_of_each_answer(seed, shape, parti
             capacities = np.maximum(0, weights[selected].sum(axis=0) - (np.arange(m) == rng.integers(0, m)) * int(rng.random() < 0.5))
         value = int(profits[selected].sum()) + int(rng.random() < 0.15)
         known = max(0, value + int(rng.integers(-1, 2))) if rng.random() < 0.3 else None
-        problems.append(clsolve.Knapsack(profits, weights, capacities, f"p{k}", known_optimum=known))
+        problems.append(clsolve.Knapsack(profits, weights, capacities, f"p{k}", known_optimum=known, weights_by="item"))
         solutions.append(clsolve.Solution(value, selected, bool(rng.random() < 0.5), "test", "host"))
     positions = list(range(100, 100 + len(problems)))
     answered = [k for k in range(len(problems)) if not partial or rng.random() < 0.7]

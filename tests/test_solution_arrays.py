@@ -22,7 +22,7 @@ def _random(count: int, seed: int, n: int = 10) -> list[clsolve.Knapsack]:
         size = int(rng.integers(1, n + 1))
         weights = rng.integers(0, 30, size=(size, m))
         out.append(clsolve.Knapsack(rng.integers(0, 50, size=size), weights,
-                                    (weights.sum(axis=0) * rng.uniform(0.2, 0.8)).astype(int), name=f"r{k}"))
+                                    (weights.sum(axis=0) * rng.uniform(0.2, 0.8)).astype(int), name=f"r{k}", weights_by="item"))
     return out
 
 

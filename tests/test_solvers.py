@@ -22,7 +22,7 @@ def knapsacks(draw, max_n=12, max_capacity=24, big_profits=False):
     profits = draw(st.lists(st.integers(0, top), min_size=n, max_size=n))
     # weights up to capacity + 3: zero weights and items too heavy to fit both occur
     weights = [[draw(st.integers(0, c + 3)) for c in caps] for _ in range(n)]
-    return clsolve.Knapsack(profits, weights, caps)
+    return clsolve.Knapsack(profits, weights, caps, weights_by="item")
 
 
 @SETTINGS

@@ -15,9 +15,14 @@ incumbent is always a full item vector, checked by the engine like every solutio
 
 Memory: the list may not pass ``max_nodes`` (default: what the device's memory holds). A step that
 would pass it is cut into chunks of the list, each explored to the end before the next (depth first
-over chunks, breadth first inside one), which keeps the search exact. With ``time_limit`` the search
-stops at the first step boundary past it and returns the best solution found, ``optimal = False``,
-and the largest upper bound still open as ``bound``.
+over chunks, breadth first inside one), which keeps the search exact. On the host, the lists, the
+chunks waiting on the stack and the origin records live within ``memory_limit`` bytes (default: half
+of the memory available when the solve starts).
+
+Anytime: where the engine's time limit (``clsolve.deadline``) passes or the host budget is reached,
+the search stops at the next step boundary and returns the incumbent (a full item vector whose value
+is its items' profit), ``optimal = False``, and as ``bound`` the largest upper bound of any node
+still open; a note says which limit stopped it.
 """
 from __future__ import annotations
 
@@ -27,10 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels
+from clsolve import deadline, kernels, memory, options
 from clsolve.devices import Device
 from clsolve.dptable import work_group_size
-from clsolve.errors import InvalidOptionError
 from clsolve.fixing import Fixing, fix, sort_by_ratio
 from clsolve.presolve import Reduction, reduction
 from clsolve.problems import Knapsack
@@ -51,6 +55,13 @@ HOST_GREEDY_ITEMS = 64
 #: Device lists up to this many nodes are filtered for dominance on the host after each step
 #: (36 bytes a node each way).
 DOMINANCE_MAX_NODES = 2**20
+#: The smallest ``max_nodes`` taken: a list cut into chunks of fewer nodes is explored almost node by
+#: node, each chunk paying a step's fixed costs (a search of hours on instances a DP solves at once).
+MIN_NODES = 256
+#: Host bytes per node of a list (W, P, S, U, L as int64).
+HOST_NODE_BYTES = 40
+#: How often the host bytes of the search are counted (the lists grow at most a few hundred MB/s).
+BUDGET_CHECK_SECONDS = 0.02
 #: Model of one device step (two launches, one small read, one small write) for ``auto``.
 STEP_SECONDS = {"gpu": 6e-5, "other": 2e-4}
 _U32 = 0xFFFFFFFF
@@ -98,7 +109,7 @@ class Search:
     chunks: int = 0
     host_seconds: float = 0.0
     device_seconds: float = 0.0
-    stopped: bool = False
+    stopped: str = ""                    # why the search stopped early ("" while it runs to the end)
     open_bound: int = 0
 
 
@@ -106,12 +117,14 @@ class BranchAndBoundSolver(Solver):
     name = "bnb"
     summary = "breadth-first branch and bound for KP01 on an OpenCL device (paper 003), any capacity up to 2^62, with items"
 
-    def __init__(self, time_limit: float | None = None, max_nodes: int | None = None,
-                 host_threshold: int = HOST_THRESHOLD, local_size: int | None = None, presolve: bool = True,
-                 dominance: bool = True, dominance_max_nodes: int = DOMINANCE_MAX_NODES, fixing: bool = True):
-        """``time_limit`` (seconds) returns the best solution found when it passes, with ``optimal =
-        False`` and the open ``bound``; ``max_nodes`` caps the list (default: what the device holds),
-        beyond which the list is explored in chunks; ``host_threshold``: lists shorter than this are
+    def __init__(self, max_nodes: int | None = None, host_threshold: int = HOST_THRESHOLD,
+                 local_size: int | None = None, presolve: bool = True, dominance: bool = True,
+                 dominance_max_nodes: int = DOMINANCE_MAX_NODES, fixing: bool = True,
+                 memory_limit: int | None = None):
+        """``max_nodes`` caps the list (default: what the device holds; at least ``MIN_NODES``, below
+        which the chunks of the list would be explored almost node by node), beyond which the list is
+        explored in chunks; ``memory_limit`` caps the host bytes of lists and records (default: half of
+        what is available); ``host_threshold``: lists shorter than this are
         branched on the host; ``local_size`` overrides the work-group size; ``presolve`` applies
         ``clsolve.presolve`` first (dropping items that cannot fit, dividing by common divisors).
         ``dominance`` removes, after each step, every node another node dominates (decided weight no
@@ -119,22 +132,14 @@ class BranchAndBoundSolver(Solver):
         cannot lead further); the host does it, so device lists are filtered while they hold at most
         ``dominance_max_nodes`` nodes. ``fixing`` first fixes every item the bounds decide
         (``clsolve.fixing``, as MT2 does) and searches only the core that is left."""
-        if time_limit is not None and not time_limit >= 0:
-            raise InvalidOptionError(f"time_limit must be >= 0 seconds, got {time_limit!r}")
-        if max_nodes is not None and max_nodes < 2:
-            raise InvalidOptionError(f"max_nodes must be at least 2, got {max_nodes!r}")
-        if local_size is not None and (local_size < 1 or local_size & (local_size - 1)):
-            raise InvalidOptionError(f"local_size must be a power of two (the kernels reduce in halves), got {local_size!r}")
-        if host_threshold < 0:
-            raise InvalidOptionError(f"host_threshold must be >= 0, got {host_threshold!r}")
-        self.time_limit = time_limit
-        self.max_nodes = max_nodes
-        self.host_threshold = int(host_threshold)
-        self.local_size = local_size
-        self.presolve = bool(presolve)
-        self.dominance = bool(dominance)
-        self.dominance_max_nodes = int(dominance_max_nodes)
-        self.fixing = bool(fixing)
+        self.max_nodes = options.integer("max_nodes", max_nodes, minimum=MIN_NODES, none=True)
+        self.host_threshold = options.integer("host_threshold", host_threshold, minimum=0)
+        self.local_size = options.power_of_two("local_size", local_size)
+        self.presolve = options.flag("presolve", presolve)
+        self.dominance = options.flag("dominance", dominance)
+        self.dominance_max_nodes = options.integer("dominance_max_nodes", dominance_max_nodes, minimum=0)
+        self.fixing = options.flag("fixing", fixing)
+        self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**20, none=True)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -196,7 +201,7 @@ class BranchAndBoundSolver(Solver):
                     cell_updates=n, launches=2 * n,
                     seconds=n * STEP_SECONDS[kind] * (10 if gap else 1) + 0.001,
                     details={"max_nodes": limit, "root_gap": gap, "host_threshold": self.host_threshold,
-                             "local_size": self._local_size(device), "time_limit": self.time_limit,
+                             "local_size": self._local_size(device), "host_memory_limit": self._budget(),
                              "note": "cell_updates counts branching steps (one per item); the nodes "
                                      "explored depend on the instance"})
 
@@ -235,18 +240,24 @@ class BranchAndBoundSolver(Solver):
         items.small = items.n > 0 and items.capacity * int(p.max()) < 2**63
         return items
 
+    def _budget(self) -> int:
+        return self.memory_limit if self.memory_limit is not None else memory.default_budget()
+
     def _solve(self, problem: Knapsack, device: Device) -> Solution:
         start = time.perf_counter()
-        deadline = None if self.time_limit is None else start + self.time_limit
         items = self._items(problem)
         root = self._root(items)
-        search = Search(best=int(root[4][0]), selected=self._completion(items, np.zeros(0, bool), int(root[0][0]),
-                                                                        int(root[2][0])))
-        engine = _DeviceSteps(self, items, device)
+        selected = self._completion(items, np.zeros(0, bool), int(root[0][0]), int(root[2][0]))
+        # the incumbent's value is its items' profit: the full greedy completion may pack more than the
+        # root's lower bound, whose host greedy visits at most HOST_GREEDY_ITEMS items
+        search = Search(best=max(int(root[4][0]), int(items.profits[selected].sum())), selected=selected)
+        engine = _DeviceSteps(self, items, device, self._budget())
         stack = [Frontier(0, root)]
-        while stack and not search.stopped:
-            self._explore(stack.pop(), stack, items, search, engine, deadline)
-        device.queue.finish()  # the last origin records may still be in flight
+        try:
+            while stack and not search.stopped:
+                self._explore(stack.pop(), stack, items, search, engine, deadline.current())
+        finally:
+            device.queue.finish()  # the last origin records may still be in flight
         if search.stopped:
             bounds = [int(f.nodes[3].max()) for f in stack if f.nodes[3].size] + [search.open_bound]
             search.open_bound = max(max(bounds), search.best)
@@ -262,7 +273,7 @@ class BranchAndBoundSolver(Solver):
         if search.chunks:
             notes.append(f"the list passed max_nodes = {engine.limit}: explored in {search.chunks} extra chunk(s)")
         if search.stopped:
-            notes.append(f"time limit {self.time_limit} s reached: best found {search.best}, open upper bound "
+            notes.append(f"{search.stopped}: best found {search.best}, open upper bound "
                          f"{search.open_bound} (gap {search.open_bound - search.best})")
         stats = {"nodes": search.nodes, "host_steps": search.host_steps, "device_steps": search.device_steps,
                  "chunks": search.chunks, "host_seconds": search.host_seconds,
@@ -306,20 +317,21 @@ class BranchAndBoundSolver(Solver):
                  W: int, S: int) -> None:
         """Record son ``son`` (x_step = 0 of node ``son`` of ``frontier``) as the new incumbent."""
         decided = np.append(self._path(frontier.records, step, frontier.offset + son), False)
-        search.selected = self._completion(items, decided, W, S)
+        selected = self._completion(items, decided, W, S)
         # the full greedy completion packs at least what the son's lower bound counted
-        search.best = max(value, int(items.profits[search.selected].sum()))
+        search.selected, search.best = selected, max(value, int(items.profits[selected].sum()))
 
     def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search,
-                 engine: "_DeviceSteps", deadline: float | None) -> None:
+                 engine: "_DeviceSteps", limit: deadline.Deadline) -> None:
         """Breadth first from ``frontier`` to the last item; chunks beyond the node limit go on the stack."""
         nodes, offset, step = frontier.nodes, frontier.offset, frontier.step
         records = list(frontier.records)  # appended once per step; frontiers pushed later keep a copy
         on_device = False
         filtered = 0  # list size after the last dominance filter of a device list
         while step < items.n:
-            if deadline is not None and time.perf_counter() > deadline:
-                search.stopped = True
+            stop = _stop_reason(limit, engine, records, stack, nodes, on_device)
+            if stop:
+                search.stopped = stop
                 host_u = nodes[3] if not on_device else engine.download(nodes)[3]
                 if host_u.size:
                     search.open_bound = max(search.open_bound, int(host_u.max()))
@@ -382,6 +394,34 @@ class BranchAndBoundSolver(Solver):
             stack.append(Frontier(step, part, start, tuple(records)))
             search.chunks += 1
         return tuple(a[:size] for a in nodes)
+
+
+def _held_bytes(records: list, stack: list, nodes, on_device: bool) -> int:
+    """Host bytes of the search: origin records, the chunks on the stack, the list (when on the host).
+    Records shared by several frontiers are counted once."""
+    arrays = {id(origin): origin.nbytes for _, origin, _ in records}
+    for frontier in stack:
+        arrays.update((id(origin), origin.nbytes) for _, origin, _ in frontier.records)
+        arrays.update((id(a), a.nbytes) for a in frontier.nodes)
+    if not on_device:
+        arrays.update((id(a), a.nbytes) for a in nodes)
+    return sum(arrays.values())
+
+
+def _stop_reason(limit: deadline.Deadline, engine: "_DeviceSteps", records: list, stack: list, nodes,
+                 on_device: bool) -> str:
+    """Why the search must stop before the next step ("" to go on)."""
+    if limit.expired():
+        return f"time limit of {limit.seconds:g} s reached"
+    now = time.perf_counter()
+    if now < engine.next_count:  # counting walks every record: at most every BUDGET_CHECK_SECONDS
+        return ""
+    held = _held_bytes(records, stack, nodes, on_device)
+    engine.next_count = time.perf_counter() + max(BUDGET_CHECK_SECONDS, 10 * (time.perf_counter() - now))
+    if held > engine.budget:
+        return (f"host memory budget of {memory.size(engine.budget)} reached ({memory.size(held)} of lists and "
+                f"records; raise memory_limit to search further)")
+    return ""
 
 
 # -- one step on the host (NumPy), the same arithmetic as opencl/bnb.cl ------------------------------
@@ -475,7 +515,7 @@ def _host_step(items: Items, nodes, step: int, best: int):
     improved = (int(sl[son]), son, int(sw[son]), int(ss[son])) if sl[son] > best else None
     best = max(best, int(sl[son]))  # the host labels with this step's own best lower bound already
     keep = np.concatenate([inside & (U > best), su > best])
-    origin = np.flatnonzero(keep)
+    origin = np.flatnonzero(keep).astype(np.uint32)
     joined = [np.concatenate(pair)[origin] for pair in ((W, sw), (P, sp), (S, ss), (U, su), (L, sl))]
     if items.dominance and items.prefix_weights is not None:
         survivors = undominated(items, joined, step + 1)
@@ -486,9 +526,11 @@ def _host_step(items: Items, nodes, step: int, best: int):
 class _DeviceSteps:
     """The list on the device: buffers sized once per search, two kernels per step."""
 
-    def __init__(self, solver: BranchAndBoundSolver, items: Items, device: Device):
-        self.device, self.items = device, items
-        self.limit = solver._node_limit(device, items.n)
+    def __init__(self, solver: BranchAndBoundSolver, items: Items, device: Device, budget: int):
+        self.device, self.items, self.budget = device, items, budget
+        self.next_count = 0.0
+        # a list downloaded to be split must fit the host budget as well
+        self.limit = max(MIN_NODES, min(solver._node_limit(device, items.n), budget // (2 * HOST_NODE_BYTES)))
         self.local_size = solver._local_size(device)
         self.count = 0
         self.capacity = 0

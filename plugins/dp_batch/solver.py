@@ -25,6 +25,7 @@ import pyopencl as cl
 
 from clsolve import kernels
 from clsolve.buffers import fill
+from clsolve.deadline import Pacer
 from clsolve.devices import Device
 from clsolve.dptable import (INT32_MAX, MAX_DIMS, MAX_STATES, MODEL_BANDWIDTH, MODEL_DP_STEP_SECONDS, MODEL_LAUNCH_SECONDS,
                              MODEL_SUBSETS_PER_SECOND, POISON_BYTE, Concatenated, dp_accepts, opencl_type,
@@ -106,18 +107,24 @@ class BatchSolver(Solver):
     def _accepts_reduced(self, problem: Knapsack | None) -> str | None:
         if problem is None:
             return None
-        if self.method == "enumerate":
-            if problem.m > 3:
-                return f"{self.name} enumerates knapsacks with m = 1..3"
-            if problem.n > ENUMERATION_MAX_ITEMS:
-                return f"method=enumerate takes n <= {ENUMERATION_MAX_ITEMS}; this problem has n = {problem.n}"
-            totals = problem.weights.sum(axis=0, dtype=object)
-            for d, (c, total) in enumerate(zip(problem.capacities.tolist(), totals)):
-                if min(c, int(total)) > ENUMERATION_MAX_CAPACITY:
-                    return (f"method=enumerate holds capacities in 32 bits: capacity {d} is {c} and its items weigh "
-                            f"{int(total)} in all, both above {ENUMERATION_MAX_CAPACITY}")
-            return None
+        if self.method == "enumerate" or (self.method == "auto" and self.enumerates(problem)):
+            reason = self._enumeration_refusal(problem)
+            if reason is None or self.method == "enumerate":
+                return reason
         return dp_accepts(problem, self.name)
+
+    @staticmethod
+    def _enumeration_refusal(problem: Knapsack) -> str | None:
+        if problem.m > 3:
+            return "subset enumeration takes knapsacks with m = 1..3"
+        if problem.n > ENUMERATION_MAX_ITEMS:
+            return f"method=enumerate takes n <= {ENUMERATION_MAX_ITEMS}; this problem has n = {problem.n}"
+        totals = problem.weights.sum(axis=0, dtype=object)
+        for d, (c, total) in enumerate(zip(problem.capacities.tolist(), totals)):
+            if min(c, int(total)) > ENUMERATION_MAX_CAPACITY:
+                return (f"method=enumerate holds capacities in 32 bits: capacity {d} is {c} and its items weigh "
+                        f"{int(total)} in all, both above {ENUMERATION_MAX_CAPACITY}")
+        return None
 
     def enumerates(self, problem: Knapsack) -> bool:
         """Whether this (reduced) instance is solved by subset enumeration rather than the DP."""
@@ -193,10 +200,13 @@ class BatchSolver(Solver):
     def _refuse(self, packed: PackedProblems, reduced: PackedProblems, n: np.ndarray, m: np.ndarray,
                 cells: np.ndarray) -> None:
         """Raise UnsupportedProblemError for the first reduced knapsack this solver cannot solve."""
+        dense_bad = (m > MAX_DIMS) | (cells > MAX_STATES)
         if self.method == "enumerate":
             bad = _not_enumerable(reduced)
-        else:
-            bad = (m > MAX_DIMS) | (cells > MAX_STATES)
+        elif self.method == "dp":
+            bad = dense_bad
+        else:  # what auto enumerates needs no DP row
+            bad = dense_bad & (~self._enumerated(n, cells) | _not_enumerable(reduced))
         if not bad.any():
             return
         row = int(reduced.positions[int(np.argmax(bad))])
@@ -521,10 +531,12 @@ class BatchSolver(Solver):
                             tiles_buf, np.uint32(steps), np.uint32(0))
             step_kernels.append(kernel)
         global_size = (len(tile_instance) * local_size,)
+        pacer = Pacer(queue, f"{self.name} item steps", steps)
         for step in range(steps):
             kernel = step_kernels[step & 1]
             kernel.set_arg(8, np.uint32(step))
             cl.enqueue_nd_range_kernel(queue, kernel, global_size, (local_size,))
+            pacer.launch()
         values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
         backtrack = cl.Kernel(program, "dp_batch_backtrack")
         backtrack.set_args(decisions, weights_buf, table_buf, caps_buf, rows[steps & 1], np.uint32(k),

@@ -14,10 +14,11 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels
+from clsolve import kernels, options
 from clsolve.buffers import fill
+from clsolve.deadline import Pacer
 from clsolve.devices import Device
-from clsolve.errors import InvalidOptionError, UnsupportedProblemError
+from clsolve.errors import UnsupportedProblemError
 from clsolve.presolve import planned, reduction
 from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, DecisionLayout,
                              clamped_weights, dp_accepts, opencl_type, spans, value_dtype, work_group_size)
@@ -38,15 +39,11 @@ class RowParallelSolver(Solver):
         launch per item). ``poison`` fills every device buffer with a garbage pattern before solving,
         so that a state the kernels fail to write shows up as a wrong answer (used by the tests).
         ``presolve`` applies the exact reductions of ``clsolve.presolve`` first."""
-        if value_bits not in (None, 32, 64):
-            raise InvalidOptionError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
-        if items_per_launch not in (1, 2):
-            raise InvalidOptionError(f"items_per_launch must be 1 or 2, got {items_per_launch!r}")
-        self.items_per_launch = items_per_launch
-        self.value_bits = value_bits
-        self.local_size = local_size
-        self.poison = poison
-        self.presolve = bool(presolve)
+        self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
+        self.items_per_launch = options.choice("items_per_launch", items_per_launch, (1, 2))
+        self.local_size = options.power_of_two("local_size", local_size)
+        self.poison = options.flag("poison", poison)
+        self.presolve = options.flag("presolve", presolve)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -153,6 +150,7 @@ class RowParallelSolver(Solver):
         global_size = (layout.tiles * local_size,)
         group = (local_size,)
         passes = 0
+        pacer = Pacer(queue, f"{self.name} rows", plan.launches)
         for first, count, decisions in chunks:
             for pair in kernels_by_width.values():
                 for kernel in pair:
@@ -163,6 +161,7 @@ class RowParallelSolver(Solver):
                 kernel.set_arg(10, np.uint32(item))
                 cl.enqueue_nd_range_kernel(queue, kernel, global_size, group)
                 passes += 1
+                pacer.launch()
         if not keep_decisions:
             backtrack = cl.Kernel(program, "dp_rows_backtrack")
             for first, count, decisions in reversed(chunks):

@@ -24,6 +24,7 @@ import pyopencl as cl
 
 from clsolve import kernels
 from clsolve.buffers import fill
+from clsolve.deadline import Pacer
 from clsolve.devices import Device
 from clsolve.dptable import (MAX_STATES, MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, dp_accepts,
                              opencl_type, value_dtype, work_group_size)
@@ -403,6 +404,7 @@ class _Sweep:
         self.chunk_ends = sorted(set(int(b) for b in bounds if 0 < b < m) | {m})
         self.prepared = 0
         self._prepare_next()
+        self.pacer = Pacer(queue, "mckp group steps", m)
         # one kernel object per parity (prev = rows[p]): only counts, offset, group change per launch
         self.global_size = -(-states // lay.local_size) * lay.local_size
         if variant == "full":
@@ -480,6 +482,7 @@ class _Sweep:
         self.current = 1 - parity
         if g + 1 == self.prepared and self.prepared < self.lay.groups.count:
             self._prepare_next()  # the host sorts while the device runs what is queued
+        self.pacer.launch()
         return event
 
     def restore(self, row: np.ndarray | None) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from clsolve import deadline
 from clsolve.problems import LCS, TSP
 
 #: Largest n the host Held-Karp takes (its table is 2^(n-1) x (n-1) int64).
@@ -21,7 +22,10 @@ def lcs_bit_rows(problem: LCS) -> list[int]:
         masks[symbol] = masks.get(symbol, 0) | (1 << i)
     rows = [full]
     v = full
-    for symbol in problem.b.tolist():
+    limit = deadline.current()
+    for j, symbol in enumerate(problem.b.tolist()):
+        if not j & 1023:
+            limit.check(f"sequential LCS: {j} of {problem.n} columns")
         match = masks.get(symbol, 0)
         u = v & match
         v = ((v + u) | (v & ~match)) & full
@@ -52,27 +56,28 @@ def solve_tsp(problem: TSP) -> tuple[int, np.ndarray]:
     """(length, tour) by Held-Karp over all subsets of cities 1..n-1 (eq. 6 of paper 004)."""
     n = problem.n
     members = n - 1
-    d = problem.distances.astype(object) if problem.longest_tour_bound >= 2**62 else problem.distances.astype(np.int64)
-    infinite = None if d.dtype == object else np.iinfo(np.int64).max // 4
+    exact = problem.longest_tour_bound >= 2**61  # a path's cost plus one edge could pass int64: Python ints
+    d = problem.distances.astype(object) if exact else problem.distances.astype(np.int64)
+    # above any path's cost (each city's costliest edge, summed), so "unreached" never wins a minimum
+    infinite = problem.longest_tour_bound + 1 if exact else np.iinfo(np.int64).max // 4
     table = np.full((1 << members, members), infinite, dtype=d.dtype)
     parent = np.zeros((1 << members, members), dtype=np.int8)
     for c in range(members):
         table[1 << c, c] = d[0, c + 1]
     subsets = np.arange(1 << members)
     sizes = np.array([bin(s).count("1") for s in range(1 << members)])
+    limit = deadline.current()
     for k in range(2, members + 1):
+        limit.check(f"sequential Held-Karp: subsets of size {k - 1} of {members} done")
         level = subsets[sizes == k]
         for i in range(members):
             with_i = level[(level >> i) & 1 == 1]
             previous = with_i ^ (1 << i)
             candidates = table[previous] + d[1:, i + 1][None, :]
             present = ((previous[:, None] >> np.arange(members)[None, :]) & 1) == 1
-            if d.dtype == object:
-                candidates = np.where(present, candidates, None)
-                best = np.array([min((v, q) for q, v in enumerate(row) if v is not None)[1] for row in candidates])
-            else:
-                candidates = np.where(present, candidates, infinite)
-                best = candidates.argmin(axis=1)
+            candidates = np.where(present, candidates, infinite)
+            best = np.array([min(range(members), key=row.__getitem__) for row in candidates]) \
+                if exact else candidates.argmin(axis=1)
             table[with_i, i] = candidates[np.arange(len(with_i)), best]
             parent[with_i, i] = best
     full = (1 << members) - 1

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from clsolve import deadline
 from clsolve.dptable import dp_accepts
 from clsolve.problems import LCS, TSP, Knapsack
 from clsolve.solution import Solution, Timings
@@ -62,7 +63,9 @@ class SequentialSolver(Solver):
         row = np.zeros(shape, dtype=np.int64)
         packed = np.empty((problem.n, -(-states // 8)), dtype=np.uint8)
         taken = np.zeros(shape, dtype=bool)
+        limit = deadline.current()
         for i in range(problem.n):
+            limit.check(f"{self.name}: {i} of {problem.n} items")
             weight = problem.weights[i]
             profit = np.int64(problem.profits[i])
             taken[...] = False

@@ -13,6 +13,7 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve import kernels
+from clsolve.deadline import Pacer
 from clsolve.devices import Device
 from clsolve.errors import DoesNotFitError
 from clsolve.problems import TSP
@@ -111,6 +112,7 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
         start = time.perf_counter()
         cl.Kernel(program, "held_karp_first")(queue, (-(-members // 64) * 64,), None, distance_buffer, levels[1], np.uint32(n))
         kernel = cl.Kernel(program, "held_karp_level")
+        pacer = Pacer(queue, "wavefront Held-Karp levels", members - 1)
         for k in range(2, members + 1):
             size = sizes[k - 1]
             buffer, offset, wait = store.slot(k - 2)
@@ -123,6 +125,7 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
                 event = cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), None,
                                                    wait_for=(wait or None) if first == 0 else None)
             store.finished(k - 2, event)
+            pacer.launch()
         last = np.empty(members, dtype=dtype)
         cl.enqueue_copy(queue, last, levels[members & 1], is_blocking=True)
         compute_done = time.perf_counter()

@@ -9,6 +9,7 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve import kernels
+from clsolve.deadline import Pacer
 from clsolve.devices import Device
 from clsolve.dptable import value_dtype, opencl_type, work_group_size
 from clsolve.errors import InvalidProblemError
@@ -80,6 +81,7 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
     try:
         start = time.perf_counter()
         kernel = cl.Kernel(program, "kp_row")
+        pacer = Pacer(queue, "wavefront knapsack rows", problem.n)
         for item in range(problem.n):
             buffer, offset, wait = store.slot(item)
             weight = min(int(weights[item]), capacity + 1)  # heavier than the capacity: never taken
@@ -87,6 +89,7 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
                             np.uint32(capacity), np.uint32(weight), dtype.type(profits[item]))
             event = cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), (local,), wait_for=wait or None)
             store.finished(item, event)
+            pacer.launch()
         value = np.empty(1, dtype=dtype)
         cl.enqueue_copy(queue, value, rows[problem.n & 1], src_offset=capacity * dtype.itemsize, is_blocking=True)
         store.drain(time.perf_counter())

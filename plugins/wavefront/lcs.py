@@ -15,6 +15,7 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve import kernels
+from clsolve.deadline import Pacer
 from clsolve.devices import Device
 from clsolve.errors import DoesNotFitError, InvalidOptionError
 from clsolve.problems import LCS
@@ -218,6 +219,7 @@ class _Sweep:
         scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8) if store is None else None
         head = [self.masks, self.a_codes, self.b_codes, self.v_row, self.edges]
         event = None
+        pacer = Pacer(queue, "wavefront LCS block diagonals", geo.diagonals)
         for d in range(geo.diagonals):
             first, count = geo.blocks_of(d)
             if store is not None:
@@ -230,6 +232,7 @@ class _Sweep:
                                                (geo.words_per_block,), wait_for=wait or None)
             if store is not None:
                 store.finished(d, event)
+            pacer.launch()
         return event
 
     def length(self) -> int:

@@ -1,0 +1,301 @@
+"""A differential fuzzer over every solver and documented option.
+
+For a wall-clock budget and a seed it draws problems from many families (knapsacks of every shape
+the issue tracker names, Jooken-style hard instances, LCS and TSP), solves each with every solver
+and a random choice of its options, and checks the answers against independent references (brute
+force over all subsets, a plain DP, all permutations). The engine checks every answer itself
+(feasible, value = the items' profit, bound >= value); the fuzzer checks the optimum and the
+optimal/bound claims. A refusal (UnsupportedProblemError, DoesNotFitError) counts as one; any
+other exception, or TimeLimitError without a time limit, is a failure.
+
+    python ci/fuzz.py --minutes 3 --seed 1 --device pocl --json fuzz.json
+    python ci/fuzz.py --seed 17 --case 342              # repeat one case (the failure line says which)
+
+A failure prints a one-line reproducer and saves the instance as JSON under --failures.
+Exits 1 when anything failed.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import json
+import os
+import random
+import sys
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+import clsolve
+from clsolve.generators import jooken
+from clsolve.problems import LCS, TSP
+
+BRUTE_ITEMS = 14
+REFERENCE_CELLS = 4 * 10**6
+
+
+# -- problems ------------------------------------------------------------------------------------------
+def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
+    """One knapsack of ``family`` (small enough for a reference)."""
+    n = rng.choice([1, 2, 3, rng.randint(4, 14), rng.randint(15, 60)])
+    m = rng.choice([1, 1, 1, 2, 3])
+    top = rng.choice([10, 100, 1000])
+    w = np.array([[rng.randint(0 if family == "zero-weight" else 1, top) for _ in range(m)] for _ in range(n)],
+                 dtype=object)
+    if family == "strongly-correlated":
+        p = [int(w[i, 0]) + top // 10 for i in range(n)]
+    elif family == "inversely-correlated":
+        p = [max(0, top + top // 10 - int(w[i, 0])) for i in range(n)]
+    elif family == "subset-sum":
+        p = [int(w[i, 0]) for i in range(n)]
+    elif family == "equal-weights":
+        w[:, :] = rng.randint(1, top)
+        p = [rng.randint(0, top) for _ in range(n)]
+    elif family == "equal-profits":
+        p = [rng.randint(1, top)] * n
+    elif family == "zero-profit":
+        p = [rng.choice([0, rng.randint(1, top)]) for _ in range(n)]
+    elif family == "big-profits":
+        total = rng.choice([2**31, 2**40, 2**61])  # profit sums past 2^31 and near 2^62
+        p = [rng.randint(total // (2 * n), total // n) for _ in range(n)]
+    else:
+        p = [rng.randint(0, top) for _ in range(n)]
+    total = w.sum(axis=0)
+    rule = family if family in ("capacity-zero", "capacity-total", "heavy-items", "huge-capacity") else \
+        rng.choice(["half", "half", "small", "total"])
+    caps = []
+    for d in range(m):
+        if rule == "capacity-zero":
+            caps.append(0)
+        elif rule in ("capacity-total", "total"):
+            caps.append(int(total[d]))
+        elif rule == "heavy-items":
+            caps.append(max(0, int(min(w[:, d])) - 1))
+        elif rule == "huge-capacity":
+            caps.append(rng.choice([2**40, 2**62]))
+        elif rule == "small":
+            caps.append(rng.randint(0, max(1, int(total[d]) // 5)))
+        else:
+            caps.append(int(total[d]) // 2)
+    # keep DP references in reach: bound the state grid
+    while m > 1 and int(np.prod([min(c, int(t)) + 1 for c, t in zip(caps, total)], dtype=object)) > REFERENCE_CELLS:
+        caps = [c // 2 for c in caps]
+    return clsolve.Knapsack(p, w.astype(np.int64), caps, weights_by="item", name=f"{family} n={n} m={m}")
+
+
+KNAPSACK_FAMILIES = ("uncorrelated", "strongly-correlated", "inversely-correlated", "subset-sum", "equal-weights",
+                     "equal-profits", "zero-weight", "zero-profit", "heavy-items", "capacity-zero",
+                     "capacity-total", "huge-capacity", "big-profits")
+
+
+def lcs(rng: random.Random, family: str) -> LCS:
+    length = rng.choice([0, 1, rng.randint(2, 40), rng.randint(41, 300)])
+    other = rng.choice([0, 1, rng.randint(2, 40), rng.randint(41, 300)])
+    if family == "lcs-one-symbol":
+        return LCS([7] * length, [7] * other, name=family)
+    alphabet = rng.choice([2, 4, 26]) if family == "lcs-small-alphabet" else rng.choice([1000, 2**40])
+    return LCS([rng.randrange(alphabet) for _ in range(length)], [rng.randrange(alphabet) for _ in range(other)],
+               name=family)
+
+
+def tsp(rng: random.Random, family: str) -> TSP:
+    n = rng.randint(2, 7)
+    top = rng.choice([1, 10, 1000, 2**40, 2**58 // n])
+    d = [[rng.choice([0, rng.randint(0, top)]) if family == "tsp-zero" else rng.randint(0, top) for _ in range(n)]
+         for _ in range(n)]
+    if family == "tsp-symmetric":
+        d = [[d[min(i, j)][max(i, j)] for j in range(n)] for i in range(n)]
+    return TSP(d, name=f"{family} n={n}")
+
+
+def draw(rng: random.Random) -> clsolve.Knapsack | LCS | TSP:
+    family = rng.choice(KNAPSACK_FAMILIES * 3 + ("jooken",) + ("lcs-one-symbol", "lcs-small-alphabet",
+                        "lcs-huge-alphabet", "tsp-symmetric", "tsp-asymmetric", "tsp-zero"))
+    if family == "jooken":
+        return jooken(rng.choice([40, 60, 80]), rng.choice([10**4, 10**6, 10**10]), rng.choice([2, 10]),
+                      rng.choice([0.1, 0.3]), rng.choice([0, 0.001]), 100, seed=rng.randrange(10**6))
+    if family.startswith("lcs"):
+        return lcs(rng, family)
+    if family.startswith("tsp"):
+        return tsp(rng, family)
+    return knapsack(rng, family)
+
+
+# -- references ----------------------------------------------------------------------------------------
+def reference(problem) -> int | None:
+    """The optimum by a method independent of the solvers (None where out of its reach)."""
+    if isinstance(problem, TSP):
+        return min(problem.tour_length((0,) + q) for q in itertools.permutations(range(1, problem.n)))
+    if isinstance(problem, LCS):
+        a, b = problem.a.tolist(), problem.b.tolist()
+        row = [0] * (len(b) + 1)
+        for x in a:
+            previous, diagonal = row[:], 0
+            for j, y in enumerate(b, start=1):
+                row[j] = previous[j - 1] + 1 if x == y else max(previous[j], row[j - 1])
+            del diagonal
+        return row[-1]
+    if problem.n <= BRUTE_ITEMS:
+        weights, profits, caps = problem.weights.tolist(), problem.profits.tolist(), problem.capacities.tolist()
+        best = 0
+        for mask in range(1 << problem.n):
+            chosen = [i for i in range(problem.n) if mask >> i & 1]
+            if all(sum(weights[i][d] for i in chosen) <= caps[d] for d in range(problem.m)):
+                best = max(best, sum(profits[i] for i in chosen))
+        return best
+    if problem.m == 1:  # a plain dense DP over the capacities the items can reach
+        cap = min(int(problem.capacities[0]), int(problem.weights.sum()))
+        if cap > REFERENCE_CELLS:
+            return None
+        row = np.zeros(cap + 1, dtype=object)
+        for w, p in zip(problem.weights[:, 0].tolist(), problem.profits.tolist()):
+            if w <= cap:
+                row[w:] = np.maximum(row[w:], row[:cap + 1 - w] + p)
+        return int(row[-1])
+    return None
+
+
+# -- solvers and options -------------------------------------------------------------------------------
+def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
+    """Every installed solver with a random draw of its documented options."""
+    pick = rng.choice
+    out = [("sequential", {}), ("auto", {})]
+    out.append(("wavefront", {"store": pick(["auto", "device", "host"]), "poison": True,
+                              **({"method": pick(["auto", "bits", "cells"])} if isinstance(problem, LCS) else {}),
+                              **({"device_memory_limit": pick([2**16, 2**20])} if rng.random() < 0.3 else {})}))
+    if isinstance(problem, clsolve.Knapsack):
+        out.append(("dp-rows", {"items_per_launch": pick([1, 2]), "value_bits": pick([None, 64]),
+                                "presolve": pick([True, False]), "poison": True}))
+        out.append(("dp-batch", {"method": pick(["auto", "dp", "enumerate"]), "presolve": pick([True, False]),
+                                 "poison": True, **({"memory_limit": 2**16} if rng.random() < 0.2 else {})}))
+        out.append(("mckp", {"grouping": pick(["auto", "value", "weight"]), "variant": pick(["full", "no-local", "no-opt"]),
+                             "counts": pick(["auto", "device", "host", "recompute"]), "presolve": pick([True, False]),
+                             "poison": True}))
+        out.append(("bnb", {"host_threshold": pick([0, 64, 4096]), "dominance": pick([True, False]),
+                            "fixing": pick([True, False]), "presolve": pick([True, False]),
+                            **({"max_nodes": 256} if rng.random() < 0.2 else {}),
+                            **({"time_limit": pick([0.0, 0.01])} if rng.random() < 0.2 else {})}))
+    return out
+
+
+def compare(problem, solution, expected: int | None, options: dict) -> str | None:
+    """What is wrong with ``solution`` (None: nothing), given the reference value."""
+    if expected is None:
+        return None
+    if solution.optimal and solution.value != expected:
+        return f"claims optimal {solution.value}, reference {expected}"
+    if not solution.optimal:
+        if "time_limit" not in options and not isinstance(problem, clsolve.Knapsack):
+            return "not optimal without a time limit"
+        if solution.value > expected or (solution.bound is not None and solution.bound < expected):
+            return f"value {solution.value} / bound {solution.bound} do not bracket the reference {expected}"
+    return None
+
+
+REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)
+
+
+def run_case(seed: int, case: int, device, counts: Counter, failures: list, folder: Path) -> None:
+    rng = random.Random(f"{seed}:{case}")
+    problem = draw(rng)
+    expected = reference(problem)
+    for solver, options in configurations(rng, problem):
+        if solver in ("dp-rows", "dp-batch", "mckp", "bnb") and not isinstance(problem, clsolve.Knapsack):
+            continue
+        label = f"{solver} {options}"
+        try:
+            solution = clsolve.solve(problem, solver=solver, device=device, **options)
+            problem_error = compare(problem, solution, expected, options)
+            counts[solver] += 1
+        except REFUSALS:
+            counts[f"{solver} refused"] += 1
+            continue
+        except clsolve.TimeLimitError:
+            if "time_limit" in options:
+                counts[f"{solver} time limit"] += 1
+                continue
+            problem_error = traceback.format_exc(limit=3)
+        except Exception:  # noqa: BLE001 - any other exception is what the fuzzer is for
+            problem_error = traceback.format_exc(limit=6)
+        if problem_error:
+            _fail(seed, case, problem, label, problem_error, failures, folder)
+    if isinstance(problem, clsolve.Knapsack) and rng.random() < 0.3:
+        _batch(rng, seed, case, problem, device, counts, failures, folder)
+
+
+def _batch(rng, seed, case, first, device, counts, failures, folder) -> None:
+    """A mixed-m batch through solve_many (dp-batch and auto), as objects and as arrays."""
+    problems = [first] + [knapsack(rng, rng.choice(KNAPSACK_FAMILIES)) for _ in range(rng.randint(1, 12))]
+    problems = [p for p in problems if p.n <= BRUTE_ITEMS] or [first]
+    expected = [reference(p) for p in problems]
+    for solver in ("dp-batch", "auto"):
+        arrays = rng.random() < 0.5
+        try:
+            result = clsolve.solve_many(problems, solver=solver, device=device, arrays=arrays)
+            values = [int(v) for v in result.values] if arrays else [s.value for s in result]
+            wrong = [k for k, (v, e) in enumerate(zip(values, expected)) if e is not None and v != e]
+            counts[f"{solver} batch members"] += len(problems)
+            if wrong:
+                _fail(seed, case, problems[wrong[0]], f"solve_many({solver}, arrays={arrays})",
+                      f"member {wrong[0]}: {values[wrong[0]]} != {expected[wrong[0]]}", failures, folder)
+        except REFUSALS:
+            counts[f"{solver} batch refused"] += 1
+        except Exception:  # noqa: BLE001
+            _fail(seed, case, first, f"solve_many({solver})", traceback.format_exc(limit=6), failures, folder)
+
+
+def _fail(seed, case, problem, label, error, failures, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = folder / f"fuzz-{seed}-{case}.json"
+    saved.write_text(json.dumps(_as_json(problem)))
+    line = f"FAIL python ci/fuzz.py --seed {seed} --case {case}  # {problem.describe()}; {label}; saved {saved}"
+    print(line, "\n   ", str(error).strip().replace("\n", "\n    "), flush=True)
+    failures.append({"seed": seed, "case": case, "solver": label, "error": str(error)[-2000:], "saved": str(saved)})
+
+
+def _as_json(problem) -> dict:
+    if isinstance(problem, TSP):
+        return {"distances": problem.distances.tolist(), "name": problem.name}
+    if isinstance(problem, LCS):
+        return {"a": problem.a.tolist(), "b": problem.b.tolist(), "name": problem.name}
+    return {"profits": problem.profits.tolist(), "weights": problem.weights.tolist(),
+            "capacities": problem.capacities.tolist(), "name": problem.name, "weights_by": "item"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=1.0, help="wall-clock budget")
+    parser.add_argument("--seed", type=int, default=None, help="default: a new one, printed")
+    parser.add_argument("--case", type=int, default=None, help="run this one case of the seed only")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--json", default=None, help="write the counts here")
+    parser.add_argument("--failures", default=".fuzz-failures", help="folder for failing instances")
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    device = clsolve.get_device(args.device)
+    print(f"fuzz: seed {seed} on {device.label} for {args.minutes} min", flush=True)
+    counts: Counter = Counter()
+    failures: list = []
+    cases = [args.case] if args.case is not None else itertools.count()
+    began = time.monotonic()
+    done = 0
+    for case in cases:
+        if args.case is None and time.monotonic() - began > 60 * args.minutes:
+            break
+        run_case(seed, case, device, counts, failures, Path(args.failures))
+        done += 1
+    summary = {"seed": seed, "device": device.label, "date": datetime.date.today().isoformat(), "cases": done,
+               "seconds": round(time.monotonic() - began, 1), "solves": dict(sorted(counts.items())),
+               "failures": len(failures)}
+    print(json.dumps(summary), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({**summary, "failed": failures}, indent=1))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

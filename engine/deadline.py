@@ -1,0 +1,154 @@
+"""Time limits: a ``Deadline`` that every phase of a solve can read, and paced kernel launches.
+
+``clsolve.solve(..., time_limit=T)`` (and ``solve_many``, for the whole batch) makes one
+``Deadline`` and installs it for the call (a context variable, so threads solving at once each see
+their own). Solvers read it with :func:`current`:
+
+- an anytime solver (``bnb``) stops at its next step boundary once ``expired()`` and returns its best
+  checked solution with ``optimal=False`` and a proven bound;
+- a DP solver calls ``check(...)`` between launches and raises :class:`TimeLimitError`, which says how
+  far it got, because a DP has no feasible answer before its last row.
+
+The promise: a call returns (or raises) within ``time_limit + margin``, with ``margin = max(10 %
+of the limit, 50 ms)``. Launches are therefore enqueued in small groups (:class:`Pacer`): the host
+waits for the group before last, so the device stays busy while at most about a quarter of the
+margin of work is in flight when the limit passes. A single kernel launch cannot be interrupted;
+solvers whose one launch may take longer than the margin say so in their plan (``details``).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import time
+from typing import Iterator
+
+import pyopencl as cl
+
+from . import options
+from .errors import TimeLimitError
+
+#: The margin past the limit within which a call returns: max(MARGIN_SHARE x limit, MARGIN_SECONDS).
+MARGIN_SHARE = 0.10
+MARGIN_SECONDS = 0.05
+#: Device work queued per group of launches where no deadline is set (Ctrl-C is noticed as often).
+GROUP_SECONDS = 0.25
+
+
+class Deadline:
+    """A point in time (``time.perf_counter``) a solve must end by; ``seconds=None``: no limit."""
+
+    def __init__(self, seconds: float | None = None, start: float | None = None):
+        self.seconds = None if seconds is None else float(seconds)
+        self.start = time.perf_counter() if start is None else start
+        self.end = math.inf if self.seconds is None else self.start + self.seconds
+
+    @property
+    def limited(self) -> bool:
+        return self.seconds is not None
+
+    @property
+    def margin(self) -> float:
+        """How far past ``end`` a call may still return."""
+        if self.seconds is None:
+            return math.inf
+        return max(MARGIN_SHARE * self.seconds, MARGIN_SECONDS)
+
+    def remaining(self) -> float:
+        return self.end - time.perf_counter()
+
+    def expired(self) -> bool:
+        return self.seconds is not None and time.perf_counter() >= self.end
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def check(self, where: str) -> None:
+        """Raise :class:`TimeLimitError` naming ``where`` (what was done so far) once expired."""
+        if self.expired():
+            raise TimeLimitError(f"time limit of {self.seconds:g} s reached after {self.elapsed():.3f} s, "
+                                 f"{where}; no answer was found in time")
+
+    def __repr__(self) -> str:
+        return f"Deadline(seconds={self.seconds!r})"
+
+
+_UNLIMITED = Deadline(None, start=0.0)
+_current: contextvars.ContextVar[Deadline] = contextvars.ContextVar("clsolve_deadline", default=_UNLIMITED)
+
+
+def current() -> Deadline:
+    """The deadline of the solve running in this thread (one without a limit when none is set)."""
+    return _current.get()
+
+
+@contextlib.contextmanager
+def limit(time_limit: float | None) -> Iterator[Deadline]:
+    """Install a deadline of ``time_limit`` seconds from now for the code inside (an enclosing
+    deadline that ends earlier stays in force)."""
+    seconds = options.seconds("time_limit", time_limit)
+    outer = _current.get()
+    if seconds is None or (outer.limited and outer.end <= time.perf_counter() + seconds):
+        yield outer
+        return
+    deadline = Deadline(seconds)
+    token = _current.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _current.reset(token)
+
+
+class Pacer:
+    """Kernel launches enqueued in groups of about ``group_seconds`` of device work, the host waiting
+    for the group before last: a deadline (and Ctrl-C) is noticed within about two groups, while the
+    device always has the next group queued.
+
+    Call ``launch()`` after each enqueued launch. Groups start at one launch and grow (at most
+    doubling) while the groups measured so far stay under ``group_seconds``: a long launch is never
+    queued many times over before its cost is known. At each group's end the deadline is checked and
+    :class:`TimeLimitError` raised with ``progress()``'s text, after the queue has finished (the queue
+    stays usable). ``close()`` waits for whatever is still queued.
+    """
+
+    def __init__(self, queue: cl.CommandQueue, what: str, total: int):
+        self.queue, self.what, self.total = queue, what, max(1, int(total))
+        self.deadline = current()
+        self.group_seconds = min(self.deadline.margin / 4, GROUP_SECONDS) if self.deadline.limited else GROUP_SECONDS
+        self.group = 1
+        self.done = 0
+        self._in_group = 0
+        self._pending: tuple[cl.Event, int, float] | None = None
+
+    def launch(self) -> None:
+        """Count one launch just enqueued; at a group's end wait for the group before it."""
+        self.done += 1
+        self._in_group += 1
+        if self._in_group < self.group and self.done < self.total:
+            return
+        marker = cl.enqueue_marker(self.queue)
+        self.queue.flush()
+        previous, self._pending = self._pending, (marker, self._in_group, time.perf_counter())
+        self._in_group = 0
+        if previous is not None:
+            event, launches, queued = previous
+            try:
+                event.wait()
+            except BaseException:  # Ctrl-C while waiting: leave the queue empty, then stop
+                self.close()
+                raise
+            # an upper estimate: the group waited for the one before it as well
+            per_launch = (time.perf_counter() - queued) / launches
+            self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
+        else:
+            self.group = min(2 * self.group, 8)
+        if self.deadline.expired():
+            self.close()
+            self.deadline.check(self.progress())
+
+    def progress(self) -> str:
+        return f"{self.what}: {self.done} of {self.total} launches ({min(100, 100 * self.done // self.total)} %)"
+
+    def close(self) -> None:
+        self.queue.finish()
+        self._pending = None

@@ -71,12 +71,6 @@ class _Tokens:
             raise FormatError(self.path, line, f"{what} = {count}; must be at least {minimum}")
         return count
 
-    def expect(self, count: int, what: str) -> None:
-        """Refuse, before reading them, ``count`` numbers that the file does not hold."""
-        if count > self.left():
-            raise FormatError(self.path, self.line(), f"{what} needs {count} more numbers but the file "
-                                                      f"holds {self.left()}")
-
     def take_optimum(self, what: str, scale: Fraction) -> int | None:
         """A published optimum (times ``scale``), kept when positive and integral (OR-Library writes 0
         for unknown; mknap1's problem 2 has decimals and needs ``scale`` 10), else None."""
@@ -115,7 +109,6 @@ def read_pisinger(path: str, text: str, scale: Fraction = Fraction(1)) -> list[K
     tokens = _Tokens(path, text)
     n = tokens.take_count("item count n", 1)
     capacity = tokens.take("capacity c", scale)
-    tokens.expect(2 * n, f"n = {n} items (profit and weight each)")
     profits, weights = [], []
     for i in range(n):
         profits.append(tokens.take(f"profit of item {i + 1}", scale))
@@ -132,7 +125,6 @@ def read_pisinger(path: str, text: str, scale: Fraction = Fraction(1)) -> list[K
 def read_jooken(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
     tokens = _Tokens(path, text)
     n = tokens.take_count("item count n", 1)
-    tokens.expect(3 * n + 1, f"n = {n} items (id, profit, weight each) and the capacity")
     profits, weights = [], []
     for i in range(n):
         tokens.take(f"id of item {i + 1}", Fraction(1))
@@ -153,7 +145,6 @@ def read_mknap(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knap
         line = tokens.line()
         n = tokens.take_count(f"problem {k + 1}: item count n", 1)
         m = tokens.take_count(f"problem {k + 1}: constraint count m", 1)
-        tokens.expect(1 + n + m * n + m, f"problem {k + 1} (n = {n}, m = {m}: optimum, profits, weights, capacities)")
         optimum = tokens.take_optimum(f"problem {k + 1}: optimal value", scale)
         profits = [tokens.take(f"problem {k + 1}: profit {i + 1}", scale) for i in range(n)]
         rows = [[tokens.take(f"problem {k + 1}: weight ({d + 1}, {i + 1})", scale) for i in range(n)]

@@ -5,8 +5,8 @@ import math
 import re
 from fractions import Fraction
 
-#: A decimal number as the readers take it: digits with an optional point and exponent.
-_DECIMAL = re.compile(r"[+-]?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:[eE]([+-]?\d+))?")
+#: A decimal number as the readers take it: ASCII digits with an optional point and exponent.
+_DECIMAL = re.compile(r"[+-]?(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?")
 #: Numbers whose integer part would pass this many digits are refused before they are built
 #: (every value clsolve takes is below 2^62, 19 digits; an exponent such as 1e999999999 would
 #: otherwise build a number of a billion digits).

@@ -93,7 +93,7 @@ def _known_optimum(value) -> int | None:
 def _item_major(weights: np.ndarray, n: int, m: int, weights_by: str | None) -> np.ndarray:
     """``weights`` as shape (n, m), read as ``weights_by`` says (see ``Knapsack``)."""
     if weights.ndim == 1 and m == 1:
-        return weights.reshape(-1, 1)
+        weights = weights.reshape(-1, 1)
     if weights_by == "dimension" and weights.ndim == 2:
         if weights.shape != (m, n):
             raise InvalidProblemError(f"weights: with weights_by='dimension' expected shape (m, n) = ({m}, {n}), "

@@ -108,7 +108,7 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
     from clsolve.packed import PackedProblems
     from clsolve.presolve import reduce_many, reduce_packed
     only = data.draw(st.lists(st.booleans(), min_size=len(problems), max_size=len(problems)))
-    fresh = [clsolve.Knapsack(p.profits, p.weights, p.capacities) for p in problems]  # no cached reductions
+    fresh = [clsolve.Knapsack(p.profits, p.weights, p.capacities, weights_by="item") for p in problems]  # no cached reductions
     expected = reduce_many(fresh, items_only=only)
     packed = PackedProblems.pack(problems)
     got = reduce_packed(packed, np.array(only))
@@ -140,7 +140,7 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
 def test_packed_rows_are_views_equal_to_taking_them():
     from clsolve.packed import PackedProblems
     rng = np.random.default_rng(2)
-    problems = [clsolve.Knapsack(rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}")
+    problems = [clsolve.Knapsack(rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}", weights_by="item")
                 for k, (n, m) in enumerate(zip(rng.integers(1, 6, 9), rng.integers(1, 4, 9)))]
     packed = PackedProblems.pack(problems)
     for first, stop in ((0, 9), (2, 5), (8, 9), (0, 1)):

@@ -403,7 +403,13 @@ class BatchSolver(Solver):
         wide = np.add.reduceat(packed.profits, packed.item_offsets[:-1]) > INT32_MAX
         cells = packed.cells()
         enumerated = self._enumerated(n, cells)
-        taken = ~_not_enumerable(packed) if self.method == "enumerate" else (m <= MAX_DIMS) & (cells <= MAX_STATES)
+        dense = (m <= MAX_DIMS) & (cells <= MAX_STATES)
+        if self.method == "enumerate":
+            taken = ~_not_enumerable(packed)
+        elif self.method == "dp":
+            taken = dense
+        else:  # what auto enumerates needs no DP row (as in ``_refuse``)
+            taken = dense | (enumerated & ~_not_enumerable(packed))
         value_bytes = np.where(wide, 8.0, 4.0)
         cost = np.where(enumerated, np.exp2(np.minimum(n, 64)) / MODEL_SUBSETS_PER_SECOND[kind],
                         n * cells * (2 * value_bytes + 0.125) / MODEL_BANDWIDTH[kind])

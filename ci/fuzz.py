@@ -28,9 +28,8 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
-
 import clsolve
+import numpy as np
 from clsolve.generators import jooken
 from clsolve.problems import LCS, TSP
 

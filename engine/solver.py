@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import abc
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Sequence
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from .devices import Device
 from .errors import ClsolveError, DoesNotFitError, UnsupportedProblemError
+from .memory import physical_bytes
 from .solution import Solution
 
 if TYPE_CHECKING:
@@ -21,11 +21,8 @@ DEVICE_MEMORY_SHARE = 0.9
 HOST_MEMORY_SHARE = 0.8
 
 
-def host_memory_bytes() -> int:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):  # pragma: no cover - non-POSIX hosts
-        return 8 * 2**30
+#: The host's physical memory in bytes (one definition, in ``clsolve.memory``).
+host_memory_bytes = physical_bytes
 
 
 @dataclass

@@ -58,7 +58,7 @@ def _has_oclgrind() -> bool:
 
 @pytest.mark.skipif(not _has_oclgrind(), reason="Oclgrind is not installed")
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_kernels_run_clean_under_oclgrind(case, tmp_path):
+def test_kernels_run_clean_under_oclgrind(case):
     env = {**os.environ, **CHECKS}
     run = subprocess.run([sys.executable, "-c", SCRIPT.format(case=CASES[case])], env=env, capture_output=True,
                          text=True, timeout=600)

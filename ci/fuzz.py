@@ -10,6 +10,9 @@ other exception, or TimeLimitError without a time limit, is a failure.
 
     python ci/fuzz.py --minutes 3 --seed 1 --device pocl --json fuzz.json
     python ci/fuzz.py --seed 17 --case 342              # repeat one case (the failure line says which)
+    python ci/fuzz.py --minutes 10 --jobs 8 --device gpu  # 8 processes, seeds seed..seed+7, counts merged
+
+``ci/fuzz.sh`` runs it the same way (``bash ci/fuzz.sh --minutes 10 --device gpu``).
 
 A failure prints a one-line reproducer and saves the instance as JSON under --failures.
 Exits 1 when anything failed.
@@ -22,7 +25,9 @@ import itertools
 import json
 import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
@@ -276,10 +281,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None, help="default: a new one, printed")
     parser.add_argument("--case", type=int, default=None, help="run this one case of the seed only")
     parser.add_argument("--device", default=None)
+    parser.add_argument("--jobs", type=int, default=1, help="fuzzers run at once (seeds seed, seed + 1, ..)")
     parser.add_argument("--json", default=None, help="write the counts here")
     parser.add_argument("--failures", default=".fuzz-failures", help="folder for failing instances")
     args = parser.parse_args(argv)
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little") % 2**31
+    summary = _parallel(args, seed) if args.jobs > 1 and args.case is None else _campaign(args, seed)
+    print(json.dumps({k: v for k, v in summary.items() if k != "failed"}), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=1))
+    return 1 if summary["failures"] else 0
+
+
+def _campaign(args, seed: int) -> dict:
+    """One fuzzer in this process: cases of ``seed`` until the budget is spent."""
     device = clsolve.get_device(args.device)
     print(f"fuzz: seed {seed} on {device.label} for {args.minutes} min", flush=True)
     counts: Counter = Counter()
@@ -292,13 +307,35 @@ def main(argv: list[str] | None = None) -> int:
             break
         run_case(seed, case, device, counts, failures, Path(args.failures))
         done += 1
-    summary = {"seed": seed, "device": device.label, "date": datetime.date.today().isoformat(), "cases": done,
-               "seconds": round(time.monotonic() - began, 1), "solves": dict(sorted(counts.items())),
-               "failures": len(failures)}
-    print(json.dumps(summary), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps({**summary, "failed": failures}, indent=1))
-    return 1 if failures else 0
+    return {"seeds": [seed], "device": device.label, "date": datetime.date.today().isoformat(), "cases": done,
+            "seconds": round(time.monotonic() - began, 1), "solves": dict(sorted(counts.items())),
+            "failures": len(failures), "failed": failures}
+
+
+def _parallel(args, seed: int) -> dict:
+    """``args.jobs`` fuzzers in child processes, seeds seed .. seed + jobs - 1; their counts summed."""
+    with tempfile.TemporaryDirectory() as folder:
+        children = []
+        for job in range(args.jobs):
+            out = Path(folder) / f"{job}.json"
+            command = [sys.executable, __file__, "--minutes", str(args.minutes), "--seed", str(seed + job),
+                       "--json", str(out), "--failures", args.failures]
+            if args.device is not None:
+                command += ["--device", args.device]
+            children.append((subprocess.Popen(command), out))
+        parts = []
+        for child, out in children:
+            child.wait()
+            parts.append(json.loads(out.read_text()) if out.exists() else
+                         {"seeds": [], "failures": 1, "failed": [{"error": f"a fuzzer exited {child.returncode}"}]})
+    counts: Counter = Counter()
+    for part in parts:
+        counts.update(part.get("solves", {}))
+    return {"seeds": [s for part in parts for s in part["seeds"]], "device": parts[0].get("device"),
+            "date": datetime.date.today().isoformat(), "jobs": args.jobs,
+            "cases": sum(part.get("cases", 0) for part in parts),
+            "seconds": max(part.get("seconds", 0) for part in parts), "solves": dict(sorted(counts.items())),
+            "failures": sum(part["failures"] for part in parts), "failed": [f for part in parts for f in part["failed"]]}
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from . import presolve  # noqa: E402
 from .api import choose, devices, plan, solve, solve_many, solvers  # noqa: E402
 from .chunks import Progress  # noqa: E402
 from .devices import Device, get_device  # noqa: E402
-from .errors import (BatchError, ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
+from .errors import (BatchError, ClsolveError, DeviceError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
                      InvalidOptionError, InvalidProblemError, KernelBuildError, SolutionCheckError,
                      TimeLimitError, UnknownSolverError, UnsupportedProblemError)
 from .problems import Knapsack  # noqa: E402
@@ -27,6 +27,6 @@ __all__ = [
     "Knapsack", "Solution", "SolutionArrays", "Timings", "Plan", "Solver", "Device",
     "solve", "solve_many", "plan", "choose", "solvers", "devices", "get_device",
     "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",
-    "UnknownSolverError", "DeviceNotFoundError", "KernelBuildError", "SolutionCheckError",
+    "UnknownSolverError", "DeviceNotFoundError", "DeviceError", "KernelBuildError", "SolutionCheckError",
     "FormatError", "InvalidOptionError", "TimeLimitError", "BatchError", "Progress", "presolve",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from typing import Callable, Sequence
 
-from . import chunks, deadline, inputs, multidevice, registry
+from . import chunks, deadline, failures, inputs, multidevice, registry
 from .chunks import Progress
 from .devices import Device, get_device, list_devices
 from .gcpause import paused_gc
@@ -104,7 +104,9 @@ def _solve(problem, solver: str, device, options: dict) -> Solution:
         instance = registry.load(solver, **options)
         dev = _device_for(instance, device)
         chosen_plan = instance.checked_plan(problem, dev)
-    return _finish(problem, instance.solve(problem, dev, chosen_plan), instance, dev)
+    with failures.guard(instance.name, dev):
+        solution = instance.solve(problem, dev, chosen_plan)
+    return _finish(problem, solution, instance, dev)
 
 
 def solve_many(problems: Sequence, solver: str = "auto",
@@ -155,6 +157,12 @@ def _solve_many(problems: list, solver: str, device, client, progress, chunk_cou
         if progress is not None:
             progress(Progress(1, 1, len(problems), len(problems), time.perf_counter() - start))
         return solutions
+    with failures.guard(f"solve_many with {solver}", lambda: get_device(device)):
+        return _solve_many_one_device(problems, solver, device, arrays, options)
+
+
+def _solve_many_one_device(problems: list, solver: str, device, arrays: bool,
+                           options: dict) -> list[Solution] | SolutionArrays:
     if _packs(solver) and all(isinstance(p, Knapsack) for p in problems):
         packed = PackedProblems.pack(problems)
         answer = solve_packed_unchecked(packed, solver, device, options)

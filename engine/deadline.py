@@ -63,6 +63,12 @@ class Deadline:
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
+    def allows(self, seconds: float) -> bool:
+        """Whether work predicted to take ``seconds`` (and that cannot be interrupted) may still start:
+        it would end before ``end`` plus a quarter of the margin (the rest covers the prediction's
+        error and the work after it)."""
+        return self.seconds is None or time.perf_counter() + seconds <= self.end + self.margin / 4
+
     def check(self, where: str) -> None:
         """Raise :class:`TimeLimitError` naming ``where`` (what was done so far) once expired."""
         if self.expired():
@@ -97,6 +103,27 @@ def limit(time_limit: float | None) -> Iterator[Deadline]:
         yield deadline
     finally:
         _current.reset(token)
+
+
+class Rate:
+    """The predicted cost of an operation that cannot be interrupted once started (a kernel launch, a
+    transfer, a sort): ``overhead + units x per_unit`` seconds. ``observe`` learns ``per_unit`` from
+    measurements large enough to see past the overhead; a slower measurement is taken at once, a
+    faster one only gradually (a prediction errs on the long side)."""
+
+    def __init__(self, overhead: float, per_unit: float):
+        self.overhead, self.per_unit = overhead, per_unit
+
+    def predict(self, units: float) -> float:
+        return self.overhead + units * self.per_unit
+
+    def observe(self, units: float, seconds: float) -> None:
+        if units > 0 and seconds > 2 * self.overhead:
+            self.per_unit = max((seconds - self.overhead) / units, 0.7 * self.per_unit)
+
+    def units_within(self, seconds: float) -> float:
+        """How many units fit in ``seconds``."""
+        return max(0.0, seconds - self.overhead) / self.per_unit
 
 
 class Pacer:

@@ -77,6 +77,11 @@ class Device:
     def queue(self) -> cl.CommandQueue:
         return cl.CommandQueue(self.context)
 
+    def reset(self) -> None:
+        """Drop the context and queue (made afresh on next use): after the runtime lost them."""
+        self.__dict__.pop("queue", None)
+        self.__dict__.pop("context", None)
+
     def describe(self) -> dict:
         return {
             "platform": self.platform,

@@ -49,6 +49,16 @@ class TimeLimitError(ClsolveError, TimeoutError):
     the message says how far it got. Anytime solvers return their best answer instead."""
 
 
+class DeviceError(ClsolveError, RuntimeError):
+    """The OpenCL runtime failed during a solve (an allocation refused although the plan fitted, a
+    lost device, a crashed kernel). ``code`` is the OpenCL error's name; ``reset`` says whether the
+    device's context was lost and replaced by a fresh one (the next solve on it starts afresh)."""
+
+    def __init__(self, message: str, code: str = "", reset: bool = False):
+        self.code, self.reset = code, reset
+        super().__init__(message)
+
+
 class InvalidOptionError(ClsolveError, TypeError):
     """A solver option is unknown or has a bad value."""
 

@@ -70,6 +70,13 @@ def program(device: Device, filename: str, defines: dict[str, object] | None = N
     return built
 
 
+def forget(device: Device) -> None:
+    """Drop the programs built for ``device`` (its context is being replaced)."""
+    with _lock:
+        for key in [k for k in _programs if k[0] == device.cl_device.int_ptr]:
+            del _programs[key]
+
+
 def _keep(key: tuple, future: concurrent.futures.Future) -> None:
     with _lock:
         _building.pop(key, None)

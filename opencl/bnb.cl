@@ -58,8 +58,10 @@ inline ulong lower_bound(__global const ulong *w, __global const ulong *p, __glo
  * k. Son x_k = 1 is node e itself (kept in place when k < s_e; when k = s_e item k does not fit and
  * it is dropped). Son x_k = 0 goes to slot q + e with its new slack and bounds. A node is kept when
  * U > best (the best lower bound known before this step: a stale best only keeps more nodes).
- * Per work-group: the sons' best lower bound and its node, and the number of nodes kept (results[2g]
- * = best L, results[2g + 1] = (son index << 32) | kept), reduced in local memory: no atomics. */
+ * Per work-group: the sons' best lower bound and its node, the number of nodes kept and the largest
+ * upper bound among them (results[3g] = best L, results[3g + 1] = (son index << 32) | kept,
+ * results[3g + 2] = max U of the kept nodes: a bound on every open node, read when the search stops),
+ * reduced in local memory: no atomics. */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void bnb_branch(__global const ulong *w, __global const ulong *p, __global const ulong *suffix_min,
                 const uint n, const ulong c, const uint q, const uint k, const ulong best,
@@ -69,8 +71,9 @@ void bnb_branch(__global const ulong *w, __global const ulong *p, __global const
     __local ulong best_l[LOCAL_SIZE];
     __local uint best_e[LOCAL_SIZE];
     __local uint kept[LOCAL_SIZE];
+    __local ulong top_u[LOCAL_SIZE];
     const uint e = get_global_id(0), lid = get_local_id(0);
-    ulong son_l = 0;
+    ulong son_l = 0, kept_u = 0;
     uint count = 0;
     if (e < q) {
         ulong sw = W[e], sp = P[e];
@@ -95,10 +98,12 @@ void bnb_branch(__global const ulong *w, __global const ulong *p, __global const
         keep[e] = keep_father;
         keep[q + e] = keep_son;
         count = keep_father + keep_son;
+        kept_u = max(keep_father ? U[e] : 0ul, keep_son ? su : 0ul);
     }
     best_l[lid] = son_l;
     best_e[lid] = e;
     kept[lid] = count;
+    top_u[lid] = kept_u;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint width = LOCAL_SIZE / 2; width > 0; width >>= 1) {
         if (lid < width) {
@@ -107,13 +112,15 @@ void bnb_branch(__global const ulong *w, __global const ulong *p, __global const
                 best_e[lid] = best_e[lid + width];
             }
             kept[lid] += kept[lid + width];
+            top_u[lid] = max(top_u[lid], top_u[lid + width]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) {
         const uint g = get_group_id(0);
-        results[2 * g] = best_l[0];
-        results[2 * g + 1] = ((ulong)best_e[0] << 32) | kept[0];
+        results[3 * g] = best_l[0];
+        results[3 * g + 1] = ((ulong)best_e[0] << 32) | kept[0];
+        results[3 * g + 2] = top_u[0];
     }
 }
 

@@ -22,7 +22,11 @@ of the memory available when the solve starts).
 Anytime: where the engine's time limit (``clsolve.deadline``) passes or the host budget is reached,
 the search stops at the next step boundary and returns the incumbent (a full item vector whose value
 is its items' profit), ``optimal = False``, and as ``bound`` the largest upper bound of any node
-still open; a note says which limit stopped it.
+still open; a note says which limit stopped it. A step cannot be interrupted, so under a time limit
+the search predicts each step's cost (the launches, and the transfers and sorts that follow them)
+from the steps before it (``clsolve.deadline.Rate``) and stops before one that would end past the
+limit; the device list is kept short enough that downloading it to split it fits a quarter of the
+margin, and the largest upper bound of a device list comes with each step's small read.
 """
 from __future__ import annotations
 
@@ -31,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
-
 from clsolve import deadline, kernels, memory, options
 from clsolve.devices import Device
 from clsolve.dptable import work_group_size
+from clsolve.errors import TimeLimitError
 from clsolve.fixing import Fixing, fix, sort_by_ratio
 from clsolve.presolve import Reduction, reduction
 from clsolve.problems import Knapsack
@@ -64,6 +68,15 @@ HOST_NODE_BYTES = 40
 BUDGET_CHECK_SECONDS = 0.02
 #: Model of one device step (two launches, one small read, one small write) for ``auto``.
 STEP_SECONDS = {"gpu": 6e-5, "other": 2e-4}
+#: Bytes of one node on the wire (W, P, U, L: 8 bytes, s: 4 bytes).
+WIRE_NODE_BYTES = 36
+#: Seconds per byte of first touching fresh host memory (page faults): about 0.4 GB/s on a 2-core
+#: virtual machine, the slowest host measured (a bare host is several times faster).
+HOST_TOUCH_SECONDS = 3e-9
+#: First guesses of what the uninterruptible parts of a step cost (overhead s, s per unit); each is
+#: replaced by measurements as the search runs (``clsolve.deadline.Rate``).
+FIRST_RATES = {"device step": (1e-4, 1e-9), "device step (cpu)": (1e-4, 2e-8), "host step": (1e-4, 3e-7),
+               "filter": (1e-4, 3e-7), "transfer": (1e-4, 1e-9)}
 _U32 = 0xFFFFFFFF
 
 
@@ -95,6 +108,7 @@ class Frontier:
     nodes: tuple[np.ndarray, ...]         # W, P, S, U, L (int64)
     offset: int = 0
     records: tuple = ()                  # per earlier step: (q, origin array, offset)
+    bound: int = 0                       # an upper bound on every node's U
 
 
 @dataclass
@@ -252,15 +266,14 @@ class BranchAndBoundSolver(Solver):
         # root's lower bound, whose host greedy visits at most HOST_GREEDY_ITEMS items
         search = Search(best=max(int(root[4][0]), int(items.profits[selected].sum())), selected=selected)
         engine = _DeviceSteps(self, items, device, self._budget())
-        stack = [Frontier(0, root)]
+        stack = [Frontier(0, root, bound=int(root[3][0]))]
         try:
             while stack and not search.stopped:
                 self._explore(stack.pop(), stack, items, search, engine, deadline.current())
         finally:
             device.queue.finish()  # the last origin records may still be in flight
         if search.stopped:
-            bounds = [int(f.nodes[3].max()) for f in stack if f.nodes[3].size] + [search.open_bound]
-            search.open_bound = max(max(bounds), search.best)
+            search.open_bound = max([f.bound for f in stack] + [search.open_bound, search.best])
         selected = np.zeros(items.n, dtype=bool)
         selected[items.order[search.selected]] = True
         total = time.perf_counter() - start
@@ -329,69 +342,82 @@ class BranchAndBoundSolver(Solver):
         on_device = False
         filtered = 0  # list size after the last dominance filter of a device list
         while step < items.n:
-            stop = _stop_reason(limit, engine, records, stack, nodes, on_device)
-            if stop:
-                search.stopped = stop
-                host_u = nodes[3] if not on_device else engine.download(nodes)[3]
-                if host_u.size:
-                    search.open_bound = max(search.open_bound, int(host_u.max()))
-                return
-            count = nodes[0].size if not on_device else engine.count
+            count = engine.count if on_device else nodes[0].size
             if count == 0:
                 return
+            device_path = on_device or count >= self.host_threshold
+            engine.fit_limit(limit)
+            stop = _stop_reason(limit, engine, records, stack, nodes, on_device,
+                                engine.predict(count, on_device, device_path))
+            if not stop and device_path and not on_device:
+                stop = engine.upload_within(nodes)
+                on_device = not stop
+            if stop:
+                search.stopped = stop
+                top = engine.top if on_device else int(nodes[3].max())
+                search.open_bound = max(search.open_bound, top)
+                return
             search.nodes += count
-            here = Frontier(step, nodes if not on_device else (), offset, records)
-            if count >= self.host_threshold or on_device:
-                if not on_device:
-                    engine.upload(nodes)
-                    on_device = True
-                began = time.perf_counter()
-                improved, origin = engine.step(step, search.best)
-                search.device_seconds += time.perf_counter() - began
-                search.device_steps += 1
-                if improved is not None:
-                    value, son, W, S = improved
-                    self._improve(items, search, here, step, son, value, W, S)
-                kept = engine.count
-                # filter device lists when they have doubled since the last filter (amortized: the
-                # transfers and the sort cost at most about twice the list's own growth)
-                if items.dominance and items.prefix_weights is not None and 1 < kept <= self.dominance_max_nodes \
-                        and kept >= 2 * filtered:
-                    listed = engine.download(None)
-                    survivors = undominated(items, listed, step + 1)
-                    if survivors.size < kept:
-                        engine.upload(tuple(a[survivors] for a in listed))
-                        origin = origin[survivors]
-                        kept = engine.count
-                    filtered = max(kept, 64)
-                records.append((count, origin, offset))
-                offset, step = 0, step + 1
-                if kept > engine.limit:
-                    nodes = engine.download(None)
-                    on_device = False
-                    nodes = self._split(nodes, step, records, stack, engine.limit, search)
-                elif kept and kept < self.host_threshold // 4:
-                    nodes = engine.download(None)
-                    on_device = False
-                continue
-            began = time.perf_counter()
-            nodes, origin, improved = _host_step(items, nodes, step, search.best)
-            search.host_seconds += time.perf_counter() - began
-            search.host_steps += 1
-            if improved is not None:
-                value, son, W, S = improved
-                self._improve(items, search, here, step, son, value, W, S)
+            here = Frontier(step, () if on_device else nodes, offset, records)
+            if on_device:
+                origin, filtered = self._device_step(items, search, engine, here, filtered, limit)
+            else:
+                nodes, origin = self._host_step(items, search, engine, here)
             records.append((count, origin, offset))
             offset, step = 0, step + 1
-            if nodes[0].size > engine.limit:
+            if on_device and (engine.count > engine.limit or 0 < engine.count < self.host_threshold // 4):
+                nodes, on_device = engine.download(), False
+            if not on_device:
                 nodes = self._split(nodes, step, records, stack, engine.limit, search)
+
+    def _device_step(self, items: Items, search: Search, engine: "_DeviceSteps", here: Frontier,
+                     filtered: int, limit: deadline.Deadline) -> tuple[np.ndarray, int]:
+        """Branch the device list on item ``here.step``; filter it for dominance when it has doubled
+        since the last filter (amortized: the transfers and the sort cost at most about twice the
+        list's own growth) and the filter fits in the time left. Returns the origin records and the
+        size at the last filter."""
+        began = time.perf_counter()
+        improved, origin = engine.step(here.step, search.best)
+        search.device_seconds += time.perf_counter() - began
+        search.device_steps += 1
+        if improved is not None:
+            value, son, W, S = improved
+            self._improve(items, search, here, here.step, son, value, W, S)
+        kept = engine.count
+        if self._filters(items, kept) and kept >= 2 * filtered and limit.allows(engine.filter_seconds(kept)):
+            survivors = engine.filter(items, here.step + 1)
+            if survivors is not None:
+                origin = origin[survivors]
+            filtered = max(engine.count, 64)
+        return origin, filtered
+
+    def _host_step(self, items: Items, search: Search, engine: "_DeviceSteps",
+                   here: Frontier) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """Branch the host list on item ``here.step`` (NumPy); returns the new list and its origins."""
+        began = time.perf_counter()
+        nodes, origin, improved = _host_step(items, here.nodes, here.step, search.best)
+        elapsed = time.perf_counter() - began
+        engine.rates["host step"].observe(here.nodes[0].size, elapsed)
+        search.host_seconds += elapsed
+        search.host_steps += 1
+        if improved is not None:
+            value, son, W, S = improved
+            self._improve(items, search, here, here.step, son, value, W, S)
+        return nodes, origin
+
+    def _filters(self, items: Items, size: int) -> bool:
+        """Whether a device list of ``size`` nodes is filtered for dominance."""
+        return items.dominance and items.prefix_weights is not None and 1 < size <= self.dominance_max_nodes
 
     def _split(self, nodes, step, records, stack, size, search) -> tuple[np.ndarray, ...]:
         """Keep the first ``size`` nodes; push the rest as frontiers (explored later, depth first)."""
         total = nodes[0].size
+        if total <= size:
+            return nodes
+        bound = int(nodes[3].max())
         for start in range(((total - 1) // size) * size, 0, -size):
             part = tuple(a[start:start + size] for a in nodes)
-            stack.append(Frontier(step, part, start, tuple(records)))
+            stack.append(Frontier(step, part, start, tuple(records), bound))
             search.chunks += 1
         return tuple(a[:size] for a in nodes)
 
@@ -409,10 +435,14 @@ def _held_bytes(records: list, stack: list, nodes, on_device: bool) -> int:
 
 
 def _stop_reason(limit: deadline.Deadline, engine: "_DeviceSteps", records: list, stack: list, nodes,
-                 on_device: bool) -> str:
-    """Why the search must stop before the next step ("" to go on)."""
+                 on_device: bool, predicted: float) -> str:
+    """Why the search must stop before the next step, predicted to take ``predicted`` seconds ("" to
+    go on)."""
     if limit.expired():
         return f"time limit of {limit.seconds:g} s reached"
+    if not limit.allows(predicted):
+        return (f"time limit of {limit.seconds:g} s reached (the next step, predicted to take "
+                f"{predicted:.3f} s, would end past it)")
     now = time.perf_counter()
     if now < engine.next_count:  # counting walks every record: at most every BUDGET_CHECK_SECONDS
         return ""
@@ -524,20 +554,57 @@ def _host_step(items: Items, nodes, step: int, best: int):
 
 
 class _DeviceSteps:
-    """The list on the device: buffers sized once per search, two kernels per step."""
+    """The list on the device: buffers sized once per search, two kernels per step; and what the
+    uninterruptible parts of a step cost (``rates``), learnt as the search runs."""
 
     def __init__(self, solver: BranchAndBoundSolver, items: Items, device: Device, budget: int):
         self.device, self.items, self.budget = device, items, budget
         self.next_count = 0.0
         # a list downloaded to be split must fit the host budget as well
-        self.limit = max(MIN_NODES, min(solver._node_limit(device, items.n), budget // (2 * HOST_NODE_BYTES)))
+        self.node_limit = max(MIN_NODES, min(solver._node_limit(device, items.n), budget // (2 * HOST_NODE_BYTES)))
+        self.limit = self.node_limit
         self.local_size = solver._local_size(device)
         self.count = 0
+        self.top = 0                      # an upper bound on the U of every node of the device list
         self.capacity = 0
         self.upload_seconds = self.kernel_seconds = self.download_seconds = 0.0
         self._ready = False
         self.sets: list = [[], []]
+        step = "device step" if device.is_gpu else "device step (cpu)"
+        self.rates = {name: deadline.Rate(*FIRST_RATES[first]) for name, first in
+                      (("device step", step), ("host step", "host step"), ("filter", "filter"),
+                       ("transfer", "transfer"))}
 
+    # -- time ------------------------------------------------------------------------------------
+    def fit_limit(self, limit: deadline.Deadline) -> None:
+        """Under a time limit, keep the list short enough that downloading a step's sons into fresh
+        host memory (to split them) takes at most a quarter of the margin; on a CPU device, whose
+        buffers are host memory first touched by the kernels, grown buffers as well."""
+        if not limit.limited:
+            return
+        share = limit.margin / 4
+        per_node = 2 * WIRE_NODE_BYTES * (self.rates["transfer"].per_unit + HOST_TOUCH_SECONDS)
+        nodes = share / per_node
+        if self.device.is_cpu:
+            nodes = min(nodes, share / (NODE_BYTES * HOST_TOUCH_SECONDS))
+        self.limit = max(MIN_NODES, min(self.node_limit, int(nodes)))
+
+    def predict(self, count: int, on_device: bool, device_path: bool) -> float:
+        """Seconds the next step on ``count`` nodes is predicted to take, with the upload before it
+        and the download after it that cannot be skipped (the dominance filter is optional)."""
+        if not device_path:
+            return self.rates["host step"].predict(count)
+        seconds = self.rates["device step"].predict(count)
+        if not on_device:
+            seconds += self.rates["transfer"].predict(WIRE_NODE_BYTES * count)
+        if 2 * count > self.limit:
+            seconds += self.rates["transfer"].predict(2 * WIRE_NODE_BYTES * count)
+        return seconds
+
+    def filter_seconds(self, count: int) -> float:
+        return self.rates["filter"].predict(count) + self.rates["transfer"].predict(2 * WIRE_NODE_BYTES * count)
+
+    # -- buffers ---------------------------------------------------------------------------------
     def _setup(self, need: int, keep_list: bool = False) -> None:
         """Item buffers once; node buffers for ``need`` nodes (grown by doubling, up to the limit),
         copying the current list into the new buffers when ``keep_list``."""
@@ -553,7 +620,8 @@ class _DeviceSteps:
             self._ready = True
         if need <= self.capacity:
             return
-        capacity = min(self.limit, max(need, 2 * self.capacity, 4096))
+        # a chunk split off under an earlier (longer) limit still fits
+        capacity = max(need, min(self.limit, max(2 * self.capacity, 4096)))
         slots = 2 * capacity
         old = self.sets[0] if keep_list and self.capacity else None
         self.sets = [[cl.Buffer(ctx, flags.READ_WRITE, slots * size) for size in (8, 8, 4, 8, 8)] for _ in range(2)]
@@ -564,7 +632,7 @@ class _DeviceSteps:
         self.keep = cl.Buffer(ctx, flags.READ_WRITE, slots)
         self.origin = cl.Buffer(ctx, flags.READ_WRITE, 4 * slots)
         groups = -(-capacity // self.local_size)
-        self.results = cl.Buffer(ctx, flags.READ_WRITE, 16 * groups)
+        self.results = cl.Buffer(ctx, flags.READ_WRITE, 24 * groups)
         self.offsets = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
 
     def upload(self, nodes) -> None:
@@ -576,12 +644,25 @@ class _DeviceSteps:
             cl.enqueue_copy(queue, buf, np.ascontiguousarray(array, dtype=dtype))
         queue.finish()
         self.count = count
-        self.upload_seconds += time.perf_counter() - began
+        self.top = int(nodes[3].max()) if count else 0
+        elapsed = time.perf_counter() - began
+        self.rates["transfer"].observe(WIRE_NODE_BYTES * count, elapsed)
+        self.upload_seconds += elapsed
 
-    def download(self, nodes) -> tuple[np.ndarray, ...]:
+    def upload_within(self, nodes) -> str:
+        """Upload the list; "" when done, or why not: the time limit passed while the kernels were
+        built (the first build can take longer than a short limit)."""
+        try:
+            self.upload(nodes)
+        except TimeLimitError:
+            return "time limit reached while the device kernels were built"
+        return ""
+
+    def download(self) -> tuple[np.ndarray, ...]:
         """The current list (on the device) as host arrays."""
-        began = time.perf_counter()
         count, queue = self.count, self.device.queue
+        queue.finish()  # the last compaction: kernel time, not transfer time
+        began = time.perf_counter()
         out = []
         for buf, dtype in zip(self.sets[0], (np.int64, np.int64, np.uint32, np.int64, np.int64)):
             array = np.empty(count, dtype=dtype)
@@ -590,9 +671,24 @@ class _DeviceSteps:
             out.append(array)
         queue.finish()
         out[2] = out[2].astype(np.int64)
-        self.download_seconds += time.perf_counter() - began
+        elapsed = time.perf_counter() - began
+        self.rates["transfer"].observe(WIRE_NODE_BYTES * count, elapsed)
+        self.download_seconds += elapsed
         return tuple(out)
 
+    def filter(self, items: Items, step: int) -> np.ndarray | None:
+        """Drop the dominated nodes of the device list of step ``step``; the survivors' indices, or
+        None where every node survives."""
+        listed = self.download()
+        began = time.perf_counter()
+        survivors = undominated(items, listed, step)
+        self.rates["filter"].observe(listed[0].size, time.perf_counter() - began)
+        if survivors.size == listed[0].size:
+            return None
+        self.upload(tuple(a[survivors] for a in listed))
+        return survivors
+
+    # -- one step --------------------------------------------------------------------------------
     def step(self, step: int, best: int):
         """Branch the list on item ``step``; returns (improvement or None, origin records)."""
         q, items, queue, size = self.count, self.items, self.device.queue, self.local_size
@@ -603,9 +699,9 @@ class _DeviceSteps:
         self.branch.set_args(self.w, self.p, self.suffix, np.uint32(items.n), np.uint64(items.capacity),
                              np.uint32(q), np.uint32(step), np.uint64(best), *current, self.keep, self.results)
         cl.enqueue_nd_range_kernel(queue, self.branch, (groups * size,), (size,))
-        results = np.empty(2 * groups, dtype=np.uint64)
+        results = np.empty(3 * groups, dtype=np.uint64)
         cl.enqueue_copy(queue, results, self.results)           # blocking: waits for the kernel
-        values, packed = results[0::2], results[1::2]
+        values, packed = results[0::3], results[1::3]
         counts = (packed & np.uint64(_U32)).astype(np.int64)
         kept = int(counts.sum())
         improved = None
@@ -630,5 +726,8 @@ class _DeviceSteps:
             cl.enqueue_copy(queue, origin, self.origin, is_blocking=False)
         self.sets = [other, current]
         self.count = kept
-        self.kernel_seconds += time.perf_counter() - began
+        self.top = int(results[2::3].max()) if kept else 0
+        elapsed = time.perf_counter() - began
+        self.rates["device step"].observe(q, elapsed)
+        self.kernel_seconds += elapsed
         return improved, origin

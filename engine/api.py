@@ -7,11 +7,17 @@ from typing import Callable, Sequence
 from . import chunks, deadline, failures, inputs, multidevice, registry
 from .chunks import Progress
 from .devices import Device, get_device, list_devices
+from .errors import (
+    ClsolveError,
+    DoesNotFitError,
+    FormatError,
+    InvalidOptionError,
+    SolutionCheckError,
+    UnsupportedProblemError,
+)
 from .gcpause import paused_gc
 from .packed import PackedProblems, PackedSolutions
 from .problems import Knapsack
-from .errors import (ClsolveError, DoesNotFitError, FormatError, InvalidOptionError, SolutionCheckError,
-                     UnsupportedProblemError)
 from .solution import Solution, check, check_many
 from .solution_arrays import SolutionArrays
 from .solver import Plan, Solver, problem_label

@@ -14,7 +14,7 @@ import pytest
 
 import clsolve
 from clsolve.devices import all_devices, is_simulator
-from clsolve import formats
+from clsolve import formats, kernels
 from clsolve.deadline import Deadline
 from clsolve.generators import jooken
 from clsolve.problems import TSP
@@ -207,3 +207,25 @@ def test_cli_stops_cleanly_on_signals(tmp_path, sig, code):
     finally:
         process.kill()
     assert process.returncode == code, err
+
+
+def test_bnb_answers_when_the_limit_passes_during_its_first_kernel_build(device, monkeypatch):
+    problem = jooken(400, 10**10, 10, 0.2, 0, 100, seed=3)
+    monkeypatch.setattr(kernels, "_programs", {})  # every program is built again inside the call
+    build = kernels._build
+    monkeypatch.setattr(kernels, "_build", lambda *args: (time.sleep(0.5), build(*args))[1])  # a slow compiler
+    solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0, fixing=False,
+                             time_limit=0.1)
+    assert not solution.optimal and solution.bound >= solution.value
+    assert solution.value == int(problem.profits[solution.selected].sum())
+
+
+@pytest.mark.parametrize("n, g, eps", [(400, 14, 0.0), (800, 10, 1e-4), (1200, 14, 1e-4)])
+def test_bnb_keeps_a_one_second_limit_on_the_hard_family(device, n, g, eps):
+    """A sample of ``ci/time_limits.py``'s family (c = 1e10), which runs all 40 at 1, 3 and 7 s."""
+    clsolve.solve(jooken(40, 10**6, 10, 0.2, 0, 100), solver="bnb", device=device, host_threshold=0)  # kernels
+    problem = jooken(n, 10**10, g, 0.2, eps, 100, seed=n)
+    began = time.perf_counter()
+    solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=1.0)
+    assert _within_margin(time.perf_counter() - began, 1.0)
+    assert solution.optimal or solution.bound >= solution.value

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import api
 from .bench import _fresh, _two_d_set
-from .devices import all_devices, get_device
+from .devices import get_device, gpus
 
 
 class DaskProcesses:
@@ -88,20 +88,20 @@ def run(args) -> dict:
     label, base = _two_d_set(args)
     copies = 4 if args.quick else args.copies
     problems = base * copies
-    gpus = [d for d in all_devices() if d.is_gpu]
-    first = gpus[0] if gpus else get_device(args.device)
-    print(f"{label} x {copies} = {len(problems)} instances; GPUs: {[d.label for d in gpus] or 'none'}", file=sys.stderr)
+    found = gpus()
+    first = found[0] if found else get_device(args.device)
+    print(f"{label} x {copies} = {len(problems)} instances; GPUs: {[d.label for d in found] or 'none'}", file=sys.stderr)
     # every configuration warmed first (kernels built, worker processes started), then timed in
     # interleaved rounds, so that a slow spell of the host falls on all of them alike
     configs: dict[str, dict] = {"one device": {"device": [first]}, "device=all": {"device": "all"}}
-    if len(gpus) >= 2:  # the host work spread over two processes on one GPU: how much is host work
+    if len(found) >= 2:  # the host work spread over two processes on one GPU: how much is host work
         configs["one GPU, 2 processes"] = {"device": [f"#{first.index}"] * 2}
     cluster = None
     rows: dict[str, dict] = {}
     if importlib.util.find_spec("distributed") is None:
         rows["dask"] = {"note": "distributed is not installed (pip install 'clsolve[dask]')"}
     else:
-        cluster = DaskProcesses(gpus or [first])
+        cluster = DaskProcesses(found or [first])
         configs["dask"] = {"client": cluster.client}
     # the same runs returning the answers as arrays (solve_many(..., arrays=True)): no Solution object
     # built per instance, so the client's serial work is packing and the vectorized check only
@@ -128,7 +128,7 @@ def run(args) -> dict:
     finally:
         if cluster is not None:
             cluster.close()
-    processes = {"one device": 1, "device=all": max(len(gpus), 1), "one GPU, 2 processes": 2, "dask": max(len(gpus), 1)}
+    processes = {"one device": 1, "device=all": max(len(found), 1), "one GPU, 2 processes": 2, "dask": max(len(found), 1)}
     for name in configs:
         best, median = min(times[name]), float(np.median(times[name]))
         rows[name] = {"devices": devices[name], "processes": processes[name.removesuffix(", arrays")],
@@ -144,7 +144,7 @@ def run(args) -> dict:
     return {
         "benchmark": "scale", "set": f"{label} x {copies}", "instances": len(problems),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "gpus": [d.describe() for d in gpus], "host_cpus": os.cpu_count(),
+        "gpus": [d.describe() for d in found], "host_cpus": os.cpu_count(),
         "value_mismatches": sum(a != b for v in values.values() for a, b in zip(reference, v)),
         "runs": rows,
         "note": "end to end with items (presolve, planning, solving, the engine's check on the client), "

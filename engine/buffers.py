@@ -4,15 +4,32 @@ from __future__ import annotations
 import numpy as np
 import pyopencl as cl
 
+from . import kernels
+
 #: clEnqueueFillBuffer is issued in pieces of at most this many bytes: NVIDIA's OpenCL fails on a
 #: single fill of more than 2^31 bytes (seen on an H100: the queue becomes invalid).
 FILL_PIECE = 2**30
+#: Buffers larger than this are filled by a kernel (``opencl/fill.cl``): NVIDIA's clEnqueueFillBuffer
+#: fails from an offset of 8 GiB on, whatever the piece's size (seen on an H100).
+KERNEL_FILL_BYTES = 2**32
+#: Work-items of the fill kernel (each loops over its share of the words).
+FILL_ITEMS = 2**20
+_fill_programs: dict[int, cl.Program] = {}
 
 
 def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int) -> None:
-    """Set every byte of ``buffer`` to ``byte`` (enqueued; no wait)."""
+    """Set every byte of ``buffer`` to ``byte`` (enqueued; no wait, except for the last 1..3 bytes of a
+    buffer past ``KERNEL_FILL_BYTES`` whose size is not a multiple of 4)."""
     pattern = np.uint32(int(byte) * 0x01010101)
     size = buffer.size
+    if _simulated(queue):
+        # Oclgrind's uninitialized-memory check does not count clEnqueueFillBuffer as a write (nor
+        # every partial write): on the simulator the bytes come from the host, the whole buffer at once
+        cl.enqueue_copy(queue, buffer, np.full(size, byte, dtype=np.uint8), is_blocking=True)
+        return
+    if size > KERNEL_FILL_BYTES:
+        _fill_by_kernel(queue, buffer, pattern, byte)
+        return
     offset = 0
     while offset + 4 <= size:
         piece = min(FILL_PIECE, (size - offset) // 4 * 4)
@@ -20,3 +37,21 @@ def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int) -> None:
         offset += piece
     if offset < size:
         cl.enqueue_fill_buffer(queue, buffer, np.uint8(byte), offset, size - offset)
+
+
+def _simulated(queue: cl.CommandQueue) -> bool:
+    return "oclgrind" in queue.device.platform.name.lower()
+
+
+def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.uint32, byte: int) -> None:
+    context = queue.context
+    program = _fill_programs.get(context.int_ptr)
+    if program is None:  # one build per context (the context stays alive while its program is kept)
+        program = _fill_programs[context.int_ptr] = cl.Program(context, kernels.source("fill.cl")).build()
+    words = buffer.size // 4
+    kernel = cl.Kernel(program, "fill_words")
+    kernel.set_args(buffer, np.uint64(words), pattern)
+    cl.enqueue_nd_range_kernel(queue, kernel, (FILL_ITEMS,), None)
+    tail = buffer.size - 4 * words
+    if tail:
+        cl.enqueue_copy(queue, buffer, np.full(tail, byte, dtype=np.uint8), dst_offset=4 * words, is_blocking=True)

@@ -43,7 +43,8 @@ class Device:
 
     @property
     def is_gpu(self) -> bool:
-        return bool(self.cl_device.type & cl.device_type.GPU)
+        """A real GPU (a simulator such as Oclgrind reports every device type; it is not one)."""
+        return bool(self.cl_device.type & cl.device_type.GPU) and not is_simulator(self)
 
     @property
     def is_cpu(self) -> bool:
@@ -125,6 +126,11 @@ SIMULATORS = ("oclgrind",)
 
 def is_simulator(device: Device) -> bool:
     return any(name in f"{device.platform} {device.name}".lower() for name in SIMULATORS)
+
+
+def gpus() -> list[Device]:
+    """Every real GPU of this host, in platform order."""
+    return [d for d in all_devices() if d.is_gpu]
 
 
 def _rank_auto(device: Device) -> int:

@@ -14,7 +14,7 @@ from . import deadline
 from .devices import Device
 from .errors import KernelBuildError
 
-_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$', re.MULTILINE)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"[ \t]*$', re.MULTILINE)
 _programs: dict[tuple, cl.Program] = {}
 #: Builds under a time limit run here (see ``program``).
 _builds = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="clsolve-build")
@@ -29,7 +29,8 @@ def source(filename: str) -> str:
     text = (folder / filename).read_text()
 
     def expand(match: re.Match) -> str:
-        after = text.count("\n", 0, match.end()) + 2  # the line after the #include, 1-based
+        # the directive is followed by the rest of the #include line (its newline), then the next line
+        after = text.count("\n", 0, match.end()) + 1
         return f'#line 1 "{match.group(1)}"\n' + source(match.group(1)) + f'\n#line {after} "{filename}"\n'
 
     return _INCLUDE.sub(lambda m: expand(m), text)

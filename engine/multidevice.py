@@ -17,7 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Sequence
 
 from . import chunks
-from .devices import Device, all_devices, get_device
+from .devices import Device, get_device, gpus
 from .solution import Solution
 from .solution_arrays import SolutionArrays
 
@@ -38,12 +38,12 @@ def resolve(device) -> tuple[list[Device], str | None]:
     """The devices ``all`` (every GPU) or a list of specs names, and a note when ``all`` finds fewer
     than two GPUs (the batch then runs on the one device ``auto`` picks)."""
     if isinstance(device, str):
-        gpus = [d for d in all_devices() if d.is_gpu]
-        if len(gpus) >= 2:
-            return gpus, None
-        one = gpus[0] if gpus else get_device("auto")
-        found = "one GPU" if gpus else "no GPU"
-        return [one], f"device=all: this host shows {found}; solved on {one.label} alone"
+        found = gpus()
+        if len(found) >= 2:
+            return found, None
+        one = found[0] if found else get_device("auto")
+        shows = "one GPU" if found else "no GPU"
+        return [one], f"device=all: this host shows {shows}; solved on {one.label} alone"
     return [get_device(spec) for spec in device], None
 
 

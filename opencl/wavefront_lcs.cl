@@ -181,7 +181,7 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global const uint *a_codes,
                __global const uint *b_codes, __global uint *state, __global uint *pairs, const uint capacity,
-               const uint first_block, const uint diagonal)
+               const uint first_block, const uint diagonal, const uint m)
 {
     __local ulong window[2][LOCAL_SIZE];
     __local uint a_window[128];
@@ -219,7 +219,7 @@ void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global c
         for (uint k = l; k < 128u; k += LOCAL_SIZE) {
             const uint pos = a_base + k;  /* k < 64: word t; k >= 64: word t - 1 (stored at 64..127) */
             const uint at = k < 64u ? pos : a_base - 128u + k;
-            a_window[k] = (k < 64u || t > 0) ? a_codes[at] : 0u;
+            a_window[k] = (k < 64u || t > 0) && at < m ? a_codes[at] : 0u;  /* past a's end: never walked */
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (l == 0) {

@@ -121,3 +121,27 @@ def test_threads_solving_on_one_device(device, same):
     for thread in threads:
         thread.join()
     assert not errors, errors[:5]
+
+
+@pytest.mark.parametrize("size", [4096, 4099])
+def test_fill_by_kernel_sets_every_byte(device, size, monkeypatch):
+    from clsolve import buffers
+    monkeypatch.setattr(buffers, "KERNEL_FILL_BYTES", 1000)  # the path that buffers past 4 GiB take
+    buffer = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
+    buffers.fill(device.queue, buffer, 0xAB)
+    out = np.zeros(size, dtype=np.uint8)
+    cl.enqueue_copy(device.queue, out, buffer)
+    assert (out == 0xAB).all()
+
+
+def test_fill_past_eight_gib(device):
+    """NVIDIA's clEnqueueFillBuffer invalidates the queue from an offset of 8 GiB on."""
+    from clsolve import buffers
+    size = 9 * 2**30 + 4
+    if device.max_allocation < size or device.global_memory < 2 * size:
+        pytest.skip("the device cannot hold a 9 GiB buffer")
+    buffer = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
+    buffers.fill(device.queue, buffer, 3)
+    out = np.zeros(8, dtype=np.uint8)
+    cl.enqueue_copy(device.queue, out, buffer, src_offset=size - 8)
+    assert (out == 3).all()

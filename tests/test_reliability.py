@@ -188,6 +188,9 @@ def test_simulators_are_taken_only_when_named():
         except clsolve.DeviceNotFoundError:
             assert spec == "gpu"
     assert is_simulator(clsolve.get_device("oclgrind"))
+    from clsolve import multidevice
+    assert not any(is_simulator(d) for d in multidevice.resolve("all")[0])  # device="all": real GPUs only
+    assert not any(d.is_gpu for d in simulators)
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])

@@ -398,6 +398,10 @@ class _Sweep:
             for buf in (self.rows[1], self.taken):
                 fill(queue, buf, POISON_BYTE)
         fill(queue, self.rows[0], 0)
+        # the prefix sums arrive chunk by chunk (partial writes); zeroed first so that every byte is
+        # defined from the start (Oclgrind's uninitialized-memory check counts only whole-buffer writes)
+        for buf in (self.prefix_w, self.prefix_p):
+            fill(queue, buf, 0)
         # chunks of groups sorted together: about n / SORT_CHUNKS items each
         target = max(1, -(-n // SORT_CHUNKS))
         bounds = np.searchsorted(lay.groups.first, np.arange(target, n, target), side="left")

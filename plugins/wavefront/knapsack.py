@@ -7,11 +7,11 @@ import time
 
 import numpy as np
 import pyopencl as cl
-
 from clsolve import kernels
+from clsolve.buffers import fill
 from clsolve.deadline import Pacer
 from clsolve.devices import Device
-from clsolve.dptable import value_dtype, opencl_type, work_group_size
+from clsolve.dptable import opencl_type, value_dtype, work_group_size
 from clsolve.errors import InvalidProblemError
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
@@ -65,9 +65,8 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
     program = kernels.program(device, "wavefront_kp.cl", {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local})
     ctx, queue = device.context, device.queue
     rows = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, (capacity + 1) * dtype.itemsize) for _ in range(2)]
-    cl.enqueue_fill_buffer(queue, rows[0], np.zeros(1, dtype=dtype), 0, (capacity + 1) * dtype.itemsize)
+    fill(queue, rows[0], 0)
     if options.poison:
-        from clsolve.buffers import fill
         fill(queue, rows[1], 0xA5)
     other = int(plan.details["other_device_bytes"])
     store_plan = plan_store("knapsack decision rows", [_row_words(capacity) * 4] * problem.n, device, other,

@@ -327,7 +327,8 @@ def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndar
         else:
             buffer, offset = store.readable(d)
         kernel(queue, (TRACE_LOCAL_SIZE,), (TRACE_LOCAL_SIZE,), buffer, np.uint64(offset // 8), sweep.a_codes,
-               sweep.b_codes, state_buffer, pairs, np.uint32(capacity), np.uint32(first), np.uint32(d))
+               sweep.b_codes, state_buffer, pairs, np.uint32(capacity), np.uint32(first), np.uint32(d),
+               np.uint32(problem.m))
     cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
     found = np.empty(capacity * 2, dtype=np.uint32)
     cl.enqueue_copy(queue, found, pairs, is_blocking=True)

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve import chunks, multidevice
+from clsolve import chunks
 from clsolve.packed import PackedProblems, PackedSolutions
 from clsolve.devices import gpus
 from clsolve.problems import LCS

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command: a fresh virtual environment, a plain (non-editable) install of this
-# checkout with its `pocl` and `test` extras, then the whole suite. Tests import the installed
+# checkout with its `pocl` and `test` extras, then the whole suite and two short fuzz runs. Tests import the installed
 # package (the source folder is `engine/`, not `clsolve/`), so a missing install step fails here.
 # Runs on PoCL's CPU device where no GPU exists; CLSOLVE_DEVICE picks another device.
 set -euo pipefail
@@ -18,4 +18,9 @@ export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$root/.pocl-cache}"   # PoCL's own kern
 mkdir -p "$POCL_CACHE_DIR"
 "$venv/bin/clsolve" devices >&2
 cd "$root"
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
+# the differential fuzzer for a short budget: a fixed seed (the same cases every run), then a new
+# one (printed: `python ci/fuzz.py --seed N --case K` repeats any failure it reports)
+minutes="${CLSOLVE_FUZZ_MINUTES:-1}"
+"$venv/bin/python" ci/fuzz.py --minutes "$minutes" --seed 1
+exec "$venv/bin/python" ci/fuzz.py --minutes "$minutes"

@@ -20,7 +20,7 @@ _fill_programs: dict[int, cl.Program] = {}
 def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int) -> None:
     """Set every byte of ``buffer`` to ``byte`` (enqueued; no wait, except for the last 1..3 bytes of a
     buffer past ``KERNEL_FILL_BYTES`` whose size is not a multiple of 4)."""
-    pattern = np.uint32(int(byte) * 0x01010101)
+    pattern = np.array([int(byte) * 0x01010101], dtype=np.uint32)
     size = buffer.size
     if _simulated(queue):
         # Oclgrind's uninitialized-memory check does not count clEnqueueFillBuffer as a write (nor
@@ -36,21 +36,21 @@ def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int) -> None:
         cl.enqueue_fill_buffer(queue, buffer, pattern, offset, piece)
         offset += piece
     if offset < size:
-        cl.enqueue_fill_buffer(queue, buffer, np.uint8(byte), offset, size - offset)
+        cl.enqueue_fill_buffer(queue, buffer, np.array([byte], dtype=np.uint8), offset, size - offset)
 
 
 def _simulated(queue: cl.CommandQueue) -> bool:
     return "oclgrind" in queue.device.platform.name.lower()
 
 
-def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.uint32, byte: int) -> None:
+def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarray, byte: int) -> None:
     context = queue.context
     program = _fill_programs.get(context.int_ptr)
     if program is None:  # one build per context (the context stays alive while its program is kept)
         program = _fill_programs[context.int_ptr] = cl.Program(context, kernels.source("fill.cl")).build()
     words = buffer.size // 4
     kernel = cl.Kernel(program, "fill_words")
-    kernel.set_args(buffer, np.uint64(words), pattern)
+    kernel.set_args(buffer, np.uint64(words), np.uint32(pattern[0]))
     cl.enqueue_nd_range_kernel(queue, kernel, (FILL_ITEMS,), None)
     tail = buffer.size - 4 * words
     if tail:

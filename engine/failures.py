@@ -38,7 +38,7 @@ def guard(what: str, device: Device | Callable[[], Device | None] | None) -> Ite
 def status(error: cl.Error) -> str:
     """The OpenCL status name of ``error`` (e.g. MEM_OBJECT_ALLOCATION_FAILURE)."""
     try:
-        return cl.status_code.to_string(error.code, "status %d")
+        return str(cl.status_code.to_string(error.code, "status %d"))  # type: ignore[operator]
     except Exception:  # noqa: BLE001 - an error built without a status record
         return type(error).__name__
 
@@ -66,7 +66,7 @@ def _usable(device: Device) -> bool:
     try:
         device.queue.finish()
         probe = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 4)
-        cl.enqueue_fill_buffer(device.queue, probe, np.uint8(0), 0, 4)
+        cl.enqueue_fill_buffer(device.queue, probe, np.zeros(1, dtype=np.uint8), 0, 4)
         device.queue.finish()
         return True
     except cl.Error:

@@ -33,8 +33,9 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-import clsolve
 import numpy as np
+
+import clsolve
 from clsolve.generators import jooken
 from clsolve.problems import LCS, TSP
 

@@ -23,6 +23,10 @@ SIZES = (400, 600, 800, 1000, 1200)
 PARAMETERS = list(itertools.product(SIZES, (10, 14), (0.1, 0.2), (0, 0.0001), (100, 300)))[::2]
 
 
+def _gap(outcome: dict) -> str:
+    return "optimal" if outcome["optimal"] else f"gap {outcome['bound'] - outcome['value']}"
+
+
 def family(count: int) -> list[clsolve.Knapsack]:
     return [jooken(n, 10**10, g, f, eps, s, seed=k) for k, (n, g, f, eps, s) in enumerate(PARAMETERS[:count])]
 
@@ -52,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append({"instance": problem.name, "time_limit": limit, "seconds": round(seconds, 4),
                          "late": late, **outcome})
             print(f"{problem.name} limit {limit:g}: {seconds:.3f} s {'LATE ' if late else ''}"
-                  f"{outcome.get('error') or ('optimal' if outcome['optimal'] else 'gap %d' % (outcome['bound'] - outcome['value']))}",
+                  f"{outcome.get('error') or _gap(outcome)}",
                   flush=True)
     worst = max(r["seconds"] - r["time_limit"] for r in rows)
     summary = {"device": device.label, "date": datetime.date.today().isoformat(), "calls": len(rows),

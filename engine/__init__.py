@@ -13,9 +13,21 @@ from . import presolve  # noqa: E402
 from .api import choose, devices, plan, solve, solve_many, solvers  # noqa: E402
 from .chunks import Progress  # noqa: E402
 from .devices import Device, get_device  # noqa: E402
-from .errors import (BatchError, ClsolveError, DeviceError, DeviceNotFoundError, DoesNotFitError, FormatError,  # noqa: E402
-                     InvalidOptionError, InvalidProblemError, KernelBuildError, SolutionCheckError,
-                     TimeLimitError, UnknownSolverError, UnsupportedProblemError)
+from .errors import (  # noqa: E402
+                     BatchError,
+                     ClsolveError,
+                     DeviceError,
+                     DeviceNotFoundError,
+                     DoesNotFitError,
+                     FormatError,
+                     InvalidOptionError,
+                     InvalidProblemError,
+                     KernelBuildError,
+                     SolutionCheckError,
+                     TimeLimitError,
+                     UnknownSolverError,
+                     UnsupportedProblemError,
+)
 from .problems import Knapsack  # noqa: E402
 from .solution import Solution, Timings  # noqa: E402
 from .solution_arrays import SolutionArrays  # noqa: E402

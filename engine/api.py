@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from . import chunks, deadline, failures, inputs, multidevice, registry
 from .chunks import Progress

@@ -12,8 +12,8 @@ index (:class:`~clsolve.errors.BatchError`) without failing the rest of its chun
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 

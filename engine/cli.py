@@ -15,8 +15,18 @@ import threading
 from pathlib import Path
 
 from . import __version__, api, cluster, formats, multidevice
-from .errors import (BatchError, ClsolveError, DeviceNotFoundError, DoesNotFitError, FormatError, InvalidOptionError,
-                     InvalidProblemError, TimeLimitError, UnknownSolverError, UnsupportedProblemError)
+from .errors import (
+    BatchError,
+    ClsolveError,
+    DeviceNotFoundError,
+    DoesNotFitError,
+    FormatError,
+    InvalidOptionError,
+    InvalidProblemError,
+    TimeLimitError,
+    UnknownSolverError,
+    UnsupportedProblemError,
+)
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_REFUSED, EXIT_TIME_LIMIT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143

@@ -30,7 +30,7 @@ import pickle
 import time
 import uuid
 from collections import Counter
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from . import chunks
 from .errors import DeviceNotFoundError, InvalidOptionError

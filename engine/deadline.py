@@ -21,7 +21,7 @@ import contextlib
 import contextvars
 import math
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pyopencl as cl
 

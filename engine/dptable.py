@@ -105,7 +105,7 @@ class Concatenated:
     states: np.ndarray       # (k,) int64: prod(capacity_d + 1)
 
     @classmethod
-    def of(cls, packed: PackedProblems, dtype: np.dtype, clamp_capacities: bool = False) -> "Concatenated":
+    def of(cls, packed: PackedProblems, dtype: np.dtype, clamp_capacities: bool = False) -> Concatenated:
         """A packed batch of knapsacks (m <= 3 each) as the device sees it, profits as ``dtype``.
         ``clamp_capacities`` lowers each capacity to its dimension's total weight where that is
         smaller (a capacity at or above it never binds): for subset enumeration, whose work does
@@ -136,7 +136,7 @@ class Concatenated:
 
     @classmethod
     def _of_one_width(cls, packed: PackedProblems, width: int, n: np.ndarray, first: np.ndarray, dtype: np.dtype,
-                      clamp_capacities: bool) -> "Concatenated":
+                      clamp_capacities: bool) -> Concatenated:
         """``of`` for a batch whose knapsacks all have ``width`` dimensions (weight sums below 2^63):
         the weights as (items, width) rows, no per-entry index arithmetic."""
         rows = packed.weights.reshape(-1, width)

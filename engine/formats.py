@@ -28,8 +28,6 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-import numpy as np
-
 from .errors import FormatError, InvalidProblemError
 from .numbers import exact
 from .problems import LCS, TSP, Knapsack
@@ -221,7 +219,7 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
     if not isinstance(data, dict):
         raise FormatError(path, 1, f"expected a JSON object (a problem, or {{\"problems\": [..]}}), "
                                    f"got {type(data).__name__}")
-    entries = data["problems"] if "problems" in data else [data]
+    entries = data.get("problems", [data])
     if not isinstance(entries, list) or not entries:
         raise FormatError(path, None, '"problems" must be a non-empty list')
     problems = []
@@ -236,7 +234,7 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
         if missing:
             raise FormatError(path, None, f"{where}: missing field(s) {', '.join(missing)}")
 
-        def scaled(value, field):
+        def scaled(value, field, where=where):
             if isinstance(value, list):
                 return [scaled(v, f"{field}[{i}]") for i, v in enumerate(value)]
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):

@@ -11,8 +11,8 @@ old ones rather than scanned at once as young ones.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 #: Objects in the permanent generation when clsolve was imported, when they are few: the
 #: interpreter's own (CPython 3.12 starts with a few hundred of its static tuples frozen), which a

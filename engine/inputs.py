@@ -2,7 +2,7 @@
 what was expected, never an AttributeError from deep inside."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .errors import InvalidOptionError, InvalidProblemError
 from .problems import LCS, TSP, Knapsack

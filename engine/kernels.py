@@ -5,7 +5,7 @@ import concurrent.futures
 import hashlib
 import re
 import threading
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 import pyopencl as cl
@@ -22,7 +22,7 @@ _building: dict[tuple, concurrent.futures.Future] = {}
 _lock = threading.Lock()
 
 
-@lru_cache(maxsize=None)
+@cache
 def source(filename: str) -> str:
     """The text of ``opencl/<filename>`` with its local ``#include "..."`` lines expanded."""
     folder = resources.files("clsolve.opencl")

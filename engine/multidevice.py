@@ -12,9 +12,9 @@ import atexit
 import multiprocessing
 import time
 from collections import deque
+from collections.abc import Callable, Sequence
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Sequence
 
 from . import chunks
 from .devices import Device, get_device, gpus

@@ -9,15 +9,14 @@ the answers: values, concatenated item flags, and what most rows share (solver, 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Sequence
 
 import numpy as np
 
 from .errors import InvalidProblemError, SolutionCheckError
 from .problems import INT64_MAX, MAX_SCALAR, Knapsack
 from .solution import Solution, Timings, check
-
 
 # PackedSolutions.unpack fills these attributes directly: a field added to either class goes there too
 assert [f.name for f in fields(Solution)] == ["value", "selected", "optimal", "solver", "device", "timings", "notes",
@@ -81,7 +80,7 @@ class PackedProblems:
     layout: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> "PackedProblems":
+    def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> PackedProblems:
         """Pack ``problems`` (batch indices ``positions``, ascending; default 0, 1, ...): a pass over
         the objects per attribute, then a few concatenations. The arrays are read-only."""
         positions = np.arange(len(problems), dtype=np.int64) if positions is None else np.asarray(positions, dtype=np.int64)
@@ -188,7 +187,7 @@ class PackedProblems:
         owner = np.repeat(np.arange(len(n), dtype=np.int64), n)
         return items, dims, self.capacity_offsets[:-1][owner][items] + dims
 
-    def rows(self, first: int, stop: int) -> "PackedProblems":
+    def rows(self, first: int, stop: int) -> PackedProblems:
         """Knapsacks ``first`` .. ``stop - 1`` of a batch of knapsacks only, as views of its arrays."""
         a, b = int(self.item_offsets[first]), int(self.item_offsets[stop])
         c, d = int(self.capacity_offsets[first]), int(self.capacity_offsets[stop])
@@ -204,7 +203,7 @@ class PackedProblems:
             wire={"profits": wire["profits"][a:b], "weights": wire["weights"][w_start:w_stop],
                   "capacities": wire["capacities"][c:d]})
 
-    def take(self, rows: np.ndarray) -> "PackedProblems":
+    def take(self, rows: np.ndarray) -> PackedProblems:
         """The knapsacks of rows ``rows`` (ascending) as their own batch (positions kept)."""
         rows = np.asarray(rows, dtype=np.int64)
         n, m, starts = self.segments()
@@ -268,7 +267,7 @@ class PackedProblems:
         by_position.update(zip(self.knapsack_positions.tolist(), built))
         return [by_position[i] for i in self.positions.tolist()]
 
-    def first_wrong(self, answer: "PackedSolutions") -> int | None:
+    def first_wrong(self, answer: PackedSolutions) -> int | None:
         """Check ``answer`` against these problems in one vectorized pass: the batch index of the first
         knapsack whose answer is infeasible, has another value than its items' profits, or misses a
         known optimum it claims; None when all pass. Other kinds (and sums near int64's limit) are
@@ -384,7 +383,7 @@ class PackedSolutions:
 
     @classmethod
     def pack(cls, positions: Sequence[int], solutions: Sequence[Solution], failures: dict[int, tuple[str, str]],
-             worker: str, seconds: float) -> "PackedSolutions":
+             worker: str, seconds: float) -> PackedSolutions:
         count = len(solutions)
         values, sizes, optimal, timings, index = [], [], [], [], []
         labels: dict[tuple, int] = {}
@@ -409,7 +408,7 @@ class PackedSolutions:
                    failures=dict(failures), worker=worker, seconds=seconds)
 
     @classmethod
-    def joined(cls, parts: Sequence["PackedSolutions"]) -> "PackedSolutions":
+    def joined(cls, parts: Sequence[PackedSolutions]) -> PackedSolutions:
         """``parts`` end to end (rows in the parts' order), labels shared again across parts."""
         if len(parts) == 1:
             return parts[0]

@@ -16,8 +16,8 @@ return a wrong answer silently.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -227,7 +227,7 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _all_items(n: int, cache: dict[int, np.ndarray] = {}) -> np.ndarray:
+def _all_items(n: int, cache: dict[int, np.ndarray] = {}) -> np.ndarray:  # noqa: B006 - the shared cache
     """0 .. n - 1, read-only and shared."""
     found = cache.get(n)
     if found is None:

@@ -163,7 +163,7 @@ class Knapsack:
 
     @classmethod
     def derived(cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str = "",
-                total_profit: int | None = None) -> "Knapsack":
+                total_profit: int | None = None) -> Knapsack:
         """A knapsack built by the engine from a validated one (a presolved copy): int64 arrays of the
         right shapes, no checks repeated. Not for user data: use the constructor."""
         problem = object.__new__(cls)
@@ -180,7 +180,7 @@ class Knapsack:
 
     @classmethod
     def trusted(cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str,
-                total_profit: int, known_optimum: int | None) -> "Knapsack":
+                total_profit: int, known_optimum: int | None) -> Knapsack:
         """The fastest build, for arrays the engine has validated in bulk (read-only C-contiguous
         int64 of the right shapes, see ``clsolve.chunks``): nothing is checked or copied."""
         problem = object.__new__(cls)

@@ -9,8 +9,8 @@ iterating and ``len`` work as on the list ``solve_many`` returns by default.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Iterator, overload
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 import numpy as np
 
@@ -36,7 +36,7 @@ class SolutionArrays(Sequence):
             array.flags.writeable = False
 
     @classmethod
-    def of_solutions(cls, solutions: Sequence[Solution]) -> "SolutionArrays":
+    def of_solutions(cls, solutions: Sequence[Solution]) -> SolutionArrays:
         """The same answers as ``solutions`` (one per problem, in order), as arrays."""
         return cls(PackedSolutions.pack(range(len(solutions)), solutions, {}, "", 0.0))
 

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -168,16 +169,16 @@ class Solver(abc.ABC):
                 raise type(exc)(f"{problem_label(index, problem)}: {exc}") from exc
         return combined(self.name, plans)
 
-    def plan_packed(self, packed: "PackedProblems", device: Device | None) -> Plan:
+    def plan_packed(self, packed: PackedProblems, device: Device | None) -> Plan:
         """``checked_plan_many`` of a packed batch (``clsolve.packed``). A batching solver may work on
         the arrays directly; the default unpacks the problems."""
         return self.checked_plan_many(packed.unpack(), device)
 
-    def costs_packed(self, packed: "PackedProblems", device: Device | None) -> np.ndarray:
+    def costs_packed(self, packed: PackedProblems, device: Device | None) -> np.ndarray:
         """``costs`` of a packed batch of knapsacks; the default unpacks the problems."""
         return self.costs(packed.unpack(), device)
 
-    def solve_packed(self, packed: "PackedProblems", device: Device | None) -> "PackedSolutions":
+    def solve_packed(self, packed: PackedProblems, device: Device | None) -> PackedSolutions:
         """``solve_many`` of a packed batch (after ``plan_packed``), answers packed the same way. A
         batching solver may work on the arrays directly; the default unpacks the problems."""
         from .packed import PackedSolutions

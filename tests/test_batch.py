@@ -4,14 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
 from clsolve import formats
 from clsolve.cli import main
-
-from conftest import brute_force
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -5,14 +5,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
 from clsolve import formats
 from clsolve.fixing import sort_by_ratio
-
-from conftest import brute_force
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 KINDS = ("uncorrelated", "weak", "strong", "plus10")

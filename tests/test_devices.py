@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_icd_fix_writes_nvidia_and_keeps_other_vendors(tmp_path, monkeypatch):
     folder = os.environ["OCL_ICD_VENDORS"]
     assert message and folder != str(vendors)
     assert sorted(os.listdir(folder)) == ["nvidia.icd", "pocl.icd"]
-    assert open(os.path.join(folder, "nvidia.icd")).read().strip() == "libnvidia-opencl.so.1"
+    assert Path(folder, "nvidia.icd").read_text().strip() == "libnvidia-opencl.so.1"
 
 
 def test_icd_fix_does_nothing_when_nvidia_is_registered(tmp_path, monkeypatch):
@@ -76,6 +77,7 @@ def test_kernel_build_error_shows_device_options_and_log(device, monkeypatch):
 def test_fill_in_pieces(device, monkeypatch, size):
     import numpy as np
     import pyopencl as cl
+
     from clsolve import buffers
     monkeypatch.setattr(buffers, "FILL_PIECE", 16)
     buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import _thread
 import threading
 
-import clsolve
 import numpy as np
 import pyopencl as cl
 import pytest
+from pyopencl import _cl
+
+import clsolve
 from clsolve import failures
 from clsolve.problems import LCS, TSP
-from pyopencl import _cl
 
 DEVICE_SOLVERS = ["dp-rows", "dp-batch", "mckp", "bnb", "wavefront"]
 

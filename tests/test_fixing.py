@@ -2,6 +2,7 @@
 equals brute force; the incumbent is feasible and its value right; on paper 002's easy instances the
 core is small, on the correlated-classes family it is not; bnb with fixing matches sequential."""
 import numpy as np
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -9,8 +10,6 @@ import clsolve
 from clsolve.bench_mckp import correlated_classes, table2
 from clsolve.fixing import fix
 from clsolve.solution import Solution
-
-from conftest import brute_force
 
 
 @st.composite

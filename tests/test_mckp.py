@@ -4,6 +4,7 @@ than local memory; classes of size one against dp-rows; 64-bit values; what plan
 Device buffers are poisoned, so an unwritten DP cell or count shows as a wrong answer."""
 import numpy as np
 import pytest
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -11,8 +12,6 @@ import clsolve
 from clsolve.errors import InvalidOptionError, UnsupportedProblemError
 from clsolve_plugins.mckp import solver as mckp
 from clsolve_plugins.mckp.groups import Groups
-
-from conftest import brute_force
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 VARIANTS = ("full", "no-local", "no-opt")

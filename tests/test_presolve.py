@@ -1,14 +1,13 @@
 """The exact reductions of clsolve.presolve: each rule alone, and random problems built to trigger
 them, solved through the reduction and expanded back, against brute force on the original."""
 import numpy as np
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
 from clsolve.presolve import reduce, reduction
 from clsolve.solution import check
-
-from conftest import brute_force
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -115,7 +114,7 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
     reduced = got.reduced
     rows = reduced.positions.tolist()
     assert rows == [k for k, r in enumerate(expected) if r.problem is not None]
-    for j, k in enumerate(rows):
+    for k in rows:
         mine = reduced.unpack_one(k)
         theirs = expected[k].problem
         assert mine.profits.tolist() == theirs.profits.tolist()
@@ -140,7 +139,8 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
 def test_packed_rows_are_views_equal_to_taking_them():
     from clsolve.packed import PackedProblems
     rng = np.random.default_rng(2)
-    problems = [clsolve.Knapsack(rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}", weights_by="item")
+    problems = [clsolve.Knapsack(rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}",
+                                 weights_by="item")
                 for k, (n, m) in enumerate(zip(rng.integers(1, 6, 9), rng.integers(1, 4, 9)))]
     packed = PackedProblems.pack(problems)
     for first, stop in ((0, 9), (2, 5), (8, 9), (0, 1)):

@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import clsolve
 import pytest
+
+import clsolve
 from clsolve import registry
 
 HERE = Path(__file__).resolve().parent

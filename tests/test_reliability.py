@@ -13,9 +13,9 @@ import pyopencl as cl
 import pytest
 
 import clsolve
-from clsolve.devices import all_devices, is_simulator
 from clsolve import formats, kernels
 from clsolve.deadline import Deadline
+from clsolve.devices import all_devices, is_simulator
 from clsolve.generators import jooken
 from clsolve.problems import TSP
 
@@ -198,8 +198,8 @@ def test_cli_stops_cleanly_on_signals(tmp_path, sig, code):
     rng = np.random.default_rng(3)
     path = tmp_path / "big.json"
     n = 20000
-    path.write_text('{"profits": %s, "weights": %s, "capacities": 3000000}'
-                    % (rng.integers(1, 1000, n).tolist(), rng.integers(1, 1000, n).tolist()))
+    profits, weights = rng.integers(1, 1000, n).tolist(), rng.integers(1, 1000, n).tolist()
+    path.write_text(f'{{"profits": {profits}, "weights": {weights}, "capacities": 3000000}}')
     env = dict(os.environ)
     process = subprocess.Popen([sys.executable, "-m", "clsolve.cli", "solve", str(path), "--solver", "sequential"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)

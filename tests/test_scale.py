@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,8 +17,6 @@ from clsolve import chunks, multidevice
 from clsolve.cli import main
 from clsolve.devices import gpus
 from clsolve.problems import LCS
-
-from conftest import brute_force
 
 
 def _random(count: int, seed: int, n: int = 12) -> list[clsolve.Knapsack]:
@@ -174,7 +173,8 @@ def test_a_chunk_pickles_narrowed_with_its_batch_and_comes_back_whole():
 
 def test_packing_reads_strided_arrays():
     weights = np.asfortranarray(np.array([[1, 2], [3, 4], [5, 6]]))  # not C-contiguous: concatenated, not joined
-    problems = [clsolve.Knapsack([1, 2, 3], weights, [3, 4]), clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6], weights_by="item")]
+    problems = [clsolve.Knapsack([1, 2, 3], weights, [3, 4]),
+                clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6], weights_by="item")]
     packed = chunks.PackedProblems.pack(problems)
     assert packed.weights.tolist() == list(range(1, 11)) and packed.profits.tolist() == [1, 2, 3, 4, 5]
     assert all(_equal(p, q) for p, q in zip(problems, packed.unpack()))
@@ -197,7 +197,8 @@ def test_the_vectorized_check_equals_the_check_of_each_answer(seed, shape, parti
         selected = rng.random(n) < 0.5
         capacities = rng.integers(0, 40, size=m)
         if rng.random() < 0.4:  # exactly full, or one short in one dimension
-            capacities = np.maximum(0, weights[selected].sum(axis=0) - (np.arange(m) == rng.integers(0, m)) * int(rng.random() < 0.5))
+            short = (np.arange(m) == rng.integers(0, m)) * int(rng.random() < 0.5)
+            capacities = np.maximum(0, weights[selected].sum(axis=0) - short)
         value = int(profits[selected].sum()) + int(rng.random() < 0.15)
         known = max(0, value + int(rng.integers(-1, 2))) if rng.random() < 0.3 else None
         problems.append(clsolve.Knapsack(profits, weights, capacities, f"p{k}", known_optimum=known, weights_by="item"))
@@ -467,6 +468,7 @@ def test_cli_scheduler(cluster, tmp_path, capsys):
 
 def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypatch):
     import gc
+
     from clsolve import gcpause
     seen = []
     with gcpause.paused_gc():

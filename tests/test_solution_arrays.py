@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
 from clsolve import chunks
-from clsolve.packed import PackedProblems, PackedSolutions
 from clsolve.devices import gpus
+from clsolve.packed import PackedProblems, PackedSolutions
 from clsolve.problems import LCS
-
-from conftest import brute_force
 
 
 def _random(count: int, seed: int, n: int = 10) -> list[clsolve.Knapsack]:

@@ -1,14 +1,13 @@
 """dp-rows and sequential against brute force and each other on random instances (hypothesis)."""
 import numpy as np
 import pytest
+from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
 from clsolve_plugins.dp_rows import RowParallelSolver
 from clsolve_plugins.sequential import SequentialSolver
-
-from conftest import brute_force
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

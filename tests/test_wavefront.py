@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_solvers import knapsacks
 
 import clsolve
 from clsolve.errors import DoesNotFitError, InvalidOptionError, InvalidProblemError, SolutionCheckError
 from clsolve.problems import LCS, TSP
 from clsolve.solution import Solution, check
-
-from test_solvers import knapsacks
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 #: Small blocks, so that a short string still spans many block diagonals and ring slots; 3 rows per
@@ -100,6 +99,7 @@ def test_lcs_codes_from_lookup_tables_equal_codes_from_sorting(low, span, m, n, 
 
 def test_lcs_default_blocks_shrink_to_fit_local_memory():
     from types import SimpleNamespace
+
     from clsolve_plugins.wavefront import lcs
     problem = LCS(np.zeros(10_000, int), np.zeros(10_000, int))
     for local_memory in (48 * 1024, 32 * 1024, 16 * 1024):
@@ -218,7 +218,8 @@ def test_tsp_bad_input_and_refusals(device):
 def test_tsplib_optima(name, data, device):
     import csv
     folder = data / "tsplib"
-    optima = {row["name"]: int(row["optimal_tour_length"]) for row in csv.DictReader(open(folder / "optimal_values.csv"))}
+    with open(folder / "optimal_values.csv") as table:
+        optima = {row["name"]: int(row["optimal_tour_length"]) for row in csv.DictReader(table)}
     path = next(folder.glob(f"{name}.*tsp"))
     problem = clsolve.formats.read(path)[0]
     problem = TSP(problem.distances, name=problem.name, known_optimum=optima[name])

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
+
 from clsolve import deadline, kernels, memory, options
 from clsolve.devices import Device
 from clsolve.dptable import work_group_size
@@ -335,7 +336,7 @@ class BranchAndBoundSolver(Solver):
         search.selected, search.best = selected, max(value, int(items.profits[selected].sum()))
 
     def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search,
-                 engine: "_DeviceSteps", limit: deadline.Deadline) -> None:
+                 engine: _DeviceSteps, limit: deadline.Deadline) -> None:
         """Breadth first from ``frontier`` to the last item; chunks beyond the node limit go on the stack."""
         nodes, offset, step = frontier.nodes, frontier.offset, frontier.step
         records = list(frontier.records)  # appended once per step; frontiers pushed later keep a copy
@@ -370,7 +371,7 @@ class BranchAndBoundSolver(Solver):
             if not on_device:
                 nodes = self._split(nodes, step, records, stack, engine.limit, search)
 
-    def _device_step(self, items: Items, search: Search, engine: "_DeviceSteps", here: Frontier,
+    def _device_step(self, items: Items, search: Search, engine: _DeviceSteps, here: Frontier,
                      filtered: int, limit: deadline.Deadline) -> tuple[np.ndarray, int]:
         """Branch the device list on item ``here.step``; filter it for dominance when it has doubled
         since the last filter (amortized: the transfers and the sort cost at most about twice the
@@ -391,7 +392,7 @@ class BranchAndBoundSolver(Solver):
             filtered = max(engine.count, 64)
         return origin, filtered
 
-    def _host_step(self, items: Items, search: Search, engine: "_DeviceSteps",
+    def _host_step(self, items: Items, search: Search, engine: _DeviceSteps,
                    here: Frontier) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         """Branch the host list on item ``here.step`` (NumPy); returns the new list and its origins."""
         began = time.perf_counter()
@@ -434,7 +435,7 @@ def _held_bytes(records: list, stack: list, nodes, on_device: bool) -> int:
     return sum(arrays.values())
 
 
-def _stop_reason(limit: deadline.Deadline, engine: "_DeviceSteps", records: list, stack: list, nodes,
+def _stop_reason(limit: deadline.Deadline, engine: _DeviceSteps, records: list, stack: list, nodes,
                  on_device: bool, predicted: float) -> str:
     """Why the search must stop before the next step, predicted to take ``predicted`` seconds ("" to
     go on)."""
@@ -463,7 +464,7 @@ def _extend(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray):
         return W + (prefix[end] - prefix[S]), P + (items.prefix_profits[end] - items.prefix_profits[S]), end
     while True:
         at = np.minimum(S, n - 1)
-        more = (S < n) & (w[at] <= c - W)
+        more = (n > S) & (w[at] <= c - W)
         if not more.any():
             return W, P, S
         W = W + np.where(more, w[at], 0)
@@ -476,7 +477,7 @@ def _upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndar
     n = items.n
     at = np.minimum(S, n - 1)
     if items.small:  # r * p_s < capacity * max(p) < 2^63: exact in int64
-        return np.where(S < n, P + (items.capacity - W) * items.profits[at] // items.weights[at], P)
+        return np.where(n > S, P + (items.capacity - W) * items.profits[at] // items.weights[at], P)
     r = (items.capacity - W).astype(np.uint64)
     ps, ws = items.profits[at].astype(np.uint64), items.weights[at].astype(np.uint64)
     small = (r <= _U32) & (ps <= _U32)
@@ -484,7 +485,7 @@ def _upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndar
     approx = (r.astype(np.float64) * ps.astype(np.float64) / ws.astype(np.float64) * (1.0 + 1e-15))
     approx = np.minimum(np.minimum(approx, 2.0**63).astype(np.uint64) + 1, ps)
     fraction = np.where(small, exact, approx).astype(np.int64)
-    return np.where(S < n, P + fraction, P)
+    return np.where(n > S, P + fraction, P)
 
 
 def _lower(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -544,7 +545,7 @@ def _host_step(items: Items, nodes, step: int, best: int):
     son = int(np.argmax(sl))
     improved = (int(sl[son]), son, int(sw[son]), int(ss[son])) if sl[son] > best else None
     best = max(best, int(sl[son]))  # the host labels with this step's own best lower bound already
-    keep = np.concatenate([inside & (U > best), su > best])
+    keep = np.concatenate([inside & (best < U), su > best])
     origin = np.flatnonzero(keep).astype(np.uint32)
     joined = [np.concatenate(pair)[origin] for pair in ((W, sw), (P, sp), (S, ss), (U, su), (L, sl))]
     if items.dominance and items.prefix_weights is not None:

@@ -17,8 +17,8 @@ besides packing the problems and building the solutions.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import pyopencl as cl
@@ -27,9 +27,20 @@ from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.deadline import Pacer
 from clsolve.devices import Device
-from clsolve.dptable import (INT32_MAX, MAX_DIMS, MAX_STATES, MODEL_BANDWIDTH, MODEL_DP_STEP_SECONDS, MODEL_LAUNCH_SECONDS,
-                             MODEL_SUBSETS_PER_SECOND, POISON_BYTE, Concatenated, dp_accepts, opencl_type,
-                             work_group_size)
+from clsolve.dptable import (
+    INT32_MAX,
+    MAX_DIMS,
+    MAX_STATES,
+    MODEL_BANDWIDTH,
+    MODEL_DP_STEP_SECONDS,
+    MODEL_LAUNCH_SECONDS,
+    MODEL_SUBSETS_PER_SECOND,
+    POISON_BYTE,
+    Concatenated,
+    dp_accepts,
+    opencl_type,
+    work_group_size,
+)
 from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError
 from clsolve.packed import PackedProblems, PackedSolutions, concatenated_ranges
 from clsolve.presolve import PackedReduction, Reduction, identity, identity_packed, reduce_many, reduce_packed

@@ -18,10 +18,20 @@ from clsolve import kernels, options
 from clsolve.buffers import fill
 from clsolve.deadline import Pacer
 from clsolve.devices import Device
+from clsolve.dptable import (
+    MODEL_BANDWIDTH,
+    MODEL_LAUNCH_SECONDS,
+    POISON_BYTE,
+    DecisionLayout,
+    clamped_weights,
+    dp_accepts,
+    opencl_type,
+    spans,
+    value_dtype,
+    work_group_size,
+)
 from clsolve.errors import UnsupportedProblemError
 from clsolve.presolve import planned, reduction
-from clsolve.dptable import (MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, DecisionLayout,
-                             clamped_weights, dp_accepts, opencl_type, spans, value_dtype, work_group_size)
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 from clsolve.solver import Plan, Solver

@@ -39,7 +39,7 @@ class Groups:
     first: np.ndarray
 
     @classmethod
-    def of(cls, problem: Knapsack, by: str) -> "Groups":
+    def of(cls, problem: Knapsack, by: str) -> Groups:
         """Partition the items by key (stable, O(N log N)); the within-group sort is ``sort_range``'s."""
         if by not in ("value", "weight"):
             raise ValueError(f"grouping must be 'value' or 'weight', got {by!r}")

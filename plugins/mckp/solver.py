@@ -26,8 +26,16 @@ from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.deadline import Pacer
 from clsolve.devices import Device
-from clsolve.dptable import (MAX_STATES, MODEL_BANDWIDTH, MODEL_LAUNCH_SECONDS, POISON_BYTE, dp_accepts,
-                             opencl_type, value_dtype, work_group_size)
+from clsolve.dptable import (
+    MAX_STATES,
+    MODEL_BANDWIDTH,
+    MODEL_LAUNCH_SECONDS,
+    POISON_BYTE,
+    dp_accepts,
+    opencl_type,
+    value_dtype,
+    work_group_size,
+)
 from clsolve.errors import InvalidOptionError, UnsupportedProblemError
 from clsolve.presolve import planned, reduction
 from clsolve.problems import Knapsack

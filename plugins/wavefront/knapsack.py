@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pyopencl as cl
+
 from clsolve import kernels
 from clsolve.buffers import fill
 from clsolve.deadline import Pacer

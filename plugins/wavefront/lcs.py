@@ -122,7 +122,7 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
     if local_bytes > device.local_memory:
         raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
                                  f"of local memory; {device.label} has {device.local_memory}")
-    if TRACE_LOCAL_SIZE > limit:
+    if limit < TRACE_LOCAL_SIZE:
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
     return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step),
                     method)

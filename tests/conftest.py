@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import clsolve
-from clsolve.bench import data_root
+from clsolve.bench.common import data_root
 
 
 @pytest.fixture(scope="session")

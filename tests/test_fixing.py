@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve.bench_mckp import correlated_classes, table2
+from clsolve.bench.mckp import correlated_classes, table2
 from clsolve.fixing import fix
 from clsolve.solution import Solution
 

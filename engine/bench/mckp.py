@@ -13,11 +13,11 @@ import time
 
 import numpy as np
 
-from . import api, registry
-from .bench import ortools_solve
-from .devices import get_device
-from .errors import UnsupportedProblemError
-from .problems import Knapsack
+from .. import api, registry
+from ..devices import get_device
+from ..errors import UnsupportedProblemError
+from ..problems import Knapsack
+from .common import ortools_solve
 
 VARIANTS = ("full", "no-local", "no-opt")
 LIMIT_SECONDS = 10.0

@@ -18,13 +18,13 @@ import time
 
 import numpy as np
 
-from . import formats, registry
-from .bench import copy_bandwidth, data_root
-from .devices import get_device
-from .errors import DoesNotFitError, InvalidOptionError
-from .problems import LCS, TSP
-from .solution import check
-from .tsplib import distances_from_coordinates
+from .. import formats, registry
+from ..devices import get_device
+from ..errors import DoesNotFitError, InvalidOptionError
+from ..problems import LCS, TSP
+from ..solution import check
+from ..tsplib import distances_from_coordinates
+from .common import copy_bandwidth, data_root
 
 LCS_LENGTHS = (10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6)
 LCS_QUICK = (10**3, 10**4)

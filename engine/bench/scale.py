@@ -19,9 +19,9 @@ import time
 
 import numpy as np
 
-from . import api
-from .bench import _fresh, _two_d_set
-from .devices import get_device, gpus
+from .. import api
+from ..devices import get_device, gpus
+from .common import fresh, two_d_set
 
 
 class DaskProcesses:
@@ -76,7 +76,7 @@ class DaskProcesses:
 
 def _once(problems: list, **kwargs) -> tuple[float, list, dict]:
     """One run on fresh problem objects: seconds, solutions, the last progress report."""
-    batch = _fresh(problems)
+    batch = fresh(problems)
     seen = []
     start = time.perf_counter()
     solutions = api.solve_many(batch, progress=seen.append, **kwargs)
@@ -85,7 +85,7 @@ def _once(problems: list, **kwargs) -> tuple[float, list, dict]:
 
 def run(args) -> dict:
     args.name = "msb"
-    label, base = _two_d_set(args)
+    label, base = two_d_set(args)
     copies = 4 if args.quick else args.copies
     problems = base * copies
     found = gpus()
@@ -110,7 +110,7 @@ def run(args) -> dict:
             configs[f"{name}, arrays"] = {**configs[name], "arrays": True}
     try:
         for kwargs in configs.values():
-            api.solve_many(_fresh(base * 2), **kwargs)
+            api.solve_many(fresh(base * 2), **kwargs)
         times: dict[str, list[float]] = {name: [] for name in configs}
         values: dict[str, list[int]] = {}
         reports: dict[str, dict] = {}

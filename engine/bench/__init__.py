@@ -1,0 +1,50 @@
+"""``clsolve bench``: measured speed against the floor the device's own copy bandwidth sets.
+
+For the paper's dense DP (one item per pass) every cell update must at least read the previous value
+and write the new one (2 x value bytes) plus one decision bit, so ``floor_seconds = cell_updates *
+bytes_per_cell / copy_bandwidth``; ``ratio_to_floor = floor_seconds / kernel_seconds`` (1.0 = at that
+floor; above 1 is possible because dp-rows fuses two items per pass). ``ratio_to_fused_floor`` uses
+the fused scheme's own floor (one value read and written per two items, plus the bits). Results are
+JSON (stdout, or ``--out``); progress goes to stderr.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from . import batch, bnb, dp_rows, mckp, scale, wavefront
+from .common import data_root
+
+__all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
+
+BENCHMARKS = {"bnb": bnb.run_bnb, "dp-rows": dp_rows.run_dp_rows, "mckp": mckp.run, "msb": batch.run_batch_set,
+              "class-a": batch.run_batch_set, "scale": scale.run, "wavefront": wavefront.run}
+
+
+def add_parser(sub):
+    bench = sub.add_parser("bench", help="run a benchmark, print JSON",
+                           description="Measure a solver; JSON on stdout (or --out), progress on stderr.")
+    bench.add_argument("name", choices=sorted(BENCHMARKS), help="which benchmark")
+    bench.add_argument("--device", default=None, help="device spec (default: $CLSOLVE_DEVICE or auto)")
+    bench.add_argument("--solver", default="dp-rows", help="solver to time (default dp-rows)")
+    bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
+    bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
+    bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
+    bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6")
+    bench.add_argument("--copies", type=int, default=100, help="scale: copies of MSB-630 in the batch (default 100)")
+    bench.add_argument("--max-cities", type=int, default=None,
+                       help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)")
+    bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
+    return bench
+
+
+def main(args) -> int:
+    result = BENCHMARKS[args.name](args)
+    text = json.dumps(result, indent=1)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    return 0

@@ -1,0 +1,78 @@
+"""What the benchmarks share: the data folder, the device's copy bandwidth, OR-Tools as a peer, the
+2D instance sets."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pyopencl as cl
+
+from .. import formats
+from ..buffers import fill
+from ..devices import Device
+from ..problems import Knapsack
+
+
+def data_root(explicit: str | None = None) -> Path | None:
+    """The shared data folder: --data, $CLSOLVE_DATA, or ``../shared/data`` above the working dir."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get("CLSOLVE_DATA"):
+        return Path(os.environ["CLSOLVE_DATA"])
+    here = Path.cwd().resolve()
+    for folder in [here, *here.parents]:
+        for candidate in (folder / "shared" / "data", folder.parent / "shared" / "data"):
+            if candidate.is_dir():
+                return candidate
+    return None
+
+
+def copy_bandwidth(device: Device, megabytes: int) -> float:
+    """Bytes per second moved (read + written) by the device's own buffer-to-buffer copy."""
+    size = megabytes * 2**20
+    ctx, queue = device.context, device.queue
+    src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
+    dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
+    fill(queue, src, 1)
+    queue.finish()
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        cl.enqueue_copy(queue, dst, src)
+        queue.finish()
+        best = min(best, time.perf_counter() - start)
+    return 2 * size / best
+
+def ortools_solve(problem: Knapsack, time_limit: float | None = None) -> int | None:
+    """OR-Tools' multidimensional branch and bound on one problem (None when OR-Tools is absent; with
+    ``time_limit``, -1 when it stopped there without proving its answer)."""
+    try:
+        from ortools.algorithms.python import knapsack_solver
+    except ImportError:
+        return None
+    solver = knapsack_solver.KnapsackSolver(
+        knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "clsolve-bench")
+    if time_limit is not None:
+        solver.set_time_limit(time_limit)
+    solver.init(problem.profits.tolist(), problem.weights.T.tolist(), problem.capacities.tolist())
+    value = int(solver.solve())
+    return value if time_limit is None or solver.is_solution_optimal() else -1
+
+
+def two_d_set(args) -> tuple[str, list[Knapsack]]:
+    root = data_root(args.data)
+    if args.name == "msb":
+        folder = root / "2dpacklib" / "MSB-630_Unibo" if root else None
+        if folder is None or not folder.is_dir():
+            raise SystemExit("clsolve bench msb: MSB-630 folder not found (pass --data)")
+        return "MSB-630", [formats.read(f)[0] for f in sorted(folder.glob("*.json"))]
+    path = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
+    if path is None or not path.is_file():
+        raise SystemExit("clsolve bench class-a: class A file not found (pass --data)")
+    return "class A", formats.read(path)
+
+
+def fresh(problems: list[Knapsack]) -> list[Knapsack]:
+    """New problem objects with the same data, so no cached presolve carries over between runs."""
+    return [Knapsack.derived(p.profits, p.weights, p.capacities, p.name, p.total_profit) for p in problems]

@@ -1,0 +1,92 @@
+"""``clsolve bench dp-rows``: measured speed against the floor the device's own copy bandwidth sets.
+
+For the paper's dense DP (one item per pass) every cell update must at least read the previous value
+and write the new one (2 x value bytes) plus one decision bit, so ``floor_seconds = cell_updates *
+bytes_per_cell / copy_bandwidth``; ``ratio_to_floor = floor_seconds / kernel_seconds`` (1.0 = at that
+floor; above 1 is possible because dp-rows fuses two items per pass). ``ratio_to_fused_floor`` uses
+the fused scheme's own floor (one value read and written per two items, plus the bits). Results are
+JSON (stdout, or ``--out``); progress goes to stderr.
+"""
+from __future__ import annotations
+
+import datetime
+import sys
+
+import numpy as np
+
+from .. import api, formats
+from ..devices import Device, get_device
+from ..dptable import value_dtype
+from ..problems import Knapsack
+from .common import copy_bandwidth, data_root
+
+KP01_ITEMS = (1000, 2000, 5000, 10000)
+KP01_CAPACITIES = (10**5, 10**6, 10**7)
+
+def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
+    """Pisinger's uncorrelated type with weights scaled to the capacity (about 20 items fit)."""
+    rng = np.random.default_rng(seed)
+    top = max(1, capacity // 10)
+    weights = rng.integers(1, top + 1, size=n)
+    profits = rng.integers(1, 1001, size=n)
+    return Knapsack(profits, weights, capacity, name=f"uncorrelated n={n} c={capacity}")
+
+
+def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, repeats: int) -> dict:
+    best = None
+    for _ in range(repeats):
+        solution = api.solve(problem, solver=solver, device=device)
+        if best is None or solution.timings.kernels < best.timings.kernels:
+            best = solution
+    states = problem.cells()
+    updates = problem.n * states
+    value_bytes = value_dtype(problem).itemsize
+    bytes_per_cell = 2 * value_bytes + 1 / 8          # one item per pass: read f_{i-1}, write f_i, one bit
+    fused_bytes_per_cell = value_bytes + 1 / 8        # two items per pass: a row read and written per pair
+    floor = updates * bytes_per_cell / bandwidth
+    t = best.timings
+    return {
+        "name": problem.name, "n": problem.n, "capacities": problem.capacities.tolist(), "states": states,
+        "cell_updates": updates, "value": best.value, "items": int(best.selected.sum()),
+        "known_optimum": problem.known_optimum,
+        "seconds": {"total": t.total, "upload": t.upload, "kernels": t.kernels, "download": t.download, "host": t.host},
+        "cell_updates_per_second": updates / t.kernels if t.kernels else None,
+        "bytes_per_cell_floor": bytes_per_cell, "floor_seconds": floor,
+        "ratio_to_floor": floor / t.kernels if t.kernels else None,
+        "fused_bytes_per_cell_floor": fused_bytes_per_cell,
+        "ratio_to_fused_floor": updates * fused_bytes_per_cell / bandwidth / t.kernels if t.kernels else None,
+        "notes": best.notes,
+    }
+
+
+def run_dp_rows(args) -> dict:
+    device = get_device(args.device)
+    print(f"device: {device.label}", file=sys.stderr)
+    bandwidth = copy_bandwidth(device, 1024 if device.is_gpu else 128)
+    print(f"copy bandwidth: {bandwidth / 1e9:.1f} GB/s", file=sys.stderr)
+    items = KP01_ITEMS[:1] if args.quick else KP01_ITEMS
+    capacities = KP01_CAPACITIES[:1] if args.quick else KP01_CAPACITIES
+    cases = []
+    api.solve(uncorrelated(50, 1000, 0), solver=args.solver, device=device)  # builds the kernels
+    for capacity in capacities:
+        for n in items:
+            problem = uncorrelated(n, capacity, seed=n + capacity)
+            print(f"kp01 {problem.name}", file=sys.stderr)
+            cases.append({"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)})
+    root = data_root(args.data)
+    class_a = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
+    if class_a is not None and class_a.is_file():
+        problems = formats.read(class_a)
+        if args.quick:
+            problems = [p for p in problems if p.name in ("a01", "a33")]
+        for problem in problems:
+            print(f"class A {problem.name}", file=sys.stderr)
+            cases.append({"set": "class-a", **measure(problem, args.solver, device, bandwidth, args.repeats)})
+    else:
+        print("class A data not found (pass --data): skipped", file=sys.stderr)
+    return {
+        "benchmark": "dp-rows", "solver": args.solver,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "device": device.describe(), "copy_bandwidth_bytes_per_second": bandwidth,
+        "repeats": args.repeats, "cases": cases,
+    }

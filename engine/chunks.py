@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import errors
+from . import errors, solving
 from .errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
 from .gcpause import paused_gc
 from .packed import PackedProblems, PackedSolutions
@@ -219,12 +219,11 @@ def solve_chunk(packed: PackedProblems, solver: str, options: dict, device, work
 
 
 def _solve_chunk(packed: PackedProblems, solver: str, options: dict, device, worker: str) -> PackedSolutions:
-    from . import api
     start = time.perf_counter()
     if packed.knapsacks_only():
         packed.validate()  # a worker does not trust what came over the network
         try:  # the whole chunk as arrays, when the solver works on them
-            answer = api.solve_packed_unchecked(packed, solver, device, options)
+            answer = solving.solve_packed_unchecked(packed, solver, device, options)
             if answer is not None:
                 answer.worker, answer.seconds = worker, time.perf_counter() - start
                 return answer
@@ -236,7 +235,7 @@ def _solve_chunk(packed: PackedProblems, solver: str, options: dict, device, wor
     problems = packed.unpack()
     failures: dict[int, tuple[str, str]] = {}
     try:
-        solutions = api.solve_many_unchecked(problems, solver, device, **options)
+        solutions = solving.solve_many_unchecked(problems, solver, device, **options)
         return PackedSolutions.pack(positions, solutions, failures, worker, time.perf_counter() - start)
     except InvalidOptionError:
         raise  # the same for every problem: not one problem's fault
@@ -245,18 +244,18 @@ def _solve_chunk(packed: PackedProblems, solver: str, options: dict, device, wor
     good: list[int] = []
     for k, problem in enumerate(problems):
         try:
-            api.plan(problem, solver, device, **options)
+            solving.plan(problem, solver, device, **options)
             good.append(k)
         except ClsolveError as exc:
             failures[positions[k]] = _failure(exc)
     solved: dict[int, Solution] = {}
     try:
-        for k, solution in zip(good, api.solve_many_unchecked([problems[k] for k in good], solver, device, **options)):
+        for k, solution in zip(good, solving.solve_many_unchecked([problems[k] for k in good], solver, device, **options)):
             solved[k] = solution
     except ClsolveError:
         for k in good:  # still failing together: one at a time
             try:
-                solved[k] = api.solve(problems[k], solver, device, **options)
+                solved[k] = solving.solve(problems[k], solver, device, **options)
             except ClsolveError as exc:
                 failures[positions[k]] = _failure(exc)
     kept = sorted(solved)

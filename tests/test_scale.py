@@ -498,9 +498,9 @@ def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypat
     assert gc.get_freeze_count() > frozen // 2  # not unfrozen (a few may have been freed meanwhile)
     assert not old(kept[-1])  # scanned as young instead
     gc.unfreeze()
-    from clsolve import api
-    real = api.solve_packed_unchecked
-    monkeypatch.setattr(api, "solve_packed_unchecked", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
+    from clsolve import solving
+    real = solving.solve_packed_unchecked
+    monkeypatch.setattr(solving, "solve_packed_unchecked", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
     clsolve.solve_many(_random(3, 1), device=device)
     assert seen == [False] and gc.isenabled()
     with pytest.raises(clsolve.UnsupportedProblemError):

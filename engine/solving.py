@@ -1,0 +1,252 @@
+"""Solving on one device: choosing a solver, planning, solving and checking one problem, and a batch on
+one device (packed when its solver works on arrays). The worker side of a spread batch
+(``clsolve.chunks``) and the public face (``clsolve.api``) both build on this module."""
+from __future__ import annotations
+
+from . import deadline, failures, inputs, registry
+from .devices import Device, get_device
+from .errors import (
+    ClsolveError,
+    DoesNotFitError,
+    FormatError,
+    SolutionCheckError,
+    UnsupportedProblemError,
+)
+from .packed import PackedProblems, PackedSolutions
+from .problems import Knapsack
+from .solution import Solution, check, check_many
+from .solution_arrays import SolutionArrays
+from .solver import Plan, Solver, problem_label
+
+HOST_DEVICE_LABEL = "host CPU"
+
+
+def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
+    return get_device(device) if solver.uses_device else None
+
+
+def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
+    """The installed solver that accepts ``problem``, fits, and has the smallest estimated time."""
+    if device is not None and not (isinstance(device, str) and device.strip().lower() == "auto"):
+        device = get_device(device)  # a device the user named must exist, whichever solver wins
+    reasons: dict[str, str] = {}
+    too_large: set[str] = set()
+    best: tuple[float, str, Solver, Device | None, Plan] | None = None
+    for name in registry.names():
+        try:
+            candidate = registry.load(name)
+            reason = candidate.accepts(problem)
+            if reason is not None:
+                reasons[name] = reason
+                continue
+            dev = _device_for(candidate, device)
+            plan = candidate.plan(problem, dev)
+            refusal = plan.refusal(dev)
+        except ClsolveError as exc:
+            reasons[name] = str(exc)
+            continue
+        if refusal is not None:
+            reasons[name] = refusal
+            too_large.add(name)
+            continue
+        key = (plan.seconds, name)
+        if best is None or key < best[:2]:
+            best = (plan.seconds, name, candidate, dev, plan)
+    if best is None:
+        detail = "; ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) or "no solver is installed"
+        if too_large:
+            raise DoesNotFitError(f"no installed solver can solve {problem.describe()} here ({detail})")
+        raise UnsupportedProblemError(f"no installed solver accepts {problem.describe()} ({detail})")
+    return best[2], best[3], best[4]
+
+
+def plan(problem, solver: str = "auto", device: str | Device | None = None, **options) -> Plan:
+    """The plan ``solve`` would follow, without solving (raises when it would refuse)."""
+    inputs.problem(problem)
+    inputs.solver_name(solver)
+    options.pop("time_limit", None)
+    if solver == "auto":
+        return choose(problem, device)[2]
+    instance = registry.load(solver, **options)
+    return instance.checked_plan(problem, _device_for(instance, device))
+
+
+def _finish(problem, solution: Solution, solver: Solver, device: Device | None) -> Solution:
+    solution.solver = solver.name
+    solution.device = device.label if device is not None else HOST_DEVICE_LABEL
+    check(problem, solution)
+    return solution
+
+
+def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
+          time_limit: float | None = None, **options) -> Solution:
+    """Solve ``problem`` exactly with the named solver on the chosen device; the result is checked.
+
+    ``solver`` is an installed solver's name or ``auto`` (the fastest estimate among those that
+    accept the problem and fit). ``device`` is a spec for :func:`clsolve.get_device` (default: the
+    ``CLSOLVE_DEVICE`` environment variable, else ``auto``), a ``Device``, or a ``pyopencl.Device``
+    or single-device ``pyopencl.Context``. ``options`` go to the solver.
+
+    ``time_limit`` (seconds) is kept within ``clsolve.deadline``'s margin (max(10 %, 50 ms)): an
+    anytime solver (``bnb``) returns its best checked solution with ``optimal=False`` and a proven
+    ``bound``; a solver with no answer before it ends raises :class:`~clsolve.errors.TimeLimitError`.
+    """
+    inputs.problem(problem)
+    inputs.solver_name(solver)
+    with deadline.limit(time_limit):
+        return _solve(problem, solver, device, options)
+
+
+def _solve(problem, solver: str, device, options: dict) -> Solution:
+    if solver == "auto":
+        instance, dev, chosen_plan = choose(problem, device)
+        if options:
+            instance = registry.load(instance.name, **options)
+    else:
+        instance = registry.load(solver, **options)
+        dev = _device_for(instance, device)
+        chosen_plan = instance.checked_plan(problem, dev)
+    with failures.guard(instance.name, dev):
+        solution = instance.solve(problem, dev, chosen_plan)
+    return _finish(problem, solution, instance, dev)
+
+
+def solve_many_one_device(problems: list, solver: str, device, arrays: bool,
+                          options: dict) -> list[Solution] | SolutionArrays:
+    """A batch on one device, every answer checked; an error names the problem's index."""
+    with failures.guard(f"solve_many with {solver}", lambda: get_device(device)):
+        return _solve_many_one_device(problems, solver, device, arrays, options)
+
+
+def _solve_many_one_device(problems: list, solver: str, device, arrays: bool,
+                           options: dict) -> list[Solution] | SolutionArrays:
+    if _packs(solver) and all(isinstance(p, Knapsack) for p in problems):
+        packed = PackedProblems.pack(problems)
+        answer = solve_packed_unchecked(packed, solver, device, options)
+        if answer is not None:
+            failed = packed.first_wrong(answer)  # answer rows are the problems, in order
+            if failed is not None:
+                _indexed(failed, problems[failed], lambda: check(problems[failed], answer.solution(failed)))
+                raise SolutionCheckError(f"{problem_label(failed, problems[failed])}: the answer does not match")
+            return SolutionArrays(answer) if arrays else answer.unpack()
+    solutions = solve_many_unchecked(problems, solver, device, **options)
+    failed = check_many(problems, solutions)
+    if failed is not None:
+        _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
+    return SolutionArrays.of_solutions(solutions) if arrays else solutions
+
+
+def _works_packed(cls: type) -> bool:
+    """Whether a solver class solves packed batches itself (not through the default's objects)."""
+    return getattr(cls, "solve_packed", Solver.solve_packed) is not Solver.solve_packed
+
+
+def _packs(solver: str) -> bool:
+    """Whether ``solver`` (for ``auto``: every installed batching solver) works on packed batches."""
+    classes = registry.solver_classes()
+    if solver == "auto":
+        batching = [cls for cls in classes.values() if getattr(cls, "batches", False)]
+        return bool(batching) and all(map(_works_packed, batching))
+    return _works_packed(classes.get(solver, Solver))
+
+
+def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict) -> PackedSolutions | None:
+    """A packed batch of knapsacks on one device, answers packed, without the final check (the
+    caller checks with ``packed.first_wrong``); None when the solver (or, for ``auto``, a batching
+    solver) works on objects, which the caller then solves through ``solve_many_unchecked``."""
+    if solver == "auto":
+        chosen = _batching_solver_packed(packed, device)
+        if chosen is None:
+            return None
+        instance, dev, plan = chosen
+        if options:
+            instance = registry.load(instance.name, **options)
+            plan = instance.plan_packed(packed, dev)
+    else:
+        if not _packs(solver):
+            return None
+        instance = registry.load(solver, **options)
+        dev = _device_for(instance, device)
+        plan = instance.plan_packed(packed, dev)
+    _fits(plan, dev, len(packed))
+    answer = instance.solve_packed(packed, dev)
+    label = _answered(instance, dev, len(answer.positions), len(packed))
+    answer.labels = [(instance.name, label, notes) for _, _, notes in answer.labels]
+    return answer
+
+
+def _fits(plan: Plan, device: Device | None, count: int) -> None:
+    refusal = plan.refusal(device)
+    if refusal is not None:
+        raise DoesNotFitError(f"{count} problems: {refusal}")
+
+
+def _answered(instance: Solver, device: Device | None, answers: int, count: int) -> str:
+    """The device label for the answers, after checking there is one per problem."""
+    if answers != count:
+        raise SolutionCheckError(f"{instance.name} returned {answers} answers for {count} problems")
+    return device.label if device is not None else HOST_DEVICE_LABEL
+
+
+def _batching_solver_packed(packed: PackedProblems, device) -> tuple[Solver, Device | None, Plan] | None:
+    """``_batching_solver`` for a packed batch, with the chosen solver's device and plan; None also
+    when a batching solver works on objects only (the object path then weighs it)."""
+    if len(packed) < 2 or not _packs("auto"):
+        return None
+    return _cheapest_batching(device, lambda candidate, dev: candidate.plan_packed(packed, dev))
+
+
+def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | None:
+    """The batching solver (``Solver.batches``) whose plan (``plan_of(solver, device)``) takes and
+    fits every problem with the smallest estimate, with its device and plan, or None."""
+    best: tuple[float, str, Solver, Device | None, Plan] | None = None
+    for name, cls in sorted(registry.solver_classes().items()):
+        if not getattr(cls, "batches", False):
+            continue
+        try:
+            candidate = registry.load(name)
+            dev = _device_for(candidate, device)
+            plan = plan_of(candidate, dev)
+            if plan.refusal(dev) is not None:
+                continue
+        except ClsolveError:
+            continue
+        if best is None or (plan.seconds, name) < best[:2]:
+            best = (plan.seconds, name, candidate, dev, plan)
+    return None if best is None else best[2:]
+
+
+def solve_many_unchecked(problems: list, solver: str, device, **options) -> list[Solution]:
+    """``solve_many`` on one device without the final check: for a worker whose client checks every
+    answer itself (``clsolve.chunks``), so that no solution is checked twice."""
+    if solver == "auto":
+        solver = _batching_solver(problems, device)
+        if solver is None:
+            return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
+    instance = registry.load(solver, **options)
+    dev = _device_for(instance, device)
+    plan = instance.checked_plan_many(problems, dev)
+    _fits(plan, dev, len(problems))
+    solutions = instance.solve_many(problems, dev)
+    label = _answered(instance, dev, len(solutions), len(problems))
+    for solution in solutions:
+        solution.solver, solution.device = instance.name, label
+    return solutions
+
+
+def _batching_solver(problems: list, device) -> str | None:
+    """For several problems: the batching solver (``Solver.batches``) that accepts and fits every one
+    with the smallest summed estimate, or None."""
+    if len(problems) < 2:
+        return None
+    chosen = _cheapest_batching(device, lambda candidate, dev: candidate.checked_plan_many(problems, dev))
+    return None if chosen is None else chosen[0].name
+
+
+def _indexed(index: int, problem, action):
+    try:
+        return action()
+    except ClsolveError as exc:
+        if isinstance(exc, FormatError):
+            raise
+        raise type(exc)(f"{problem_label(index, problem)}: {exc}") from exc

@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from . import __version__, api, cluster, formats, multidevice
+from . import __version__, api, cluster, examples, formats, multidevice
 from .errors import (
     BatchError,
     ClsolveError,
@@ -67,8 +67,19 @@ def _files(paths: list[str]) -> list[str]:
     return out
 
 
+def cmd_examples(args) -> int:
+    width = max(map(len, examples.names()))
+    for example in examples.EXAMPLES.values():
+        print(f"{example.name:<{width}}  {example.what}")
+    print("\nsolve one with `clsolve solve --example NAME`; sources and citations: "
+          f"{examples.path(examples.names()[0]).parent / 'SOURCE.md'}")
+    return EXIT_OK
+
+
 def cmd_solve(args) -> int:
-    problems = []
+    if not args.files and not args.example:
+        raise FormatError("clsolve solve", None, "name instance files or directories, or --example NAME")
+    problems = [examples.load(name) for name in args.example or []]
     for path in _files(args.files):
         problems.extend(formats.read(path, args.format, args.scale))
     if args.instance:
@@ -189,7 +200,9 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True)
 
     solve = sub.add_parser("solve", help="solve instance files", description="Solve every problem in the files given.")
-    solve.add_argument("files", nargs="+", help="instance files or directories")
+    solve.add_argument("files", nargs="*", help="instance files or directories")
+    solve.add_argument("--example", action="append", metavar="NAME",
+                       help="a bundled example instance (see `clsolve examples`; repeatable)")
     solve.add_argument("--solver", default="auto", help="solver name (see `clsolve solvers`) or auto")
     solve.add_argument("--device", default=None,
                        help="auto, gpu, cpu, a name fragment[:index], #N, or all (the batch spread over every GPU) "
@@ -207,6 +220,9 @@ def parser() -> argparse.ArgumentParser:
     solve.add_argument("--plan", action="store_true", help="print the plan (memory, work) instead of solving")
     solve.add_argument("--json", action="store_true", help="one JSON object per problem on stdout")
     solve.set_defaults(run=cmd_solve)
+
+    listing = sub.add_parser("examples", help="list the bundled example instances")
+    listing.set_defaults(run=cmd_examples)
 
     solvers = sub.add_parser("solvers", help="list installed solver plugins")
     solvers.add_argument("--json", action="store_true")

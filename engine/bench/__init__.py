@@ -1,12 +1,6 @@
-"""``clsolve bench``: measured speed against the floor the device's own copy bandwidth sets.
-
-For the paper's dense DP (one item per pass) every cell update must at least read the previous value
-and write the new one (2 x value bytes) plus one decision bit, so ``floor_seconds = cell_updates *
-bytes_per_cell / copy_bandwidth``; ``ratio_to_floor = floor_seconds / kernel_seconds`` (1.0 = at that
-floor; above 1 is possible because dp-rows fuses two items per pass). ``ratio_to_fused_floor`` uses
-the fused scheme's own floor (one value read and written per two items, plus the bits). Results are
-JSON (stdout, or ``--out``); progress goes to stderr.
-"""
+"""``clsolve bench NAME``: one module per benchmark (dp_rows, batch for msb and class-a, bnb, mckp,
+scale, wavefront), the helpers they share in ``common``. Each prints JSON with the device and the
+date (stdout, or ``--out``); progress goes to stderr."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,5 @@
 """Anytime answers, time limits, wrong types, ambiguous weights, host budgets and signals: each case
-was once a crash, a hang or a wrong promise, and fails on the code before its fix."""
+guards against a crash, a hang or a broken promise."""
 from __future__ import annotations
 
 import os

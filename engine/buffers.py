@@ -5,6 +5,7 @@ import numpy as np
 import pyopencl as cl
 
 from . import kernels
+from .devices import get_device, is_simulator
 
 #: clEnqueueFillBuffer is issued in pieces of at most this many bytes: NVIDIA's OpenCL fails on a
 #: single fill of more than 2^31 bytes (seen on an H100: the queue becomes invalid).
@@ -14,7 +15,7 @@ FILL_PIECE = 2**30
 KERNEL_FILL_BYTES = 2**32
 #: Work-items of the fill kernel (each loops over its share of the words).
 FILL_ITEMS = 2**20
-_fill_programs: dict[int, cl.Program] = {}
+_simulators: dict[int, bool] = {}  # per cl_device: whether it is a simulator
 
 
 def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int) -> None:
@@ -40,14 +41,15 @@ def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int) -> None:
 
 
 def _simulated(queue: cl.CommandQueue) -> bool:
-    return "oclgrind" in queue.device.platform.name.lower()
+    device = queue.device
+    found = _simulators.get(device.int_ptr)
+    if found is None:
+        found = _simulators[device.int_ptr] = is_simulator(get_device(device))
+    return found
 
 
 def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarray, byte: int) -> None:
-    context = queue.context
-    program = _fill_programs.get(context.int_ptr)
-    if program is None:  # one build per context (the context stays alive while its program is kept)
-        program = _fill_programs[context.int_ptr] = cl.Program(context, kernels.source("fill.cl")).build()
+    program = kernels.program(get_device(queue.device), "fill.cl")  # the device's own context and queue
     words = buffer.size // 4
     kernel = cl.Kernel(program, "fill_words")
     kernel.set_args(buffer, np.uint64(words), np.uint32(pattern[0]))

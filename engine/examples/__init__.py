@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from .. import formats
 from ..errors import FormatError
 
 
@@ -49,7 +50,6 @@ def path(name: str) -> Path:
 
 def load(name: str):
     """The problem of example ``name`` (a Knapsack, LCS or TSP)."""
-    from .. import formats
     example = _example(name)
     problems = formats.read(path(name))
     if example.instance is None:

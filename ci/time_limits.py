@@ -1,6 +1,6 @@
 """The time-limit check: bnb on 40 Jooken-style instances with c = 1e10 (n 400..1200), each with
 time limits of 1, 3 and 7 s. Every call must return a checked answer (no exception) within the
-limit plus the margin of ``clsolve.deadline`` (max(10 %, 50 ms)).
+limit plus the margin of ``clsolve.runtime.deadline`` (max(10 %, 50 ms)).
 
     python ci/time_limits.py --device pocl --limits 1,3,7 --json ci/results/time-limits-pocl.json
 
@@ -16,8 +16,8 @@ import sys
 import time
 
 import clsolve
-from clsolve.deadline import Deadline
 from clsolve.generators import jooken
+from clsolve.runtime.deadline import Deadline
 
 SIZES = (400, 600, 800, 1000, 1200)
 PARAMETERS = list(itertools.product(SIZES, (10, 14), (0.1, 0.2), (0, 0.0001), (100, 300)))[::2]

@@ -5,14 +5,13 @@
 >>> clsolve.solve(problem, solver="dp-rows").value
 12
 """
-from . import icd as _icd
+from .runtime import icd as _icd
 
 _icd.ensure_nvidia_icd()  # before anything imports pyopencl and lists platforms
 
-from . import presolve  # noqa: E402
 from .api import choose, devices, plan, solve, solve_many, solvers  # noqa: E402
-from .chunks import Progress  # noqa: E402
-from .devices import Device, get_device  # noqa: E402
+from .batch.arrays import SolutionArrays  # noqa: E402
+from .dp import presolve  # noqa: E402
 from .errors import (  # noqa: E402
                      BatchError,
                      ClsolveError,
@@ -28,10 +27,11 @@ from .errors import (  # noqa: E402
                      UnknownSolverError,
                      UnsupportedProblemError,
 )
+from .plugin.contract import Plan, Solver  # noqa: E402
 from .problems import Knapsack  # noqa: E402
+from .runtime.devices import Device, get_device  # noqa: E402
+from .scaleout.chunks import Progress  # noqa: E402
 from .solution import Solution, Timings  # noqa: E402
-from .solution_arrays import SolutionArrays  # noqa: E402
-from .solver import Plan, Solver  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -1,20 +1,23 @@
 """The public entry points: ``solve``, ``solve_many``, ``plan``, ``choose``, ``solvers`` and ``devices``.
 One problem and one-device batches are solved by ``clsolve.solving``; batches spread over several
-devices (``clsolve.multidevice``) or a Dask cluster (``clsolve.cluster``) are dispatched from here."""
+devices (``clsolve.scaleout.multidevice``) or a Dask cluster (``clsolve.scaleout.cluster``) are dispatched from here."""
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
 
-from . import chunks, deadline, inputs, multidevice, registry, solving
-from .chunks import Progress
-from .devices import Device, list_devices
+from . import inputs, solving
+from .batch.arrays import SolutionArrays
 from .errors import (
     InvalidOptionError,
 )
-from .gcpause import paused_gc
+from .plugin import registry
+from .runtime import deadline
+from .runtime.devices import Device, list_devices
+from .scaleout import chunks, multidevice
+from .scaleout.chunks import Progress
+from .scaleout.gcpause import paused_gc
 from .solution import Solution
-from .solution_arrays import SolutionArrays
 from .solving import choose, plan, solve, solve_many_unchecked, solve_packed_unchecked
 
 
@@ -31,10 +34,10 @@ def solve_many(problems: Sequence, solver: str = "auto",
     those; ``client`` (a ``distributed.Client``) uses a Dask cluster's workers, each on its own
     device. There a problem that fails on its own does not stop the others: a
     :class:`~clsolve.errors.BatchError` names each failed index, and holds the other solutions.
-    ``progress`` is called with a :class:`~clsolve.chunks.Progress` after every chunk;
+    ``progress`` is called with a :class:`~clsolve.scaleout.chunks.Progress` after every chunk;
     ``chunk_count`` asks for that many chunks of equal cost (default: three leading waves of one chunk
     per device, then about 8 chunks per device or 3 per Dask GPU slot by cost, smaller ones last; see
-    ``clsolve.chunks.Chunking``).
+    ``clsolve.scaleout.chunks.Chunking``).
     ``arrays=True`` returns the same checked answers as a :class:`~clsolve.SolutionArrays` (values,
     optimality and item flags as NumPy arrays; a ``Solution`` is built only for a row that is read),
     which saves the client about a microsecond per problem.
@@ -57,7 +60,7 @@ __all__ = ["choose", "devices", "plan", "solve", "solve_many", "solve_many_unche
 def _solve_many(problems: list, solver: str, device, client, progress, chunk_count, arrays: bool,
                 options: dict) -> list[Solution] | SolutionArrays:
     if client is not None:
-        from . import cluster
+        from .scaleout import cluster
         return cluster.solve_many(problems, solver, device, options, client, progress, chunk_count, arrays)
     if multidevice.is_several(device):
         devices, note = multidevice.resolve(device)

@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from . import __version__, api, cluster, examples, formats, multidevice
+from . import __version__, api, examples
 from .errors import (
     BatchError,
     ClsolveError,
@@ -27,6 +27,8 @@ from .errors import (
     UnknownSolverError,
     UnsupportedProblemError,
 )
+from .io import formats
+from .scaleout import cluster, multidevice
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_REFUSED, EXIT_TIME_LIMIT = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
@@ -171,7 +173,7 @@ def cmd_solvers(args) -> int:
 
 
 def cmd_devices(args) -> int:
-    from . import icd
+    from .runtime import icd
     listing = api.devices()
     if args.json:
         print(json.dumps(listing, indent=2))

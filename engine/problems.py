@@ -182,7 +182,7 @@ class Knapsack:
     def trusted(cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str,
                 total_profit: int, known_optimum: int | None) -> Knapsack:
         """The fastest build, for arrays the engine has validated in bulk (read-only C-contiguous
-        int64 of the right shapes, see ``clsolve.chunks``): nothing is checked or copied."""
+        int64 of the right shapes, see ``clsolve.scaleout.chunks``): nothing is checked or copied."""
         problem = object.__new__(cls)
         problem.__dict__.update(profits=profits, weights=weights, capacities=capacities, name=name,
                                 known_optimum=known_optimum, _total_profit=total_profit)

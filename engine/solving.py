@@ -1,10 +1,11 @@
 """Solving on one device: choosing a solver, planning, solving and checking one problem, and a batch on
 one device (packed when its solver works on arrays). The worker side of a spread batch
-(``clsolve.chunks``) and the public face (``clsolve.api``) both build on this module."""
+(``clsolve.scaleout.chunks``) and the public face (``clsolve.api``) both build on this module."""
 from __future__ import annotations
 
-from . import deadline, failures, inputs, registry
-from .devices import Device, get_device
+from . import inputs
+from .batch.arrays import SolutionArrays
+from .batch.packed import PackedProblems, PackedSolutions
 from .errors import (
     ClsolveError,
     DoesNotFitError,
@@ -12,11 +13,12 @@ from .errors import (
     SolutionCheckError,
     UnsupportedProblemError,
 )
-from .packed import PackedProblems, PackedSolutions
+from .plugin import registry
+from .plugin.contract import Plan, Solver, problem_label
 from .problems import Knapsack
+from .runtime import deadline, failures
+from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
-from .solution_arrays import SolutionArrays
-from .solver import Plan, Solver, problem_label
 
 HOST_DEVICE_LABEL = "host CPU"
 
@@ -87,7 +89,7 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
     ``CLSOLVE_DEVICE`` environment variable, else ``auto``), a ``Device``, or a ``pyopencl.Device``
     or single-device ``pyopencl.Context``. ``options`` go to the solver.
 
-    ``time_limit`` (seconds) is kept within ``clsolve.deadline``'s margin (max(10 %, 50 ms)): an
+    ``time_limit`` (seconds) is kept within ``clsolve.runtime.deadline``'s margin (max(10 %, 50 ms)): an
     anytime solver (``bnb``) returns its best checked solution with ``optimal=False`` and a proven
     ``bound``; a solver with no answer before it ends raises :class:`~clsolve.errors.TimeLimitError`.
     """
@@ -218,7 +220,7 @@ def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | 
 
 def solve_many_unchecked(problems: list, solver: str, device, **options) -> list[Solution]:
     """``solve_many`` on one device without the final check: for a worker whose client checks every
-    answer itself (``clsolve.chunks``), so that no solution is checked twice."""
+    answer itself (``clsolve.scaleout.chunks``), so that no solution is checked twice."""
     if solver == "auto":
         solver = _batching_solver(problems, device)
         if solver is None:

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve import formats
 from clsolve.cli import main
+from clsolve.io import formats
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -145,8 +145,8 @@ def test_enumeration_capacities_beyond_32_bits(device):
 def test_the_device_layout_of_one_width_equals_the_general_one(seed, clamp):
     """Concatenated.of takes a shortcut when every knapsack has the same m: its rows equal those the
     general path (a batch of mixed m) gives the same knapsacks."""
-    from clsolve.dptable import Concatenated
-    from clsolve.packed import PackedProblems
+    from clsolve.batch.packed import PackedProblems
+    from clsolve.dp.table import Concatenated
     rng = np.random.default_rng(seed)
     problems = []
     for _ in range(int(rng.integers(2, 12))):

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve import formats
-from clsolve.fixing import sort_by_ratio
+from clsolve.dp.fixing import sort_by_ratio
+from clsolve.io import formats
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 KINDS = ("uncorrelated", "weak", "strong", "plus10")

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 import clsolve
-from clsolve import icd
+from clsolve.runtime import icd
 
 
 def test_specs():
@@ -17,7 +17,7 @@ def test_specs():
 
 
 def test_auto_prefers_a_real_gpu():
-    from clsolve.devices import all_devices, is_simulator
+    from clsolve.runtime.devices import all_devices, is_simulator
     if any(d.is_gpu and not is_simulator(d) for d in all_devices()):
         assert clsolve.get_device("auto").is_gpu
     assert not is_simulator(clsolve.get_device("auto"))
@@ -66,7 +66,7 @@ def test_icd_fix_does_nothing_when_nvidia_is_registered(tmp_path, monkeypatch):
 
 
 def test_kernel_build_error_shows_device_options_and_log(device, monkeypatch):
-    from clsolve import kernels
+    from clsolve.runtime import kernels
     with pytest.raises(clsolve.KernelBuildError) as info:
         kernels.program(device, "dp_rows.cl", {"VALUE_T": "int", "DIMS": 1})  # LOCAL_SIZE missing
     text = str(info.value)
@@ -78,7 +78,7 @@ def test_fill_in_pieces(device, monkeypatch, size):
     import numpy as np
     import pyopencl as cl
 
-    from clsolve import buffers
+    from clsolve.runtime import buffers
     monkeypatch.setattr(buffers, "FILL_PIECE", 16)
     buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
     buffers.fill(device.queue, buf, 0xA5)

@@ -12,8 +12,8 @@ import pytest
 from pyopencl import _cl
 
 import clsolve
-from clsolve import failures
 from clsolve.problems import LCS, TSP
+from clsolve.runtime import failures
 
 DEVICE_SOLVERS = ["dp-rows", "dp-batch", "mckp", "bnb", "wavefront"]
 
@@ -126,7 +126,7 @@ def test_threads_solving_on_one_device(device, same):
 
 @pytest.mark.parametrize("size", [4096, 4099])
 def test_fill_by_kernel_sets_every_byte(device, size, monkeypatch):
-    from clsolve import buffers
+    from clsolve.runtime import buffers
     monkeypatch.setattr(buffers, "KERNEL_FILL_BYTES", 1000)  # the path that buffers past 4 GiB take
     buffer = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
     buffers.fill(device.queue, buffer, 0xAB)
@@ -137,7 +137,7 @@ def test_fill_by_kernel_sets_every_byte(device, size, monkeypatch):
 
 def test_fill_past_eight_gib(device):
     """NVIDIA's clEnqueueFillBuffer invalidates the queue from an offset of 8 GiB on."""
-    from clsolve import buffers
+    from clsolve.runtime import buffers
     size = 9 * 2**30 + 4
     if device.max_allocation < size or device.global_memory < 2 * size:
         pytest.skip("the device cannot hold a 9 GiB buffer")

@@ -1,4 +1,4 @@
-"""Variable fixing by bounds (clsolve.fixing): the core's optimum with the fixed items, or the incumbent,
+"""Variable fixing by bounds (clsolve.dp.fixing): the core's optimum with the fixed items, or the incumbent,
 equals brute force; the incumbent is feasible and its value right; on paper 002's easy instances the
 core is small, on the correlated-classes family it is not; bnb with fixing matches sequential."""
 import numpy as np
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import clsolve
 from clsolve.bench.mckp import correlated_classes, table2
-from clsolve.fixing import fix
+from clsolve.dp.fixing import fix
 from clsolve.solution import Solution
 
 

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from clsolve import FormatError, formats
+from clsolve import FormatError
+from clsolve.io import formats
 
 
 def write(tmp_path, name, text):

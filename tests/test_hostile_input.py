@@ -9,7 +9,8 @@ import time
 import pytest
 
 import clsolve
-from clsolve import cli, formats
+from clsolve import cli
+from clsolve.io import formats
 
 PISINGER = "3 10\n5 4\n6 5\n7 6\n"
 JOOKEN = "2\n1 5 4\n2 6 5\n9\n"

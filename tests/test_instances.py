@@ -4,7 +4,7 @@ from fractions import Fraction
 import pytest
 
 import clsolve
-from clsolve import formats
+from clsolve.io import formats
 
 KP01 = "kp01/instances_01_KP"
 

@@ -1,4 +1,4 @@
-"""glibc thresholds in Dask's worker processes (clsolve.malloc)."""
+"""glibc thresholds in Dask's worker processes (clsolve.scaleout.malloc)."""
 import os
 import subprocess
 import sys
@@ -14,7 +14,7 @@ linux_glibc = pytest.mark.skipif(not sys.platform.startswith("linux") or os.conf
 PROBE = textwrap.dedent("""
     import ctypes, ctypes.util, json
     import numpy as np
-    from clsolve import malloc
+    from clsolve.scaleout import malloc
     libc = ctypes.CDLL(ctypes.util.find_library("c"))
     class Info(ctypes.Structure):
         _fields_ = [(name, ctypes.c_size_t) for name in

@@ -1,4 +1,4 @@
-"""The exact reductions of clsolve.presolve: each rule alone, and random problems built to trigger
+"""The exact reductions of clsolve.dp.presolve: each rule alone, and random problems built to trigger
 them, solved through the reduction and expanded back, against brute force on the original."""
 import numpy as np
 from conftest import brute_force
@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve.presolve import reduce, reduction
+from clsolve.dp.presolve import reduce, reduction
 from clsolve.solution import check
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -104,8 +104,8 @@ def test_reduced_then_expanded_is_optimal_for_the_original(problem, device):
 def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
     """reduce_packed over a batch (mixed m, some rows items-only) gives, row by row, the reduced
     problem, forced items and note of reduce_many, and expands answers the same way."""
-    from clsolve.packed import PackedProblems
-    from clsolve.presolve import reduce_many, reduce_packed
+    from clsolve.batch.packed import PackedProblems
+    from clsolve.dp.presolve import reduce_many, reduce_packed
     only = data.draw(st.lists(st.booleans(), min_size=len(problems), max_size=len(problems)))
     fresh = [clsolve.Knapsack(p.profits, p.weights, p.capacities, weights_by="item") for p in problems]  # no cached reductions
     expected = reduce_many(fresh, items_only=only)
@@ -137,7 +137,7 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
 
 
 def test_packed_rows_are_views_equal_to_taking_them():
-    from clsolve.packed import PackedProblems
+    from clsolve.batch.packed import PackedProblems
     rng = np.random.default_rng(2)
     problems = [clsolve.Knapsack(rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}",
                                  weights_by="item")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import clsolve
-from clsolve import registry
+from clsolve.plugin import registry
 
 HERE = Path(__file__).resolve().parent
 

@@ -13,11 +13,12 @@ import pyopencl as cl
 import pytest
 
 import clsolve
-from clsolve import formats, kernels
-from clsolve.deadline import Deadline
-from clsolve.devices import all_devices, is_simulator
 from clsolve.generators import jooken
+from clsolve.io import formats
 from clsolve.problems import TSP
+from clsolve.runtime import kernels
+from clsolve.runtime.deadline import Deadline
+from clsolve.runtime.devices import all_devices, is_simulator
 
 REGRESSION = "kp01/jooken-dev/n_1000_c_10000000000_g_10_f_0.2_eps_0.001_s_200.in"
 
@@ -188,7 +189,7 @@ def test_simulators_are_taken_only_when_named():
         except clsolve.DeviceNotFoundError:
             assert spec == "gpu"
     assert is_simulator(clsolve.get_device("oclgrind"))
-    from clsolve import multidevice
+    from clsolve.scaleout import multidevice
     assert not any(is_simulator(d) for d in multidevice.resolve("all")[0])  # device="all": real GPUs only
     assert not any(d.is_gpu for d in simulators)
 

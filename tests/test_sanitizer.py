@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from clsolve.devices import all_devices, is_simulator
+from clsolve.runtime.devices import all_devices, is_simulator
 
 CASES = {
     "dp-rows": "Knapsack(p, w, 40), solver='dp-rows'",

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve import chunks, multidevice
 from clsolve.cli import main
-from clsolve.devices import gpus
 from clsolve.problems import LCS
+from clsolve.runtime.devices import gpus
+from clsolve.scaleout import chunks, multidevice
 
 
 def _random(count: int, seed: int, n: int = 12) -> list[clsolve.Knapsack]:
@@ -115,8 +115,8 @@ def test_costs_come_from_the_plan(device):
 def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
     """The vectorized costs equal the plan model applied to each problem alone: enumeration 2^n
     subsets, else n x prod(c + 1) cells of 4- or 8-byte values; NaN where dp-batch refuses."""
-    from clsolve import registry
-    from clsolve.dptable import MODEL_BANDWIDTH, MODEL_SUBSETS_PER_SECOND, value_dtype
+    from clsolve.dp.table import MODEL_BANDWIDTH, MODEL_SUBSETS_PER_SECOND, value_dtype
+    from clsolve.plugin import registry
     rng = np.random.default_rng(4)
     problems = []
     for k in range(120):
@@ -298,7 +298,7 @@ class _DieOnceTask:
         try:
             os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         except FileExistsError:
-            from clsolve.chunks import solve_chunk  # the real one: only the test's process patched it
+            from clsolve.scaleout.chunks import solve_chunk  # the real one: only the test's process patched it
             return solve_chunk(*args, **kwargs)
         os._exit(3)
 
@@ -368,12 +368,12 @@ def test_dask_batch_equals_local(cluster, device):
     _same(spread, clsolve.solve_many(problems, device=device))
     # 3 waves of one chunk per GPU slot, then the rest cut as the tapered shares after their head for
     # 2 slots, 3 full chunks' worth each: 4 full, then 2 halves, 2 quarters, 2 eighths
-    from clsolve import cluster as dask_cluster
+    from clsolve.scaleout import cluster as dask_cluster
     expected = 2 * len(dask_cluster.WAVES) + len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER)) - 2
     assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 16
     assert all(s is not None for s in spread)
     # each worker (started by a nanny, which sets MALLOC_TRIM_THRESHOLD_) raised its malloc thresholds
-    raised = cluster.run(lambda: __import__("clsolve.malloc", fromlist=["_done"])._done)
+    raised = cluster.run(lambda: __import__("clsolve.scaleout.malloc", fromlist=["_done"])._done)
     assert list(raised.values()) == [True, True]
 
 
@@ -469,7 +469,7 @@ def test_cli_scheduler(cluster, tmp_path, capsys):
 def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypatch):
     import gc
 
-    from clsolve import gcpause
+    from clsolve.scaleout import gcpause
     seen = []
     with gcpause.paused_gc():
         assert not gc.isenabled()
@@ -486,7 +486,7 @@ def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypat
     # what the interpreter itself froze before clsolve was imported (CPython 3.12 starts with a few
     # hundred tuples in the permanent generation) does not stop that: a fresh process (no threads
     # freeing frozen objects meanwhile) where what was frozen is taken for the interpreter's own
-    probe = ("import gc; from clsolve import gcpause; gc.freeze(); gcpause._frozen_at_import = gc.get_freeze_count()\n"
+    probe = ("import gc; from clsolve.scaleout import gcpause; gc.freeze(); gcpause._frozen_at_import = gc.get_freeze_count()\n"
              "with gcpause.paused_gc():\n    kept = [[k] for k in range(50_000)]\n"
              "print(any(o is kept[-1] for o in gc.get_objects(generation=2)), gc.get_freeze_count())")
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()

@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve import chunks
-from clsolve.devices import gpus
-from clsolve.packed import PackedProblems, PackedSolutions
+from clsolve.batch.packed import PackedProblems, PackedSolutions
 from clsolve.problems import LCS
+from clsolve.runtime.devices import gpus
+from clsolve.scaleout import chunks
 
 
 def _random(count: int, seed: int, n: int = 10) -> list[clsolve.Knapsack]:

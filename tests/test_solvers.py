@@ -109,7 +109,7 @@ def test_decision_rows_split_over_several_buffers(device, monkeypatch, chunk, ch
 def test_auto_picks_a_solver_that_accepts(device):
     problem = clsolve.Knapsack([3, 4], [1, 2], 2)
     solution = clsolve.solve(problem, solver="auto", device=device)
-    assert solution.solver in clsolve.registry.names() and solution.value == 4
+    assert solution.solver in clsolve.plugin.registry.names() and solution.value == 4
 
 
 def test_solve_many_in_order(device):

@@ -159,8 +159,8 @@ def test_lcs_bad_input_and_options(device):
 
 
 def test_lcs_refused_with_numbers_when_nothing_holds_the_rows(device, monkeypatch):
-    from clsolve import wavefront
-    monkeypatch.setattr(wavefront, "host_memory_bytes", lambda: 10**6)
+    from clsolve.dp import rowstore
+    monkeypatch.setattr(rowstore, "host_memory_bytes", lambda: 10**6)
     problem = LCS(np.zeros(100_000, int), np.zeros(2_000, int))
     with pytest.raises(DoesNotFitError, match=r"trace-back needs .* more than this host allows"):
         clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000, **SMALL_BLOCKS)
@@ -221,7 +221,7 @@ def test_tsplib_optima(name, data, device):
     with open(folder / "optimal_values.csv") as table:
         optima = {row["name"]: int(row["optimal_tour_length"]) for row in csv.DictReader(table)}
     path = next(folder.glob(f"{name}.*tsp"))
-    problem = clsolve.formats.read(path)[0]
+    problem = clsolve.io.formats.read(path)[0]
     problem = TSP(problem.distances, name=problem.name, known_optimum=optima[name])
     solution = clsolve.solve(problem, solver="wavefront", device=device, poison=True)
     assert solution.value == optima[name]
@@ -234,7 +234,7 @@ def test_tsplib_optima(name, data, device):
 def test_knapsack_matches_dp_rows(problem, device):
     if problem.m != 1:
         assert clsolve.solvers  # KP1 only: the plugin says why it refuses the others
-        assert "KP1" in clsolve.registry.load("wavefront").accepts(problem)
+        assert "KP1" in clsolve.plugin.registry.load("wavefront").accepts(problem)
         return
     expected = clsolve.solve(problem, solver="dp-rows", device=device).value
     for store in ("device", "host"):
@@ -243,11 +243,11 @@ def test_knapsack_matches_dp_rows(problem, device):
 
 
 def test_lcs_sequence_files(tmp_path, data, device):
-    problems = clsolve.formats.read(data / "lcs" / "ACO" / "Rat" / "4_10_600.rat")
+    problems = clsolve.io.formats.read(data / "lcs" / "ACO" / "Rat" / "4_10_600.rat")
     assert len(problems) == 5 and problems[0].m == problems[0].n == 600
     for problem in problems[:2]:
         assert clsolve.solve(problem, solver="wavefront", device=device).value == plain_lcs(problem.a, problem.b)
     fasta = tmp_path / "pair.fa"
     fasta.write_text(">one\nGATT\nACA\n>two\nTAGACCA\n")
-    (problem,) = clsolve.formats.read(fasta)
+    (problem,) = clsolve.io.formats.read(fasta)
     assert problem.name == "one / two" and clsolve.solve(problem, device=device).value == 4

@@ -6,9 +6,10 @@ import datetime
 import sys
 import time
 
-from .. import api, registry
-from ..devices import Device, get_device
+from .. import api
+from ..plugin import registry
 from ..problems import Knapsack
+from ..runtime.devices import Device, get_device
 from ..solution import check_many
 from .common import copy_bandwidth, fresh, ortools_solve, two_d_set
 

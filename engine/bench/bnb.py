@@ -8,9 +8,10 @@ import time
 
 import numpy as np
 
-from .. import api, formats
-from ..devices import Device, get_device
+from .. import api
+from ..io import formats
 from ..problems import Knapsack
+from ..runtime.devices import Device, get_device
 from .common import data_root, ortools_solve
 
 

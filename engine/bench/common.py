@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pyopencl as cl
 
-from .. import formats
-from ..buffers import fill
-from ..devices import Device
+from ..io import formats
 from ..problems import Knapsack
+from ..runtime.buffers import fill
+from ..runtime.devices import Device
 
 
 def data_root(explicit: str | None = None) -> Path | None:

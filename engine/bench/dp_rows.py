@@ -14,10 +14,11 @@ import sys
 
 import numpy as np
 
-from .. import api, formats
-from ..devices import Device, get_device
-from ..dptable import value_dtype
+from .. import api
+from ..dp.table import value_dtype
+from ..io import formats
 from ..problems import Knapsack
+from ..runtime.devices import Device, get_device
 from .common import copy_bandwidth, data_root
 
 KP01_ITEMS = (1000, 2000, 5000, 10000)

@@ -13,10 +13,11 @@ import time
 
 import numpy as np
 
-from .. import api, registry
-from ..devices import get_device
+from .. import api
 from ..errors import UnsupportedProblemError
+from ..plugin import registry
 from ..problems import Knapsack
+from ..runtime.devices import get_device
 from .common import ortools_solve
 
 VARIANTS = ("full", "no-local", "no-opt")

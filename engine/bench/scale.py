@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from .. import api
-from ..devices import get_device, gpus
+from ..runtime.devices import get_device, gpus
 from .common import fresh, two_d_set
 
 

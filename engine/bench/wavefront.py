@@ -18,12 +18,13 @@ import time
 
 import numpy as np
 
-from .. import formats, registry
-from ..devices import get_device
 from ..errors import DoesNotFitError, InvalidOptionError
+from ..io import formats
+from ..io.tsplib import distances_from_coordinates
+from ..plugin import registry
 from ..problems import LCS, TSP
+from ..runtime.devices import get_device
 from ..solution import check
-from ..tsplib import distances_from_coordinates
 from .common import copy_bandwidth, data_root
 
 LCS_LENGTHS = (10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6)

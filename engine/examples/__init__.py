@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .. import formats
 from ..errors import FormatError
+from ..io import formats
 
 
 @dataclass(frozen=True)

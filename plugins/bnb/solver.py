@@ -19,12 +19,12 @@ over chunks, breadth first inside one), which keeps the search exact. On the hos
 chunks waiting on the stack and the origin records live within ``memory_limit`` bytes (default: half
 of the memory available when the solve starts).
 
-Anytime: where the engine's time limit (``clsolve.deadline``) passes or the host budget is reached,
+Anytime: where the engine's time limit (``clsolve.runtime.deadline``) passes or the host budget is reached,
 the search stops at the next step boundary and returns the incumbent (a full item vector whose value
 is its items' profit), ``optimal = False``, and as ``bound`` the largest upper bound of any node
 still open; a note says which limit stopped it. A step cannot be interrupted, so under a time limit
 the search predicts each step's cost (the launches, and the transfers and sorts that follow them)
-from the steps before it (``clsolve.deadline.Rate``) and stops before one that would end past the
+from the steps before it (``clsolve.runtime.deadline.Rate``) and stops before one that would end past the
 limit; the device list is kept short enough that downloading it to split it fits a quarter of the
 margin, and the largest upper bound of a device list comes with each step's small read.
 """
@@ -36,15 +36,16 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve import deadline, kernels, memory, options
-from clsolve.devices import Device
-from clsolve.dptable import work_group_size
+from clsolve.dp.fixing import Fixing, fix, sort_by_ratio
+from clsolve.dp.presolve import Reduction, reduction
+from clsolve.dp.table import work_group_size
 from clsolve.errors import TimeLimitError
-from clsolve.fixing import Fixing, fix, sort_by_ratio
-from clsolve.presolve import Reduction, reduction
+from clsolve.plugin import options
+from clsolve.plugin.contract import DEVICE_MEMORY_SHARE, Plan, Solver
 from clsolve.problems import Knapsack
+from clsolve.runtime import deadline, kernels, memory
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
-from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver
 
 #: Lists shorter than this are branched by the host (NumPy); the paper switches at 192 nodes.
 #: Measured with ``clsolve bench bnb`` on the H100 (ci/results/bench-bnb-h100.json, the
@@ -75,7 +76,7 @@ WIRE_NODE_BYTES = 36
 #: virtual machine, the slowest host measured (a bare host is several times faster).
 HOST_TOUCH_SECONDS = 3e-9
 #: First guesses of what the uninterruptible parts of a step cost (overhead s, s per unit); each is
-#: replaced by measurements as the search runs (``clsolve.deadline.Rate``).
+#: replaced by measurements as the search runs (``clsolve.runtime.deadline.Rate``).
 FIRST_RATES = {"device step": (1e-4, 1e-9), "device step (cpu)": (1e-4, 2e-8), "host step": (1e-4, 3e-7),
                "filter": (1e-4, 3e-7), "transfer": (1e-4, 1e-9)}
 _U32 = 0xFFFFFFFF
@@ -141,12 +142,12 @@ class BranchAndBoundSolver(Solver):
         explored in chunks; ``memory_limit`` caps the host bytes of lists and records (default: half of
         what is available); ``host_threshold``: lists shorter than this are
         branched on the host; ``local_size`` overrides the work-group size; ``presolve`` applies
-        ``clsolve.presolve`` first (dropping items that cannot fit, dividing by common divisors).
+        ``clsolve.dp.presolve`` first (dropping items that cannot fit, dividing by common divisors).
         ``dominance`` removes, after each step, every node another node dominates (decided weight no
         larger and decided profit no smaller: the same items remain for both, so the dominated one
         cannot lead further); the host does it, so device lists are filtered while they hold at most
         ``dominance_max_nodes`` nodes. ``fixing`` first fixes every item the bounds decide
-        (``clsolve.fixing``, as MT2 does) and searches only the core that is left."""
+        (``clsolve.dp.fixing``, as MT2 does) and searches only the core that is left."""
         self.max_nodes = options.integer("max_nodes", max_nodes, minimum=MIN_NODES, none=True)
         self.host_threshold = options.integer("host_threshold", host_threshold, minimum=0)
         self.local_size = options.power_of_two("local_size", local_size)

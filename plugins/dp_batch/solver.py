@@ -9,8 +9,8 @@ Instances whose 2^n subsets are fewer than the DP's n x states cell updates (the
 10^6 against 2 x 10^7) are instead solved by enumerating every subset on the device, in one launch
 for all of them; both methods are exact and return the items.
 
-The host side works on the batch as packed arrays (``clsolve.packed``) from end to end: presolve
-(``clsolve.presolve.reduce_packed``), the choice of method, the plan, the device layout, and the
+The host side works on the batch as packed arrays (``clsolve.batch.packed``) from end to end: presolve
+(``clsolve.dp.presolve.reduce_packed``), the choice of method, the plan, the device layout, and the
 answers, with no Python object per instance; a batch of 63,000 costs a few milliseconds of NumPy
 besides packing the problems and building the solutions.
 """
@@ -23,11 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels
-from clsolve.buffers import fill
-from clsolve.deadline import Pacer
-from clsolve.devices import Device
-from clsolve.dptable import (
+from clsolve.batch.packed import PackedProblems, PackedSolutions, concatenated_ranges
+from clsolve.dp.presolve import PackedReduction, Reduction, identity, identity_packed, reduce_many, reduce_packed
+from clsolve.dp.table import (
     INT32_MAX,
     MAX_DIMS,
     MAX_STATES,
@@ -42,11 +40,13 @@ from clsolve.dptable import (
     work_group_size,
 )
 from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError
-from clsolve.packed import PackedProblems, PackedSolutions, concatenated_ranges
-from clsolve.presolve import PackedReduction, Reduction, identity, identity_packed, reduce_many, reduce_packed
+from clsolve.plugin.contract import DEVICE_MEMORY_SHARE, Plan, Solver, problem_label
 from clsolve.problems import Knapsack
+from clsolve.runtime import kernels
+from clsolve.runtime.buffers import fill
+from clsolve.runtime.deadline import Pacer
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
-from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver, problem_label
 
 #: Subset enumeration is exact for any n, but its masks are 32-bit words and its work is 2^n.
 ENUMERATION_MAX_ITEMS = 30
@@ -94,8 +94,8 @@ class BatchSolver(Solver):
         instance: ``dp`` (the dense DP), ``enumerate`` (every subset, n <= 30), or ``auto``
         (enumerate where 2^n <= n x states, the DP's cell updates; and a whole DP group of small
         instances where enumerating it is estimated cheaper than its item steps, see
-        ``clsolve.dptable.MODEL_DP_STEP_SECONDS``). ``presolve`` applies the exact
-        reductions of ``clsolve.presolve`` first (``False``: solve the problems as given)."""
+        ``clsolve.dp.table.MODEL_DP_STEP_SECONDS``). ``presolve`` applies the exact
+        reductions of ``clsolve.dp.presolve`` first (``False``: solve the problems as given)."""
         if memory_limit is not None and memory_limit <= 0:
             raise InvalidOptionError(f"memory_limit must be positive, got {memory_limit}")
         if method not in ("auto", "dp", "enumerate"):

@@ -14,11 +14,8 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels, options
-from clsolve.buffers import fill
-from clsolve.deadline import Pacer
-from clsolve.devices import Device
-from clsolve.dptable import (
+from clsolve.dp.presolve import planned, reduction
+from clsolve.dp.table import (
     MODEL_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
     POISON_BYTE,
@@ -31,10 +28,14 @@ from clsolve.dptable import (
     work_group_size,
 )
 from clsolve.errors import UnsupportedProblemError
-from clsolve.presolve import planned, reduction
+from clsolve.plugin import options
+from clsolve.plugin.contract import Plan, Solver
 from clsolve.problems import Knapsack
+from clsolve.runtime import kernels
+from clsolve.runtime.buffers import fill
+from clsolve.runtime.deadline import Pacer
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
-from clsolve.solver import Plan, Solver
 
 
 class RowParallelSolver(Solver):
@@ -48,7 +49,7 @@ class RowParallelSolver(Solver):
         fused per pass, so each row is read and written once per two items) or 1 (the paper's one
         launch per item). ``poison`` fills every device buffer with a garbage pattern before solving,
         so that a state the kernels fail to write shows up as a wrong answer (used by the tests).
-        ``presolve`` applies the exact reductions of ``clsolve.presolve`` first."""
+        ``presolve`` applies the exact reductions of ``clsolve.dp.presolve`` first."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
         self.items_per_launch = options.choice("items_per_launch", items_per_launch, (1, 2))
         self.local_size = options.power_of_two("local_size", local_size)

@@ -22,11 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels
-from clsolve.buffers import fill
-from clsolve.deadline import Pacer
-from clsolve.devices import Device
-from clsolve.dptable import (
+from clsolve.dp.presolve import planned, reduction
+from clsolve.dp.table import (
     MAX_STATES,
     MODEL_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
@@ -37,10 +34,13 @@ from clsolve.dptable import (
     work_group_size,
 )
 from clsolve.errors import InvalidOptionError, UnsupportedProblemError
-from clsolve.presolve import planned, reduction
+from clsolve.plugin.contract import DEVICE_MEMORY_SHARE, Plan, Solver, host_memory_bytes
 from clsolve.problems import Knapsack
+from clsolve.runtime import kernels
+from clsolve.runtime.buffers import fill
+from clsolve.runtime.deadline import Pacer
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
-from clsolve.solver import DEVICE_MEMORY_SHARE, Plan, Solver, host_memory_bytes
 
 from .groups import GROUPINGS, Groups, choose_grouping
 

@@ -11,11 +11,11 @@ import time
 
 import numpy as np
 
-from clsolve import deadline
-from clsolve.dptable import dp_accepts
+from clsolve.dp.table import dp_accepts
+from clsolve.plugin.contract import Plan, Solver
 from clsolve.problems import LCS, TSP, Knapsack
+from clsolve.runtime import deadline
 from clsolve.solution import Solution, Timings
-from clsolve.solver import Plan, Solver
 
 from . import grids
 

@@ -12,14 +12,14 @@ from math import comb
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels
-from clsolve.deadline import Pacer
-from clsolve.devices import Device
+from clsolve.dp.rowstore import RowStore, plan_store
 from clsolve.errors import DoesNotFitError
+from clsolve.plugin.contract import Plan, _size
 from clsolve.problems import TSP
+from clsolve.runtime import kernels
+from clsolve.runtime.deadline import Pacer
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
-from clsolve.solver import Plan, _size
-from clsolve.wavefront import RowStore, plan_store
 
 #: Largest n: subsets of the n - 1 other cities are ranked in 32-bit integers (C(32, 16) < 2^32).
 MAX_HELD_KARP_CITIES = 33
@@ -103,7 +103,7 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
                             str(plan.details["store"]))
     store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
     if options.poison:
-        from clsolve.buffers import fill
+        from clsolve.runtime.buffers import fill
         for buffer in levels:
             fill(queue, buffer, 0xA5)
     queue.finish()

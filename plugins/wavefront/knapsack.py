@@ -8,16 +8,16 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels
-from clsolve.buffers import fill
-from clsolve.deadline import Pacer
-from clsolve.devices import Device
-from clsolve.dptable import opencl_type, value_dtype, work_group_size
+from clsolve.dp.rowstore import RowStore, plan_store
+from clsolve.dp.table import opencl_type, value_dtype, work_group_size
 from clsolve.errors import InvalidProblemError
+from clsolve.plugin.contract import Plan
 from clsolve.problems import Knapsack
+from clsolve.runtime import kernels
+from clsolve.runtime.buffers import fill
+from clsolve.runtime.deadline import Pacer
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
-from clsolve.solver import Plan
-from clsolve.wavefront import RowStore, plan_store
 
 #: Largest capacity: states are 32-bit indices.
 MAX_CAPACITY = 2**31 - 2

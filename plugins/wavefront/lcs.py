@@ -14,14 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve import kernels
-from clsolve.deadline import Pacer
-from clsolve.devices import Device
+from clsolve.dp.rowstore import RowStore, plan_store
 from clsolve.errors import DoesNotFitError, InvalidOptionError
+from clsolve.plugin.contract import Plan
 from clsolve.problems import LCS
+from clsolve.runtime import kernels
+from clsolve.runtime.deadline import Pacer
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
-from clsolve.solver import Plan
-from clsolve.wavefront import RowStore, plan_store
 
 #: Default block tiling by device kind (GPU: True), from the tiling sweep of ``clsolve bench wavefront``
 #: on the H100 (ci/results/bench-wavefront-h100.json): 128 words x 4096 rows, 4 rows per barrier.
@@ -307,7 +307,7 @@ def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndar
     capacity = max(length, 1)
     pairs = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, capacity * 8)
     if poison:
-        from clsolve.buffers import fill
+        from clsolve.runtime.buffers import fill
         fill(queue, pairs, 0xA5)
     state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
     state_buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=state)

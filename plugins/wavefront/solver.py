@@ -1,5 +1,5 @@
 """The ``wavefront`` plugin: one solver for the three problems of paper 004, each on the same memory
-model (``clsolve.wavefront``): the sweep keeps only its live rows on the device and the finished
+model (``clsolve.dp.rowstore``): the sweep keeps only its live rows on the device and the finished
 part of the grid the answer needs stays on the device or streams to host memory.
 
 * ``LCS``      block-diagonal sweep, bit-parallel (``method="bits"``) or cell by cell (``"cells"``);
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clsolve.devices import Device
 from clsolve.errors import InvalidOptionError
+from clsolve.plugin.contract import Plan, Solver
 from clsolve.problems import LCS, TSP, Knapsack
+from clsolve.runtime.devices import Device
 from clsolve.solution import Solution
-from clsolve.solver import Plan, Solver
 
 from . import held_karp, knapsack, lcs
 

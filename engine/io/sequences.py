@@ -7,8 +7,8 @@
 """
 from __future__ import annotations
 
-from .errors import FormatError
-from .problems import LCS
+from ..errors import FormatError
+from ..problems import LCS
 
 
 def looks_like_fasta(text: str) -> bool:

@@ -2,7 +2,7 @@
 
 Each device gets its own worker process (its own context and queue, and its own Python, so the
 host work of presolve, planning and checking runs in parallel too), kept for later batches. The
-batch is cut into chunks of equal planned cost (:mod:`clsolve.chunks`); a device takes the next
+batch is cut into chunks of equal planned cost (:mod:`clsolve.scaleout.chunks`); a device takes the next
 chunk when it has fewer than two in hand, so a faster device takes more. A worker process that
 dies has its chunks re-run on a fresh one.
 """
@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
 
+from ..batch.arrays import SolutionArrays
+from ..runtime.devices import Device, get_device, gpus
+from ..solution import Solution
 from . import chunks
-from .devices import Device, get_device, gpus
-from .solution import Solution
-from .solution_arrays import SolutionArrays
 
 #: Chunks a device holds at once: one running, one waiting, so it never idles between chunks.
 IN_FLIGHT = 2

@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .errors import FormatError, InvalidProblemError
+from ..errors import FormatError, InvalidProblemError
+from ..problems import MAX_CITIES, TSP
 from .numbers import exact
-from .problems import MAX_CITIES, TSP
 
 _SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION", "FIXED_EDGES_SECTION",
              "TOUR_SECTION", "DEPOT_SECTION", "DEMAND_SECTION", "EOF")

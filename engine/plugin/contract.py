@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from .devices import Device
-from .errors import ClsolveError, DoesNotFitError, UnsupportedProblemError
-from .memory import physical_bytes
-from .solution import Solution
+from ..errors import ClsolveError, DoesNotFitError, UnsupportedProblemError
+from ..runtime.devices import Device
+from ..runtime.memory import physical_bytes
+from ..solution import Solution
 
 if TYPE_CHECKING:
-    from .packed import PackedProblems, PackedSolutions
+    from ..batch.packed import PackedProblems, PackedSolutions
 
 #: Share of a device's global memory a plan may use (the rest stays for the driver and others).
 DEVICE_MEMORY_SHARE = 0.9
@@ -22,7 +22,7 @@ DEVICE_MEMORY_SHARE = 0.9
 HOST_MEMORY_SHARE = 0.8
 
 
-#: The host's physical memory in bytes (one definition, in ``clsolve.memory``).
+#: The host's physical memory in bytes (one definition, in ``clsolve.runtime.memory``).
 host_memory_bytes = physical_bytes
 
 
@@ -170,7 +170,7 @@ class Solver(abc.ABC):
         return combined(self.name, plans)
 
     def plan_packed(self, packed: PackedProblems, device: Device | None) -> Plan:
-        """``checked_plan_many`` of a packed batch (``clsolve.packed``). A batching solver may work on
+        """``checked_plan_many`` of a packed batch (``clsolve.batch.packed``). A batching solver may work on
         the arrays directly; the default unpacks the problems."""
         return self.checked_plan_many(packed.unpack(), device)
 
@@ -181,7 +181,7 @@ class Solver(abc.ABC):
     def solve_packed(self, packed: PackedProblems, device: Device | None) -> PackedSolutions:
         """``solve_many`` of a packed batch (after ``plan_packed``), answers packed the same way. A
         batching solver may work on the arrays directly; the default unpacks the problems."""
-        from .packed import PackedSolutions
+        from ..batch.packed import PackedSolutions
         return PackedSolutions.pack(packed.positions, self.solve_many(packed.unpack(), device), {}, "", 0.0)
 
     def checked_plan(self, problem, device: Device | None) -> Plan:

@@ -16,8 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from .problems import Knapsack
-from .solution import Solution, Timings
+from ..problems import Knapsack
+from ..solution import Solution, Timings
 
 #: Items after the break item the greedy lower bound visits at most (it stops earlier once nothing fits).
 GREEDY_ITEMS = 4096

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .errors import InvalidProblemError, SolutionCheckError
-from .problems import INT64_MAX, MAX_SCALAR, Knapsack
-from .solution import Solution, Timings, check
+from ..errors import InvalidProblemError, SolutionCheckError
+from ..problems import INT64_MAX, MAX_SCALAR, Knapsack
+from ..solution import Solution, Timings, check
 
 # PackedSolutions.unpack fills these attributes directly: a field added to either class goes there too
 assert [f.name for f in fields(Solution)] == ["value", "selected", "optimal", "solver", "device", "timings", "notes",

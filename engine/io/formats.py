@@ -11,8 +11,8 @@ Formats (``--format`` name, how it is recognised when not given):
 ``mknap``     OR-Library: K, then per problem ``n m opt``, n profits, m rows of n weights, m capacities.
 ``msb``       2DPackLib MSB JSON (``"Container"``/``"Items"``) turned into KP2 as papers 000/001 do.
 ``class-a``   2DPackLib one-line format ``name;n;W;H;w,h[,count];..`` (lines containing ``;``), into KP2.
-``tsplib``    TSPLIB95 ``.tsp`` / ``.atsp`` (a header with DIMENSION), into a TSP (``clsolve.tsplib``).
-``fasta``     FASTA (starts with ``>``): each two consecutive records make one LCS (``clsolve.sequences``).
+``tsplib``    TSPLIB95 ``.tsp`` / ``.atsp`` (a header with DIMENSION), into a TSP (``clsolve.io.tsplib``).
+``fasta``     FASTA (starts with ``>``): each two consecutive records make one LCS (``clsolve.io.sequences``).
 ``sequences`` one sequence per line (non-numeric), each two consecutive lines one LCS.
 
 JSON objects may also hold ``{"a": .., "b": ..}`` (an LCS; strings or integer lists) or
@@ -28,9 +28,9 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
-from .errors import FormatError, InvalidProblemError
+from ..errors import FormatError, InvalidProblemError
+from ..problems import LCS, TSP, Knapsack
 from .numbers import exact
-from .problems import LCS, TSP, Knapsack
 from .sequences import looks_like_fasta, looks_like_sequences, read_fasta, read_sequences
 from .tsplib import looks_like_tsplib, read_tsplib
 

@@ -1,7 +1,7 @@
 """When the OpenCL runtime fails under a solve: a clsolve error that says what failed, and a device
 that stays usable.
 
-A plan refuses what will not fit before anything is allocated (``clsolve.memory``); the runtime can
+A plan refuses what will not fit before anything is allocated (``clsolve.runtime.memory``); the runtime can
 still fail afterwards (another process took the device's memory, the device was lost, a kernel
 crashed). ``guard`` turns such a ``pyopencl.Error`` into :class:`~clsolve.errors.DeviceError`
 naming the OpenCL status, and checks whether the device's queue still works: where it does not (a
@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pyopencl as cl
 
+from ..errors import DeviceError
 from . import kernels
 from .devices import Device
-from .errors import DeviceError
 
 #: OpenCL statuses that mean "out of memory" on the device or the host.
 MEMORY_STATUSES = ("MEM_OBJECT_ALLOCATION_FAILURE", "OUT_OF_RESOURCES", "OUT_OF_HOST_MEMORY")

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyopencl as cl
 
-from .devices import Device
-from .errors import DoesNotFitError
-from .solver import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, _size, host_memory_bytes
+from ..errors import DoesNotFitError
+from ..plugin.contract import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, _size, host_memory_bytes
+from ..runtime.devices import Device
 
 #: Device slots of the host-mode ring: one being written, one being copied out, one spare.
 RING_SLOTS = 3
@@ -135,7 +135,7 @@ class RowStore:
                                               properties=cl.command_queue_properties.PROFILING_ENABLE)
             self._host = _PinnedArena(device, plan.chunk_bytes)
         if poison is not None:
-            from .buffers import fill
+            from ..runtime.buffers import fill
             for buffer in self.buffers:
                 fill(device.queue, buffer, poison)
 

@@ -10,7 +10,7 @@ import math
 import numbers
 from collections.abc import Sequence
 
-from .errors import InvalidOptionError
+from ..errors import InvalidOptionError
 
 
 def _refuse(name: str, expected: str, value) -> InvalidOptionError:

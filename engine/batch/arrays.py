@@ -14,8 +14,8 @@ from typing import overload
 
 import numpy as np
 
+from ..solution import Solution
 from .packed import PackedSolutions
-from .solution import Solution
 
 
 class SolutionArrays(Sequence):

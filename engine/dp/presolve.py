@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .packed import PackedProblems, concatenated_ranges
-from .problems import Knapsack
-from .solution import Solution, Timings
-from .solver import Plan
+from ..batch.packed import PackedProblems, concatenated_ranges
+from ..plugin.contract import Plan
+from ..problems import Knapsack
+from ..solution import Solution, Timings
 
 
 @dataclass(slots=True)

@@ -10,9 +10,9 @@ from importlib import resources
 
 import pyopencl as cl
 
+from ..errors import KernelBuildError
 from . import deadline
 from .devices import Device
-from .errors import KernelBuildError
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"[ \t]*$', re.MULTILINE)
 _programs: dict[tuple, cl.Program] = {}

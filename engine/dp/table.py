@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .packed import PackedProblems
-from .problems import Knapsack
+from ..batch.packed import PackedProblems
+from ..problems import Knapsack
 
 INT32_MAX = 2**31 - 1
 #: Byte the DP solvers' ``poison`` option fills device buffers with, so unwritten cells show.

@@ -1,6 +1,6 @@
 """A batch cut into chunks by planned cost, shipped as NumPy arrays, solved on a worker, put back in order.
 
-This is what ``device="all"`` (:mod:`clsolve.multidevice`) and the Dask path (:mod:`clsolve.cluster`)
+This is what ``device="all"`` (:mod:`clsolve.scaleout.multidevice`) and the Dask path (:mod:`clsolve.scaleout.cluster`)
 share. The client cuts the batch into contiguous chunks of about equal planned seconds
 (:func:`cut`), packs each chunk's knapsacks into a few concatenated arrays (:class:`PackedProblems`,
 no pickled solver objects), a worker solves a chunk with :func:`solve_chunk` (the engine's own
@@ -17,14 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import errors, solving
-from .errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
+from .. import errors, solving
+from ..batch.arrays import SolutionArrays
+from ..batch.packed import PackedProblems, PackedSolutions
+from ..errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
+from ..plugin.contract import Solver, problem_label
+from ..problems import Knapsack
+from ..solution import Solution, check
 from .gcpause import paused_gc
-from .packed import PackedProblems, PackedSolutions
-from .problems import Knapsack
-from .solution import Solution, check
-from .solution_arrays import SolutionArrays
-from .solver import Solver, problem_label
 
 #: Chunks per worker when the caller does not size them: enough to balance uneven chunks and
 #: overlap the client's packing with the workers' solving, few enough that each chunk stays a
@@ -57,7 +57,7 @@ def costs(problems: Sequence, solver: str, device, packed: PackedProblems | None
     refuses, which its worker will report) the device-free :func:`sizes` stand in, scaled to the
     planned ones.
     """
-    from . import registry
+    from ..plugin import registry
     planned = np.full(len(problems), np.nan)
     if solver != "auto" and device is not None:
         try:

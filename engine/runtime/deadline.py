@@ -25,8 +25,8 @@ from collections.abc import Iterator
 
 import pyopencl as cl
 
-from . import options
-from .errors import TimeLimitError
+from ..errors import TimeLimitError
+from ..plugin import options
 
 #: The margin past the limit within which a call returns: max(MARGIN_SHARE x limit, MARGIN_SECONDS).
 MARGIN_SHARE = 0.10

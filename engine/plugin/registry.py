@@ -16,8 +16,8 @@ from importlib.metadata import EntryPoint
 from stevedore import ExtensionManager
 from stevedore.extension import Extension
 
-from .errors import InvalidOptionError, UnknownSolverError
-from .solver import Solver
+from ..errors import InvalidOptionError, UnknownSolverError
+from .contract import Solver
 
 NAMESPACE = "clsolve.solvers"
 

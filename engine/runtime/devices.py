@@ -11,7 +11,7 @@ icd.ensure_nvidia_icd()  # must run before pyopencl first lists platforms
 
 import pyopencl as cl  # noqa: E402
 
-from .errors import DeviceNotFoundError  # noqa: E402
+from ..errors import DeviceNotFoundError  # noqa: E402
 
 ENV_VAR = "CLSOLVE_DEVICE"
 
@@ -169,7 +169,7 @@ def get_device(spec: str | Device | None = None) -> Device:
     followed by ``:INDEX`` to pick among several matches (``nvidia``, ``pocl``, ``h100:1``), or
     ``#N``, the N-th device of ``clsolve devices`` (0-based, every platform in order).
     ``None`` reads ``CLSOLVE_DEVICE`` and falls back to ``auto``. ``all`` is ``auto`` here, where one
-    device is wanted; ``solve_many`` reads it as every GPU (see ``clsolve.multidevice``).
+    device is wanted; ``solve_many`` reads it as every GPU (see ``clsolve.scaleout.multidevice``).
     """
     if isinstance(spec, Device):
         return spec

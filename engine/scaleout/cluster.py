@@ -1,7 +1,7 @@
 """``solve_many(problems, client=...)``: one batch over a Dask cluster of GPU workers.
 
 Dask (``dask.distributed``, the ``dask`` extra) does the scheduling; clsolve only cuts the batch
-into chunks of equal planned cost (:mod:`clsolve.chunks`), packs each chunk's problems as a few
+into chunks of equal planned cost (:mod:`clsolve.scaleout.chunks`), packs each chunk's problems as a few
 NumPy arrays (pickled once, as bytes), submits one task per chunk to workers that each own one
 OpenCL device (asking for the worker resource ``GPU=1`` when the workers declare it, so one chunk
 runs per GPU at a time), and gathers the checked answers in input order. The leading waves' chunks,
@@ -15,7 +15,7 @@ itself (or given up, ``KilledWorker``, after ``distributed.scheduler.allowed-fai
 scattered chunk's problems are lost with the worker and its task cancelled. Either way such a chunk
 is sent again under a new key, up to ``MAX_ATTEMPTS`` times. Each chunk is taken once, by its
 index, so nothing is returned twice. The task raises glibc's malloc thresholds in its worker
-process once (:mod:`clsolve.malloc`).
+process once (:mod:`clsolve.scaleout.malloc`).
 
 Start a cluster with Dask's own commands, one worker per GPU (see the README)::
 
@@ -32,21 +32,21 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from ..batch.arrays import SolutionArrays
+from ..errors import DeviceNotFoundError, InvalidOptionError
+from ..solution import Solution
 from . import chunks
-from .errors import DeviceNotFoundError, InvalidOptionError
 from .malloc import keep_large_blocks_on_heap
-from .solution import Solution
-from .solution_arrays import SolutionArrays
 
 #: Times clsolve sends a chunk again after its worker was lost (its task cancelled, or KilledWorker).
 MAX_ATTEMPTS = 2
 #: Full chunks' worth per GPU slot when the caller does not size them: fewer than ``device="all"``
-#: cuts (``clsolve.chunks.CHUNKS_PER_WORKER``), as each Dask task costs milliseconds of scheduler,
+#: cuts (``clsolve.scaleout.chunks.CHUNKS_PER_WORKER``), as each Dask task costs milliseconds of scheduler,
 #: worker and client time (2 x H200, MSB-630 x 100: 3 a little faster than 4, and both than 2 or 6).
 CHUNKS_PER_WORKER = 3
 #: Tries to scatter a group of chunks (a worker may die while it receives them).
 PLACE_ATTEMPTS = 3
-#: The leading waves' shares (see :class:`clsolve.chunks.Chunking`): larger than for
+#: The leading waves' shares (see :class:`clsolve.scaleout.chunks.Chunking`): larger than for
 #: ``device="all"``, as each wave reaches Dask's workers later (a scatter and two batched messages,
 #: ~10 ms); with a third of 0.3 the workers still hold that wave when the rest comes. 2 x H200,
 #: MSB-630 x 100: 1/32, 1/8, 0.3 took 0.165 s against 0.172 s for 1/64, 1/16, 0.3 (medians of 7);
@@ -75,8 +75,8 @@ def connect(address: str):
 
 
 def solve_on_worker(packed: chunks.PackedProblems | bytes, solver: str, options: dict, device) -> chunks.PackedSolutions:
-    """The task each chunk runs: :func:`clsolve.chunks.solve_chunk` on the worker's own device
-    (after :func:`clsolve.malloc.keep_large_blocks_on_heap`, once per worker process). ``packed``
+    """The task each chunk runs: :func:`clsolve.scaleout.chunks.solve_chunk` on the worker's own device
+    (after :func:`clsolve.scaleout.malloc.keep_large_blocks_on_heap`, once per worker process). ``packed``
     may come pickled (as :func:`solve_many` sends it): unpickled here, in the task's thread."""
     keep_large_blocks_on_heap()
     if isinstance(packed, bytes):
@@ -145,7 +145,7 @@ class _Placement:
 
 def _planning_device(device):
     """The client's own device of the kind the workers use, to plan chunk costs; None if it has none."""
-    from .devices import get_device
+    from ..runtime.devices import get_device
     try:
         return get_device(None if device in (None, "all") else device)
     except DeviceNotFoundError:

@@ -77,3 +77,8 @@ class BatchError(ClsolveError):
         more = f"; and {len(self.failures) - 5} more" if len(self.failures) > 5 else ""
         super().__init__(f"{len(self.failures)} of {len(self.solutions)} problems failed "
                          f"(indices {sorted(self.failures)[:20]}): {shown}{more}")
+
+
+def problem_label(index: int, problem) -> str:
+    """How errors name a problem of a batch: its index and what it is."""
+    return f"problem {index} ({problem.describe()})"

@@ -12,9 +12,11 @@ from .errors import (
     FormatError,
     SolutionCheckError,
     UnsupportedProblemError,
+    problem_label,
 )
-from .plugin import registry
-from .plugin.contract import Plan, Solver, problem_label
+from .plugin import checked, registry
+from .plugin.contract import PackedBatchSolver, Solver
+from .plugin.plan import Plan
 from .problems import Knapsack
 from .runtime import deadline, failures
 from .runtime.devices import Device, get_device
@@ -24,7 +26,7 @@ HOST_DEVICE_LABEL = "host CPU"
 
 
 def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
-    return get_device(device) if solver.uses_device else None
+    return get_device(device) if checked.uses_device(solver) else None
 
 
 def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
@@ -70,7 +72,7 @@ def plan(problem, solver: str = "auto", device: str | Device | None = None, **op
     if solver == "auto":
         return choose(problem, device)[2]
     instance = registry.load(solver, **options)
-    return instance.checked_plan(problem, _device_for(instance, device))
+    return checked.plan(instance, problem, _device_for(instance, device))
 
 
 def _finish(problem, solution: Solution, solver: Solver, device: Device | None) -> Solution:
@@ -107,7 +109,7 @@ def _solve(problem, solver: str, device, options: dict) -> Solution:
     else:
         instance = registry.load(solver, **options)
         dev = _device_for(instance, device)
-        chosen_plan = instance.checked_plan(problem, dev)
+        chosen_plan = checked.plan(instance, problem, dev)
     with failures.guard(instance.name, dev):
         solution = instance.solve(problem, dev, chosen_plan)
     return _finish(problem, solution, instance, dev)
@@ -138,18 +140,13 @@ def _solve_many_one_device(problems: list, solver: str, device, arrays: bool,
     return SolutionArrays.of_solutions(solutions) if arrays else solutions
 
 
-def _works_packed(cls: type) -> bool:
-    """Whether a solver class solves packed batches itself (not through the default's objects)."""
-    return getattr(cls, "solve_packed", Solver.solve_packed) is not Solver.solve_packed
-
-
 def _packs(solver: str) -> bool:
     """Whether ``solver`` (for ``auto``: every installed batching solver) works on packed batches."""
     classes = registry.solver_classes()
     if solver == "auto":
-        batching = [cls for cls in classes.values() if getattr(cls, "batches", False)]
-        return bool(batching) and all(map(_works_packed, batching))
-    return _works_packed(classes.get(solver, Solver))
+        batching = [cls for cls in classes.values() if checked.batches(cls)]
+        return bool(batching) and all(map(checked.packs, batching))
+    return checked.packs(classes.get(solver, Solver))
 
 
 def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict) -> PackedSolutions | None:
@@ -167,8 +164,9 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
     else:
         if not _packs(solver):
             return None
-        instance = registry.load(solver, **options)
-        dev = _device_for(instance, device)
+        loaded = registry.load(solver, **options)
+        assert isinstance(loaded, PackedBatchSolver)  # _packs said so
+        instance, dev = loaded, get_device(device)
         plan = instance.plan_packed(packed, dev)
     _fits(plan, dev, len(packed))
     answer = instance.solve_packed(packed, dev)
@@ -195,15 +193,16 @@ def _batching_solver_packed(packed: PackedProblems, device) -> tuple[Solver, Dev
     when a batching solver works on objects only (the object path then weighs it)."""
     if len(packed) < 2 or not _packs("auto"):
         return None
-    return _cheapest_batching(device, lambda candidate, dev: candidate.plan_packed(packed, dev))
+    chosen = _cheapest_batching(device, lambda candidate, dev: candidate.plan_packed(packed, dev))
+    return None if chosen is None else chosen
 
 
 def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | None:
-    """The batching solver (``Solver.batches``) whose plan (``plan_of(solver, device)``) takes and
+    """The batch solver (``BatchSolver``) whose plan (``plan_of(solver, device)``) takes and
     fits every problem with the smallest estimate, with its device and plan, or None."""
     best: tuple[float, str, Solver, Device | None, Plan] | None = None
     for name, cls in sorted(registry.solver_classes().items()):
-        if not getattr(cls, "batches", False):
+        if not checked.batches(cls):
             continue
         try:
             candidate = registry.load(name)
@@ -227,9 +226,9 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
             return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
-    plan = instance.checked_plan_many(problems, dev)
+    plan = checked.plan_many(instance, problems, dev)
     _fits(plan, dev, len(problems))
-    solutions = instance.solve_many(problems, dev)
+    solutions = checked.solve_many(instance, problems, dev)
     label = _answered(instance, dev, len(solutions), len(problems))
     for solution in solutions:
         solution.solver, solution.device = instance.name, label
@@ -237,11 +236,11 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
 
 
 def _batching_solver(problems: list, device) -> str | None:
-    """For several problems: the batching solver (``Solver.batches``) that accepts and fits every one
+    """For several problems: the batch solver (``BatchSolver``) that accepts and fits every one
     with the smallest summed estimate, or None."""
     if len(problems) < 2:
         return None
-    chosen = _cheapest_batching(device, lambda candidate, dev: candidate.checked_plan_many(problems, dev))
+    chosen = _cheapest_batching(device, lambda candidate, dev: checked.plan_many(candidate, problems, dev))
     return None if chosen is None else chosen[0].name
 
 

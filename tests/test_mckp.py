@@ -167,8 +167,8 @@ def test_storage_moves_to_host_then_recompute(monkeypatch):
 def test_recompute_refused_with_numbers_when_checkpoints_do_not_fit(monkeypatch, device):
     rng = np.random.default_rng(2)
     problem = multiclass(400, 50, rng, "value", spread=500)
-    import clsolve.plugin.contract as engine_solver
-    monkeypatch.setattr(engine_solver, "host_memory_bytes", lambda: 1000)
+    import clsolve.plugin.plan as engine_plan
+    monkeypatch.setattr(engine_plan, "host_memory_bytes", lambda: 1000)
     with pytest.raises(clsolve.DoesNotFitError, match="checkpoints"):
         clsolve.plan(problem, solver="mckp", device=device, counts="recompute", segment_groups=1)
 

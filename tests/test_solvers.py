@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
+from clsolve.plugin import checked
 from clsolve_plugins.dp_rows import RowParallelSolver
 from clsolve_plugins.sequential import SequentialSolver
 
@@ -99,7 +100,7 @@ def test_decision_rows_split_over_several_buffers(device, monkeypatch, chunk, ch
     problem = clsolve.Knapsack(rng.integers(1, 100, 25), rng.integers(1, 60, 25), 3000)
     solver = RowParallelSolver(poison=True, items_per_launch=per_launch, presolve=False)
     monkeypatch.setattr(RowParallelSolver, "_chunk_items", lambda self, p, layout, d: chunk)
-    plan = solver.checked_plan(problem, device)
+    plan = checked.plan(solver, problem, device)
     assert plan.details["decision_chunks"] == chunks
     solution = solver.solve(problem, device, plan)
     assert solution.value == clsolve.solve(problem, solver="sequential").value

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import DoesNotFitError, InvalidOptionError
 from ..io import formats
 from ..io.tsplib import distances_from_coordinates
-from ..plugin import registry
+from ..plugin import checked, registry
 from ..problems import LCS, TSP
 from ..runtime.devices import get_device
 from ..solution import check
@@ -79,7 +79,7 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
         _log(f"lcs {length}: value only {seconds:.4f} s end to end, {cells / seconds / 1e9:.1f} G cells/s "
              f"(sweep alone {sweep:.4f} s, {cells / sweep / 1e9:.1f} G cells/s)")
         try:
-            plan = solver.checked_plan(problem, device)
+            plan = checked.plan(solver, problem, device)
             seconds, solution = _best(repeats, lambda: solver.solve(problem, device, plan))
             check(problem, solution)
             assert solution.value == value
@@ -132,7 +132,7 @@ def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> 
 def bench_lcs_streamed(device, length: int) -> dict:
     problem = random_strings(length, seed=length)
     solver = registry.load("wavefront", store="host")
-    plan = solver.checked_plan(problem, device)
+    plan = checked.plan(solver, problem, device)
     start = time.perf_counter()
     solution = solver.solve(problem, device, plan)
     seconds = time.perf_counter() - start  # includes allocating the page-locked host memory
@@ -170,7 +170,7 @@ def bench_pylcs(length: int) -> dict | None:
 
 def bench_tsp_case(device, problem: TSP, repeats: int, store: str = "auto") -> dict:
     solver = registry.load("wavefront", store=store)
-    plan = solver.checked_plan(problem, device)
+    plan = checked.plan(solver, problem, device)
     seconds, solution = _best(repeats, lambda: solver.solve(problem, device, plan))
     check(problem, solution)
     stats = solution.stats
@@ -199,7 +199,7 @@ def run(args) -> dict:
     quick = args.quick
     bandwidth = copy_bandwidth(device, 64 if quick else 1024)
     for warm in (random_strings(3000, seed=1), euclidean(9, seed=1)):  # builds kernels before any timing
-        registry.load("wavefront").solve(warm, device, registry.load("wavefront").checked_plan(warm, device))
+        registry.load("wavefront").solve(warm, device, checked.plan(registry.load("wavefront"), warm, device))
     out = {"benchmark": "wavefront", "device": device.label, "date": datetime.date.today().isoformat(),
            "copy_bandwidth_bytes_per_second": bandwidth}
     lengths = LCS_QUICK if quick else LCS_LENGTHS

@@ -25,7 +25,7 @@ import numpy as np
 import pyopencl as cl
 
 from ..errors import DoesNotFitError
-from ..plugin.contract import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, _size, host_memory_bytes
+from ..plugin.plan import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, format_bytes, host_memory_bytes
 from ..runtime.devices import Device
 
 #: Device slots of the host-mode ring: one being written, one being copied out, one spare.
@@ -84,16 +84,16 @@ def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_b
     fits_device = total <= budget and max(chunk_bytes, default=0) <= device.max_allocation
     if mode == "device" or (mode == "auto" and fits_device):
         if not fits_device:
-            raise DoesNotFitError(f"{what}: keeping {_size(total)} on the device does not fit beside "
-                                  f"{_size(other_device_bytes)} in {device.label} (budget {_size(max(budget, 0))})")
+            raise DoesNotFitError(f"{what}: keeping {format_bytes(total)} on the device does not fit beside "
+                                  f"{format_bytes(other_device_bytes)} in {device.label} (budget {format_bytes(max(budget, 0))})")
         return StorePlan("device", list(chunk_bytes), total, 0)
     if ring > budget:
-        raise DoesNotFitError(f"{what}: even a ring of {RING_SLOTS} slots ({_size(ring)}) does not fit beside "
-                              f"{_size(other_device_bytes)} in {device.label} (budget {_size(max(budget, 0))})")
+        raise DoesNotFitError(f"{what}: even a ring of {RING_SLOTS} slots ({format_bytes(ring)}) does not fit beside "
+                              f"{format_bytes(other_device_bytes)} in {device.label} (budget {format_bytes(max(budget, 0))})")
     if total > host_limit:
-        raise DoesNotFitError(f"{what}: the trace-back needs {_size(total)}, more than the device holds "
-                              f"({_size(max(budget, 0))}) and more than this host allows "
-                              f"({_size(host_limit)}, {HOST_MEMORY_SHARE:.0%} of {_size(host_memory_bytes())})")
+        raise DoesNotFitError(f"{what}: the trace-back needs {format_bytes(total)}, more than the device holds "
+                              f"({format_bytes(max(budget, 0))}) and more than this host allows "
+                              f"({format_bytes(host_limit)}, {HOST_MEMORY_SHARE:.0%} of {format_bytes(host_memory_bytes())})")
     return StorePlan("host", list(chunk_bytes), ring, total)
 
 

@@ -9,6 +9,7 @@ silently taking it. ``testing({"name": SolverClass})`` replaces the installed pl
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 from collections.abc import Iterator
 from importlib.metadata import EntryPoint
@@ -17,7 +18,7 @@ from stevedore import ExtensionManager
 from stevedore.extension import Extension
 
 from ..errors import InvalidOptionError, UnknownSolverError
-from .contract import Solver
+from .contract import BatchSolver, DeviceSolver, HostSolver, Solver
 
 NAMESPACE = "clsolve.solvers"
 
@@ -96,14 +97,34 @@ def load(name: str, **options) -> Solver:
             raise UnknownSolverError(f"solver {name!r} is installed but failed to load: {failures[name]}")
         installed = ", ".join(sorted(classes)) or "(none)"
         raise UnknownSolverError(f"unknown solver {name!r}; installed solvers: {installed}")
-    if not (isinstance(cls, type) and issubclass(cls, Solver)):
-        raise UnknownSolverError(f"entry point {name!r} ({cls!r}) does not implement clsolve.Solver")
+    if not _is_solver(cls):
+        raise UnknownSolverError(f"entry point {name!r} ({cls!r}) is neither a clsolve.DeviceSolver nor a "
+                                 "clsolve.HostSolver")
+    unknown = sorted(set(options) - set(valid_options(cls)))
+    if unknown and not _takes_any_keyword(cls):
+        valid = ", ".join(valid_options(cls)) or "none"
+        raise InvalidOptionError(f"solver {name!r} does not take option{'s' * (len(unknown) > 1)} "
+                                 f"{', '.join(unknown)}; its options: {valid}")
     try:
         return cls(**options)
     except InvalidOptionError as exc:  # a value the solver refuses: its own message says which and why
         raise InvalidOptionError(f"solver {name!r}: {exc}") from None
-    except TypeError as exc:
-        raise InvalidOptionError(f"solver {name!r} does not take these options {sorted(options)}: {exc}") from None
+    except TypeError as exc:  # a constructor that checks no types itself
+        raise InvalidOptionError(f"solver {name!r} cannot take these options {sorted(options)}: {exc}") from None
+
+
+def _is_solver(cls: object) -> bool:
+    return isinstance(cls, type) and issubclass(cls, (DeviceSolver, HostSolver))
+
+
+def valid_options(cls: type) -> list[str]:
+    """The keyword options a solver class's constructor takes, in its order."""
+    parameters = list(inspect.signature(cls).parameters.values())
+    return [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _takes_any_keyword(cls: type) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(cls).parameters.values())
 
 
 def describe() -> list[dict]:
@@ -111,9 +132,13 @@ def describe() -> list[dict]:
     out = []
     conflicts = _state.get("conflicts", {})
     for name, cls in sorted(solver_classes().items()):
+        if not _is_solver(cls):
+            continue
         out.append({"name": name, "summary": getattr(cls, "summary", ""),
                     "problems": list(getattr(cls, "problem_kinds", ())),
-                    "uses_device": bool(getattr(cls, "uses_device", True)),
+                    "uses_device": issubclass(cls, DeviceSolver),
+                    "batches": issubclass(cls, BatchSolver),
+                    "options": valid_options(cls),
                     "module": cls.__module__,
                     **({"conflict": conflicts[name]} if name in conflicts else {})})
     return out

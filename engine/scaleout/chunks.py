@@ -20,8 +20,9 @@ import numpy as np
 from .. import errors, solving
 from ..batch.arrays import SolutionArrays
 from ..batch.packed import PackedProblems, PackedSolutions
-from ..errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError
-from ..plugin.contract import Solver, problem_label
+from ..errors import BatchError, ClsolveError, InvalidOptionError, SolutionCheckError, problem_label
+from ..plugin import checked
+from ..plugin.contract import PackedBatchSolver
 from ..problems import Knapsack
 from ..solution import Solution, check
 from .gcpause import paused_gc
@@ -62,8 +63,10 @@ def costs(problems: Sequence, solver: str, device, packed: PackedProblems | None
     if solver != "auto" and device is not None:
         try:
             instance = registry.load(solver)
-            found = instance.costs_packed(packed, device) if packed is not None and not packed.others \
-                and type(instance).costs_packed is not Solver.costs_packed else instance.costs(problems, device)
+            if isinstance(instance, PackedBatchSolver) and packed is not None and not packed.others:
+                found = instance.costs_packed(packed, device)
+            else:
+                found = checked.costs(instance, problems, device)
             planned = np.asarray(found, dtype=np.float64)
         except ClsolveError:
             pass

@@ -41,7 +41,8 @@ from clsolve.dp.presolve import Reduction, reduction
 from clsolve.dp.table import work_group_size
 from clsolve.errors import TimeLimitError
 from clsolve.plugin import options
-from clsolve.plugin.contract import DEVICE_MEMORY_SHARE, Plan, Solver
+from clsolve.plugin.contract import DeviceSolver
+from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
 from clsolve.problems import Knapsack
 from clsolve.runtime import deadline, kernels, memory
 from clsolve.runtime.devices import Device
@@ -129,7 +130,7 @@ class Search:
     open_bound: int = 0
 
 
-class BranchAndBoundSolver(Solver):
+class BranchAndBoundSolver(DeviceSolver):
     name = "bnb"
     summary = "breadth-first branch and bound for KP01 on an OpenCL device (paper 003), any capacity up to 2^62, with items"
 

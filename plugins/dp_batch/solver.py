@@ -39,14 +39,15 @@ from clsolve.dp.table import (
     opencl_type,
     work_group_size,
 )
-from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError
-from clsolve.plugin.contract import DEVICE_MEMORY_SHARE, Plan, Solver, problem_label
+from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError, problem_label
+from clsolve.plugin.contract import PackedBatchSolver
+from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
 from clsolve.problems import Knapsack
 from clsolve.runtime import kernels
 from clsolve.runtime.buffers import fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
+from clsolve.solution import Timings
 
 #: Subset enumeration is exact for any n, but its masks are 32-bit words and its work is 2^n.
 ENUMERATION_MAX_ITEMS = 30
@@ -81,10 +82,9 @@ class _Answer:
     note: str
 
 
-class BatchSolver(Solver):
+class KnapsackBatchSolver(PackedBatchSolver):
     name = "dp-batch"
     summary = "k instances at once on an OpenCL device, one launch per item step, items by per-instance backtracking"
-    batches = True
 
     def __init__(self, local_size: int | None = None, poison: bool = False, memory_limit: int | None = None,
                  method: str = "auto", presolve: bool = True):
@@ -106,7 +106,6 @@ class BatchSolver(Solver):
         self.memory_limit = memory_limit
         self.presolve = bool(presolve)
         self._last_work: tuple | None = None
-        self._last_packed: tuple | None = None
 
     # ------------------------------------------------------------------------- one problem at a time
 
@@ -163,16 +162,6 @@ class BatchSolver(Solver):
         if self.method != "auto":
             return np.full(np.shape(n), self.method == "enumerate")
         return (np.asarray(m) <= 3) & self._enumerated(n, cells)
-
-    def _packed(self, problems: Sequence) -> PackedProblems:
-        """``problems`` packed, the same object again for the same problems (plan, then solve)."""
-        key = tuple(map(id, problems))
-        if self._last_packed is None or self._last_packed[0] != key:
-            for index, problem in enumerate(problems):
-                if not isinstance(problem, Knapsack):
-                    raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} solves knapsacks only")
-            self._last_packed = (key, PackedProblems.pack(problems), list(problems))
-        return self._last_packed[1]
 
     def _work(self, packed: PackedProblems, device: Device) -> _Work:
         """The reduction of a packed batch and each reduced row's method; refuses (naming the
@@ -376,33 +365,6 @@ class BatchSolver(Solver):
     @staticmethod
     def _rows(reduced: PackedProblems, rows: np.ndarray) -> PackedProblems:
         return reduced if rows.size == len(reduced) else reduced.take(rows)
-
-    # ------------------------------------------------------------- the Solver contract, on objects
-
-    def plan(self, problem: Knapsack, device: Device) -> Plan:
-        return self.plan_many([problem], device)
-
-    def plan_many(self, problems: Sequence[Knapsack], device: Device) -> Plan:
-        return self.plan_packed(self._packed(problems), device)
-
-    def checked_plan_many(self, problems: Sequence, device: Device) -> Plan:
-        return self.plan_packed(self._packed(problems), device)
-
-    def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        return self.solve_many([problem], device)[0]
-
-    def solve_many(self, problems: Sequence[Knapsack], device: Device) -> list[Solution]:
-        return self.solve_packed(self._packed(problems), device).unpack()
-
-    def costs(self, problems: Sequence, device: Device | None) -> np.ndarray:
-        """Each problem's share of a batch's planned seconds, by the same model as ``plan_packed`` but
-        before presolve and without the per-step launch costs a batch shares (for cutting a large
-        batch into chunks; NaN for problems this solver does not take)."""
-        out = np.full(len(problems), np.nan)
-        rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
-        if rows:
-            out[rows] = self.costs_packed(PackedProblems.pack([problems[k] for k in rows]), device)
-        return out
 
     def costs_packed(self, packed: PackedProblems, device: Device | None) -> np.ndarray:
         """``costs`` of a packed batch of knapsacks, on its arrays."""

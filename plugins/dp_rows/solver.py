@@ -29,7 +29,8 @@ from clsolve.dp.table import (
 )
 from clsolve.errors import UnsupportedProblemError
 from clsolve.plugin import options
-from clsolve.plugin.contract import Plan, Solver
+from clsolve.plugin.contract import DeviceSolver
+from clsolve.plugin.plan import Plan
 from clsolve.problems import Knapsack
 from clsolve.runtime import kernels
 from clsolve.runtime.buffers import fill
@@ -38,7 +39,7 @@ from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
 
-class RowParallelSolver(Solver):
+class RowParallelSolver(DeviceSolver):
     name = "dp-rows"
     summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, items by device backtracking"
 

@@ -34,7 +34,8 @@ from clsolve.dp.table import (
     work_group_size,
 )
 from clsolve.errors import InvalidOptionError, UnsupportedProblemError
-from clsolve.plugin.contract import DEVICE_MEMORY_SHARE, Plan, Solver, host_memory_bytes
+from clsolve.plugin.contract import DeviceSolver
+from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan, host_memory_bytes
 from clsolve.problems import Knapsack
 from clsolve.runtime import kernels
 from clsolve.runtime.buffers import fill
@@ -118,7 +119,7 @@ class Layout:
         return [(g, min(g + s, m)) for g in range(0, m, s)]
 
 
-class MultiClassSolver(Solver):
+class MultiClassSolver(DeviceSolver):
     name = "mckp"
     summary = "multi-class DP (paper 002): one launch per group of equal value or weight, m = 1, items returned"
 

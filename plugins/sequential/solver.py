@@ -12,7 +12,8 @@ import time
 import numpy as np
 
 from clsolve.dp.table import dp_accepts
-from clsolve.plugin.contract import Plan, Solver
+from clsolve.plugin.contract import HostSolver
+from clsolve.plugin.plan import Plan
 from clsolve.problems import LCS, TSP, Knapsack
 from clsolve.runtime import deadline
 from clsolve.solution import Solution, Timings
@@ -23,11 +24,10 @@ from . import grids
 UPDATES_PER_SECOND = 3e8
 
 
-class SequentialSolver(Solver):
+class SequentialSolver(HostSolver):
     name = "sequential"
     summary = "reference DPs on the host CPU: knapsack m = 1..3 (NumPy), LCS (bit rows), TSP (Held-Karp)"
     problem_kinds = ("knapsack", "lcs", "tsp")
-    uses_device = False
 
     def accepts(self, problem) -> str | None:
         if isinstance(problem, LCS):

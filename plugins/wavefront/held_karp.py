@@ -14,7 +14,7 @@ import pyopencl as cl
 
 from clsolve.dp.rowstore import RowStore, plan_store
 from clsolve.errors import DoesNotFitError
-from clsolve.plugin.contract import Plan, _size
+from clsolve.plugin.plan import Plan, format_bytes
 from clsolve.problems import TSP
 from clsolve.runtime import kernels
 from clsolve.runtime.deadline import Pacer
@@ -57,8 +57,8 @@ def plan_held_karp(name: str, problem: TSP, device: Device, options) -> Plan:
     for key in ("level_a", "level_b"):
         if buffers[key] > device.max_allocation:
             raise DoesNotFitError(
-                f"Held-Karp for n = {n}: a level of {largest} states takes {_size(buffers[key])} in one buffer, "
-                f"{device.label} allows {_size(device.max_allocation)} per buffer")
+                f"Held-Karp for n = {n}: a level of {largest} states takes {format_bytes(buffers[key])} in one buffer, "
+                f"{device.label} allows {format_bytes(device.max_allocation)} per buffer")
     chunks = sizes[1:]  # predecessors of levels 2 .. n-1
     store = plan_store(f"Held-Karp for n = {n}: predecessors (one byte per state, {sum(chunks)} states)",
                        chunks, device, sum(buffers.values()), options.device_memory_limit, options.store)

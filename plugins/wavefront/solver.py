@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clsolve.errors import InvalidOptionError
-from clsolve.plugin.contract import Plan, Solver
+from clsolve.plugin.contract import DeviceSolver
+from clsolve.plugin.plan import Plan
 from clsolve.problems import LCS, TSP, Knapsack
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution
@@ -33,7 +34,7 @@ class Options:
     poison: bool = False
 
 
-class WavefrontSolver(Solver):
+class WavefrontSolver(DeviceSolver):
     name = "wavefront"
     summary = "paper 004's wavefront DP: LCS (bit-parallel), KP1 by rows, TSP by Held-Karp; rows streamed to host"
     problem_kinds = ("lcs", "tsp", "knapsack")

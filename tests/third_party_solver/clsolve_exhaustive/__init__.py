@@ -4,13 +4,12 @@ import time
 
 import numpy as np
 
-from clsolve import Knapsack, Plan, Solution, Solver, Timings
+from clsolve import HostSolver, Knapsack, Plan, Solution, Timings
 
 
-class ExhaustiveSolver(Solver):
+class ExhaustiveSolver(HostSolver):
     name = "exhaustive"
     summary = "every subset on the host (test plugin, n <= 20, any m)"
-    uses_device = False
 
     def accepts(self, problem):
         if not isinstance(problem, Knapsack):

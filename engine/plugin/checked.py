@@ -1,0 +1,73 @@
+"""How the engine calls a plugin: ``accepts`` before ``plan``, the plan's refusal before ``solve``, errors
+that name a batch member's index, and what a batch costs for a solver that solves one problem at a
+time. The contract itself (``clsolve.plugin.contract``) stays four members long; everything the
+engine needs beyond it is here."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
+from ..runtime.devices import Device
+from ..solution import Solution
+from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver, planned_seconds
+from .plan import Plan, combined
+
+
+def uses_device(solver: Solver | type[Solver]) -> bool:
+    """Whether the solver runs on a device (and so gets one), by the class it subclasses."""
+    cls = solver if isinstance(solver, type) else type(solver)
+    return issubclass(cls, DeviceSolver)
+
+
+def batches(cls: type[Solver]) -> bool:
+    """Whether the solver class solves several problems in one call."""
+    return issubclass(cls, BatchSolver)
+
+
+def packs(cls: type[Solver]) -> bool:
+    """Whether the solver class works on packed batches of knapsacks."""
+    return issubclass(cls, PackedBatchSolver)
+
+
+def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
+    """``solver.plan``, after ``accepts``, raising when either says no."""
+    reason = solver.accepts(problem)
+    if reason is not None:
+        raise UnsupportedProblemError(f"{solver.name} cannot solve {problem.describe()}: {reason}")
+    planned = solver.plan(problem, device)
+    refusal = planned.refusal(device)
+    if refusal is not None:
+        raise DoesNotFitError(f"{problem.describe()}: {refusal}")
+    return planned
+
+
+def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan:
+    """The plan of a batch: a batch solver's own, else one plan per problem combined; errors name
+    the problem's index."""
+    if isinstance(solver, BatchSolver) and isinstance(device, Device):
+        return solver.plan_many(problems, device)
+    plans = []
+    for index, problem in enumerate(problems):
+        try:
+            plans.append(plan(solver, problem, device))
+        except (UnsupportedProblemError, DoesNotFitError) as exc:
+            raise type(exc)(f"{problem_label(index, problem)}: {exc}") from exc
+    return combined(solver.name, plans)
+
+
+def solve_many(solver: Solver, problems: Sequence, device: Device | None) -> list[Solution]:
+    """A batch solver's ``solve_many``, else each problem in turn (after ``plan_many``)."""
+    if isinstance(solver, BatchSolver) and isinstance(device, Device):
+        return solver.solve_many(problems, device)
+    return [solver.solve(p, device, plan(solver, p, device)) for p in problems]
+
+
+def costs(solver: Solver, problems: Sequence, device: Device | None) -> np.ndarray:
+    """Planned seconds of each problem (NaN where refused): a batch solver's own estimate, else one
+    plan per problem."""
+    if isinstance(solver, BatchSolver):
+        return solver.costs(problems, device)
+    return planned_seconds(solver, problems, device)

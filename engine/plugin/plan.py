@@ -1,0 +1,95 @@
+"""A solver's ``Plan``: the memory and work a solve will need, computed before anything is allocated,
+and the refusal (with the numbers) of a plan that does not fit the device or the host."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..runtime.devices import Device
+from ..runtime.memory import physical_bytes
+
+#: Share of a device's global memory a plan may use (the rest stays for the driver and others).
+DEVICE_MEMORY_SHARE = 0.9
+#: Share of the host's physical memory a plan may use.
+HOST_MEMORY_SHARE = 0.8
+
+
+#: The host's physical memory in bytes (one definition, in ``clsolve.runtime.memory``).
+host_memory_bytes = physical_bytes
+
+
+@dataclass
+class Plan:
+    """What a solve will need, computed before anything is allocated.
+
+    ``device_buffers`` and ``host_buffers`` map a buffer's name to its size in bytes. ``cell_updates``
+    counts DP cell updates (or nodes), ``launches`` kernel launches, ``seconds`` is the solver's own
+    estimate of the run time on this device (used by ``solver="auto"``).
+    """
+
+    solver: str
+    device_buffers: dict[str, int] = field(default_factory=dict)
+    host_buffers: dict[str, int] = field(default_factory=dict)
+    cell_updates: int = 0
+    launches: int = 0
+    seconds: float = 0.0
+    details: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def device_bytes(self) -> int:
+        return sum(self.device_buffers.values())
+
+    @property
+    def host_bytes(self) -> int:
+        return sum(self.host_buffers.values())
+
+    def refusal(self, device: Device | None) -> str | None:
+        """None when the plan fits, else a sentence with the numbers."""
+        if device is not None and self.device_buffers:
+            limit = int(device.global_memory * DEVICE_MEMORY_SHARE)
+            if self.device_bytes > limit:
+                parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in self.device_buffers.items())
+                return (f"{self.solver} needs {format_bytes(self.device_bytes)} of device memory ({parts}) but "
+                        f"{device.label} allows {format_bytes(limit)} ({DEVICE_MEMORY_SHARE:.0%} of "
+                        f"{format_bytes(device.global_memory)})")
+            for name, size in self.device_buffers.items():
+                if size > device.max_allocation:
+                    return (f"{self.solver}: buffer {name!r} needs {format_bytes(size)} in one allocation but "
+                            f"{device.label} allows at most {format_bytes(device.max_allocation)} per buffer")
+        host_limit = int(host_memory_bytes() * HOST_MEMORY_SHARE)
+        if self.host_bytes > host_limit:
+            parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in self.host_buffers.items())
+            return (f"{self.solver} needs {format_bytes(self.host_bytes)} of host memory ({parts}) but this host "
+                    f"allows {format_bytes(host_limit)} ({HOST_MEMORY_SHARE:.0%} of {format_bytes(host_memory_bytes())})")
+        return None
+
+    def to_dict(self) -> dict:
+        return {
+            "solver": self.solver,
+            "device_bytes": self.device_bytes,
+            "device_buffers": dict(self.device_buffers),
+            "host_bytes": self.host_bytes,
+            "host_buffers": dict(self.host_buffers),
+            "cell_updates": self.cell_updates,
+            "launches": self.launches,
+            "estimated_seconds": self.seconds,
+            **({"details": dict(self.details)} if self.details else {}),
+        }
+
+
+def combined(solver: str, plans: Sequence[Plan]) -> Plan:
+    """The plan of problems solved one after another: work adds up, memory is the largest one's."""
+    largest = max(plans, key=lambda p: (p.device_bytes, p.host_bytes)) if plans else Plan(solver)
+    return Plan(solver=solver, device_buffers=dict(largest.device_buffers), host_buffers=dict(largest.host_buffers),
+                cell_updates=sum(p.cell_updates for p in plans), launches=sum(p.launches for p in plans),
+                seconds=sum(p.seconds for p in plans), details={"problems": len(plans)})
+
+
+def format_bytes(count: int) -> str:
+    """A byte count for messages: ``1.50 GiB (1610612736 B)``."""
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024 or unit == "PiB":
+            return f"{count} B" if unit == "B" else f"{value:.2f} {unit} ({count} B)"
+        value /= 1024
+    return f"{count} B"  # pragma: no cover

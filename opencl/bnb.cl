@@ -5,10 +5,9 @@
  * on the node's path, items k..s-1 are packed as the greedy prefix (included in W and P), s is the
  * slack item (the first that does not fit), U the Dantzig upper bound and L the greedy lower bound.
  *
- * Build options: LOCAL_SIZE (work-group size; a power of two), VALUE_T (for clsolve.h; unused).
+ * Build options: LOCAL_SIZE (work-group size; a power of two).
  * Weights, profits and sums are 64-bit: capacities up to 2^62, profit sums up to 2^63 - 1.
  */
-#include "clsolve.h"
 
 /* floor(r * ps / ws) for r < ws (the fractional part of the Dantzig bound, paper 003 section II.B.1),
  * exact when r and ps fit in 32 bits; otherwise an upper bound on it computed in double precision

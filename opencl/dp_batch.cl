@@ -5,22 +5,14 @@
  * Instances may have different item counts without artificial items: items are right-aligned, so
  * instance k takes part in steps L - n_k .. L - 1 (L = the largest n). Before its first item its row
  * is all zeros in both ping-pong buffers, so inactive instances need no work and no copies.
- * Work is cut into tiles of TILE_STATES states of one instance (see clsolve.h for the bit layout);
+ * Work is cut into tiles of TILE_STATES states of one instance (see dp_states.h for the bit layout);
  * tile_instance maps a work-group to its instance.
  */
-#include "clsolve.h"
+#include "dp_states.h"
 
-typedef struct {
-    ulong state_offset;     /* S: first state of this instance in the concatenated rows */
-    ulong decision_offset;  /* first decision word of this instance                      */
-    uint states;            /* (C1+1)(C2+1)(C3+1)                                       */
-    uint span1, span2;      /* flattening of the capacity vector (clsolve.h)            */
-    uint first_tile;        /* first work-group of this instance                        */
-    uint first_item;        /* index of its first item in the weights/profits arrays    */
-    uint items;             /* n_k                                                      */
-    uint words_per_row;     /* decision words per item row                              */
-    uint pad;
-} instance_t;
+/* instance_t (per instance: state_offset, decision_offset, states, span1, span2, first_tile,
+ * first_item, items, words_per_row) is declared by the host from the NumPy dtype INSTANCE in
+ * plugins/dp_batch/solver.py, its layout checked on the device (clsolve.runtime.kernels). */
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_batch_step(__global const VALUE_T *restrict prev, __global VALUE_T *restrict next,

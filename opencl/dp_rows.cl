@@ -6,7 +6,7 @@
  *     f_i(c) = f_{i-1}(c)                                otherwise
  * with U_i(c) = 1 exactly when the second term is strictly larger (the item is taken).
  */
-#include "clsolve.h"
+#include "dp_states.h"
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_rows_item(__global const VALUE_T *restrict prev, /* f_{i-1}, `states` values            */

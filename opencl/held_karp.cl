@@ -9,9 +9,8 @@
  * from city 0 through all of S that ends at member c_p (eq. 6: S_{X,i} = min_j S_{X\{i},j} + c_{j,i}),
  * and pred[rank(S) * k + p] is the member j it came from.
  *
- * Build options: VALUE_T (int or long, chosen so no path can overflow), LOCAL_SIZE.
+ * Build options: VALUE_T (int or long, chosen so no path can overflow).
  */
-#include "clsolve.h"
 
 /* At most 32 members (n <= 33): ranks C(32, 16) and below fit in 32 bits. */
 #define MAX_MEMBERS 32

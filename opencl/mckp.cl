@@ -11,7 +11,7 @@
  * and, when RECORD is 1, the k that attains it (the count of the group's items taken at capacity j),
  * from which the host or mckp_backtrack recovers the items.
  *
- * Build options (besides VALUE_T and LOCAL_SIZE of clsolve.h):
+ * Build options: VALUE_T (int or long), LOCAL_SIZE (work-group size), and:
  *   COUNT_T     uchar, ushort or uint: wide enough for the largest group
  *   RECORD      1: write the counts row; 0: values only
  *   TILE_ITEMS  items of a group held in local memory at a time (groups are processed in tiles)
@@ -19,7 +19,6 @@
  *   ATOMIC      for mckp_scatter: 0 atomic_max on int, 1 atom_max on long (cl_khr_int64_extended_atomics),
  *               2 a compare-and-swap loop on long (cl_khr_int64_base_atomics)
  */
-#include "clsolve.h"
 
 #ifndef COUNT_T
 #define COUNT_T uint

@@ -7,7 +7,7 @@
  * bit ctz(s), so each step adds or removes one item. Each work-group reduces its best (value, mask)
  * in local memory (no atomics); enum_finish then picks each instance's best over its groups.
  */
-#include "clsolve.h"
+#include "dp_states.h"
 
 #ifndef BLOCK_BITS
 #define BLOCK_BITS 10

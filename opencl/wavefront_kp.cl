@@ -6,7 +6,6 @@
  *
  * Build options: VALUE_T (int or long), LOCAL_SIZE (a multiple of 32).
  */
-#include "clsolve.h"
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void kp_row(__global const VALUE_T *restrict previous, __global VALUE_T *restrict next,

@@ -23,9 +23,8 @@
  * `store` is set; lcs_trace walks them back from (m, n).
  *
  * Build options: ROWS, STEP_ROWS (rows per inner step, 1..32), GROUPS (= ROWS / STEP_ROWS rounded up),
- * WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE, VALUE_T, CELLS.
+ * WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE (the trace's work-group size), CELLS.
  */
-#include "clsolve.h"
 
 #define TILE_WORDS ((ulong)WORDS_PER_BLOCK * ROWS)
 

@@ -1,7 +1,7 @@
 """Host-side facts of a dense knapsack DP table, shared by the DP solver plugins.
 
 A DP row holds one value per state, a state being a capacity vector (c1, .., cm) flattened
-row-major. Decision bits (one per item and state) use the tiled layout of ``opencl/clsolve.h``.
+row-major. Decision bits (one per item and state) use the tiled layout of ``opencl/dp_states.h``.
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def work_group_size(max_work_group_size: int, requested: int | None = None, pref
 
 
 def spans(problem: Knapsack) -> tuple[int, int]:
-    """(span1, span2) of the flattening state = c1*span1 + c2*span2 + c3 (see clsolve.h)."""
+    """(span1, span2) of the flattening state = c1*span1 + c2*span2 + c3 (see dp_states.h)."""
     caps = problem.capacities.tolist()
     if problem.m == 1:
         return 1, 0
@@ -154,7 +154,7 @@ class Concatenated:
 
 @dataclass(frozen=True)
 class DecisionLayout:
-    """Where the decision bit of a state lives (the tiled layout of ``opencl/clsolve.h``)."""
+    """Where the decision bit of a state lives (the tiled layout of ``opencl/dp_states.h``)."""
 
     states: int
     local_size: int

@@ -49,11 +49,10 @@ def _simulated(queue: cl.CommandQueue) -> bool:
 
 
 def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarray, byte: int) -> None:
-    program = kernels.program(get_device(queue.device), "fill.cl")  # the device's own context and queue
+    program = kernels.program(get_device(queue.device), kernels.builtin("fill.cl"))  # the device's own context and queue
     words = buffer.size // 4
-    kernel = cl.Kernel(program, "fill_words")
-    kernel.set_args(buffer, np.uint64(words), np.uint32(pattern[0]))
-    cl.enqueue_nd_range_kernel(queue, kernel, (FILL_ITEMS,), None)
+    program.kernel("fill_words").set(buffer=buffer, count=np.uint64(words), pattern=np.uint32(pattern[0])
+                                     ).enqueue(queue, (FILL_ITEMS,), None)
     tail = buffer.size - 4 * words
     if tail:
         cl.enqueue_copy(queue, buffer, np.full(tail, byte, dtype=np.uint8), dst_offset=4 * words, is_blocking=True)

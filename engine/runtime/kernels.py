@@ -1,71 +1,222 @@
-"""Loading OpenCL programs from the ``opencl/`` folder, cached per (device, source, options)."""
+"""OpenCL programs: where a kernel's source lives, building it (cached per device, text and options),
+and kernels whose arguments are set by the names the source gives them.
+
+A plugin names its own source with :class:`KernelSource`: a file shipped in any installed package
+(``KernelSource.resource("my_solver", "greedy.cl")``) or one on disk (``KernelSource.path(...)``).
+``#include "x.h"`` lines are expanded from the source's own folder first, then from the folders it
+lists in ``include``, then from clsolve's own kernels (``clsolve.opencl``), with ``#line`` markers so
+that compiler messages name the right file and line.
+
+Structs shared with the host are declared from NumPy dtypes (:func:`struct_declaration`, through
+``pyopencl.tools.match_dtype_to_c_struct``, which checks the device's layout against the dtype) and
+given to :func:`program` as a ``preamble``, so host and kernel cannot drift apart.
+"""
 from __future__ import annotations
 
 import concurrent.futures
 import hashlib
 import re
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
+import numpy as np
 import pyopencl as cl
+import pyopencl.tools
 
 from ..errors import KernelBuildError
 from . import deadline
 from .devices import Device
 
+#: clsolve's own kernels and headers, searched last for includes.
+BUILTIN_PACKAGE = "clsolve.opencl"
+
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"[ \t]*$', re.MULTILINE)
-_programs: dict[tuple, cl.Program] = {}
+_KERNEL = re.compile(r"__kernel\b[^;{]*?\b(\w+)\s*\(([^)]*)\)\s*\{", re.DOTALL)
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+_programs: dict[tuple, Program] = {}
+_declarations: dict[tuple, str] = {}
 #: Builds under a time limit run here (see ``program``).
 _builds = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="clsolve-build")
 _building: dict[tuple, concurrent.futures.Future] = {}
 _lock = threading.Lock()
 
 
-@cache
-def source(filename: str) -> str:
-    """The text of ``opencl/<filename>`` with its local ``#include "..."`` lines expanded."""
-    folder = resources.files("clsolve.opencl")
-    text = (folder / filename).read_text()
+@dataclass(frozen=True)
+class KernelSource:
+    """An OpenCL C file: ``filename`` in ``package`` (a package resource) or in ``folder`` (a path),
+    and more places (package names or folder paths) searched for its ``#include "..."`` files."""
 
-    def expand(match: re.Match) -> str:
+    filename: str
+    package: str | None = None
+    folder: str | None = None
+    include: tuple[str, ...] = ()
+
+    @classmethod
+    def resource(cls, package: str, filename: str, include: Sequence[str] = ()) -> KernelSource:
+        """``filename`` shipped as package data of ``package`` (``[tool.setuptools.package-data]``)."""
+        return cls(filename, package=package, include=tuple(include))
+
+    @classmethod
+    def path(cls, path: str | Path, include: Sequence[str | Path] = ()) -> KernelSource:
+        """A file on disk."""
+        path = Path(path)
+        return cls(path.name, folder=str(path.parent.resolve()), include=tuple(str(p) for p in include))
+
+    @property
+    def label(self) -> str:
+        """How messages name the file: ``package/filename`` or its path."""
+        return f"{self.package}/{self.filename}" if self.package else str(Path(self.folder or ".") / self.filename)
+
+    def text(self) -> str:
+        """The source with its local ``#include "..."`` lines expanded."""
+        return _expanded(self)
+
+    def _places(self) -> list[str]:
+        own = [self.package] if self.package else [self.folder or "."]
+        return own + list(self.include) + [BUILTIN_PACKAGE]
+
+
+def builtin(filename: str) -> KernelSource:
+    """One of clsolve's own kernel files (``opencl/`` in the repository)."""
+    return KernelSource.resource(BUILTIN_PACKAGE, filename)
+
+
+def _read(place: str, filename: str) -> str | None:
+    if "/" in place or place == "." or Path(place).is_dir():
+        file = Path(place) / filename
+        return file.read_text() if file.is_file() else None
+    try:
+        resource = resources.files(place) / filename
+    except ModuleNotFoundError:
+        return None
+    return resource.read_text() if resource.is_file() else None
+
+
+@cache
+def _expanded(source: KernelSource) -> str:
+    text = _read(source._places()[0], source.filename)
+    if text is None:
+        raise KernelBuildError(f"kernel source {source.label} not found")
+    return _expand(text, source.filename, source._places())
+
+
+def _expand(text: str, filename: str, places: list[str]) -> str:
+    def one(match: re.Match) -> str:
+        name = match.group(1)
+        found = next((t for t in (_read(p, name) for p in places) if t is not None), None)
+        if found is None:
+            raise KernelBuildError(f'{filename}: #include "{name}" not found in {", ".join(places)}')
         # the directive is followed by the rest of the #include line (its newline), then the next line
         after = text.count("\n", 0, match.end()) + 1
-        return f'#line 1 "{match.group(1)}"\n' + source(match.group(1)) + f'\n#line {after} "{filename}"\n'
+        return f'#line 1 "{name}"\n' + _expand(found, name, places) + f'\n#line {after} "{filename}"\n'
 
-    return _INCLUDE.sub(lambda m: expand(m), text)
+    return _INCLUDE.sub(one, text)
+
+
+def parameters(text: str) -> dict[str, tuple[str, ...]]:
+    """Each kernel's parameter names, in order, as the source declares them."""
+    out = {}
+    for match in _KERNEL.finditer(_COMMENT.sub(" ", text)):
+        names = [re.findall(r"\w+", p.split("[")[0])[-1] for p in match.group(2).split(",") if p.strip()]
+        out[match.group(1)] = tuple(names)
+    return out
+
+
+class Kernel:
+    """One kernel whose arguments are set by name (``kernel.set(rows=..., item=np.uint32(3))``) and
+    kept between launches; launching with an argument never set is an error naming it. The kernel
+    holds a reference to each argument it was given, so a buffer made inline in the call lives as
+    long as the kernel may still read it."""
+
+    def __init__(self, program: cl.Program, name: str, names: tuple[str, ...], label: str):
+        self.name, self.names, self.label = name, names, label
+        self.cl_kernel = cl.Kernel(program, name)
+        self._index = {n: i for i, n in enumerate(names)}
+        self._unset = set(names)
+        self._held: dict[str, object] = {}
+
+    def set(self, **arguments) -> Kernel:
+        for name, value in arguments.items():
+            index = self._index.get(name)
+            if index is None:
+                raise TypeError(f"kernel {self.name} ({self.label}) has no parameter {name!r}; "
+                                f"its parameters: {', '.join(self.names)}")
+            self.cl_kernel.set_arg(index, value)
+            self._held[name] = value
+            self._unset.discard(name)
+        return self
+
+    def enqueue(self, queue: cl.CommandQueue, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
+                wait_for: Sequence[cl.Event] | None = None) -> cl.Event:
+        if self._unset:
+            raise TypeError(f"kernel {self.name} ({self.label}) launched before {', '.join(sorted(self._unset))} set")
+        return cl.enqueue_nd_range_kernel(queue, self.cl_kernel, global_size, local_size, wait_for=wait_for)
+
+
+class Program:
+    """A built program and the parameter names of its kernels."""
+
+    def __init__(self, built: cl.Program, text: str, label: str):
+        self.built, self.label = built, label
+        self.parameters = parameters(text)
+
+    def kernel(self, name: str) -> Kernel:
+        """A fresh kernel object (each keeps its own arguments)."""
+        names = self.parameters.get(name)
+        if names is None:
+            raise KernelBuildError(f"{self.label} has no kernel {name!r}; its kernels: {', '.join(self.parameters)}")
+        return Kernel(self.built, name, names, self.label)
 
 
 def options(defines: dict[str, object]) -> list[str]:
     return [f"-D{key}={value}" for key, value in sorted(defines.items())]
 
 
-def program(device: Device, filename: str, defines: dict[str, object] | None = None) -> cl.Program:
-    """Build (or fetch from this process's cache) ``opencl/<filename>`` for ``device``.
+def struct_declaration(device: Device, name: str, dtype: np.dtype) -> str:
+    """The C declaration of ``typedef struct {...} name;`` matching ``dtype`` field by field on
+    ``device`` (checked there by pyopencl); raises when the layouts cannot match."""
+    key = (device.cl_device.int_ptr, name, dtype.str, str(dtype.descr))
+    declaration = _declarations.get(key)
+    if declaration is None:
+        # positional: pyopencl's memoizing wrapper takes no keywords
+        matched, declaration = pyopencl.tools.match_dtype_to_c_struct(device.cl_device, name, dtype, device.context)
+        if matched != dtype:
+            raise KernelBuildError(f"struct {name}: the device lays out {matched} where the host has {dtype}")
+        _declarations[key] = declaration
+    return declaration
 
-    ``defines`` become ``-D`` options (sizes and types). A build failure raises KernelBuildError with
-    the device, the options and the compiler log.
+
+def program(device: Device, source: KernelSource, defines: dict[str, object] | None = None,
+            preamble: str = "") -> Program:
+    """Build (or fetch from this process's cache) ``source`` for ``device``.
+
+    ``defines`` become ``-D`` options (sizes and types); ``preamble`` (struct declarations) goes
+    before the source. A build failure raises KernelBuildError with the device, the options and the
+    compiler log. Under a time limit the build runs beside the caller, who stops waiting when the
+    limit passes (the build still finishes and is kept for the next call).
     """
-    text = source(filename)
+    text = (preamble + f'\n#line 1 "{source.filename}"\n' if preamble else "") + source.text()
     opts = options(defines or {})
     key = (device.cl_device.int_ptr, hashlib.sha256(text.encode()).hexdigest(), tuple(opts))
     built = _programs.get(key)
     if built is None:
         limit = deadline.current()
         if not limit.limited:
-            built = _build(device, filename, text, opts)
+            built = _build(device, source.label, text, opts)
         else:
-            # a build cannot be interrupted: under a time limit it runs beside the caller, who stops
-            # waiting when the limit passes (the build still finishes and is kept for the next call)
             with _lock:
                 future = _building.get(key)
                 if future is None:
-                    future = _building[key] = _builds.submit(_build, device, filename, text, opts)
+                    future = _building[key] = _builds.submit(_build, device, source.label, text, opts)
                     future.add_done_callback(lambda done: _keep(key, done))
             try:
                 built = future.result(timeout=max(0.0, limit.remaining()))
             except concurrent.futures.TimeoutError:
-                limit.check(f"building opencl/{filename} for {device.label}")
+                limit.check(f"building {source.label} for {device.label}")
                 built = future.result()  # pragma: no cover - the limit passed just after the wait
         _programs[key] = built
     return built
@@ -76,6 +227,8 @@ def forget(device: Device) -> None:
     with _lock:
         for key in [k for k in _programs if k[0] == device.cl_device.int_ptr]:
             del _programs[key]
+        for key in [k for k in _declarations if k[0] == device.cl_device.int_ptr]:
+            del _declarations[key]
 
 
 def _keep(key: tuple, future: concurrent.futures.Future) -> None:
@@ -85,11 +238,11 @@ def _keep(key: tuple, future: concurrent.futures.Future) -> None:
             _programs[key] = future.result()
 
 
-def _build(device: Device, filename: str, text: str, opts: list[str]) -> cl.Program:
+def _build(device: Device, label: str, text: str, opts: list[str]) -> Program:
     try:
-        return cl.Program(device.context, text).build(options=opts)
+        return Program(cl.Program(device.context, text).build(options=opts), text, label)
     except cl.Error as exc:
         raise KernelBuildError(
-            f"building opencl/{filename} failed on {device.label}\n"
+            f"building {label} failed on {device.label}\n"
             f"options: {' '.join(opts) or '(none)'}\n"
             f"compiler log:\n{exc}") from None

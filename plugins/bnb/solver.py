@@ -48,6 +48,9 @@ from clsolve.runtime import deadline, kernels, memory
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+#: The kernels (paper 003: labelling by bounds, then compaction).
+SOURCE = kernels.builtin("bnb.cl")
+
 #: Lists shorter than this are branched by the host (NumPy); the paper switches at 192 nodes.
 #: Measured with ``clsolve bench bnb`` on the H100 (ci/results/bench-bnb-h100.json, the
 #: host_threshold sweep over ten n = 500 correlated instances): a device step costs about 200 us
@@ -556,6 +559,11 @@ def _host_step(items: Items, nodes, step: int, best: int):
     return tuple(joined), origin, improved
 
 
+def _named(buffers: list, suffix: str = "") -> dict[str, object]:
+    """A node list's five buffers (W, P, S, U, L of paper 003) as kernel arguments."""
+    return {f"{field}{suffix}": buffer for field, buffer in zip("WPSUL", buffers)}
+
+
 class _DeviceSteps:
     """The list on the device: buffers sized once per search, two kernels per step; and what the
     uninterruptible parts of a step cost (``rates``), learnt as the search runs."""
@@ -613,13 +621,14 @@ class _DeviceSteps:
         copying the current list into the new buffers when ``keep_list``."""
         ctx, flags = self.device.context, cl.mem_flags
         if not self._ready:
-            self.program = kernels.program(self.device, "bnb.cl", {"LOCAL_SIZE": self.local_size, "VALUE_T": "long"})
+            self.program = kernels.program(self.device, SOURCE, {"LOCAL_SIZE": self.local_size})
             items = self.items
             self.w = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.weights)
             self.p = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.profits)
             self.suffix = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.suffix_min)
-            self.branch = cl.Kernel(self.program, "bnb_branch")
-            self.compact = cl.Kernel(self.program, "bnb_compact")
+            self.branch = self.program.kernel("bnb_branch").set(
+                w=self.w, p=self.p, suffix_min=self.suffix, n=np.uint32(items.n), c=np.uint64(items.capacity))
+            self.compact = self.program.kernel("bnb_compact")
             self._ready = True
         if need <= self.capacity:
             return
@@ -694,14 +703,13 @@ class _DeviceSteps:
     # -- one step --------------------------------------------------------------------------------
     def step(self, step: int, best: int):
         """Branch the list on item ``step``; returns (improvement or None, origin records)."""
-        q, items, queue, size = self.count, self.items, self.device.queue, self.local_size
+        q, queue, size = self.count, self.device.queue, self.local_size
         self._setup(q, keep_list=True)
         groups = -(-q // size)
         began = time.perf_counter()
         current, other = self.sets
-        self.branch.set_args(self.w, self.p, self.suffix, np.uint32(items.n), np.uint64(items.capacity),
-                             np.uint32(q), np.uint32(step), np.uint64(best), *current, self.keep, self.results)
-        cl.enqueue_nd_range_kernel(queue, self.branch, (groups * size,), (size,))
+        self.branch.set(q=np.uint32(q), k=np.uint32(step), best=np.uint64(best), **_named(current),
+                        keep=self.keep, results=self.results).enqueue(queue, (groups * size,), (size,))
         results = np.empty(3 * groups, dtype=np.uint64)
         cl.enqueue_copy(queue, results, self.results)           # blocking: waits for the kernel
         values, packed = results[0::3], results[1::3]
@@ -722,8 +730,8 @@ class _DeviceSteps:
             offsets[1:] = np.cumsum(counts[:-1])
             self._offsets = offsets                             # kept alive until the copy is done
             cl.enqueue_copy(queue, self.offsets, offsets, is_blocking=False)
-            self.compact.set_args(np.uint32(q), self.keep, self.offsets, *current, *other, self.origin)
-            cl.enqueue_nd_range_kernel(queue, self.compact, (groups * size,), (size,))
+            self.compact.set(q=np.uint32(q), keep=self.keep, offsets=self.offsets, **_named(current),
+                             **_named(other, "2"), origin=self.origin).enqueue(queue, (groups * size,), (size,))
             # not waited for: the next blocking read on this in-order queue (the next step's results,
             # or a download) completes it before the host reads these records
             cl.enqueue_copy(queue, origin, self.origin, is_blocking=False)

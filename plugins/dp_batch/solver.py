@@ -54,11 +54,18 @@ ENUMERATION_MAX_ITEMS = 30
 #: Subset enumeration holds weights and capacities (each capacity first lowered to its dimension's
 #: total weight, which changes nothing) in 32 bits, weights clamped to capacity + 1.
 ENUMERATION_MAX_CAPACITY = 2**32 - 2
-#: Matches instance_t in opencl/dp_batch.cl.
+#: instance_t of opencl/dp_batch.cl, declared to the kernel from this dtype (kernels.struct_declaration):
+#: S, the instance's first state in the concatenated rows; its first decision word; its states
+#: (C1+1)(C2+1)(C3+1); the flattening spans of dp_states.h; its first work-group; its first item in
+#: the weights and profits arrays; n_k; decision words per item row.
 INSTANCE = np.dtype([("state_offset", np.uint64), ("decision_offset", np.uint64), ("states", np.uint32),
                      ("span1", np.uint32), ("span2", np.uint32), ("first_tile", np.uint32),
                      ("first_item", np.uint32), ("items", np.uint32), ("words_per_row", np.uint32),
                      ("pad", np.uint32)], align=True)
+#: The dense DP over concatenated rows (paper 000, Algorithms 3.1-3.3).
+DP_SOURCE = kernels.builtin("dp_batch.cl")
+#: Every subset of each instance.
+ENUMERATION_SOURCE = kernels.builtin("subset_enum.cl")
 
 
 @dataclass
@@ -399,7 +406,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         k = len(batch_problems)
         batch = Concatenated.of(batch_problems, dtype, clamp_capacities=True)
         largest_sum = int(np.add.reduceat(batch.weights.astype(np.int64), batch.first_item, axis=0).max())
-        program = kernels.program(device, "subset_enum.cl", {
+        program = kernels.program(device, ENUMERATION_SOURCE, {
             "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits,
             "SUM_T": "uint" if largest_sum < 2**32 else "ulong"})
         blocks = 2 ** np.maximum(batch.sizes - block_bits, 0)
@@ -429,13 +436,16 @@ class KnapsackBatchSolver(PackedBatchSolver):
         timings.upload += time.perf_counter() - start
 
         start = time.perf_counter()
-        blocks = cl.Kernel(program, "enum_blocks")
-        blocks.set_args(*buffers, group_value, group_mask)
-        cl.enqueue_nd_range_kernel(queue, blocks, (groups * local_size,), (local_size,))
-        finish = cl.Kernel(program, "enum_finish")
-        finish.set_args(buffers[3], group_value, group_mask, np.uint32(k), np.uint32(groups), selected_buf, values_buf)
+        weights_buf, profits_buf, capacities_buf, instances_buf, group_instance_buf = buffers
+        program.kernel("enum_blocks").set(
+            weights=weights_buf, profits=profits_buf, capacities=capacities_buf, instances=instances_buf,
+            group_instance=group_instance_buf, group_value=group_value, group_mask=group_mask,
+        ).enqueue(queue, (groups * local_size,), (local_size,))
         group = min(64, device.max_work_group_size)
-        cl.enqueue_nd_range_kernel(queue, finish, (-(-k // group) * group,), (group,))
+        program.kernel("enum_finish").set(
+            instances=instances_buf, group_value=group_value, group_mask=group_mask, count=np.uint32(k),
+            groups=np.uint32(groups), selected=selected_buf, values=values_buf,
+        ).enqueue(queue, (-(-k // group) * group,), (group,))
         queue.finish()
         timings.kernels += time.perf_counter() - start
         return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "subset enumeration")
@@ -460,8 +470,8 @@ class KnapsackBatchSolver(PackedBatchSolver):
         start = time.perf_counter()
         local_size = self._local_size(device)
         m = int(batch_problems.capacity_offsets[1] - batch_problems.capacity_offsets[0])
-        program = kernels.program(device, "dp_batch.cl", {
-            "VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size})
+        program = kernels.program(device, DP_SOURCE, {"VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size},
+                                  preamble=kernels.struct_declaration(device, "instance_t", INSTANCE))
         k = len(batch_problems)
         batch = Concatenated.of(batch_problems, dtype)
         caps = batch.capacities.astype(np.int64)
@@ -471,7 +481,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         table["state_offset"] = np.cumsum(batch.states) - batch.states
         table["decision_offset"] = np.cumsum(batch.sizes * words_per_row) - batch.sizes * words_per_row
         table["states"] = batch.states
-        # the flattening of clsolve.h: state = c1 * span1 + c2 * span2 + c3 (spans of unused dimensions unused)
+        # the flattening of dp_states.h: state = c1 * span1 + c2 * span2 + c3 (spans of unused dimensions unused)
         table["span1"] = np.where(m == 1, 1, (caps[:, 1] + 1) * np.where(m == 3, caps[:, 2] + 1, 1))
         table["span2"] = np.where(m == 2, 1, np.where(m == 3, caps[:, 2] + 1, 0))
         table["first_tile"] = np.cumsum(tiles) - tiles
@@ -503,25 +513,20 @@ class KnapsackBatchSolver(PackedBatchSolver):
         timings.upload += time.perf_counter() - start
 
         start = time.perf_counter()
-        step_kernels = []
-        for parity in range(2):
-            kernel = cl.Kernel(program, "dp_batch_step")
-            kernel.set_args(rows[parity], rows[1 - parity], decisions, weights_buf, profits_buf, table_buf,
-                            tiles_buf, np.uint32(steps), np.uint32(0))
-            step_kernels.append(kernel)
+        step_kernels = [program.kernel("dp_batch_step").set(
+            prev=rows[parity], next=rows[1 - parity], decisions=decisions, weights=weights_buf, profits=profits_buf,
+            instances=table_buf, tile_instance=tiles_buf, steps=np.uint32(steps)) for parity in range(2)]
         global_size = (len(tile_instance) * local_size,)
         pacer = Pacer(queue, f"{self.name} item steps", steps)
         for step in range(steps):
-            kernel = step_kernels[step & 1]
-            kernel.set_arg(8, np.uint32(step))
-            cl.enqueue_nd_range_kernel(queue, kernel, global_size, (local_size,))
+            step_kernels[step & 1].set(step=np.uint32(step)).enqueue(queue, global_size, (local_size,))
             pacer.launch()
         values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
-        backtrack = cl.Kernel(program, "dp_batch_backtrack")
-        backtrack.set_args(decisions, weights_buf, table_buf, caps_buf, rows[steps & 1], np.uint32(k),
-                           selected_buf, values_buf)
         group = min(64, device.max_work_group_size)
-        cl.enqueue_nd_range_kernel(queue, backtrack, (-(-k // group) * group,), (group,))
+        program.kernel("dp_batch_backtrack").set(
+            decisions=decisions, weights=weights_buf, instances=table_buf, capacities=caps_buf,
+            final_row=rows[steps & 1], count=np.uint32(k), selected=selected_buf, values=values_buf,
+        ).enqueue(queue, (-(-k // group) * group,), (group,))
         queue.finish()
         timings.kernels += time.perf_counter() - start
         return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "dynamic programming")

@@ -38,6 +38,9 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+#: The kernels (paper 000, Algorithms 2.1-2.2).
+SOURCE = kernels.builtin("dp_rows.cl")
+
 
 class RowParallelSolver(DeviceSolver):
     name = "dp-rows"
@@ -122,7 +125,7 @@ class RowParallelSolver(DeviceSolver):
         layout = DecisionLayout(states, local_size)
         chunk = self._chunk_items(problem, layout, device)
         span1, span2 = spans(problem)
-        program = kernels.program(device, "dp_rows.cl", {
+        program = kernels.program(device, SOURCE, {
             "VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": local_size})
         ctx, queue = device.context, device.queue
         weights = clamped_weights(problem)
@@ -154,11 +157,10 @@ class RowParallelSolver(DeviceSolver):
         for width, name in ((1, "dp_rows_item"), (2, "dp_rows_pair")):
             kernels_by_width[width] = []
             for parity in range(2):
-                kernel = cl.Kernel(program, name)
-                kernel.set_args(rows[parity], rows[1 - parity], chunks[0][2], weights_buf, profits_buf,
-                                np.uint32(states), np.uint32(span1), np.uint32(span2),
-                                np.uint64(layout.words_per_row), np.uint32(0), np.uint32(0))
-                kernels_by_width[width].append(kernel)
+                kernels_by_width[width].append(program.kernel(name).set(
+                    prev=rows[parity], next=rows[1 - parity], weights=weights_buf, profits=profits_buf,
+                    states=np.uint32(states), span1=np.uint32(span1), span2=np.uint32(span2),
+                    words_per_row=np.uint64(layout.words_per_row)))
         global_size = (layout.tiles * local_size,)
         group = (local_size,)
         passes = 0
@@ -166,21 +168,19 @@ class RowParallelSolver(DeviceSolver):
         for first, count, decisions in chunks:
             for pair in kernels_by_width.values():
                 for kernel in pair:
-                    kernel.set_arg(2, decisions)
-                    kernel.set_arg(9, np.uint32(first))
+                    kernel.set(decisions=decisions, chunk_first=np.uint32(first))
             for item, width in self._launches([(first, count)]):
                 kernel = kernels_by_width[width][passes & 1]
-                kernel.set_arg(10, np.uint32(item))
-                cl.enqueue_nd_range_kernel(queue, kernel, global_size, group)
+                kernel.set(item=np.uint32(item)).enqueue(queue, global_size, group)
                 passes += 1
                 pacer.launch()
         if not keep_decisions:
-            backtrack = cl.Kernel(program, "dp_rows_backtrack")
+            backtrack = program.kernel("dp_rows_backtrack").set(
+                weights=weights_buf, words_per_row=np.uint64(layout.words_per_row), span1=np.uint32(span1),
+                span2=np.uint32(span2), remaining=remaining_buf, selected=selected_buf)
             for first, count, decisions in reversed(chunks):
-                backtrack.set_args(decisions, weights_buf, np.uint64(layout.words_per_row),
-                                   np.uint32(span1), np.uint32(span2), np.uint32(first), np.uint32(count),
-                                   remaining_buf, selected_buf)
-                cl.enqueue_nd_range_kernel(queue, backtrack, (1,), (1,))
+                backtrack.set(decisions=decisions, chunk_first=np.uint32(first), chunk_items=np.uint32(count))
+                backtrack.enqueue(queue, (1,), (1,))
         queue.finish()
         timings.kernels += time.perf_counter() - start
 

@@ -45,6 +45,8 @@ from clsolve.solution import Solution, Timings
 
 from .groups import GROUPINGS, Groups, choose_grouping
 
+#: The kernels (paper 002, Eq. 4-5: one launch per group).
+SOURCE = kernels.builtin("mckp.cl")
 #: Table 3 of paper 002: ``full`` (local memory, no atomics), ``no-local`` ("w/o SharedMem"),
 #: ``no-opt`` ("w/o Opt": scattered writes with an atomic maximum).
 VARIANTS = ("full", "no-local", "no-opt")
@@ -388,7 +390,7 @@ class _Sweep:
                    "TILE_ITEMS": lay.tile_items, "COLUMNS": lay.columns}
         if lay.atomic is not None:
             defines["ATOMIC"] = lay.atomic
-        program = kernels.program(device, "mckp.cl", defines)
+        program = kernels.program(device, SOURCE, defines)
         flags = cl.mem_flags
         n, m, states = problem.n, lay.groups.count, lay.states
         self.rows = [cl.Buffer(ctx, flags.READ_WRITE, lay.row_bytes) for _ in range(2)]
@@ -425,21 +427,15 @@ class _Sweep:
         main = {"full": "mckp_gather_local", "no-local": "mckp_gather_global", "no-opt": "mckp_scatter"}[variant]
         self.main, self.counts_kernels = [], []
         for parity in range(2):
-            prev, nxt = self.rows[parity], self.rows[1 - parity]
-            kernel = cl.Kernel(program, main)
+            rows = {"prev": self.rows[parity], "next": self.rows[1 - parity], "prefix_w": self.prefix_w,
+                    "prefix_p": self.prefix_p, "states": np.uint32(states)}
+            self.main.append(program.kernel(main).set(**rows))
             if variant == "no-opt":
-                kernel.set_args(prev, nxt, self.prefix_w, self.prefix_p, np.uint32(0), np.uint32(0),
-                                np.uint32(states))
-                counts = cl.Kernel(program, "mckp_counts")
-                counts.set_args(prev, nxt, self.no_counts, np.uint64(0), self.prefix_w, self.prefix_p,
-                                np.uint32(0), np.uint32(0), np.uint32(states))
-                self.counts_kernels.append(counts)
-            else:
-                kernel.set_args(prev, nxt, self.no_counts, np.uint64(0), self.prefix_w, self.prefix_p,
-                                np.uint32(0), np.uint32(0), np.uint32(states))
-            self.main.append(kernel)
+                self.counts_kernels.append(program.kernel("mckp_counts").set(**rows))
         self.record = record
-        self.backtrack_kernel = cl.Kernel(program, "mckp_backtrack")
+        self.backtrack_kernel = program.kernel("mckp_backtrack").set(
+            states=np.uint64(self.lay.states), prefix_w=self.prefix_w, group_first=self.group_first,
+            remaining=self.remaining, taken=self.taken)
 
     @property
     def row(self) -> cl.Buffer:
@@ -476,22 +472,15 @@ class _Sweep:
         if self.variant == "no-opt":
             prev, nxt = self.rows[parity], self.rows[1 - parity]
             cl.enqueue_copy(self.queue, nxt, prev, wait_for=wait_for)
-            kernel.set_arg(4, np.uint32(first))
-            kernel.set_arg(5, np.uint32(size))
-            event = cl.enqueue_nd_range_kernel(self.queue, kernel, (self.global_size,), group)
+            event = kernel.set(first=np.uint32(first), size=np.uint32(size)).enqueue(self.queue, (self.global_size,), group)
             if self.record:
-                counts_kernel = self.counts_kernels[parity]
-                counts_kernel.set_arg(2, counts if counts is not None else self.no_counts)
-                counts_kernel.set_arg(3, np.uint64(offset))
-                counts_kernel.set_arg(6, np.uint32(first))
-                counts_kernel.set_arg(7, np.uint32(size))
-                event = cl.enqueue_nd_range_kernel(self.queue, counts_kernel, (self.global_size,), group)
+                event = self.counts_kernels[parity].set(
+                    counts=counts if counts is not None else self.no_counts, counts_offset=np.uint64(offset),
+                    first=np.uint32(first), size=np.uint32(size)).enqueue(self.queue, (self.global_size,), group)
         else:
-            kernel.set_arg(2, counts if counts is not None else self.no_counts)
-            kernel.set_arg(3, np.uint64(offset))
-            kernel.set_arg(6, np.uint32(first))
-            kernel.set_arg(7, np.uint32(size))
-            event = cl.enqueue_nd_range_kernel(self.queue, kernel, (self.global_size,), group, wait_for=wait_for)
+            event = kernel.set(counts=counts if counts is not None else self.no_counts, counts_offset=np.uint64(offset),
+                               first=np.uint32(first), size=np.uint32(size)
+                               ).enqueue(self.queue, (self.global_size,), group, wait_for=wait_for)
         self.current = 1 - parity
         if g + 1 == self.prepared and self.prepared < self.lay.groups.count:
             self._prepare_next()  # the host sorts while the device runs what is queued
@@ -506,9 +495,8 @@ class _Sweep:
             cl.enqueue_copy(self.queue, self.row, row, is_blocking=False)
 
     def backtrack(self, counts: cl.Buffer, g0: int, g1: int) -> None:
-        self.backtrack_kernel.set_args(counts, np.uint64(self.lay.states), self.prefix_w, self.group_first,
-                                       np.uint32(g0), np.uint32(g1 - g0), self.remaining, self.taken)
-        cl.enqueue_nd_range_kernel(self.queue, self.backtrack_kernel, (1,), (1,))
+        self.backtrack_kernel.set(counts=counts, group_begin=np.uint32(g0), groups=np.uint32(g1 - g0)
+                                  ).enqueue(self.queue, (1,), (1,))
 
     def read_taken(self) -> np.ndarray:
         out = np.empty(self.lay.groups.count, dtype=np.uint32)

@@ -21,6 +21,9 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+#: The kernels: Held-Karp by subset size (paper 004, eq. 6).
+HELD_KARP_SOURCE = kernels.builtin("held_karp.cl")
+
 #: Largest n: subsets of the n - 1 other cities are ranked in 32-bit integers (C(32, 16) < 2^32).
 MAX_HELD_KARP_CITIES = 33
 #: Work-items per launch at most.
@@ -90,7 +93,7 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
     dtype, type_name = value_type(problem)
     sizes = level_sizes(n)
     ctx, queue = device.context, device.queue
-    program = kernels.program(device, "held_karp.cl", {"VALUE_T": type_name, "LOCAL_SIZE": 1})
+    program = kernels.program(device, HELD_KARP_SOURCE, {"VALUE_T": type_name})
     flags = cl.mem_flags
     distances = np.ascontiguousarray(problem.distances, dtype=dtype)
     distance_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=distances)
@@ -110,8 +113,9 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
     timings.upload += time.perf_counter() - start
     try:
         start = time.perf_counter()
-        cl.Kernel(program, "held_karp_first")(queue, (-(-members // 64) * 64,), None, distance_buffer, levels[1], np.uint32(n))
-        kernel = cl.Kernel(program, "held_karp_level")
+        program.kernel("held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)
+                                              ).enqueue(queue, (-(-members // 64) * 64,), None)
+        kernel = program.kernel("held_karp_level").set(distances=distance_buffer, binom=binom_buffer, n=np.uint32(n))
         pacer = Pacer(queue, "wavefront Held-Karp levels", members - 1)
         for k in range(2, members + 1):
             size = sizes[k - 1]
@@ -120,10 +124,9 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
             for first in range(0, size, LAUNCH_ITEMS):
                 count = min(LAUNCH_ITEMS, size - first)
                 global_size = -(-count // 256) * 256
-                kernel.set_args(distance_buffer, binom_buffer, levels[(k - 1) & 1], levels[k & 1], buffer,
-                                np.uint64(offset), np.uint32(n), np.uint32(k), np.uint64(first), np.uint64(count))
-                event = cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), None,
-                                                   wait_for=(wait or None) if first == 0 else None)
+                kernel.set(previous=levels[(k - 1) & 1], level=levels[k & 1], pred=buffer, pred_offset=np.uint64(offset),
+                           k=np.uint32(k), first=np.uint64(first), count=np.uint64(count))
+                event = kernel.enqueue(queue, (global_size,), None, wait_for=(wait or None) if first == 0 else None)
             store.finished(k - 2, event)
             pacer.launch()
         last = np.empty(members, dtype=dtype)

@@ -19,6 +19,9 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+#: The kernels: 0-1 knapsack rows on the wavefront model (paper 004).
+KNAPSACK_SOURCE = kernels.builtin("wavefront_kp.cl")
+
 #: Largest capacity: states are 32-bit indices.
 MAX_CAPACITY = 2**31 - 2
 RATES = {True: 2e11, False: 1e9}
@@ -63,7 +66,7 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
     capacity = int(problem.capacities[0])
     dtype = value_dtype(problem, None)
     local = int(plan.details["local_size"])
-    program = kernels.program(device, "wavefront_kp.cl", {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local})
+    program = kernels.program(device, KNAPSACK_SOURCE, {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local})
     ctx, queue = device.context, device.queue
     rows = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, (capacity + 1) * dtype.itemsize) for _ in range(2)]
     fill(queue, rows[0], 0)
@@ -80,14 +83,14 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
     global_size = -(-(capacity + 1) // local) * local
     try:
         start = time.perf_counter()
-        kernel = cl.Kernel(program, "kp_row")
+        kernel = program.kernel("kp_row").set(capacity=np.uint32(capacity))
         pacer = Pacer(queue, "wavefront knapsack rows", problem.n)
         for item in range(problem.n):
             buffer, offset, wait = store.slot(item)
             weight = min(int(weights[item]), capacity + 1)  # heavier than the capacity: never taken
-            kernel.set_args(rows[item & 1], rows[(item + 1) & 1], buffer, np.uint64(offset // 4),
-                            np.uint32(capacity), np.uint32(weight), dtype.type(profits[item]))
-            event = cl.enqueue_nd_range_kernel(queue, kernel, (global_size,), (local,), wait_for=wait or None)
+            kernel.set(previous=rows[item & 1], next=rows[(item + 1) & 1], decisions=buffer,
+                       decision_offset=np.uint64(offset // 4), weight=np.uint32(weight), profit=dtype.type(profits[item]))
+            event = kernel.enqueue(queue, (global_size,), (local,), wait_for=wait or None)
             store.finished(item, event)
             pacer.launch()
         value = np.empty(1, dtype=dtype)

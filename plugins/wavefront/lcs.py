@@ -23,6 +23,9 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+#: The kernels: bit-parallel LCS by block diagonals (paper 004).
+LCS_SOURCE = kernels.builtin("wavefront_lcs.cl")
+
 #: Default block tiling by device kind (GPU: True), from the tiling sweep of ``clsolve bench wavefront``
 #: on the H100 (ci/results/bench-wavefront-h100.json): 128 words x 4096 rows, 4 rows per barrier.
 DEFAULT_WORDS_PER_BLOCK = {True: 128, False: 8}
@@ -192,10 +195,10 @@ class _Sweep:
         start = time.perf_counter()
         a_codes, b_codes, sigma = problem.codes() if codes is None else codes
         defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups,
-                   "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE, "VALUE_T": "int"}
+                   "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE}
         if method == "cells":
             defines["CELLS"] = 1
-        self.program = kernels.program(device, "wavefront_lcs.cl", defines)
+        self.program = kernels.program(device, LCS_SOURCE, defines)
         ctx, queue = device.context, device.queue
         flags = cl.mem_flags
         self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
@@ -204,20 +207,22 @@ class _Sweep:
         edges = np.zeros((geo.word_blocks + 1) * 2 * geo.groups, dtype=np.uint32)
         self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
         words = np.uint32(geo.words)
-        cl.Kernel(self.program, "lcs_start")(queue, (_round(geo.words, 64),), None, self.v_row, words)
+        self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
         self.masks = cl.Buffer(ctx, flags.READ_WRITE, (sigma + 2) * geo.words * 8 if method == "bits" else 8)
         if method == "bits":
-            cl.Kernel(self.program, "lcs_masks")(queue, (_round(geo.words, 64),), None, self.a_codes, self.masks,
-                                   np.uint32(problem.m), words, np.uint32(sigma))
+            self.program.kernel("lcs_masks").set(a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m),
+                                                 words=words, sigma=np.uint32(sigma)
+                                                 ).enqueue(queue, (_round(geo.words, 64),), None)
         queue.finish()
         timings.upload += time.perf_counter() - start
 
     def run(self, store: RowStore | None) -> cl.Event | None:
         """Enqueue every block diagonal; with ``store``, each diagonal's blocks go to its chunk."""
         geo, queue = self.geo, self.device.queue
-        kernel = cl.Kernel(self.program, "lcs_sweep")
+        kernel = self.program.kernel("lcs_sweep").set(
+            masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
+            store=np.int32(store is not None), m=np.uint32(geo.m), words=np.uint32(geo.words), n=np.uint32(geo.n))
         scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8) if store is None else None
-        head = [self.masks, self.a_codes, self.b_codes, self.v_row, self.edges]
         event = None
         pacer = Pacer(queue, "wavefront LCS block diagonals", geo.diagonals)
         for d in range(geo.diagonals):
@@ -226,10 +231,8 @@ class _Sweep:
                 buffer, offset, wait = store.slot(d)
             else:
                 buffer, offset, wait = scratch, 0, []
-            kernel.set_args(*head, buffer, np.uint64(offset // 8), np.int32(store is not None), np.uint32(geo.m),
-                            np.uint32(geo.words), np.uint32(geo.n), np.uint32(first), np.uint32(d))
-            event = cl.enqueue_nd_range_kernel(queue, kernel, (count * geo.words_per_block,),
-                                               (geo.words_per_block,), wait_for=wait or None)
+            kernel.set(chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d))
+            event = kernel.enqueue(queue, (count * geo.words_per_block,), (geo.words_per_block,), wait_for=wait or None)
             if store is not None:
                 store.finished(d, event)
             pacer.launch()
@@ -311,7 +314,8 @@ def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndar
         fill(queue, pairs, 0xA5)
     state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
     state_buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=state)
-    kernel = cl.Kernel(sweep.program, "lcs_trace")
+    kernel = sweep.program.kernel("lcs_trace").set(a_codes=sweep.a_codes, b_codes=sweep.b_codes, state=state_buffer,
+                                                   pairs=pairs, capacity=np.uint32(capacity), m=np.uint32(problem.m))
     host_mode = store.plan.mode == "host"
     for d in range(geo.diagonals - 1, -1, -1):
         first, count = geo.blocks_of(d)
@@ -326,9 +330,8 @@ def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndar
             buffer, offset = store.readable(d, part=((wb - first) * geo.tile_bytes, geo.tile_bytes))
         else:
             buffer, offset = store.readable(d)
-        kernel(queue, (TRACE_LOCAL_SIZE,), (TRACE_LOCAL_SIZE,), buffer, np.uint64(offset // 8), sweep.a_codes,
-               sweep.b_codes, state_buffer, pairs, np.uint32(capacity), np.uint32(first), np.uint32(d),
-               np.uint32(problem.m))
+        kernel.set(chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d)
+                   ).enqueue(queue, (TRACE_LOCAL_SIZE,), (TRACE_LOCAL_SIZE,))
     cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
     found = np.empty(capacity * 2, dtype=np.uint32)
     cl.enqueue_copy(queue, found, pairs, is_blocking=True)

@@ -1,12 +1,13 @@
-/* Shared definitions of the clsolve kernels (OpenCL C 1.2).
+/* What the dense DP kernels share (dp_rows.cl, dp_batch.cl, subset_enum.cl; OpenCL C 1.2): decision
+ * bits and capacity states of paper 000 (Boyer, El Baz, Elkihel).
  *
- * Build options every DP kernel receives from the host (engine/dptable.py):
+ * Build options every DP kernel receives from the host (engine/dp/table.py):
  *   VALUE_T     int or long: int when the sum of all profits fits in 2^31 - 1, else long
  *   DIMS        number of capacity dimensions m (1, 2 or 3)
  *   LOCAL_SIZE  work-group size; also fixes the layout of decision bits below
  */
-#ifndef CLSOLVE_H
-#define CLSOLVE_H
+#ifndef DP_STATES_H
+#define DP_STATES_H
 
 #ifndef VALUE_T
 #error "VALUE_T must be defined (int or long)"

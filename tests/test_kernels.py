@@ -1,0 +1,70 @@
+"""Kernel sources outside clsolve, include paths, arguments bound by name, structs declared from dtypes."""
+import numpy as np
+import pyopencl as cl
+import pytest
+
+import clsolve
+from clsolve.runtime import kernels
+
+SOURCE = """
+#include "scale.h"
+__kernel void scaled(__global const uint *input, __global uint *output, const uint factor /* per item */)
+{
+    const size_t i = get_global_id(0);
+    output[i] = SCALE(input[i], factor);
+}
+"""
+
+
+@pytest.fixture
+def third_party(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "headers").mkdir()
+    (tmp_path / "src" / "scaled.cl").write_text(SOURCE)
+    (tmp_path / "headers" / "scale.h").write_text("#define SCALE(x, f) ((x) * (f))\n")
+    return tmp_path
+
+
+def test_a_source_on_disk_finds_its_includes_and_binds_arguments_by_name(device, third_party):
+    source = kernels.KernelSource.path(third_party / "src" / "scaled.cl", include=[third_party / "headers"])
+    program = kernels.program(device, source)
+    assert program.parameters == {"scaled": ("input", "output", "factor")}
+    data = np.arange(64, dtype=np.uint32)
+    flags = cl.mem_flags
+    source_buf = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=data)
+    out_buf = cl.Buffer(device.context, flags.WRITE_ONLY, data.nbytes)
+    program.kernel("scaled").set(factor=np.uint32(3), output=out_buf, input=source_buf).enqueue(device.queue, (64,), None)
+    out = np.empty_like(data)
+    cl.enqueue_copy(device.queue, out, out_buf)
+    assert (out == 3 * data).all()
+
+
+def test_a_missing_include_names_the_places_searched(device, third_party):
+    source = kernels.KernelSource.path(third_party / "src" / "scaled.cl")  # headers/ not listed
+    with pytest.raises(clsolve.KernelBuildError, match=r'#include "scale.h" not found in .*clsolve\.opencl'):
+        kernels.program(device, source)
+
+
+def test_arguments_by_name_refuse_unknown_and_missing_names(device, third_party):
+    source = kernels.KernelSource.path(third_party / "src" / "scaled.cl", include=[third_party / "headers"])
+    kernel = kernels.program(device, source).kernel("scaled")
+    with pytest.raises(TypeError, match=r"no parameter 'scale'; its parameters: input, output, factor"):
+        kernel.set(scale=np.uint32(2))
+    with pytest.raises(TypeError, match=r"launched before factor, input, output set"):
+        kernel.enqueue(device.queue, (64,), None)
+    with pytest.raises(clsolve.KernelBuildError, match="no kernel 'scale'"):
+        kernels.program(device, source).kernel("scale")
+
+
+def test_builtin_kernels_parse_to_their_parameters():
+    text = kernels.builtin("dp_rows.cl").text()
+    assert kernels.parameters(text)["dp_rows_backtrack"] == (
+        "decisions", "weights", "words_per_row", "span1", "span2", "chunk_first", "chunk_items", "remaining", "selected")
+
+
+def test_a_struct_is_declared_from_its_dtype_and_checked_on_the_device(device):
+    from clsolve_plugins.dp_batch.solver import INSTANCE
+    declaration = kernels.struct_declaration(device, "instance_t", INSTANCE)
+    assert "typedef struct" in declaration and "instance_t" in declaration
+    for field in INSTANCE.names:
+        assert f" {field};" in declaration

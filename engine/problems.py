@@ -203,7 +203,7 @@ class Knapsack:
     @property
     def total_profit(self) -> int:
         """Sum of all profits (at most 2^63 - 1, checked when built)."""
-        return self._total_profit
+        return self.__dict__["_total_profit"]  # cached in __post_init__ (not a dataclass field)
 
     def cells(self) -> int:
         """Number of states in one DP row: prod(capacity_d + 1)."""
@@ -409,7 +409,7 @@ class TSP:
     @property
     def longest_tour_bound(self) -> int:
         """An upper bound on any tour's length (each city's costliest outgoing edge, summed)."""
-        return self._longest_tour_bound
+        return self.__dict__["_longest_tour_bound"]  # cached in __post_init__ (not a dataclass field)
 
     def tour_length(self, tour) -> int:
         tour = np.asarray(tour, dtype=np.int64)

@@ -83,7 +83,7 @@ class Solution:
         if isinstance(problem, LCS):
             out["name"] = problem.name
             out["lengths"] = [problem.m, problem.n]
-            subsequence = problem.subsequence(self.positions)
+            subsequence = problem.subsequence(self.positions if self.positions is not None else np.zeros((0, 2), np.int64))
             out["subsequence"] = subsequence if isinstance(subsequence, str) else subsequence.tolist()
         elif isinstance(problem, TSP):
             out["name"] = problem.name

@@ -146,7 +146,8 @@ def _packs(solver: str) -> bool:
     if solver == "auto":
         batching = [cls for cls in classes.values() if checked.batches(cls)]
         return bool(batching) and all(map(checked.packs, batching))
-    return checked.packs(classes.get(solver, Solver))
+    cls = classes.get(solver)
+    return cls is not None and checked.packs(cls)
 
 
 def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict) -> PackedSolutions | None:
@@ -160,6 +161,8 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
         instance, dev, plan = chosen
         if options:
             instance = registry.load(instance.name, **options)
+        assert isinstance(instance, PackedBatchSolver) and dev is not None  # _packs("auto") said so
+        if options:
             plan = instance.plan_packed(packed, dev)
     else:
         if not _packs(solver):
@@ -221,9 +224,10 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
     """``solve_many`` on one device without the final check: for a worker whose client checks every
     answer itself (``clsolve.scaleout.chunks``), so that no solution is checked twice."""
     if solver == "auto":
-        solver = _batching_solver(problems, device)
-        if solver is None:
+        batching = _batching_solver(problems, device)
+        if batching is None:
             return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
+        solver = batching
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
     plan = checked.plan_many(instance, problems, dev)

@@ -83,18 +83,18 @@ class PackedProblems:
     def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> PackedProblems:
         """Pack ``problems`` (batch indices ``positions``, ascending; default 0, 1, ...): a pass over
         the objects per attribute, then a few concatenations. The arrays are read-only."""
-        positions = np.arange(len(problems), dtype=np.int64) if positions is None else np.asarray(positions, dtype=np.int64)
+        at = np.arange(len(problems), dtype=np.int64) if positions is None else np.asarray(positions, dtype=np.int64)
         kinds = [type(p) is Knapsack or isinstance(p, Knapsack) for p in problems]
         if all(kinds):
-            knapsacks, knapsack_positions, others = problems, positions, {}
+            knapsacks, knapsack_positions, others = problems, at, {}
         else:
             knapsacks = [p for p, kind in zip(problems, kinds) if kind]
-            knapsack_positions = positions[np.asarray(kinds, dtype=bool)]
-            others = {int(i): p for i, p, kind in zip(positions.tolist(), problems, kinds) if not kind}
+            knapsack_positions = at[np.asarray(kinds, dtype=bool)]
+            others = {int(i): p for i, p, kind in zip(at.tolist(), problems, kinds) if not kind}
         count = len(knapsacks)
         if count == 0:
             empty = np.zeros(0, np.int64)
-            return cls(positions, np.zeros(1, np.int64), np.zeros(1, np.int64), empty, empty.copy(), empty.copy(), [],
+            return cls(at, np.zeros(1, np.int64), np.zeros(1, np.int64), empty, empty.copy(), empty.copy(), [],
                        empty.copy(), knapsack_positions, others)
         # one comprehension per attribute: much faster than transposing a tuple per object
         profits = [p.profits for p in knapsacks]
@@ -106,7 +106,7 @@ class PackedProblems:
         np.cumsum(n, out=items[1:])
         dims = np.zeros(count + 1, dtype=np.int64)
         np.cumsum(m, out=dims[1:])
-        return cls(positions=positions, item_offsets=items, capacity_offsets=dims,
+        return cls(positions=at, item_offsets=items, capacity_offsets=dims,
                    profits=_joined(profits, int(items[-1])), weights=_joined(weights, int((n * m).sum())),
                    capacities=_joined(capacities, int(dims[-1])), names=[p.name for p in knapsacks],
                    known_optima=np.fromiter((-1 if p.known_optimum is None else p.known_optimum for p in knapsacks),

@@ -145,7 +145,7 @@ def _fix(problem: Knapsack) -> Fixing:
     feasible1 = p[after] + prefix_p[i1]
     upper1 = feasible1 + fraction(room1, i1)
     # the solutions met on the way improve the incumbent
-    candidates = [(best, None)]
+    candidates: list[tuple[int, tuple[str, int, int] | None]] = [(best, None)]
     if before.size:
         j = int(np.argmax(feasible0))
         candidates.append((int(feasible0[j]), ("without", j, int(i0[j]))))

@@ -90,7 +90,7 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
         only = np.fromiter((keys[i] == _KEY_ITEMS for i in indices), dtype=bool, count=len(indices))
         for i, found in zip(indices, _reduce_group(group, m, only)):
             problems[i].__dict__[keys[i]] = out[i] = found  # problems are immutable: cached on the problem
-    return out  # type: ignore[return-value]
+    return out
 
 
 def reduction(problem: Knapsack, enabled: bool = True) -> Reduction:

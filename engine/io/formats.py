@@ -25,6 +25,7 @@ the profit is height x width, and each item type appears once (counts are ignore
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -263,9 +264,9 @@ def _grid_problem(path: str, where: str, entry: dict):
         raise FormatError(path, None, f"{where}: {exc}") from None
 
 
-READERS = {"json": read_json, "pisinger": read_pisinger, "jooken": read_jooken, "mknap": read_mknap,
-           "msb": read_msb, "class-a": read_class_a, "tsplib": read_tsplib, "fasta": read_fasta,
-           "sequences": read_sequences}
+READERS: dict[str, Callable[..., list]] = {
+    "json": read_json, "pisinger": read_pisinger, "jooken": read_jooken, "mknap": read_mknap, "msb": read_msb,
+    "class-a": read_class_a, "tsplib": read_tsplib, "fasta": read_fasta, "sequences": read_sequences}
 
 
 def detect(path: str, text: str) -> str:

@@ -49,7 +49,9 @@ def _pairs(path: str, records: list[tuple[str, str, int]]) -> list[LCS]:
 
 def read_fasta(path: str, text: str, scale=1) -> list[LCS]:
     records: list[tuple[str, str, int]] = []
-    name, parts, start = None, [], 0
+    name: str | None = None
+    parts: list[str] = []
+    start = 0
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(">"):
             if name is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from typing import Literal, overload
 
 from ..errors import InvalidOptionError
 
@@ -17,6 +18,12 @@ def _refuse(name: str, expected: str, value) -> InvalidOptionError:
     return InvalidOptionError(f"{name} must be {expected}, got {value!r}")
 
 
+@overload
+def integer(name: str, value, minimum: int | None = None, maximum: int | None = None,
+            none: Literal[False] = False) -> int: ...
+@overload
+def integer(name: str, value, minimum: int | None = None, maximum: int | None = None, *,
+            none: bool) -> int | None: ...
 def integer(name: str, value, minimum: int | None = None, maximum: int | None = None,
             none: bool = False) -> int | None:
     """``value`` as an int in [minimum, maximum]; None passes where ``none``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..runtime.devices import Device
 from ..runtime.memory import physical_bytes
@@ -33,7 +34,7 @@ class Plan:
     cell_updates: int = 0
     launches: int = 0
     seconds: float = 0.0
-    details: dict[str, object] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)  # free-form: each solver's own facts
 
     @property
     def device_bytes(self) -> int:

@@ -56,7 +56,7 @@ def refresh() -> None:
 @contextlib.contextmanager
 def testing(classes: dict[str, type]) -> Iterator[None]:
     """Inside the block, the solvers are exactly ``classes`` (name -> class), as if installed."""
-    extensions = [Extension(name, EntryPoint(name, f"{cls.__module__}:{cls.__qualname__}", NAMESPACE), cls, None)
+    extensions: list[Extension] = [Extension(name, EntryPoint(name, f"{cls.__module__}:{cls.__qualname__}", NAMESPACE), cls, None)
                   for name, cls in classes.items()]
     with _lock:
         saved = dict(_state)

@@ -87,7 +87,7 @@ class Device:
         return {
             "platform": self.platform,
             "device": self.name,
-            "type": cl.device_type.to_string(self.cl_device.type),
+            "type": cl.device_type.to_string(self.cl_device.type),  # type: ignore[operator]  # pyopencl's stub types the enum as an int
             "global_memory_bytes": self.global_memory,
             "max_allocation_bytes": self.max_allocation,
             "local_memory_bytes": self.local_memory,
@@ -105,7 +105,7 @@ def all_devices() -> list[Device]:
     """Every OpenCL device of every platform, in platform order (cached per process)."""
     global _devices
     if _devices is None:
-        found = []
+        found: list[Device] = []
         try:
             platforms = cl.get_platforms()
         except cl.Error:
@@ -160,7 +160,7 @@ def _wrapped(spec) -> Device | None:
     return Device(spec)
 
 
-def get_device(spec: str | Device | None = None) -> Device:
+def get_device(spec: str | Device | cl.Device | cl.Context | None = None) -> Device:
     """Choose a device.
 
     ``spec`` is ``auto`` (GPU first, then any other accelerator, then PoCL's CPU, then other CPUs;

@@ -17,7 +17,7 @@ import concurrent.futures
 import hashlib
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -172,7 +172,7 @@ class Program:
         return Kernel(self.built, name, names, self.label)
 
 
-def options(defines: dict[str, object]) -> list[str]:
+def options(defines: Mapping[str, object]) -> list[str]:
     return [f"-D{key}={value}" for key, value in sorted(defines.items())]
 
 
@@ -190,7 +190,7 @@ def struct_declaration(device: Device, name: str, dtype: np.dtype) -> str:
     return declaration
 
 
-def program(device: Device, source: KernelSource, defines: dict[str, object] | None = None,
+def program(device: Device, source: KernelSource, defines: Mapping[str, object] | None = None,
             preamble: str = "") -> Program:
     """Build (or fetch from this process's cache) ``source`` for ``device``.
 

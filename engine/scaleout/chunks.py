@@ -41,8 +41,8 @@ def sizes(problems: Sequence, packed: PackedProblems | None = None) -> np.ndarra
     smaller (knapsacks); 1 for other kinds. ``packed``: the same problems packed, if at hand."""
     out = np.ones(len(problems), dtype=np.float64)
     if packed is None:
-        rows = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
-        packed = PackedProblems.pack([problems[k] for k in rows], rows)
+        knapsacks = [k for k, p in enumerate(problems) if isinstance(p, Knapsack)]
+        packed = PackedProblems.pack([problems[k] for k in knapsacks], knapsacks)
     if len(packed.knapsack_positions):
         n = np.diff(packed.item_offsets).astype(np.float64)
         rows = np.searchsorted(packed.positions, packed.knapsack_positions)  # the knapsacks' places in problems
@@ -199,7 +199,7 @@ def cut(weights: np.ndarray, chunks: int, max_size: int | None = None, shares: n
     else:
         ends = np.arange(1, chunks) * -(-count // chunks)
     bounds = sorted({0, count, *[int(e) for e in ends if 0 < e < count]})
-    ranges = []
+    ranges: list[range] = []
     for lo, hi in zip(bounds, bounds[1:]):
         step = hi - lo if max_size is None else max_size
         ranges.extend(range(a, min(a + step, hi)) for a in range(lo, hi, step))

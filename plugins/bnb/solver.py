@@ -113,7 +113,7 @@ class Frontier:
     step: int
     nodes: tuple[np.ndarray, ...]         # W, P, S, U, L (int64)
     offset: int = 0
-    records: tuple = ()                  # per earlier step: (q, origin array, offset)
+    records: tuple | list = ()           # per earlier step: (q, origin array, offset)
     bound: int = 0                       # an upper bound on every node's U
 
 
@@ -311,7 +311,7 @@ class BranchAndBoundSolver(DeviceSolver):
         """Sorted indices of the items of a node's greedy solution: its path (``decided``: items
         0..k), then items k+1..S-1 (the greedy prefix), then the greedy packing after S (the items
         its lower bound counts)."""
-        chosen = list(np.flatnonzero(decided))
+        chosen: list[int] = np.flatnonzero(decided).tolist()
         chosen.extend(range(decided.size, min(S, items.n)))
         rest = items.capacity - W
         for i in range(S + 1, items.n):
@@ -322,7 +322,7 @@ class BranchAndBoundSolver(DeviceSolver):
                 chosen.append(i)
         return np.asarray(chosen, dtype=np.int64)
 
-    def _path(self, records: tuple, step: int, index: int) -> np.ndarray:
+    def _path(self, records: tuple | list, step: int, index: int) -> np.ndarray:
         """x_0..x_{step-1} of node ``index`` of the list step ``step`` produced."""
         bits = np.zeros(step, dtype=bool)
         for level in range(step - 1, -1, -1):
@@ -466,7 +466,9 @@ def _extend(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray):
     if items.prefix_weights is not None:  # items S, S+1, .. fit one after another exactly while their sum does
         prefix = items.prefix_weights
         end = np.searchsorted(prefix, c - W + prefix[S], side="right") - 1
-        return W + (prefix[end] - prefix[S]), P + (items.prefix_profits[end] - items.prefix_profits[S]), end
+        profits = items.prefix_profits
+        assert profits is not None  # set together with prefix_weights
+        return W + (prefix[end] - prefix[S]), P + (profits[end] - profits[S]), end
     while True:
         at = np.minimum(S, n - 1)
         more = (n > S) & (w[at] <= c - W)
@@ -527,8 +529,10 @@ def undominated(items: Items, nodes, step: int) -> np.ndarray:
     W, P, S = nodes[0], nodes[1], nodes[2]
     if W.size < 2:
         return np.arange(W.size)
-    weight = W - (items.prefix_weights[S] - items.prefix_weights[step])
-    profit = P - (items.prefix_profits[S] - items.prefix_profits[step])
+    prefix_w, prefix_p = items.prefix_weights, items.prefix_profits
+    assert prefix_w is not None and prefix_p is not None  # the dominance filter runs only where they exist
+    weight = W - (prefix_w[S] - prefix_w[step])
+    profit = P - (prefix_p[S] - prefix_p[step])
     order = np.lexsort((-profit, weight))
     ranked = profit[order]
     before = np.maximum.accumulate(ranked)

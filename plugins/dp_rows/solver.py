@@ -153,7 +153,7 @@ class RowParallelSolver(DeviceSolver):
 
         start = time.perf_counter()
         # kernels_by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
-        kernels_by_width = {}
+        kernels_by_width: dict[int, list[kernels.Kernel]] = {}
         for width, name in ((1, "dp_rows_item"), (2, "dp_rows_pair")):
             kernels_by_width[width] = []
             for parity in range(2):

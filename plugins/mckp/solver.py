@@ -144,10 +144,10 @@ class MultiClassSolver(DeviceSolver):
                 raise InvalidOptionError(f"{field_name} must be one of {', '.join(allowed)}; got {value!r}")
         if value_bits not in (None, 32, 64):
             raise InvalidOptionError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
-        for field_name, value in (("columns", columns), ("tile_items", tile_items),
-                                  ("segment_groups", segment_groups), ("local_size", local_size)):
-            if value is not None and (not isinstance(value, int) or value < 1):
-                raise InvalidOptionError(f"{field_name} must be a positive integer, got {value!r}")
+        for field_name, size in (("columns", columns), ("tile_items", tile_items),
+                                 ("segment_groups", segment_groups), ("local_size", local_size)):
+            if size is not None and (not isinstance(size, int) or size < 1):
+                raise InvalidOptionError(f"{field_name} must be a positive integer, got {size!r}")
         if columns is not None and columns > 16:
             raise InvalidOptionError(f"columns must be at most 16, got {columns}")
         self.grouping, self.variant, self.counts, self.atomics = grouping, variant, counts, atomics

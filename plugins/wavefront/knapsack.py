@@ -108,7 +108,7 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
         timings.download += time.perf_counter() - start
     finally:
         store.release()
-    stats = {"store": store_plan.mode}
+    stats: dict[str, object] = {"store": store_plan.mode}
     if store_plan.mode == "host":
         stats.update(copied_bytes=store.stats.bytes, copies_hidden_share=store.stats.hidden_share)
     return Solution(int(value[0]), selected, True, "", "", timings, stats=stats)

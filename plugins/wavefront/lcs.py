@@ -97,12 +97,9 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
     words = -(-problem.m // 64)
     limit = device.max_work_group_size
     default_words, default_rows = words_per_block is None, rows_per_block is None
-    if default_words:
-        words_per_block = min(DEFAULT_WORDS_PER_BLOCK[device.is_gpu], limit)
-    if default_rows:
-        rows_per_block = DEFAULT_ROWS_PER_BLOCK[device.is_gpu]
-    if rows_per_step is None:
-        rows_per_step = DEFAULT_ROWS_PER_STEP
+    words_per_block = min(DEFAULT_WORDS_PER_BLOCK[device.is_gpu], limit) if words_per_block is None else words_per_block
+    rows_per_block = DEFAULT_ROWS_PER_BLOCK[device.is_gpu] if rows_per_block is None else rows_per_block
+    rows_per_step = DEFAULT_ROWS_PER_STEP if rows_per_step is None else rows_per_step
     if not 1 <= int(words_per_block) <= limit:
         raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
                                  f"got {words_per_block}")
@@ -222,7 +219,7 @@ class _Sweep:
         kernel = self.program.kernel("lcs_sweep").set(
             masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
             store=np.int32(store is not None), m=np.uint32(geo.m), words=np.uint32(geo.words), n=np.uint32(geo.n))
-        scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8) if store is None else None
+        scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8)  # the chunk argument when nothing is kept
         event = None
         pacer = Pacer(queue, "wavefront LCS block diagonals", geo.diagonals)
         for d in range(geo.diagonals):

@@ -1,6 +1,9 @@
 """Solutions, their timings, and the check the engine runs on every solution before returning it."""
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -21,6 +24,16 @@ class Timings:
     @property
     def total(self) -> float:
         return self.upload + self.kernels + self.download + self.host
+
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Add the wall-clock seconds of the ``with`` block to phase ``name`` (``upload``, ``kernels``,
+        ``download`` or ``host``)."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            setattr(self, name, getattr(self, name) + time.perf_counter() - start)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "total": self.total}

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..plugin import cache
 from ..problems import Knapsack
 from ..solution import Solution, Timings
 
@@ -87,11 +88,8 @@ def unchanged(problem: Knapsack) -> Fixing:
 
 
 def fix(problem: Knapsack) -> Fixing:
-    """The fixing of ``problem`` (m = 1; cached on the problem, which is immutable)."""
-    found = problem.__dict__.get("_fixing")
-    if found is None:
-        found = problem.__dict__["_fixing"] = _fix(problem)
-    return found
+    """The fixing of ``problem`` (m = 1; computed once per problem, which is immutable)."""
+    return cache.per_problem(problem, "fixing", lambda: _fix(problem))
 
 
 def _fix(problem: Knapsack) -> Fixing:

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..batch.packed import PackedProblems, concatenated_ranges
-from ..plugin.contract import Plan
+from ..plugin import cache
+from ..plugin.plan import Plan
 from ..problems import Knapsack
 from ..solution import Solution, Timings
 
@@ -80,7 +81,7 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
     or always taken): what a solver whose work depends on the items alone, not on the capacities
     (subset enumeration), can gain."""
     keys = [_KEY_ITEMS if items_only is not None and items_only[i] else _KEY for i in range(len(problems))]
-    out: list[Reduction | None] = [p.__dict__.get(key) for p, key in zip(problems, keys)]
+    out: list[Reduction | None] = [cache.get(p, key) for p, key in zip(problems, keys)]
     by_m: dict[int, list[int]] = {}
     for index, problem in enumerate(problems):
         if out[index] is None:
@@ -89,13 +90,24 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
         group = [problems[i] for i in indices]
         only = np.fromiter((keys[i] == _KEY_ITEMS for i in indices), dtype=bool, count=len(indices))
         for i, found in zip(indices, _reduce_group(group, m, only)):
-            problems[i].__dict__[keys[i]] = out[i] = found  # problems are immutable: cached on the problem
+            out[i] = cache.put(problems[i], keys[i], found)  # problems are immutable: kept per problem
     return out
 
 
 def reduction(problem: Knapsack, enabled: bool = True) -> Reduction:
     """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``)."""
     return reduce(problem) if enabled else identity(problem)
+
+
+def presolved(solver: str, problem: Knapsack, enabled: bool, device_label: str,
+              solve_reduced: Callable[[Knapsack], Solution]) -> Solution:
+    """A solver's solution of ``problem`` through its reduction: ``solve_reduced`` solves what is
+    left, the answer is expanded back to the problem's items; a problem presolve settles alone is
+    answered without it."""
+    reduced = reduction(problem, enabled)
+    if reduced.problem is None:
+        return reduced.trivial(solver, device_label)
+    return reduced.expand(solve_reduced(reduced.problem))
 
 
 def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callable[[Knapsack], Plan]) -> Plan:

@@ -40,7 +40,7 @@ from clsolve.dp.fixing import Fixing, fix, sort_by_ratio
 from clsolve.dp.presolve import Reduction, reduction
 from clsolve.dp.table import work_group_size
 from clsolve.errors import TimeLimitError
-from clsolve.plugin import options
+from clsolve.plugin import cache, options
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
 from clsolve.problems import Knapsack
@@ -239,13 +239,8 @@ class BranchAndBoundSolver(DeviceSolver):
         return first.expand(fixed.expand(inner))
 
     def _items(self, problem: Knapsack) -> Items:
-        """The sorted items (cached on the problem for this solver's settings: ``plan`` and ``solve``
-        both need them)."""
-        key = f"_bnb_items_{int(self.dominance)}"
-        found = problem.__dict__.get(key)
-        if found is None:
-            found = problem.__dict__[key] = self._sorted_items(problem)
-        return found
+        """The sorted items (once per problem and dominance setting: ``plan`` and ``solve`` both need them)."""
+        return cache.per_problem(problem, ("bnb items", self.dominance), lambda: self._sorted_items(problem))
 
     def _sorted_items(self, problem: Knapsack) -> Items:
         profits, weights = problem.profits, problem.weights[:, 0]

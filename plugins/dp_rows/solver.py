@@ -9,12 +9,12 @@ so each launch sets only the item index).
 """
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.presolve import planned, reduction
+from clsolve.dp.presolve import planned, presolved, reduction
 from clsolve.dp.table import (
     MODEL_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
@@ -40,6 +40,19 @@ from clsolve.solution import Solution, Timings
 
 #: The kernels (paper 000, Algorithms 2.1-2.2).
 SOURCE = kernels.builtin("dp_rows.cl")
+
+
+@dataclass
+class _Buffers:
+    """A solve's device buffers: items, two value rows, decision rows by chunk (first item, items,
+    buffer), and the backtracking's output and capacity left."""
+
+    weights: cl.Buffer
+    profits: cl.Buffer
+    rows: list[cl.Buffer]
+    chunks: list[tuple[int, int, cl.Buffer]]
+    selected: cl.Buffer
+    remaining: cl.Buffer
 
 
 class RowParallelSolver(DeviceSolver):
@@ -117,95 +130,92 @@ class RowParallelSolver(DeviceSolver):
 
     # -- solving -----------------------------------------------------------------------------
     def _run(self, problem: Knapsack, device: Device, plan: Plan, keep_decisions: bool):
+        """The DP on the device: value, and the item flags (or, with ``keep_decisions``, the decision
+        bits of every row), with the time of each phase."""
         timings = Timings()
-        start = time.perf_counter()
-        dtype = value_dtype(problem, self.value_bits)
-        states = problem.cells()
-        local_size = int(plan.details["local_size"])
-        layout = DecisionLayout(states, local_size)
+        with timings.phase("host"):
+            dtype = value_dtype(problem, self.value_bits)
+            layout = DecisionLayout(problem.cells(), int(plan.details["local_size"]))
+            program = kernels.program(device, SOURCE, {
+                "VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size})
+        with timings.phase("upload"):
+            held = self._upload(problem, device, layout, dtype)
+        with timings.phase("kernels"):
+            passes = self._sweep(problem, device, plan, program, layout, held)
+            if not keep_decisions:
+                self._backtrack(problem, device, program, layout, held)
+            device.queue.finish()
+        with timings.phase("download"):
+            value = np.zeros(1, dtype=dtype)
+            cl.enqueue_copy(device.queue, value, held.rows[passes & 1], src_offset=(layout.states - 1) * dtype.itemsize)
+            if keep_decisions:
+                words = np.empty((problem.n, layout.words_per_row), dtype=np.uint32)
+                for first, count, decisions in held.chunks:
+                    cl.enqueue_copy(device.queue, words[first:first + count], decisions)
+                found = layout.unpack(words)
+            else:
+                found = np.empty(problem.n, dtype=np.uint8)
+                cl.enqueue_copy(device.queue, found, held.selected)
+            device.queue.finish()
+        return int(value[0]), found, timings
+
+    def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype) -> _Buffers:
+        """The items, two value rows, the decision rows in chunks of items, the answer's buffers."""
+        ctx, queue, flags = device.context, device.queue, cl.mem_flags
         chunk = self._chunk_items(problem, layout, device)
-        span1, span2 = spans(problem)
-        program = kernels.program(device, SOURCE, {
-            "VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": local_size})
-        ctx, queue = device.context, device.queue
-        weights = clamped_weights(problem)
-        profits = problem.profits.astype(dtype)
-        flags = cl.mem_flags
-        timings.host += time.perf_counter() - start
-
-        start = time.perf_counter()
-        weights_buf = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=weights)
-        profits_buf = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=profits)
-        rows = [cl.Buffer(ctx, flags.READ_WRITE, states * dtype.itemsize) for _ in range(2)]
-        chunks = []
-        for first in range(0, problem.n, chunk):
-            count = min(chunk, problem.n - first)
-            chunks.append((first, count, cl.Buffer(ctx, flags.READ_WRITE, count * layout.row_bytes)))
-        selected_buf = cl.Buffer(ctx, flags.READ_WRITE, problem.n)
-        remaining_buf = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
-                                  hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m)))
+        chunks = [(first, min(chunk, problem.n - first),
+                   cl.Buffer(ctx, flags.READ_WRITE, min(chunk, problem.n - first) * layout.row_bytes))
+                  for first in range(0, problem.n, chunk)]
+        held = _Buffers(
+            weights=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=clamped_weights(problem)),
+            profits=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)),
+            rows=[cl.Buffer(ctx, flags.READ_WRITE, layout.states * dtype.itemsize) for _ in range(2)],
+            chunks=chunks, selected=cl.Buffer(ctx, flags.READ_WRITE, problem.n),
+            remaining=cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
+                                hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m))))
         if self.poison:
-            for buf in [rows[1], selected_buf] + [c[2] for c in chunks]:
+            for buf in [held.rows[1], held.selected] + [c[2] for c in chunks]:
                 fill(queue, buf, POISON_BYTE)
-        fill(queue, rows[0], 0)
+        fill(queue, held.rows[0], 0)
         queue.finish()
-        timings.upload += time.perf_counter() - start
+        return held
 
-        start = time.perf_counter()
-        # kernels_by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
-        kernels_by_width: dict[int, list[kernels.Kernel]] = {}
-        for width, name in ((1, "dp_rows_item"), (2, "dp_rows_pair")):
-            kernels_by_width[width] = []
-            for parity in range(2):
-                kernels_by_width[width].append(program.kernel(name).set(
-                    prev=rows[parity], next=rows[1 - parity], weights=weights_buf, profits=profits_buf,
-                    states=np.uint32(states), span1=np.uint32(span1), span2=np.uint32(span2),
-                    words_per_row=np.uint64(layout.words_per_row)))
-        global_size = (layout.tiles * local_size,)
-        group = (local_size,)
+    def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
+               layout: DecisionLayout, held: _Buffers) -> int:
+        """One launch per item (or pair of items), rows ping-ponging; returns the number of passes."""
+        span1, span2 = spans(problem)
+        # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
+        by_width = {width: [program.kernel(name).set(
+            prev=held.rows[parity], next=held.rows[1 - parity], weights=held.weights, profits=held.profits,
+            states=np.uint32(layout.states), span1=np.uint32(span1), span2=np.uint32(span2),
+            words_per_row=np.uint64(layout.words_per_row)) for parity in range(2)]
+            for width, name in ((1, "dp_rows_item"), (2, "dp_rows_pair"))}
+        global_size, group = (layout.tiles * layout.local_size,), (layout.local_size,)
         passes = 0
-        pacer = Pacer(queue, f"{self.name} rows", plan.launches)
-        for first, count, decisions in chunks:
-            for pair in kernels_by_width.values():
+        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches)
+        for first, count, decisions in held.chunks:
+            for pair in by_width.values():
                 for kernel in pair:
                     kernel.set(decisions=decisions, chunk_first=np.uint32(first))
             for item, width in self._launches([(first, count)]):
-                kernel = kernels_by_width[width][passes & 1]
-                kernel.set(item=np.uint32(item)).enqueue(queue, global_size, group)
+                by_width[width][passes & 1].set(item=np.uint32(item)).enqueue(device.queue, global_size, group)
                 passes += 1
                 pacer.launch()
-        if not keep_decisions:
-            backtrack = program.kernel("dp_rows_backtrack").set(
-                weights=weights_buf, words_per_row=np.uint64(layout.words_per_row), span1=np.uint32(span1),
-                span2=np.uint32(span2), remaining=remaining_buf, selected=selected_buf)
-            for first, count, decisions in reversed(chunks):
-                backtrack.set(decisions=decisions, chunk_first=np.uint32(first), chunk_items=np.uint32(count))
-                backtrack.enqueue(queue, (1,), (1,))
-        queue.finish()
-        timings.kernels += time.perf_counter() - start
+        return passes
 
-        start = time.perf_counter()
-        final_row = rows[passes & 1]
-        value = np.zeros(1, dtype=dtype)
-        cl.enqueue_copy(queue, value, final_row, src_offset=(states - 1) * dtype.itemsize)
-        if keep_decisions:
-            words = np.empty((problem.n, layout.words_per_row), dtype=np.uint32)
-            for first, count, decisions in chunks:
-                cl.enqueue_copy(queue, words[first:first + count], decisions)
-            queue.finish()
-            timings.download += time.perf_counter() - start
-            return int(value[0]), layout.unpack(words), timings
-        selected = np.empty(problem.n, dtype=np.uint8)
-        cl.enqueue_copy(queue, selected, selected_buf)
-        queue.finish()
-        timings.download += time.perf_counter() - start
-        return int(value[0]), selected, timings
+    def _backtrack(self, problem: Knapsack, device: Device, program: kernels.Program, layout: DecisionLayout,
+                   held: _Buffers) -> None:
+        """Algorithm 2.1, steps 8-12, on one work-item, chunk by chunk from the last item."""
+        span1, span2 = spans(problem)
+        backtrack = program.kernel("dp_rows_backtrack").set(
+            weights=held.weights, words_per_row=np.uint64(layout.words_per_row), span1=np.uint32(span1),
+            span2=np.uint32(span2), remaining=held.remaining, selected=held.selected)
+        for first, count, decisions in reversed(held.chunks):
+            backtrack.set(decisions=decisions, chunk_first=np.uint32(first), chunk_items=np.uint32(count))
+            backtrack.enqueue(device.queue, (1,), (1,))
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        reduced = reduction(problem, self.presolve)
-        if reduced.problem is None:
-            return reduced.trivial(self.name, device.label)
-        return reduced.expand(self._solve(reduced.problem, device, plan))
+        return presolved(self.name, problem, self.presolve, device.label, lambda core: self._solve(core, device, plan))
 
     def _solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         value, selected, timings = self._run(problem, device, plan, keep_decisions=False)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.presolve import planned, reduction
+from clsolve.dp.presolve import planned, presolved, reduction
 from clsolve.dp.table import (
     MAX_STATES,
     MODEL_BANDWIDTH,
@@ -265,25 +265,24 @@ class MultiClassSolver(DeviceSolver):
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        reduced = reduction(problem, self.presolve)
-        if reduced.problem is None:
-            return reduced.trivial(self.name, device.label)
-        lay = self.layout(reduced.problem, device)
-        value, taken, timings = self._run(reduced.problem, device, lay, record=True)
+        return presolved(self.name, problem, self.presolve, device.label, lambda core: self._solve(core, device))
+
+    def _solve(self, problem: Knapsack, device: Device) -> Solution:
+        lay = self.layout(problem, device)
+        value, taken, timings = self._run(problem, device, lay, record=True)
         sizes = lay.groups.sizes
         if np.any(taken > sizes):
             bad = int(np.flatnonzero(taken > sizes)[0])
             raise RuntimeError(f"{self.name}: the trace-back read an unwritten count for group {bad} "
                                f"({int(taken[bad])} > {int(sizes[bad])} items)")
-        selected = lay.groups.selected(reduced.problem.n, taken)
+        selected = lay.groups.selected(problem.n, taken)
         notes = [f"{lay.groups.count} groups by {lay.grouping} (largest {lay.groups.largest}), variant "
                  f"{self.variant}, {opencl_type(lay.dtype)} values, counts {lay.storage} "
                  f"({len(lay.segments)} segment(s) of {lay.segment_groups} groups, "
                  f"{lay.groups.count * lay.counts_row_bytes} bytes)"]
-        return reduced.expand(Solution(value=value, selected=selected, optimal=True, solver=self.name,
-                                       device=device.label, timings=timings, notes=notes,
-                                       stats={"groups": lay.groups.count, "grouping": lay.grouping,
-                                              "counts": lay.storage}))
+        return Solution(value=value, selected=selected, optimal=True, solver=self.name, device=device.label,
+                        timings=timings, notes=notes,
+                        stats={"groups": lay.groups.count, "grouping": lay.grouping, "counts": lay.storage})
 
     def value_only(self, problem: Knapsack, device: Device) -> tuple[int, Timings]:
         """The optimal value without the items (no counts recorded): the paper's own measure, for

@@ -78,6 +78,7 @@ def cmd_examples(args) -> int:
     return EXIT_OK
 
 
+# long: the solve command's options, each a few lines, in the order of --help
 def cmd_solve(args) -> int:
     if not args.files and not args.example:
         raise FormatError("clsolve solve", None, "name instance files or directories, or --example NAME")

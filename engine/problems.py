@@ -1,4 +1,5 @@
 """Problem types. A problem is an immutable value over NumPy arrays, validated when built."""
+# long module: the three problem kinds of the public face, each with its checks
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -7,6 +7,7 @@ and capacities ``capacities[capacity_offsets[k]:capacity_offsets[k+1]]``. ``Pack
 the answers: values, concatenated item flags, and what most rows share (solver, device, notes) once.
 ``PackedProblems.first_wrong`` checks a whole answer against the problems in one vectorized pass.
 """
+# long module: PackedProblems and PackedSolutions are one format, read and written together
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -52,6 +52,7 @@ def batch_phases(problems: list[Knapsack], device: Device, **options) -> dict:
             "total_ms": (verified - start) * 1e3, "batches": phases}
 
 
+# long: a benchmark's cases in the order its JSON reports them
 def run_batch_set(args) -> dict:
     """Table 1 of paper 000 / Fig. 1 of paper 001: sequential, dp-rows one at a time, dp-batch at once."""
     device = get_device(args.device)

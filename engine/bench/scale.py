@@ -83,6 +83,7 @@ def _once(problems: list, **kwargs) -> tuple[float, list, dict]:
     return time.perf_counter() - start, solutions, (vars(seen[-1]) if seen else {})
 
 
+# long: a benchmark's cases in the order its JSON reports them
 def run(args) -> dict:
     args.name = "msb"
     label, base = two_d_set(args)

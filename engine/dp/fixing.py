@@ -92,6 +92,7 @@ def fix(problem: Knapsack) -> Fixing:
     return cache.per_problem(problem, "fixing", lambda: _fix(problem))
 
 
+# long: MT2's reduction bounds in one pass over shared prefix sums and binary searches
 def _fix(problem: Knapsack) -> Fixing:
     n = problem.n
     if problem.m != 1 or n < 2:

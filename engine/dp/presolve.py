@@ -14,6 +14,7 @@ Each rule keeps every optimal solution's value and is undone by ``Reduction.expa
 The engine checks every expanded solution against the original problem, so a reduction bug cannot
 return a wrong answer silently.
 """
+# long module: the reduction rules for one problem and for packed batches share their helpers
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -343,6 +344,7 @@ def identity_packed(packed: PackedProblems) -> PackedReduction:
                            [], np.full(k, -1, dtype=np.int64))
 
 
+# long: the four rules over a packed batch, each reading the arrays the one before wrote
 def reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedReduction:
     """``reduce_many`` over a packed batch of knapsacks, without a Python object per knapsack: the
     same rules, the reduced knapsacks as one packed batch, notes built once per distinct case."""

@@ -93,6 +93,7 @@ def _explicit(path: str, fmt: str, n: int, numbers: list[int], line: int | None)
     return matrix
 
 
+# long: the TSPLIB sections in the order of the format's specification
 def read_tsplib(path: str, text: str, scale=Fraction(1)) -> list[TSP]:
     header: dict[str, str] = {}
     header_lines: dict[str, int] = {}

@@ -9,6 +9,7 @@ the same way; :class:`Collector` takes each chunk's answers exactly once, checks
 client and returns them in input order. A problem that fails on its own is reported with its
 index (:class:`~clsolve.errors.BatchError`) without failing the rest of its chunk.
 """
+# long module: cutting, the worker's side and the collecting of a spread batch use one chunk format
 from __future__ import annotations
 
 import time

@@ -152,6 +152,7 @@ def _planning_device(device):
         return None
 
 
+# long: the sending and receiving closures share one batch's state (sent, owners, attempts)
 def solve_many(problems: Sequence, solver: str, device, options: dict, client,
                progress: Callable[[chunks.Progress], None] | None = None,
                chunk_count: int | None = None, arrays: bool = False) -> list[Solution] | SolutionArrays:

@@ -84,6 +84,7 @@ def _handed_over(sent: list[futures.Future], timeout: float = 0.05) -> None:
     time.sleep(0.001)
 
 
+# long: the sending and receiving closures share one batch's state (held, load, attempts)
 def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], options: dict,
                progress: Callable[[chunks.Progress], None] | None = None,
                chunk_count: int | None = None, arrays: bool = False) -> list[Solution] | SolutionArrays:

@@ -14,6 +14,7 @@ The host side works on the batch as packed arrays (``clsolve.batch.packed``) fro
 answers, with no Python object per instance; a batch of 63,000 costs a few milliseconds of NumPy
 besides packing the problems and building the solutions.
 """
+# long module: the batch's two methods (the DP and subset enumeration) share the packed layout and the plan
 from __future__ import annotations
 
 import time
@@ -465,6 +466,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         return _Answer(values.astype(np.int64), selected.view(bool), timings,
                        f"{method} in a batch of {k}; timings are the batch's divided by {k}")
 
+    # long: one chunk's layout, upload, item steps and backtracking share its buffers
     def _run(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
         timings = Timings()
         start = time.perf_counter()

@@ -17,7 +17,6 @@ them where they fit, and reports which with the bytes:
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
@@ -37,16 +36,12 @@ from clsolve.errors import InvalidOptionError, UnsupportedProblemError
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan, host_memory_bytes
 from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
-from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
 from .groups import GROUPINGS, Groups, choose_grouping
+from .sweep import Layout, Sweep
 
-#: The kernels (paper 002, Eq. 4-5: one launch per group).
-SOURCE = kernels.builtin("mckp.cl")
 #: Table 3 of paper 002: ``full`` (local memory, no atomics), ``no-local`` ("w/o SharedMem"),
 #: ``no-opt`` ("w/o Opt": scattered writes with an atomic maximum).
 VARIANTS = ("full", "no-local", "no-opt")
@@ -63,8 +58,6 @@ DEFAULT_COLUMNS = 4
 MAX_TILE_ITEMS = 1024
 #: Target size of one segment of counts rows copied to host memory at a time.
 HOST_SEGMENT_BYTES = 64 * 2**20
-#: Items per chunk of groups sorted on the host while the device works (about 8 chunks a problem).
-SORT_CHUNKS = 8
 #: Share of host memory the ``host`` storage may fill with counts before ``auto`` prefers recomputing
 #: (the engine's HOST_MEMORY_SHARE bounds every plan; this leaves room for the caller's own data).
 COUNTS_HOST_SHARE = 0.5
@@ -89,36 +82,6 @@ def atomic_mode(device: Device, dtype: np.dtype, requested: str) -> int | None:
     if requested in ("auto", "cas") and "cl_khr_int64_base_atomics" in extensions:
         return 2
     return None
-
-
-@dataclass
-class Layout:
-    """Everything ``plan`` decides for one (reduced) problem on one device."""
-
-    grouping: str
-    groups: Groups
-    dtype: np.dtype
-    count_dtype: np.dtype
-    states: int
-    local_size: int
-    columns: int
-    tile_items: int
-    storage: str          # device, host or recompute
-    segment_groups: int   # groups whose counts rows share one device buffer
-    atomic: int | None    # scatter variant only
-
-    @property
-    def row_bytes(self) -> int:
-        return self.states * self.dtype.itemsize
-
-    @property
-    def counts_row_bytes(self) -> int:
-        return self.states * self.count_dtype.itemsize
-
-    @property
-    def segments(self) -> list[tuple[int, int]]:
-        m, s = self.groups.count, self.segment_groups
-        return [(g, min(g + s, m)) for g in range(0, m, s)]
 
 
 class MultiClassSolver(DeviceSolver):
@@ -295,10 +258,11 @@ class MultiClassSolver(DeviceSolver):
         value, _, timings = self._run(reduced.problem, device, lay, record=False)
         return value + forced, timings
 
+    # long: the group loop, checkpoints and count segments of one sweep share its state
     def _run(self, problem: Knapsack, device: Device, lay: Layout, record: bool):
         timings = Timings()
         began = time.perf_counter()
-        sweep = _Sweep(problem, lay, device, self.variant, record, self.poison)
+        sweep = Sweep(problem, lay, device, self.variant, record, self.poison)
         queue, ctx = device.queue, device.context
         segments = lay.segments
         m, states = lay.groups.count, lay.states
@@ -371,134 +335,3 @@ class MultiClassSolver(DeviceSolver):
             taken = sweep.read_taken()
             timings.kernels += time.perf_counter() - began
         return int(value[0]), taken, timings
-
-
-_COUNT_TYPES = {np.dtype(np.uint8): "uchar", np.dtype(np.uint16): "ushort", np.dtype(np.uint32): "uint"}
-
-
-class _Sweep:
-    """One solve's device state: two DP rows, the groups' prefix sums (sorted and uploaded chunk by
-    chunk, the next chunk while the device runs the current one), and the per-group launches."""
-
-    def __init__(self, problem: Knapsack, lay: Layout, device: Device, variant: str, record: bool, poison: bool):
-        self.problem, self.lay, self.variant, self.poison = problem, lay, variant, poison
-        self.queue = queue = device.queue
-        ctx = device.context
-        defines = {"VALUE_T": opencl_type(lay.dtype), "LOCAL_SIZE": lay.local_size,
-                   "COUNT_T": _COUNT_TYPES[lay.count_dtype] if record else "uchar", "RECORD": int(record),
-                   "TILE_ITEMS": lay.tile_items, "COLUMNS": lay.columns}
-        if lay.atomic is not None:
-            defines["ATOMIC"] = lay.atomic
-        program = kernels.program(device, SOURCE, defines)
-        flags = cl.mem_flags
-        n, m, states = problem.n, lay.groups.count, lay.states
-        self.rows = [cl.Buffer(ctx, flags.READ_WRITE, lay.row_bytes) for _ in range(2)]
-        self.current = 0
-        self.host_w = np.empty(n, dtype=np.uint32)
-        self.host_p = np.empty(n, dtype=lay.dtype)
-        self.prefix_w = cl.Buffer(ctx, flags.READ_ONLY, max(4, self.host_w.nbytes))
-        self.prefix_p = cl.Buffer(ctx, flags.READ_ONLY, max(8, self.host_p.nbytes))
-        self.group_first = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR,
-                                     hostbuf=lay.groups.first.astype(np.uint32))
-        self.taken = cl.Buffer(ctx, flags.READ_WRITE, 4 * m)
-        self.remaining = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
-                                   hostbuf=np.array([states - 1], dtype=np.uint32))
-        self.no_counts = cl.Buffer(ctx, flags.READ_WRITE, 16)
-        if poison:
-            for buf in (self.rows[1], self.taken):
-                fill(queue, buf, POISON_BYTE)
-        fill(queue, self.rows[0], 0)
-        # the prefix sums arrive chunk by chunk (partial writes); zeroed first so that every byte is
-        # defined from the start (Oclgrind's uninitialized-memory check counts only whole-buffer writes)
-        for buf in (self.prefix_w, self.prefix_p):
-            fill(queue, buf, 0)
-        # chunks of groups sorted together: about n / SORT_CHUNKS items each
-        target = max(1, -(-n // SORT_CHUNKS))
-        bounds = np.searchsorted(lay.groups.first, np.arange(target, n, target), side="left")
-        self.chunk_ends = sorted(set(int(b) for b in bounds if 0 < b < m) | {m})
-        self.prepared = 0
-        self._prepare_next()
-        self.pacer = Pacer(queue, "mckp group steps", m)
-        # one kernel object per parity (prev = rows[p]): only counts, offset, group change per launch
-        self.global_size = -(-states // lay.local_size) * lay.local_size
-        if variant == "full":
-            self.global_size = -(-states // (lay.local_size * lay.columns)) * lay.local_size
-        main = {"full": "mckp_gather_local", "no-local": "mckp_gather_global", "no-opt": "mckp_scatter"}[variant]
-        self.main, self.counts_kernels = [], []
-        for parity in range(2):
-            rows = {"prev": self.rows[parity], "next": self.rows[1 - parity], "prefix_w": self.prefix_w,
-                    "prefix_p": self.prefix_p, "states": np.uint32(states)}
-            self.main.append(program.kernel(main).set(**rows))
-            if variant == "no-opt":
-                self.counts_kernels.append(program.kernel("mckp_counts").set(**rows))
-        self.record = record
-        self.backtrack_kernel = program.kernel("mckp_backtrack").set(
-            states=np.uint64(self.lay.states), prefix_w=self.prefix_w, group_first=self.group_first,
-            remaining=self.remaining, taken=self.taken)
-
-    @property
-    def row(self) -> cl.Buffer:
-        """The row holding the DP values after the groups stepped so far."""
-        return self.rows[self.current]
-
-    def _prepare_next(self) -> None:
-        """Sort the next chunk of groups and upload their prefix sums (non-blocking)."""
-        groups, lay = self.lay.groups, self.lay
-        begin = self.prepared
-        end = next(e for e in self.chunk_ends if e > begin)
-        groups.sort_range(self.problem, begin, end)
-        lo, hi = int(groups.first[begin]), int(groups.first[end])
-        w, p = groups.prefix_sums(self.problem, begin, end, lay.states, lay.dtype)
-        self.host_w[lo:hi], self.host_p[lo:hi] = w, p
-        if hi > lo:
-            cl.enqueue_copy(self.queue, self.prefix_w, self.host_w[lo:hi], dst_offset=4 * lo, is_blocking=False)
-            cl.enqueue_copy(self.queue, self.prefix_p, self.host_p[lo:hi], dst_offset=lo * lay.dtype.itemsize,
-                            is_blocking=False)
-        self.prepared = end
-
-    def counts_buffer(self, groups: int) -> cl.Buffer:
-        buf = cl.Buffer(self.queue.context, cl.mem_flags.READ_WRITE, max(1, groups) * self.lay.counts_row_bytes)
-        if self.poison:
-            fill(self.queue, buf, POISON_BYTE)
-        return buf
-
-    def step(self, g: int, counts: cl.Buffer | None = None, offset: int = 0, wait_for=None) -> cl.Event:
-        """Enqueue group g's row update (Eq. 4); the counts row goes to counts[offset:]."""
-        first, size = int(self.lay.groups.first[g]), int(self.lay.groups.sizes[g])
-        parity = self.current
-        kernel = self.main[parity]
-        group = (self.lay.local_size,)
-        if self.variant == "no-opt":
-            prev, nxt = self.rows[parity], self.rows[1 - parity]
-            cl.enqueue_copy(self.queue, nxt, prev, wait_for=wait_for)
-            event = kernel.set(first=np.uint32(first), size=np.uint32(size)).enqueue(self.queue, (self.global_size,), group)
-            if self.record:
-                event = self.counts_kernels[parity].set(
-                    counts=counts if counts is not None else self.no_counts, counts_offset=np.uint64(offset),
-                    first=np.uint32(first), size=np.uint32(size)).enqueue(self.queue, (self.global_size,), group)
-        else:
-            event = kernel.set(counts=counts if counts is not None else self.no_counts, counts_offset=np.uint64(offset),
-                               first=np.uint32(first), size=np.uint32(size)
-                               ).enqueue(self.queue, (self.global_size,), group, wait_for=wait_for)
-        self.current = 1 - parity
-        if g + 1 == self.prepared and self.prepared < self.lay.groups.count:
-            self._prepare_next()  # the host sorts while the device runs what is queued
-        self.pacer.launch()
-        return event
-
-    def restore(self, row: np.ndarray | None) -> None:
-        """Make a checkpoint row (None: the all-zero first row) the current row."""
-        if row is None:
-            fill(self.queue, self.row, 0)
-        else:
-            cl.enqueue_copy(self.queue, self.row, row, is_blocking=False)
-
-    def backtrack(self, counts: cl.Buffer, g0: int, g1: int) -> None:
-        self.backtrack_kernel.set(counts=counts, group_begin=np.uint32(g0), groups=np.uint32(g1 - g0)
-                                  ).enqueue(self.queue, (1,), (1,))
-
-    def read_taken(self) -> np.ndarray:
-        out = np.empty(self.lay.groups.count, dtype=np.uint32)
-        cl.enqueue_copy(self.queue, out, self.taken)
-        self.queue.finish()
-        return out.astype(np.int64)

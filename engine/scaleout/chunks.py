@@ -134,6 +134,17 @@ class Chunking:
         self.ranges += wave
         return wave
 
+    def send_waves(self, send: Callable[[int, int], None], between: Callable[[], None] = lambda: None) -> int:
+        """The dispatcher both spread paths use: each wave's chunks (``first``..``stop`` - 1) go out
+        through ``send`` before the next wave is packed; ``between`` runs after each next wave is
+        packed (to take answers already back). Returns the number of chunks sent."""
+        wave = self.head
+        while wave:
+            send(len(self.ranges) - len(wave), len(self.ranges))
+            wave = self.next_wave()
+            between()
+        return len(self.ranges)
+
     def plan_rest(self, solver: str, device) -> list[range]:
         """Pack and plan the problems after the waves with ``solver`` on ``device`` (None: the
         device-free sizes), cut them by cost; returns all the ranges."""

@@ -246,13 +246,8 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
     # are taken after that); then the rest is packed and planned, and goes out a group at a time,
     # always ahead of the answers, so that each worker holds its next chunk (a chunk sent only when
     # its worker's last came back would wait for a round trip through the scheduler)
-    wave = plan.head
     try:
-        while wave:
-            sending(send(len(plan.ranges) - len(wave), len(plan.ranges), wave=True))
-            wave = plan.next_wave()
-            take_ready()
-        in_waves = len(plan.ranges)
+        in_waves = plan.send_waves(lambda first, stop: sending(send(first, stop, wave=True)), take_ready)
         ranges = plan.plan_rest(solver, _planning_device(device))
         # the rest a chunk per slot at a time: the first group now, then one more after each answer
         # taken (so that the first of the rest reaches the workers before the last is sent, and

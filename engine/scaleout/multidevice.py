@@ -111,14 +111,12 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     try:
         # each wave (one chunk per device, cut by count) goes out before the next is packed, the
         # rest last, planned and cut by cost; waves may exceed IN_FLIGHT (the executors queue them)
-        wave = plan.head
-        while wave:
-            first = len(plan.ranges) - len(wave)
-            for slot in range(len(wave)):
+        def send_wave(first: int, stop: int) -> None:
+            for slot in range(stop - first):
                 send(slot, first + slot)
             _handed_over([f for f, (chunk, *_) in held.items() if chunk >= first])
-            wave = plan.next_wave()
-        dispatched = len(plan.ranges)
+
+        dispatched = plan.send_waves(send_wave)
         ranges = plan.plan_rest(solver, devices[0])
         attempts = [0] * len(ranges)
         collector = chunks.Collector(problems, ranges, progress, arrays)

@@ -401,66 +401,62 @@ class KnapsackBatchSolver(PackedBatchSolver):
     def _enumerate(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
         """Every subset of each instance, on the device (opencl/subset_enum.cl)."""
         timings = Timings()
-        start = time.perf_counter()
-        local_size = self._local_size(device)
-        block_bits = 10
-        k = len(batch_problems)
-        batch = Concatenated.of(batch_problems, dtype, clamp_capacities=True)
-        largest_sum = int(np.add.reduceat(batch.weights.astype(np.int64), batch.first_item, axis=0).max())
-        program = kernels.program(device, ENUMERATION_SOURCE, {
-            "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits,
-            "SUM_T": "uint" if largest_sum < 2**32 else "ulong"})
-        blocks = 2 ** np.maximum(batch.sizes - block_bits, 0)
-        groups_per_instance = -(-blocks // local_size)
-        first_group = np.zeros(k, dtype=np.int64)
-        np.cumsum(groups_per_instance[:-1], out=first_group[1:])
-        instances = np.zeros((k, 4), dtype=np.uint32)
-        instances[:, 0], instances[:, 1], instances[:, 2] = batch.first_item, batch.sizes, first_group
-        group_instance = np.repeat(np.arange(k, dtype=np.uint32), groups_per_instance)
-        weights, profits, capacities = batch.weights, batch.profits, batch.capacities
-        groups = len(group_instance)
-        first_item = int(batch.sizes.sum())
-        timings.host += time.perf_counter() - start
+        with timings.phase("host"):
+            local_size = self._local_size(device)
+            block_bits = 10
+            k = len(batch_problems)
+            batch = Concatenated.of(batch_problems, dtype, clamp_capacities=True)
+            largest_sum = int(np.add.reduceat(batch.weights.astype(np.int64), batch.first_item, axis=0).max())
+            program = kernels.program(device, ENUMERATION_SOURCE, {
+                "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits,
+                "SUM_T": "uint" if largest_sum < 2**32 else "ulong"})
+            blocks = 2 ** np.maximum(batch.sizes - block_bits, 0)
+            groups_per_instance = -(-blocks // local_size)
+            first_group = np.zeros(k, dtype=np.int64)
+            np.cumsum(groups_per_instance[:-1], out=first_group[1:])
+            instances = np.zeros((k, 4), dtype=np.uint32)
+            instances[:, 0], instances[:, 1], instances[:, 2] = batch.first_item, batch.sizes, first_group
+            group_instance = np.repeat(np.arange(k, dtype=np.uint32), groups_per_instance)
+            weights, profits, capacities = batch.weights, batch.profits, batch.capacities
+            groups = len(group_instance)
+            first_item = int(batch.sizes.sum())
 
-        start = time.perf_counter()
-        ctx, queue, flags = device.context, device.queue, cl.mem_flags
+        with timings.phase("upload"):
+            ctx, queue, flags = device.context, device.queue, cl.mem_flags
 
-        buffers = [upload_readonly(ctx, a) for a in (weights, profits, capacities, instances, group_instance)]
-        group_value = cl.Buffer(ctx, flags.READ_WRITE, groups * dtype.itemsize)
-        group_mask = cl.Buffer(ctx, flags.READ_WRITE, groups * 4)
-        selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
-        values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
-        if self.poison:
-            for buf in (group_value, group_mask, selected_buf, values_buf):
-                fill(queue, buf, POISON_BYTE)
-        queue.finish()
-        timings.upload += time.perf_counter() - start
+            buffers = [upload_readonly(ctx, a) for a in (weights, profits, capacities, instances, group_instance)]
+            group_value = cl.Buffer(ctx, flags.READ_WRITE, groups * dtype.itemsize)
+            group_mask = cl.Buffer(ctx, flags.READ_WRITE, groups * 4)
+            selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
+            values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
+            if self.poison:
+                for buf in (group_value, group_mask, selected_buf, values_buf):
+                    fill(queue, buf, POISON_BYTE)
+            queue.finish()
 
-        start = time.perf_counter()
-        weights_buf, profits_buf, capacities_buf, instances_buf, group_instance_buf = buffers
-        program.kernel("enum_blocks").set(
-            weights=weights_buf, profits=profits_buf, capacities=capacities_buf, instances=instances_buf,
-            group_instance=group_instance_buf, group_value=group_value, group_mask=group_mask,
-        ).enqueue(queue, (groups * local_size,), (local_size,))
-        group = min(64, device.max_work_group_size)
-        program.kernel("enum_finish").set(
-            instances=instances_buf, group_value=group_value, group_mask=group_mask, count=np.uint32(k),
-            groups=np.uint32(groups), selected=selected_buf, values=values_buf,
-        ).enqueue(queue, (-(-k // group) * group,), (group,))
-        queue.finish()
-        timings.kernels += time.perf_counter() - start
+        with timings.phase("kernels"):
+            weights_buf, profits_buf, capacities_buf, instances_buf, group_instance_buf = buffers
+            program.kernel("enum_blocks").set(
+                weights=weights_buf, profits=profits_buf, capacities=capacities_buf, instances=instances_buf,
+                group_instance=group_instance_buf, group_value=group_value, group_mask=group_mask,
+            ).enqueue(queue, (groups * local_size,), (local_size,))
+            group = min(64, device.max_work_group_size)
+            program.kernel("enum_finish").set(
+                instances=instances_buf, group_value=group_value, group_mask=group_mask, count=np.uint32(k),
+                groups=np.uint32(groups), selected=selected_buf, values=values_buf,
+            ).enqueue(queue, (-(-k // group) * group,), (group,))
+            queue.finish()
         return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "subset enumeration")
 
     def _collect(self, queue, values_buf, selected_buf, dtype, k: int, items: int, timings: Timings,
                  method: str) -> _Answer:
         """Read back the values and item flags of a batch."""
-        start = time.perf_counter()
-        values = np.empty(k, dtype=dtype)
-        cl.enqueue_copy(queue, values, values_buf)
-        selected = np.empty(items, dtype=np.uint8)
-        cl.enqueue_copy(queue, selected, selected_buf)
-        queue.finish()
-        timings.download += time.perf_counter() - start
+        with timings.phase("download"):
+            values = np.empty(k, dtype=dtype)
+            cl.enqueue_copy(queue, values, values_buf)
+            selected = np.empty(items, dtype=np.uint8)
+            cl.enqueue_copy(queue, selected, selected_buf)
+            queue.finish()
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: unwritten item flags")
         return _Answer(values.astype(np.int64), selected.view(bool), timings,
@@ -469,68 +465,65 @@ class KnapsackBatchSolver(PackedBatchSolver):
     # long: one chunk's layout, upload, item steps and backtracking share its buffers
     def _run(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
         timings = Timings()
-        start = time.perf_counter()
-        local_size = self._local_size(device)
-        m = int(batch_problems.capacity_offsets[1] - batch_problems.capacity_offsets[0])
-        program = kernels.program(device, DP_SOURCE, {"VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size},
-                                  preamble=kernels.struct_declaration(device, "instance_t", INSTANCE))
-        k = len(batch_problems)
-        batch = Concatenated.of(batch_problems, dtype)
-        caps = batch.capacities.astype(np.int64)
-        tiles = -(-batch.states // (32 * local_size))
-        words_per_row = tiles * local_size
-        table = np.zeros(k, dtype=INSTANCE)
-        table["state_offset"] = np.cumsum(batch.states) - batch.states
-        table["decision_offset"] = np.cumsum(batch.sizes * words_per_row) - batch.sizes * words_per_row
-        table["states"] = batch.states
-        # the flattening of dp_states.h: state = c1 * span1 + c2 * span2 + c3 (spans of unused dimensions unused)
-        table["span1"] = np.where(m == 1, 1, (caps[:, 1] + 1) * np.where(m == 3, caps[:, 2] + 1, 1))
-        table["span2"] = np.where(m == 2, 1, np.where(m == 3, caps[:, 2] + 1, 0))
-        table["first_tile"] = np.cumsum(tiles) - tiles
-        table["first_item"] = batch.first_item
-        table["items"] = batch.sizes
-        table["words_per_row"] = words_per_row
-        tile_instance = np.repeat(np.arange(k, dtype=np.uint32), tiles)
-        weights, profits, capacities = batch.weights, batch.profits, batch.capacities
-        state_offset = int(batch.states.sum())
-        decision_offset = int((batch.sizes * words_per_row).sum())
-        first_item = int(batch.sizes.sum())
-        steps = int(batch.sizes.max())
-        timings.host += time.perf_counter() - start
+        with timings.phase("host"):
+            local_size = self._local_size(device)
+            m = int(batch_problems.capacity_offsets[1] - batch_problems.capacity_offsets[0])
+            program = kernels.program(device, DP_SOURCE, {"VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size},
+                                      preamble=kernels.struct_declaration(device, "instance_t", INSTANCE))
+            k = len(batch_problems)
+            batch = Concatenated.of(batch_problems, dtype)
+            caps = batch.capacities.astype(np.int64)
+            tiles = -(-batch.states // (32 * local_size))
+            words_per_row = tiles * local_size
+            table = np.zeros(k, dtype=INSTANCE)
+            table["state_offset"] = np.cumsum(batch.states) - batch.states
+            table["decision_offset"] = np.cumsum(batch.sizes * words_per_row) - batch.sizes * words_per_row
+            table["states"] = batch.states
+            # the flattening of dp_states.h: state = c1 * span1 + c2 * span2 + c3 (spans of unused dimensions unused)
+            table["span1"] = np.where(m == 1, 1, (caps[:, 1] + 1) * np.where(m == 3, caps[:, 2] + 1, 1))
+            table["span2"] = np.where(m == 2, 1, np.where(m == 3, caps[:, 2] + 1, 0))
+            table["first_tile"] = np.cumsum(tiles) - tiles
+            table["first_item"] = batch.first_item
+            table["items"] = batch.sizes
+            table["words_per_row"] = words_per_row
+            tile_instance = np.repeat(np.arange(k, dtype=np.uint32), tiles)
+            weights, profits, capacities = batch.weights, batch.profits, batch.capacities
+            state_offset = int(batch.states.sum())
+            decision_offset = int((batch.sizes * words_per_row).sum())
+            first_item = int(batch.sizes.sum())
+            steps = int(batch.sizes.max())
 
-        start = time.perf_counter()
-        ctx, queue, flags = device.context, device.queue, cl.mem_flags
+        with timings.phase("upload"):
+            ctx, queue, flags = device.context, device.queue, cl.mem_flags
 
-        weights_buf, profits_buf = upload_readonly(ctx, weights), upload_readonly(ctx, profits)
-        table_buf, tiles_buf, caps_buf = (upload_readonly(ctx, a) for a in (table, tile_instance, capacities))
-        rows = [cl.Buffer(ctx, flags.READ_WRITE, state_offset * dtype.itemsize) for _ in range(2)]
-        decisions = cl.Buffer(ctx, flags.READ_WRITE, max(4, decision_offset * 4))
-        selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
-        if self.poison:
-            for buf in (decisions, selected_buf):
-                fill(queue, buf, POISON_BYTE)
-        for buf in rows:  # both: an instance's row is zero until its first item (right alignment)
-            fill(queue, buf, 0)
-        queue.finish()
-        timings.upload += time.perf_counter() - start
+            weights_buf, profits_buf = upload_readonly(ctx, weights), upload_readonly(ctx, profits)
+            table_buf, tiles_buf, caps_buf = (upload_readonly(ctx, a) for a in (table, tile_instance, capacities))
+            rows = [cl.Buffer(ctx, flags.READ_WRITE, state_offset * dtype.itemsize) for _ in range(2)]
+            decisions = cl.Buffer(ctx, flags.READ_WRITE, max(4, decision_offset * 4))
+            selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
+            if self.poison:
+                for buf in (decisions, selected_buf):
+                    fill(queue, buf, POISON_BYTE)
+            for buf in rows:  # both: an instance's row is zero until its first item (right alignment)
+                fill(queue, buf, 0)
+            queue.finish()
 
-        start = time.perf_counter()
-        step_kernels = [program.kernel("dp_batch_step").set(
-            prev=rows[parity], next=rows[1 - parity], decisions=decisions, weights=weights_buf, profits=profits_buf,
-            instances=table_buf, tile_instance=tiles_buf, steps=np.uint32(steps)) for parity in range(2)]
-        global_size = (len(tile_instance) * local_size,)
-        pacer = Pacer(queue, f"{self.name} item steps", steps)
-        for step in range(steps):
-            step_kernels[step & 1].set(step=np.uint32(step)).enqueue(queue, global_size, (local_size,))
-            pacer.launch()
-        values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
-        group = min(64, device.max_work_group_size)
-        program.kernel("dp_batch_backtrack").set(
-            decisions=decisions, weights=weights_buf, instances=table_buf, capacities=caps_buf,
-            final_row=rows[steps & 1], count=np.uint32(k), selected=selected_buf, values=values_buf,
-        ).enqueue(queue, (-(-k // group) * group,), (group,))
-        queue.finish()
-        timings.kernels += time.perf_counter() - start
+        with timings.phase("kernels"):
+            step_kernels = [program.kernel("dp_batch_step").set(
+                prev=rows[parity], next=rows[1 - parity], decisions=decisions, weights=weights_buf, profits=profits_buf,
+                instances=table_buf, tile_instance=tiles_buf, steps=np.uint32(steps)) for parity in range(2)]
+            global_size = (len(tile_instance) * local_size,)
+            pacer = Pacer(queue, f"{self.name} item steps", steps)
+            for step in range(steps):
+                step_kernels[step & 1].set(step=np.uint32(step)).enqueue(queue, global_size, (local_size,))
+                pacer.launch()
+            values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
+            group = min(64, device.max_work_group_size)
+            program.kernel("dp_batch_backtrack").set(
+                decisions=decisions, weights=weights_buf, instances=table_buf, capacities=caps_buf,
+                final_row=rows[steps & 1], count=np.uint32(k), selected=selected_buf, values=values_buf,
+            ).enqueue(queue, (-(-k // group) * group,), (group,))
+            queue.finish()
         return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "dynamic programming")
 
 

@@ -89,58 +89,55 @@ def _binomials(members: int) -> np.ndarray:
 # long: levels, streamed predecessors and the tour share the row store
 def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Solution:
     timings = Timings()
-    start = time.perf_counter()
-    n, members = problem.n, problem.n - 1
-    dtype, type_name = value_type(problem)
-    sizes = level_sizes(n)
-    ctx, queue = device.context, device.queue
-    program = kernels.program(device, HELD_KARP_SOURCE, {"VALUE_T": type_name})
-    flags = cl.mem_flags
-    distances = np.ascontiguousarray(problem.distances, dtype=dtype)
-    distance_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=distances)
-    binom = _binomials(MAX_HELD_KARP_CITIES - 1)
-    binom_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=binom)
-    largest = max(sizes)
-    levels = [cl.Buffer(ctx, flags.READ_WRITE, largest * dtype.itemsize) for _ in range(2)]
-    other = int(plan.details["other_device_bytes"])
-    store_plan = plan_store("Held-Karp predecessors", sizes[1:], device, other, options.device_memory_limit,
-                            str(plan.details["store"]))
-    store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
-    if options.poison:
-        from clsolve.runtime.buffers import fill
-        for buffer in levels:
-            fill(queue, buffer, 0xA5)
-    queue.finish()
-    timings.upload += time.perf_counter() - start
+    with timings.phase("upload"):
+        n, members = problem.n, problem.n - 1
+        dtype, type_name = value_type(problem)
+        sizes = level_sizes(n)
+        ctx, queue = device.context, device.queue
+        program = kernels.program(device, HELD_KARP_SOURCE, {"VALUE_T": type_name})
+        flags = cl.mem_flags
+        distances = np.ascontiguousarray(problem.distances, dtype=dtype)
+        distance_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=distances)
+        binom = _binomials(MAX_HELD_KARP_CITIES - 1)
+        binom_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=binom)
+        largest = max(sizes)
+        levels = [cl.Buffer(ctx, flags.READ_WRITE, largest * dtype.itemsize) for _ in range(2)]
+        other = int(plan.details["other_device_bytes"])
+        store_plan = plan_store("Held-Karp predecessors", sizes[1:], device, other, options.device_memory_limit,
+                                str(plan.details["store"]))
+        store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
+        if options.poison:
+            from clsolve.runtime.buffers import fill
+            for buffer in levels:
+                fill(queue, buffer, 0xA5)
+        queue.finish()
     try:
-        start = time.perf_counter()
-        program.kernel("held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)
-                                              ).enqueue(queue, (-(-members // 64) * 64,), None)
-        kernel = program.kernel("held_karp_level").set(distances=distance_buffer, binom=binom_buffer, n=np.uint32(n))
-        pacer = Pacer(queue, "wavefront Held-Karp levels", members - 1)
-        for k in range(2, members + 1):
-            size = sizes[k - 1]
-            buffer, offset, wait = store.slot(k - 2)
-            event = None
-            for first in range(0, size, LAUNCH_ITEMS):
-                count = min(LAUNCH_ITEMS, size - first)
-                global_size = -(-count // 256) * 256
-                kernel.set(previous=levels[(k - 1) & 1], level=levels[k & 1], pred=buffer, pred_offset=np.uint64(offset),
-                           k=np.uint32(k), first=np.uint64(first), count=np.uint64(count))
-                event = kernel.enqueue(queue, (global_size,), None, wait_for=(wait or None) if first == 0 else None)
-            store.finished(k - 2, event)
-            pacer.launch()
-        last = np.empty(members, dtype=dtype)
-        cl.enqueue_copy(queue, last, levels[members & 1], is_blocking=True)
-        compute_done = time.perf_counter()
-        store.drain(compute_done)
-        timings.kernels += time.perf_counter() - start
-        start = time.perf_counter()
-        closing = last.astype(object) + np.array([int(problem.distances[c + 1, 0]) for c in range(members)], dtype=object)
-        end = int(np.argmin(closing))
-        value = int(closing[end])
-        tour = _tour(store, members, end, binom)
-        timings.download += time.perf_counter() - start
+        with timings.phase("kernels"):
+            program.kernel("held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)
+                                                  ).enqueue(queue, (-(-members // 64) * 64,), None)
+            kernel = program.kernel("held_karp_level").set(distances=distance_buffer, binom=binom_buffer, n=np.uint32(n))
+            pacer = Pacer(queue, "wavefront Held-Karp levels", members - 1)
+            for k in range(2, members + 1):
+                size = sizes[k - 1]
+                buffer, offset, wait = store.slot(k - 2)
+                event = None
+                for first in range(0, size, LAUNCH_ITEMS):
+                    count = min(LAUNCH_ITEMS, size - first)
+                    global_size = -(-count // 256) * 256
+                    kernel.set(previous=levels[(k - 1) & 1], level=levels[k & 1], pred=buffer, pred_offset=np.uint64(offset),
+                               k=np.uint32(k), first=np.uint64(first), count=np.uint64(count))
+                    event = kernel.enqueue(queue, (global_size,), None, wait_for=(wait or None) if first == 0 else None)
+                store.finished(k - 2, event)
+                pacer.launch()
+            last = np.empty(members, dtype=dtype)
+            cl.enqueue_copy(queue, last, levels[members & 1], is_blocking=True)
+            compute_done = time.perf_counter()
+            store.drain(compute_done)
+        with timings.phase("download"):
+            closing = last.astype(object) + np.array([int(problem.distances[c + 1, 0]) for c in range(members)], dtype=object)
+            end = int(np.argmin(closing))
+            value = int(closing[end])
+            tour = _tour(store, members, end, binom)
     finally:
         store.release()
     stats = {"store": store_plan.mode, "states": sum(sizes), "predecessor_bytes": store_plan.total_bytes,

@@ -62,50 +62,47 @@ def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan
 
 def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> Solution:
     timings = Timings()
-    start = time.perf_counter()
-    capacity = int(problem.capacities[0])
-    dtype = value_dtype(problem, None)
-    local = int(plan.details["local_size"])
-    program = kernels.program(device, KNAPSACK_SOURCE, {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local})
-    ctx, queue = device.context, device.queue
-    rows = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, (capacity + 1) * dtype.itemsize) for _ in range(2)]
-    fill(queue, rows[0], 0)
-    if options.poison:
-        fill(queue, rows[1], 0xA5)
-    other = int(plan.details["other_device_bytes"])
-    store_plan = plan_store("knapsack decision rows", [_row_words(capacity) * 4] * problem.n, device, other,
-                            options.device_memory_limit, str(plan.details["store"]))
-    store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
-    queue.finish()
-    timings.upload += time.perf_counter() - start
+    with timings.phase("upload"):
+        capacity = int(problem.capacities[0])
+        dtype = value_dtype(problem, None)
+        local = int(plan.details["local_size"])
+        program = kernels.program(device, KNAPSACK_SOURCE, {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local})
+        ctx, queue = device.context, device.queue
+        rows = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, (capacity + 1) * dtype.itemsize) for _ in range(2)]
+        fill(queue, rows[0], 0)
+        if options.poison:
+            fill(queue, rows[1], 0xA5)
+        other = int(plan.details["other_device_bytes"])
+        store_plan = plan_store("knapsack decision rows", [_row_words(capacity) * 4] * problem.n, device, other,
+                                options.device_memory_limit, str(plan.details["store"]))
+        store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
+        queue.finish()
     weights = problem.weights[:, 0].tolist()
     profits = problem.profits.tolist()
     global_size = -(-(capacity + 1) // local) * local
     try:
-        start = time.perf_counter()
-        kernel = program.kernel("kp_row").set(capacity=np.uint32(capacity))
-        pacer = Pacer(queue, "wavefront knapsack rows", problem.n)
-        for item in range(problem.n):
-            buffer, offset, wait = store.slot(item)
-            weight = min(int(weights[item]), capacity + 1)  # heavier than the capacity: never taken
-            kernel.set(previous=rows[item & 1], next=rows[(item + 1) & 1], decisions=buffer,
-                       decision_offset=np.uint64(offset // 4), weight=np.uint32(weight), profit=dtype.type(profits[item]))
-            event = kernel.enqueue(queue, (global_size,), (local,), wait_for=wait or None)
-            store.finished(item, event)
-            pacer.launch()
-        value = np.empty(1, dtype=dtype)
-        cl.enqueue_copy(queue, value, rows[problem.n & 1], src_offset=capacity * dtype.itemsize, is_blocking=True)
-        store.drain(time.perf_counter())
-        timings.kernels += time.perf_counter() - start
-        start = time.perf_counter()
-        selected = np.zeros(problem.n, dtype=bool)
-        rest = capacity
-        for item in range(problem.n - 1, -1, -1):
-            word = store.host(item).view(np.uint32)[rest // 32] if store_plan.mode == "host" else _word(store, item, rest)
-            if (int(word) >> (rest % 32)) & 1:
-                selected[item] = True
-                rest -= int(weights[item])
-        timings.download += time.perf_counter() - start
+        with timings.phase("kernels"):
+            kernel = program.kernel("kp_row").set(capacity=np.uint32(capacity))
+            pacer = Pacer(queue, "wavefront knapsack rows", problem.n)
+            for item in range(problem.n):
+                buffer, offset, wait = store.slot(item)
+                weight = min(int(weights[item]), capacity + 1)  # heavier than the capacity: never taken
+                kernel.set(previous=rows[item & 1], next=rows[(item + 1) & 1], decisions=buffer,
+                           decision_offset=np.uint64(offset // 4), weight=np.uint32(weight), profit=dtype.type(profits[item]))
+                event = kernel.enqueue(queue, (global_size,), (local,), wait_for=wait or None)
+                store.finished(item, event)
+                pacer.launch()
+            value = np.empty(1, dtype=dtype)
+            cl.enqueue_copy(queue, value, rows[problem.n & 1], src_offset=capacity * dtype.itemsize, is_blocking=True)
+            store.drain(time.perf_counter())
+        with timings.phase("download"):
+            selected = np.zeros(problem.n, dtype=bool)
+            rest = capacity
+            for item in range(problem.n - 1, -1, -1):
+                word = store.host(item).view(np.uint32)[rest // 32] if store_plan.mode == "host" else _word(store, item, rest)
+                if (int(word) >> (rest % 32)) & 1:
+                    selected[item] = True
+                    rest -= int(weights[item])
     finally:
         store.release()
     stats: dict[str, object] = {"store": store_plan.mode}

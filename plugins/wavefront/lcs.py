@@ -189,29 +189,28 @@ class _Sweep:
                  codes: tuple[np.ndarray, np.ndarray, int] | None = None):
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
         method = geo.method
-        start = time.perf_counter()
-        a_codes, b_codes, sigma = problem.codes() if codes is None else codes
-        defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups,
-                   "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE}
-        if method == "cells":
-            defines["CELLS"] = 1
-        self.program = kernels.program(device, LCS_SOURCE, defines)
-        ctx, queue = device.context, device.queue
-        flags = cl.mem_flags
-        self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
-        self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
-        self.v_row = cl.Buffer(ctx, flags.READ_WRITE, geo.words * 8)
-        edges = np.zeros((geo.word_blocks + 1) * 2 * geo.groups, dtype=np.uint32)
-        self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
-        words = np.uint32(geo.words)
-        self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
-        self.masks = cl.Buffer(ctx, flags.READ_WRITE, (sigma + 2) * geo.words * 8 if method == "bits" else 8)
-        if method == "bits":
-            self.program.kernel("lcs_masks").set(a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m),
-                                                 words=words, sigma=np.uint32(sigma)
-                                                 ).enqueue(queue, (_round(geo.words, 64),), None)
-        queue.finish()
-        timings.upload += time.perf_counter() - start
+        with timings.phase("upload"):
+            a_codes, b_codes, sigma = problem.codes() if codes is None else codes
+            defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups,
+                       "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE}
+            if method == "cells":
+                defines["CELLS"] = 1
+            self.program = kernels.program(device, LCS_SOURCE, defines)
+            ctx, queue = device.context, device.queue
+            flags = cl.mem_flags
+            self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
+            self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
+            self.v_row = cl.Buffer(ctx, flags.READ_WRITE, geo.words * 8)
+            edges = np.zeros((geo.word_blocks + 1) * 2 * geo.groups, dtype=np.uint32)
+            self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
+            words = np.uint32(geo.words)
+            self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
+            self.masks = cl.Buffer(ctx, flags.READ_WRITE, (sigma + 2) * geo.words * 8 if method == "bits" else 8)
+            if method == "bits":
+                self.program.kernel("lcs_masks").set(a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m),
+                                                     words=words, sigma=np.uint32(sigma)
+                                                     ).enqueue(queue, (_round(geo.words, 64),), None)
+            queue.finish()
 
     def run(self, store: RowStore | None) -> cl.Event | None:
         """Enqueue every block diagonal; with ``store``, each diagonal's blocks go to its chunk."""
@@ -248,16 +247,14 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     timings = Timings()
     if problem.m == 0 or problem.n == 0:
         return 0, timings, {"method": "empty"}
-    start = time.perf_counter()
-    codes = problem.codes()
-    timings.upload += time.perf_counter() - start
+    with timings.phase("upload"):
+        codes = problem.codes()
     method = choose_method(problem, options.method, codes[2])
     geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step)
     sweep = _Sweep(problem, device, geo, timings, codes)
-    start = time.perf_counter()
-    sweep.run(None)
-    device.queue.finish()
-    timings.kernels += time.perf_counter() - start
+    with timings.phase("kernels"):
+        sweep.run(None)
+        device.queue.finish()
     details = {"method": sweep.method, "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
                "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps}
     return sweep.length(), timings, details
@@ -273,20 +270,17 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     sweep = _Sweep(problem, device, geo, timings)
     store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
                             options.device_memory_limit, str(details["store"]))
-    start = time.perf_counter()
-    store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
-    timings.upload += time.perf_counter() - start  # page-locked host memory takes a while to allocate
+    with timings.phase("upload"):  # page-locked host memory takes a while to allocate
+        store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
     try:
-        start = time.perf_counter()
-        sweep.run(store)
-        device.queue.finish()
-        compute_done = time.perf_counter()
-        store.drain(compute_done)
-        timings.kernels += time.perf_counter() - start
+        with timings.phase("kernels"):
+            sweep.run(store)
+            device.queue.finish()
+            compute_done = time.perf_counter()
+            store.drain(compute_done)
         length = sweep.length()
-        start = time.perf_counter()
-        positions = _trace(sweep, store, length, options.poison)
-        timings.download += time.perf_counter() - start
+        with timings.phase("download"):
+            positions = _trace(sweep, store, length, options.poison)
     finally:
         store.release()
     stats = {"method": sweep.method, "store": store_plan.mode, "diagonals": geo.diagonals, "steps": geo.steps,

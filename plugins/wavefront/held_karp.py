@@ -86,7 +86,6 @@ def _binomials(members: int) -> np.ndarray:
     return table
 
 
-# long: levels, streamed predecessors and the tour share the row store
 def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Solution:
     timings = Timings()
     with timings.phase("upload"):

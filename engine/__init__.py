@@ -27,9 +27,10 @@ from .errors import (  # noqa: E402
                      UnknownSolverError,
                      UnsupportedProblemError,
 )
+from .io import formats  # noqa: E402
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver  # noqa: E402
 from .plugin.plan import Plan  # noqa: E402
-from .problems import Knapsack  # noqa: E402
+from .problems import LCS, TSP, Knapsack  # noqa: E402
 from .runtime.devices import Device, get_device  # noqa: E402
 from .scaleout.chunks import Progress  # noqa: E402
 from .solution import Solution, Timings  # noqa: E402
@@ -37,7 +38,7 @@ from .solution import Solution, Timings  # noqa: E402
 __version__ = "0.1.0"
 
 __all__ = [
-    "Knapsack", "Solution", "SolutionArrays", "Timings", "Plan", "Device",
+    "Knapsack", "LCS", "TSP", "Solution", "SolutionArrays", "Timings", "Plan", "Device", "formats",
     "Solver", "DeviceSolver", "HostSolver", "BatchSolver", "PackedBatchSolver",
     "solve", "solve_many", "plan", "choose", "solvers", "devices", "get_device",
     "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",

@@ -113,3 +113,14 @@ def test_solver_from_another_distribution_is_found_by_name(tmp_path):
     answer = json.loads(result.stdout)
     assert answer["solver"] == "exhaustive" and answer["value"] == 90 and answer["device"] == "host CPU"
     assert "exhaustive" not in {s["name"] for s in clsolve.solvers()}  # not installed in this process
+
+
+def test_python_m_clsolve_is_the_command_line():
+    result = subprocess.run([sys.executable, "-m", "clsolve", "solvers"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "dp-rows" in result.stdout and "sequential" in result.stdout
+
+
+def test_problem_kinds_and_formats_from_the_top_level():
+    assert clsolve.LCS("abc", "abd").m == 3 and clsolve.TSP([[0, 1], [1, 0]]).n == 2
+    assert callable(clsolve.formats.read)

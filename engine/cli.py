@@ -168,8 +168,10 @@ def cmd_solvers(args) -> int:
     if args.json:
         print(json.dumps(listing, indent=2))
     else:
-        for entry in listing:
-            print(f"{entry['name']:<14} {', '.join(entry['problems']):<10} {entry['summary']}")
+        rows = [(entry["name"], ", ".join(entry["problems"]), entry["summary"]) for entry in listing]
+        widths = [max((len(row[i]) for row in rows), default=0) for i in range(2)]
+        for name, kinds, summary in rows:
+            print(f"{name:<{widths[0]}}  {kinds:<{widths[1]}}  {summary}")
     return EXIT_OK
 
 

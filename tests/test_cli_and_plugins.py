@@ -124,3 +124,15 @@ def test_python_m_clsolve_is_the_command_line():
 def test_problem_kinds_and_formats_from_the_top_level():
     assert clsolve.LCS("abc", "abd").m == 3 and clsolve.TSP([[0, 1], [1, 0]]).n == 2
     assert callable(clsolve.formats.read)
+
+
+def test_bench_without_its_data_is_a_usage_error(tmp_path, capsys):
+    code = main(["bench", "msb", "--data", str(tmp_path)])
+    assert code == 2 and "MSB-630 folder not found" in capsys.readouterr().err
+
+
+def test_solvers_listing_lines_up(capsys):
+    assert main(["solvers"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    starts = {len(line) - len(line[line.index("  "):].lstrip()) for line in lines}  # where the kinds column starts
+    assert len(starts) == 1

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyopencl as cl
 
+from ..errors import FormatError
 from ..io import formats
 from ..problems import Knapsack
 from ..runtime.buffers import fill
@@ -65,11 +66,11 @@ def two_d_set(args) -> tuple[str, list[Knapsack]]:
     if args.name == "msb":
         folder = root / "2dpacklib" / "MSB-630_Unibo" if root else None
         if folder is None or not folder.is_dir():
-            raise SystemExit("clsolve bench msb: MSB-630 folder not found (pass --data)")
+            raise FormatError(str(folder or "MSB-630"), None, "MSB-630 folder not found (pass --data or set CLSOLVE_DATA)")
         return "MSB-630", [formats.read(f)[0] for f in sorted(folder.glob("*.json"))]
     path = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
     if path is None or not path.is_file():
-        raise SystemExit("clsolve bench class-a: class A file not found (pass --data)")
+        raise FormatError(str(path or "class A"), None, "class A file not found (pass --data or set CLSOLVE_DATA)")
     return "class A", formats.read(path)
 
 

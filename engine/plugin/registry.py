@@ -9,6 +9,7 @@ silently taking it. ``testing({"name": SolverClass})`` replaces the installed pl
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import threading
 from collections.abc import Iterator
@@ -100,7 +101,7 @@ def load(name: str, **options) -> Solver:
     if not _is_solver(cls):
         raise UnknownSolverError(f"entry point {name!r} ({cls!r}) is neither a clsolve.DeviceSolver nor a "
                                  "clsolve.HostSolver")
-    unknown = sorted(set(options) - set(valid_options(cls)))
+    unknown = sorted(set(options) - set(valid_options(cls))) if options else []
     if unknown and not _takes_any_keyword(cls):
         valid = ", ".join(valid_options(cls)) or "none"
         raise InvalidOptionError(f"solver {name!r} does not take option{'s' * (len(unknown) > 1)} "
@@ -117,10 +118,11 @@ def _is_solver(cls: object) -> bool:
     return isinstance(cls, type) and issubclass(cls, (DeviceSolver, HostSolver))
 
 
-def valid_options(cls: type) -> list[str]:
+@functools.cache  # per class: load runs once per problem in a batch solved one problem at a time
+def valid_options(cls: type) -> tuple[str, ...]:
     """The keyword options a solver class's constructor takes, in its order."""
-    parameters = list(inspect.signature(cls).parameters.values())
-    return [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    parameters = inspect.signature(cls).parameters.values()
+    return tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 def _takes_any_keyword(cls: type) -> bool:
@@ -138,7 +140,7 @@ def describe() -> list[dict]:
                     "problems": list(getattr(cls, "problem_kinds", ())),
                     "uses_device": issubclass(cls, DeviceSolver),
                     "batches": issubclass(cls, BatchSolver),
-                    "options": valid_options(cls),
+                    "options": list(valid_options(cls)),
                     "module": cls.__module__,
                     **({"conflict": conflicts[name]} if name in conflicts else {})})
     return out

@@ -86,12 +86,10 @@ class DeviceSteps:
             self.w = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.weights)
             self.p = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.profits)
             self.suffix = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.suffix_min)
-            self.branch = self.program.kernel("bnb_branch").set(
-                w=self.w, p=self.p, suffix_min=self.suffix, n=np.uint32(items.n), c=np.uint64(items.capacity))
-            self.compact = self.program.kernel("bnb_compact")
             self._ready = True
         if need <= self.capacity:
             return
+        self._kernels()  # fresh kernels: the old ones hold the buffers about to be replaced
         # a chunk split off under an earlier (longer) limit still fits
         capacity = max(need, min(self.limit, max(2 * self.capacity, 4096)))
         slots = 2 * capacity
@@ -106,6 +104,13 @@ class DeviceSteps:
         groups = -(-capacity // self.local_size)
         self.results = cl.Buffer(ctx, flags.READ_WRITE, 24 * groups)
         self.offsets = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
+
+    def _kernels(self) -> None:
+        """The step's two kernels, the item arguments bound; node buffers are bound at each step."""
+        items = self.items
+        self.branch = self.program.kernel("bnb_branch").set(
+            w=self.w, p=self.p, suffix_min=self.suffix, n=np.uint32(items.n), c=np.uint64(items.capacity))
+        self.compact = self.program.kernel("bnb_compact")
 
     def upload(self, nodes) -> None:
         began = time.perf_counter()

@@ -11,7 +11,8 @@
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_rows_item(__global const VALUE_T *restrict prev, /* f_{i-1}, `states` values            */
                   __global VALUE_T *restrict next,       /* f_i                                 */
-                  __global uint *restrict decisions,     /* U rows of the current chunk         */
+                  __global uint *restrict decisions,     /* U rows of the current chunk, from   */
+                  const ulong decisions_offset,          /* this word on                        */
                   __global const uint *weights,      /* n x 3, each clamped to capacity + 1 */
                   __global const VALUE_T *profits,   /* n                                   */
                   const uint states, const uint span1, const uint span2,
@@ -40,7 +41,7 @@ void dp_rows_item(__global const VALUE_T *restrict prev, /* f_{i-1}, `states` va
         }
         next[c] = best;
     }
-    decisions[(ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid] = bits;
+    decisions[decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid] = bits;
 }
 
 /* Two items a = item, b = item + 1 in one pass, so a row is read and written once per two items:
@@ -50,7 +51,7 @@ void dp_rows_item(__global const VALUE_T *restrict prev, /* f_{i-1}, `states` va
  * bits are those of the one-item recurrence: U_a(c) from f_a(c), U_b(c) from f_b(c). */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_rows_pair(__global const VALUE_T *restrict prev, __global VALUE_T *restrict next,
-                  __global uint *restrict decisions,
+                  __global uint *restrict decisions, const ulong decisions_offset,
                   __global const uint *weights, __global const VALUE_T *profits,
                   const uint states, const uint span1, const uint span2,
                   const ulong words_per_row, const uint chunk_first, const uint item)
@@ -91,14 +92,15 @@ void dp_rows_pair(__global const VALUE_T *restrict prev, __global VALUE_T *restr
         }
         next[c] = best;
     }
-    const ulong word = (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid;
+    const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid;
     decisions[word] = bits_a;
     decisions[word + words_per_row] = bits_b;
 }
 
 /* Backtracking (steps 8-12 of Algorithm 2.1) over the items of one decision chunk, newest first,
  * by a single work-item; `remaining` carries the capacity left from chunk to chunk. */
-__kernel void dp_rows_backtrack(__global const uint *decisions, __global const uint *weights,
+__kernel void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_offset,
+                                __global const uint *weights,
                                 const ulong words_per_row, const uint span1, const uint span2,
                                 const uint chunk_first, const uint chunk_items,
                                 __global uint *remaining, __global uchar *selected)
@@ -107,7 +109,7 @@ __kernel void dp_rows_backtrack(__global const uint *decisions, __global const u
         return;
     uint3 rest = (uint3)(remaining[0], remaining[1], remaining[2]);
     for (uint k = chunk_items; k-- > 0;)
-        rest = backtrack_item(decisions + (ulong)k * words_per_row, weights, chunk_first + k, rest,
+        rest = backtrack_item(decisions + decisions_offset + (ulong)k * words_per_row, weights, chunk_first + k, rest,
                               span1, span2, selected);
     remaining[0] = rest.x;
     remaining[1] = rest.y;

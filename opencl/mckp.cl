@@ -192,9 +192,10 @@ void mckp_counts(__global const VALUE_T *restrict prev, __global const VALUE_T *
 }
 
 /* Trace-back over the count rows of groups [group_begin, group_begin + groups), newest first, by a
- * single work-item: k = count of group i at the capacity left, capacity -= W_k. `remaining` carries
- * the capacity from one segment of rows to the previous one; taken[i] receives k. */
-__kernel void mckp_backtrack(__global const COUNT_T *counts, const ulong states,
+ * single work-item: k = count of group i at the capacity left, capacity -= W_k. The rows start at
+ * counts[counts_offset]; `remaining` carries the capacity from one segment of rows to the previous
+ * one; taken[i] receives k. */
+__kernel void mckp_backtrack(__global const COUNT_T *counts, const ulong counts_offset, const ulong states,
                              __global const uint *prefix_w, __global const uint *group_first,
                              const uint group_begin, const uint groups,
                              __global uint *remaining, __global uint *taken)
@@ -203,7 +204,7 @@ __kernel void mckp_backtrack(__global const COUNT_T *counts, const ulong states,
         return;
     uint rest = remaining[0];
     for (uint g = groups; g-- > 0;) {
-        const uint k = counts[(ulong)g * states + rest];
+        const uint k = counts[counts_offset + (ulong)g * states + rest];
         taken[group_begin + g] = k;
         if (k > 0)
             rest -= prefix_w[group_first[group_begin + g] + k - 1u];

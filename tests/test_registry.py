@@ -29,6 +29,16 @@ def test_the_plugins_are_listed_once(monkeypatch):
     assert built == [1, 1]
 
 
+def test_a_solver_loads_by_name_alone():
+    """load goes through stevedore's DriverManager: the listing of every plugin is not built."""
+    registry.refresh()
+    assert type(registry.load("sequential")).__name__ == "SequentialSolver"
+    assert "manager" not in registry._state
+    with pytest.raises(clsolve.UnknownSolverError, match="unknown solver 'nope'; installed solvers: .*dp-rows"):
+        registry.load("nope")
+    registry.refresh()
+
+
 def test_the_test_hook_stands_in_for_installed_plugins():
     sys.path.insert(0, str(HERE / "third_party_solver"))
     try:

@@ -93,18 +93,78 @@ def test_local_size_and_forced_value_bits(device):
                                      value_bits=bits, items_per_launch=per_launch, poison=True).value == expected
 
 
-@pytest.mark.parametrize("chunk, chunks", [(4, 7), (3, 9)])
+# items per chunk -> chunks of 25 items, all packed into one device buffer at 256-byte aligned
+# offsets (the kernels' decisions_offset); 3 leaves a single item at the end of every chunk
+@pytest.mark.parametrize("items, chunks", [(4, 7), (3, 9)])
 @pytest.mark.parametrize("per_launch", [1, 2])
-def test_decision_rows_split_over_several_buffers(device, monkeypatch, chunk, chunks, per_launch):
+def test_decision_rows_in_chunks_at_offsets(device, monkeypatch, items, chunks, per_launch):
+    from clsolve.dp import rowstore
     rng = np.random.default_rng(3)
     problem = clsolve.Knapsack(rng.integers(1, 100, 25), rng.integers(1, 60, 25), 3000)
     solver = RowParallelSolver(poison=True, items_per_launch=per_launch, presolve=False)
-    monkeypatch.setattr(RowParallelSolver, "_chunk_items", lambda self, p, layout, d: chunk)
+    monkeypatch.setattr(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: items)
     plan = checked.plan(solver, problem, device)
-    assert plan.details["decision_chunks"] == chunks
+    assert plan.details["decision_chunks"] == chunks and plan.details["store"] == "device"
+    assert [name for name in plan.device_buffers if name.startswith("decisions")] == ["decisions"]
     solution = solver.solve(problem, device, plan)
     assert solution.value == clsolve.solve(problem, solver="sequential").value
     clsolve.solution.check(problem, solution)
+
+
+def test_rows_per_chunk_keeps_pairs_whole():
+    from clsolve.dp.rowstore import chunk_rows, rows_per_chunk
+    assert rows_per_chunk(25, 100, 500, multiple=2) == 4
+    assert rows_per_chunk(25, 100, 10**6, multiple=2) == 25
+    assert rows_per_chunk(25, 100, 150, multiple=2) == 1      # one row per allocation: singles
+    assert chunk_rows(25, 4)[-1] == (24, 1) and len(chunk_rows(25, 4)) == 7
+
+
+@SETTINGS
+@given(problem=knapsacks(max_n=30, max_capacity=400))
+def test_decision_rows_streamed_to_host_match_sequential(problem, device):
+    """Rows streamed through the ring (chunks of a few rows, more chunks than ring slots) and walked
+    back on the host, from poisoned buffers, for every dimension count the strategy draws."""
+    from clsolve.dp import rowstore
+    from clsolve.dp.table import DecisionLayout
+    solver = RowParallelSolver(poison=True, presolve=False, store="host")
+    original = rowstore.HOST_CHUNK_BYTES
+    try:
+        rowstore.HOST_CHUNK_BYTES = 3 * DecisionLayout(problem.cells(), solver._local_size(device)).row_bytes
+        solution = solver.solve(problem, device, checked.plan(solver, problem, device))
+        clsolve.solution.check(problem, solution)
+        values, packed = SequentialSolver().decisions(problem)
+        expected = np.unpackbits(packed, axis=1)[:, : problem.cells()].astype(bool)
+        value, table = solver.decisions(problem, device)
+    finally:
+        rowstore.HOST_CHUNK_BYTES = original
+    assert solution.value == value == values[-1] and solution.stats["store"] == "host"
+    np.testing.assert_array_equal(table, expected)
+
+
+def test_device_memory_limit_streams_the_rows_and_says_so(device):
+    rng = np.random.default_rng(5)
+    problem = clsolve.Knapsack(rng.integers(1, 100, 60), rng.integers(1, 60, 60), 20_000)
+    wide = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False)
+    assert wide.details["store"] == "device" and not wide.host_buffers
+    decisions = sum(size for name, size in wide.device_buffers.items() if name.startswith("decisions"))
+    narrow = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False,
+                          device_memory_limit=wide.device_bytes - decisions // 2)
+    assert narrow.details["store"] == "host" and narrow.host_buffers["decisions"] >= decisions
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, presolve=False,
+                             device_memory_limit=wide.device_bytes - decisions // 2)
+    assert solution.value == clsolve.solve(problem, solver="sequential").value
+    assert solution.stats["store"] == "host" and "kept on the host" in solution.notes[0]
+
+
+def test_decision_rows_refused_with_numbers_when_nothing_holds_them(device, monkeypatch):
+    from clsolve.dp import rowstore
+    monkeypatch.setattr(rowstore, "host_memory_bytes", lambda: 10**5)
+    problem = clsolve.Knapsack(list(range(1, 201)), list(range(1, 201)), 50_000)
+    with pytest.raises(clsolve.DoesNotFitError, match=r"decision rows: the trace-back needs .* more than this host allows"):
+        clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, device_memory_limit=1_000_000)
+    with pytest.raises(clsolve.DoesNotFitError, match="does not fit"):
+        clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, store="device",
+                     device_memory_limit=1_000_000)
 
 
 def test_auto_picks_a_solver_that_accepts(device):
@@ -159,7 +219,7 @@ def test_table_too_large_is_refused_before_allocating(device):
     with pytest.raises(clsolve.DoesNotFitError) as info:
         clsolve.solve(problem, solver="dp-rows", device=device)
     message = str(info.value)
-    assert "needs" in message and "device memory" in message and "decisions_0" in message
+    assert "decision rows: the rest of the solve already needs 29.80 GiB" in message and "allows" in message
     with pytest.raises(clsolve.UnsupportedProblemError, match="2\\^32 - 1"):
         clsolve.solve(clsolve.Knapsack([1, 1], [2**32 + 1, 2**32], 2**33), solver="dp-rows", device=device)
 

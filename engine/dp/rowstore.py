@@ -12,6 +12,10 @@ row) either stays in device memory or is copied to host memory while the device 
   and the compute queue waits on that copy only when it is about to overwrite the slot ``ring``
   chunks later. The compute queue never blocks on the host.
 
+``plan_rows`` cuts a table of equal rows (a knapsack's decision rows, mckp's count rows) into
+chunks of whole rows: as large as one device allocation when they stay on the device, about
+``HOST_CHUNK_BYTES`` when they stream (less where the ring of ``RING_SLOTS`` would not fit).
+
 The producer calls ``slot(k)`` (where to write chunk k, and the events to wait for first) and
 ``finished(k, event)``; the trace-back calls ``readable(k)`` (device buffer and offset of chunk k,
 copying it back up into a slot in host mode) or ``host(k)`` (a NumPy view of the chunk).
@@ -30,6 +34,8 @@ from ..runtime.devices import Device
 
 #: Device slots of the host-mode ring: one being written, one being copied out, one spare.
 RING_SLOTS = 3
+#: Target size of one streamed chunk of rows (``plan_rows``, host mode).
+HOST_CHUNK_BYTES = 64 * 2**20
 #: Largest page-locked host allocation made at once.
 HOST_ARENA_BYTES = 2**30
 
@@ -69,6 +75,14 @@ class StorePlan:
         return {name if k == 0 else f"{name}_{k}": size for k, size in enumerate(sizes)}
 
 
+def device_budget(device: Device, other_device_bytes: int, device_limit: int | None = None) -> int:
+    """Device bytes a store may take beside ``other_device_bytes`` (under ``device_limit`` when given)."""
+    budget = int(device.global_memory * DEVICE_MEMORY_SHARE) - other_device_bytes
+    if device_limit is not None:
+        budget = min(budget, int(device_limit) - other_device_bytes)
+    return budget
+
+
 def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_bytes: int,
                device_limit: int | None = None, mode: str = "auto") -> StorePlan:
     """Keep every chunk on the device when they fit beside ``other_device_bytes`` (and under
@@ -76,9 +90,11 @@ def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_b
     to host memory through a ring of slots; refuse, with the numbers, when host memory cannot hold
     them either. ``mode`` ``device`` or ``host`` forces the choice (still refused when it cannot fit)."""
     total = int(sum(chunk_bytes))
-    budget = int(device.global_memory * DEVICE_MEMORY_SHARE) - other_device_bytes
-    if device_limit is not None:
-        budget = min(budget, int(device_limit) - other_device_bytes)
+    budget = device_budget(device, other_device_bytes, device_limit)
+    if budget <= 0:
+        allowed = budget + other_device_bytes
+        raise DoesNotFitError(f"{what}: the rest of the solve already needs {format_bytes(other_device_bytes)} of device "
+                              f"memory, more than {device.label} allows ({format_bytes(max(allowed, 0))})")
     ring = RING_SLOTS * max(chunk_bytes, default=0)
     host_limit = int(host_memory_bytes() * HOST_MEMORY_SHARE)
     fits_device = total <= budget and max(chunk_bytes, default=0) <= device.max_allocation
@@ -95,6 +111,42 @@ def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_b
                               f"({format_bytes(max(budget, 0))}) and more than this host allows "
                               f"({format_bytes(host_limit)}, {HOST_MEMORY_SHARE:.0%} of {format_bytes(host_memory_bytes())})")
     return StorePlan("host", list(chunk_bytes), ring, total)
+
+
+def rows_per_chunk(rows: int, row_bytes: int, limit: int, multiple: int = 1) -> int:
+    """Rows in one chunk of at most ``limit`` bytes (at least one row), rounded down to a multiple of
+    ``multiple`` when there is more than one chunk and that leaves a row."""
+    per = min(rows, max(1, limit // max(row_bytes, 1)))
+    if per < rows and per >= multiple:
+        per -= per % multiple
+    return max(per, 1)
+
+
+def chunk_rows(rows: int, per: int) -> list[tuple[int, int]]:
+    """(first row, rows) of each chunk of ``per`` rows (the last one may be shorter)."""
+    return [(first, min(per, rows - first)) for first in range(0, rows, max(per, 1))]
+
+
+def plan_rows(what: str, rows: int, row_bytes: int, device: Device, other_device_bytes: int,
+              device_limit: int | None = None, mode: str = "auto",
+              multiple: int = 1) -> tuple[StorePlan, list[tuple[int, int]]]:
+    """Where ``rows`` rows of ``row_bytes`` each live (``plan_store``), in chunks of whole rows: the
+    plan and (first row, rows) of each chunk. On the device a chunk is as large as one allocation
+    allows; streamed, about ``HOST_CHUNK_BYTES``. ``multiple`` keeps chunks a multiple of that many
+    rows where it can (dp-rows writes two rows per launch)."""
+    if mode in ("auto", "device"):
+        chunks = chunk_rows(rows, rows_per_chunk(rows, row_bytes, device.max_allocation, multiple))
+        try:
+            return plan_store(what, [count * row_bytes for _, count in chunks], device, other_device_bytes,
+                              device_limit, "device"), chunks
+        except DoesNotFitError:
+            if mode == "device":
+                raise
+    ring_slot = device_budget(device, other_device_bytes, device_limit) // RING_SLOTS
+    chunks = chunk_rows(rows, rows_per_chunk(rows, row_bytes, min(HOST_CHUNK_BYTES, device.max_allocation, ring_slot),
+                                             multiple))
+    return plan_store(what, [count * row_bytes for _, count in chunks], device, other_device_bytes,
+                      device_limit, "host"), chunks
 
 
 @dataclass

@@ -18,6 +18,8 @@ POISON_BYTE = 0xA5
 #: Rough device model for ``auto``'s estimates: bytes per second streamed, seconds per launch.
 MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
 MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
+#: Host <-> device copy rate, for plans whose rows stream to host memory.
+MODEL_COPY_BANDWIDTH = 2.0e10
 #: Seconds one item step of a batched DP over small rows takes however few states it has (each
 #: work-item walks its 32 states one after another; measured on the H100: 1.4 ms for 21 launches
 #: over 210 rows of 1001 states), and subsets per second of subset enumeration (H100: 4.4e8 subsets
@@ -174,6 +176,11 @@ class DecisionLayout:
     @property
     def row_bytes(self) -> int:
         return 4 * self.words_per_row
+
+    def taken(self, row: np.ndarray, state: int) -> bool:
+        """The decision bit of ``state`` in one row of words (``decision_word``/``decision_bit``)."""
+        word = (state // self.tile_states) * self.local_size + state % self.local_size
+        return bool((int(row[word]) >> ((state // self.local_size) % 32)) & 1)
 
     def unpack(self, words: np.ndarray) -> np.ndarray:
         """Boolean decisions of shape (rows, states) from words of shape (rows, words_per_row)."""

@@ -1,10 +1,12 @@
 """Finding solver plugins by name through stevedore (entry-point group ``clsolve.solvers``).
 
-The installed plugins are listed once per process (one ``ExtensionManager``, built on first use;
-``refresh()`` lists them again, for a plugin installed while the process runs). A name that two
-installed packages both register is refused when it is asked for, naming both, instead of one
-silently taking it. ``testing({"name": SolverClass})`` replaces the installed plugins inside a
-``with`` block (stevedore's ``make_test_instance``), so tests need not install a package.
+``load(name)`` loads that one plugin through stevedore's ``DriverManager`` (only its package is
+imported), once per name and process. Listing every plugin (``names``, ``describe``, ``auto``) uses
+one ``ExtensionManager``, built on first use. ``refresh()`` forgets both, for a plugin installed
+while the process runs. A name that two installed packages both register is refused when it is
+asked for, naming both, instead of one silently taking it. ``testing({"name": SolverClass})``
+replaces the installed plugins inside a ``with`` block (stevedore's ``make_test_instance``), so tests
+need not install a package.
 """
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ import functools
 import inspect
 import threading
 from collections.abc import Iterator
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, entry_points
+from typing import TypeGuard
 
-from stevedore import ExtensionManager
+from stevedore import DriverManager, ExtensionManager
+from stevedore.exception import MultipleMatches, NoMatches
 from stevedore.extension import Extension
 
 from ..errors import InvalidOptionError, UnknownSolverError
@@ -24,7 +28,9 @@ from .contract import BatchSolver, DeviceSolver, HostSolver, Solver
 NAMESPACE = "clsolve.solvers"
 
 _lock = threading.Lock()
-_state: dict = {}  # "manager", "failures" (name -> why it did not load), "conflicts" (name -> entry points)
+# "manager" (the listing), "drivers" (name -> class or None, loaded one by one), "failures" (name -> why
+# it did not load), "conflicts" (name -> entry points), "testing" (True inside ``testing``)
+_state: dict = {}
 
 
 def _remember_failure(manager, entrypoint, exception) -> None:
@@ -32,7 +38,7 @@ def _remember_failure(manager, entrypoint, exception) -> None:
 
 
 def _build() -> ExtensionManager:
-    _state["failures"] = {}
+    _state.setdefault("failures", {})
     manager = ExtensionManager(namespace=NAMESPACE, on_load_failure_callback=_remember_failure)
     seen: dict[str, list[str]] = {}
     for ext in manager.extensions:  # every entry point of the group, one per registering package
@@ -63,7 +69,7 @@ def testing(classes: dict[str, type]) -> Iterator[None]:
         saved = dict(_state)
         _state.clear()
         _state.update(manager=ExtensionManager.make_test_instance(extensions, namespace=NAMESPACE),
-                      failures={}, conflicts={})
+                      drivers=dict(classes), failures={}, conflicts={}, testing=True)
     try:
         yield
     finally:
@@ -81,22 +87,46 @@ def solver_classes() -> dict[str, type[Solver]]:
     return {ext.name: ext.plugin for ext in _manager()}
 
 
+def _entry_points(name: str) -> list[str]:
+    """The installed entry points registering ``name`` (read from package metadata, nothing imported)."""
+    return sorted({ep.value for ep in entry_points(group=NAMESPACE, name=name)})
+
+
+def _driver(name: str) -> object | None:
+    """The class registered as ``name``, loaded alone through stevedore's ``DriverManager`` (once per
+    name); None when nothing registers it or it failed to load (the failure is remembered)."""
+    with _lock:
+        drivers = _state.setdefault("drivers", {})
+        if name in drivers or _state.get("testing"):
+            return drivers.get(name)
+    found = _entry_points(name)
+    if len(found) > 1:
+        raise UnknownSolverError(f"solver {name!r} is registered by more than one installed package "
+                                 f"({', '.join(found)}); uninstall all but one")
+    cls: object | None = None
+    if found:
+        try:
+            cls = DriverManager(NAMESPACE, name, on_load_failure_callback=_remember_failure).driver
+        except NoMatches:  # it failed to load: _remember_failure has the reason
+            pass
+        except MultipleMatches as exc:  # pragma: no cover - the metadata check above sees these first
+            raise UnknownSolverError(f"solver {name!r} is registered more than once: {exc}") from None
+    with _lock:
+        _state.setdefault("drivers", {})[name] = cls
+    return cls
+
+
 def load(name: str, **options) -> Solver:
     """An instance of the solver registered as ``name``; unknown names list what is installed.
 
     ``options`` are passed to the solver's constructor; an option it does not take is an error.
     """
-    classes = solver_classes()
-    conflict = _state.get("conflicts", {}).get(name)
-    if conflict:
-        raise UnknownSolverError(f"solver {name!r} is registered by more than one installed package "
-                                 f"({', '.join(conflict)}); uninstall all but one")
-    cls = classes.get(name)
+    cls = _driver(name)
     if cls is None:
         failures = _state.get("failures", {})
         if name in failures:
             raise UnknownSolverError(f"solver {name!r} is installed but failed to load: {failures[name]}")
-        installed = ", ".join(sorted(classes)) or "(none)"
+        installed = ", ".join(names()) or "(none)"
         raise UnknownSolverError(f"unknown solver {name!r}; installed solvers: {installed}")
     if not _is_solver(cls):
         raise UnknownSolverError(f"entry point {name!r} ({cls!r}) is neither a clsolve.DeviceSolver nor a "
@@ -114,7 +144,7 @@ def load(name: str, **options) -> Solver:
         raise InvalidOptionError(f"solver {name!r} cannot take these options {sorted(options)}: {exc}") from None
 
 
-def _is_solver(cls: object) -> bool:
+def _is_solver(cls: object) -> TypeGuard[type[Solver]]:
     return isinstance(cls, type) and issubclass(cls, (DeviceSolver, HostSolver))
 
 

@@ -1,11 +1,12 @@
 """Host side of ``dp-rows`` (kernels in ``opencl/dp_rows.cl``).
 
 Per item i one launch computes row i of the DP over every state, writing row i of the decision bits
-(n x states bits in total, kept on the device). After the last item a single work-item walks the
-decision bits back (Algorithm 2.1, steps 8-12) so only the value and the item vector are read back.
-Decision rows are split over several buffers when one buffer would pass the device's largest
-allocation; the two value rows swap roles between launches (two kernel objects with fixed arguments,
-so each launch sets only the item index).
+(n x states bits in total); the two value rows swap roles between launches (two kernel objects with
+fixed arguments, so each launch sets only the item index). The decision rows are kept for the
+trace-back in a ``RowStore`` (``clsolve.dp.rowstore``), in chunks of whole rows: on the device when
+they fit (each chunk within the device's largest allocation), a single work-item then walking them
+back (Algorithm 2.1, steps 8-12) so only the value and the item vector are read back; otherwise
+streamed to host memory while the sweep goes on, and walked back on the host.
 """
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve.dp.presolve import planned, presolved, reduction
+from clsolve.dp.rowstore import RowStore, StorePlan, plan_rows
 from clsolve.dp.table import (
     MODEL_BANDWIDTH,
+    MODEL_COPY_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
     POISON_BYTE,
     DecisionLayout,
@@ -40,38 +43,46 @@ from clsolve.solution import Solution, Timings
 
 #: The kernels (paper 000, Algorithms 2.1-2.2).
 SOURCE = kernels.builtin("dp_rows.cl")
+STORES = ("auto", "device", "host")
 
 
 @dataclass
 class _Buffers:
-    """A solve's device buffers: items, two value rows, decision rows by chunk (first item, items,
-    buffer), and the backtracking's output and capacity left."""
+    """A solve's device buffers: items, two value rows, the store of decision rows with its chunks
+    (first item, items), and the device trace-back's output and capacity left."""
 
     weights: cl.Buffer
     profits: cl.Buffer
     rows: list[cl.Buffer]
-    chunks: list[tuple[int, int, cl.Buffer]]
+    store: RowStore
+    chunks: list[tuple[int, int]]
     selected: cl.Buffer
     remaining: cl.Buffer
 
 
 class RowParallelSolver(DeviceSolver):
     name = "dp-rows"
-    summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, items by device backtracking"
+    summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, rows streamed to host past device memory"
 
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
-                 items_per_launch: int = 2, presolve: bool = True):
+                 items_per_launch: int = 2, presolve: bool = True, store: str = "auto",
+                 device_memory_limit: int | None = None):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch`` is 2 (default: two items
         fused per pass, so each row is read and written once per two items) or 1 (the paper's one
-        launch per item). ``poison`` fills every device buffer with a garbage pattern before solving,
-        so that a state the kernels fail to write shows up as a wrong answer (used by the tests).
-        ``presolve`` applies the exact reductions of ``clsolve.dp.presolve`` first."""
+        launch per item). ``store``: where the decision rows are kept for the trace-back, ``device``,
+        ``host`` (streamed during the sweep) or ``auto`` (the device when they fit).
+        ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
+        stream to host memory. ``poison`` fills every device buffer with a garbage pattern before
+        solving, so that a state the kernels fail to write shows up as a wrong answer (used by the
+        tests). ``presolve`` applies the exact reductions of ``clsolve.dp.presolve`` first."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
         self.items_per_launch = options.choice("items_per_launch", items_per_launch, (1, 2))
         self.local_size = options.power_of_two("local_size", local_size)
         self.poison = options.flag("poison", poison)
         self.presolve = options.flag("presolve", presolve)
+        self.store = options.choice("store", store, STORES)
+        self.device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -82,11 +93,6 @@ class RowParallelSolver(DeviceSolver):
 
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)
-
-    def _chunk_items(self, problem: Knapsack, layout: DecisionLayout, device: Device) -> int:
-        """Items whose decision rows share one buffer (even, so fused pairs never straddle two)."""
-        chunk = min(problem.n, device.max_allocation // layout.row_bytes)
-        return max(1, chunk - chunk % 2 if chunk < problem.n else chunk)
 
     def _launches(self, chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """(first item, items) of each launch: pairs inside a chunk, a single item where one is left."""
@@ -99,33 +105,40 @@ class RowParallelSolver(DeviceSolver):
                 item += width
         return out
 
+    def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
+               mode: str) -> tuple[StorePlan, list[tuple[int, int]], int]:
+        """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
+        other = 2 * layout.states * dtype.itemsize + problem.n * (12 + dtype.itemsize + 1) + 16
+        store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
+                                  other, self.device_memory_limit, mode, multiple=2)
+        return store, chunks, other
+
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits)
         states = problem.cells()
-        local_size = self._local_size(device)
-        layout = DecisionLayout(states, local_size)
-        chunk = self._chunk_items(problem, layout, device)
+        layout = DecisionLayout(states, self._local_size(device))
+        store, chunks, _ = self._store(problem, layout, dtype, device, self.store)
         buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
-        for index, first in enumerate(range(0, problem.n, chunk)):
-            buffers[f"decisions_{index}"] = min(chunk, problem.n - first) * layout.row_bytes
+        buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
-        chunks = [(first, min(chunk, problem.n - first)) for first in range(0, problem.n, chunk)]
         passes = len(self._launches(chunks))
         moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
-        launches = passes + len(chunks)
+        launches = passes + (len(chunks) if store.mode == "device" else 0)
         return Plan(
             solver=self.name,
             device_buffers=buffers,
+            host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
             cell_updates=problem.n * states,
             launches=launches,
-            seconds=moved / MODEL_BANDWIDTH[kind] + launches * MODEL_LAUNCH_SECONDS[kind] + 0.002,
-            details={"value_type": opencl_type(dtype), "local_size": local_size,
-                     "decision_chunks": len(chunks), "states_per_row": states,
-                     "items_per_launch": self.items_per_launch},
+            seconds=(moved / MODEL_BANDWIDTH[kind] + launches * MODEL_LAUNCH_SECONDS[kind]
+                     + store.host_bytes / MODEL_COPY_BANDWIDTH + 0.002),
+            details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
+                     "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
+                     "states_per_row": states, "items_per_launch": self.items_per_launch},
         )
 
     # -- solving -----------------------------------------------------------------------------
@@ -139,42 +152,46 @@ class RowParallelSolver(DeviceSolver):
             program = kernels.program(device, SOURCE, {
                 "VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size})
         with timings.phase("upload"):
-            held = self._upload(problem, device, layout, dtype)
-        with timings.phase("kernels"):
-            passes = self._sweep(problem, device, plan, program, layout, held)
-            if not keep_decisions:
-                self._backtrack(problem, device, program, layout, held)
-            device.queue.finish()
-        with timings.phase("download"):
-            value = np.zeros(1, dtype=dtype)
-            cl.enqueue_copy(device.queue, value, held.rows[passes & 1], src_offset=(layout.states - 1) * dtype.itemsize)
-            if keep_decisions:
-                words = np.empty((problem.n, layout.words_per_row), dtype=np.uint32)
-                for first, count, decisions in held.chunks:
-                    cl.enqueue_copy(device.queue, words[first:first + count], decisions)
-                found = layout.unpack(words)
-            else:
-                found = np.empty(problem.n, dtype=np.uint8)
-                cl.enqueue_copy(device.queue, found, held.selected)
-            device.queue.finish()
+            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]))
+        try:
+            with timings.phase("kernels"):
+                passes = self._sweep(problem, device, plan, program, layout, held)
+                value = np.zeros(1, dtype=dtype)
+                cl.enqueue_copy(device.queue, value, held.rows[passes & 1],
+                                src_offset=(layout.states - 1) * dtype.itemsize)
+                if not keep_decisions and held.store.plan.mode == "device":
+                    self._backtrack(problem, device, program, layout, held)
+                device.queue.finish()
+                held.store.drain()
+            with timings.phase("download"):
+                if keep_decisions:
+                    found = layout.unpack(np.concatenate([
+                        held.store.host(k).view(np.uint32).reshape(count, layout.words_per_row)
+                        for k, (_, count) in enumerate(held.chunks)]))
+                elif held.store.plan.mode == "device":
+                    found = np.empty(problem.n, dtype=np.uint8)
+                    cl.enqueue_copy(device.queue, found, held.selected, is_blocking=True)
+                else:
+                    found = self._backtrack_on_host(problem, layout, held)
+        finally:
+            held.store.release()
         return int(value[0]), found, timings
 
-    def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype) -> _Buffers:
-        """The items, two value rows, the decision rows in chunks of items, the answer's buffers."""
+    def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype,
+                mode: str) -> _Buffers:
+        """The items, two value rows, the store of decision rows, the answer's buffers."""
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
-        chunk = self._chunk_items(problem, layout, device)
-        chunks = [(first, min(chunk, problem.n - first),
-                   cl.Buffer(ctx, flags.READ_WRITE, min(chunk, problem.n - first) * layout.row_bytes))
-                  for first in range(0, problem.n, chunk)]
+        store, chunks, _ = self._store(problem, layout, dtype, device, mode)
         held = _Buffers(
             weights=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=clamped_weights(problem)),
             profits=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)),
             rows=[cl.Buffer(ctx, flags.READ_WRITE, layout.states * dtype.itemsize) for _ in range(2)],
+            store=RowStore(device, store, poison=POISON_BYTE if self.poison else None),
             chunks=chunks, selected=cl.Buffer(ctx, flags.READ_WRITE, problem.n),
             remaining=cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
                                 hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m))))
         if self.poison:
-            for buf in [held.rows[1], held.selected] + [c[2] for c in chunks]:
+            for buf in (held.rows[1], held.selected):
                 fill(queue, buf, POISON_BYTE)
         fill(queue, held.rows[0], 0)
         queue.finish()
@@ -182,7 +199,8 @@ class RowParallelSolver(DeviceSolver):
 
     def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
                layout: DecisionLayout, held: _Buffers) -> int:
-        """One launch per item (or pair of items), rows ping-ponging; returns the number of passes."""
+        """One launch per item (or pair of items), rows ping-ponging, each chunk of decision rows
+        handed to the store when written; returns the number of passes."""
         span1, span2 = spans(problem)
         # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
         by_width = {width: [program.kernel(name).set(
@@ -193,14 +211,18 @@ class RowParallelSolver(DeviceSolver):
         global_size, group = (layout.tiles * layout.local_size,), (layout.local_size,)
         passes = 0
         pacer = Pacer(device.queue, f"{self.name} rows", plan.launches)
-        for first, count, decisions in held.chunks:
+        for k, (first, count) in enumerate(held.chunks):
+            buffer, offset, wait = held.store.slot(k)
             for pair in by_width.values():
                 for kernel in pair:
-                    kernel.set(decisions=decisions, chunk_first=np.uint32(first))
+                    kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
+            event = None
             for item, width in self._launches([(first, count)]):
-                by_width[width][passes & 1].set(item=np.uint32(item)).enqueue(device.queue, global_size, group)
+                event = by_width[width][passes & 1].set(item=np.uint32(item)).enqueue(
+                    device.queue, global_size, group, wait_for=wait if item == first else None)
                 passes += 1
                 pacer.launch()
+            held.store.finished(k, event)
         return passes
 
     def _backtrack(self, problem: Knapsack, device: Device, program: kernels.Program, layout: DecisionLayout,
@@ -210,9 +232,28 @@ class RowParallelSolver(DeviceSolver):
         backtrack = program.kernel("dp_rows_backtrack").set(
             weights=held.weights, words_per_row=np.uint64(layout.words_per_row), span1=np.uint32(span1),
             span2=np.uint32(span2), remaining=held.remaining, selected=held.selected)
-        for first, count, decisions in reversed(held.chunks):
-            backtrack.set(decisions=decisions, chunk_first=np.uint32(first), chunk_items=np.uint32(count))
+        for k in reversed(range(len(held.chunks))):
+            first, count = held.chunks[k]
+            buffer, offset = held.store.readable(k)
+            backtrack.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first),
+                          chunk_items=np.uint32(count))
             backtrack.enqueue(device.queue, (1,), (1,))
+
+    def _backtrack_on_host(self, problem: Knapsack, layout: DecisionLayout, held: _Buffers) -> np.ndarray:
+        """Algorithm 2.1, steps 8-12, on the host over the streamed rows, from the last item."""
+        span1, span2 = spans(problem)
+        weights = clamped_weights(problem).tolist()
+        rest = problem.capacities.tolist() + [0] * (3 - problem.m)
+        selected = np.zeros(problem.n, dtype=np.uint8)
+        for k in reversed(range(len(held.chunks))):
+            first, count = held.chunks[k]
+            words = held.store.host(k).view(np.uint32)
+            for j in reversed(range(count)):
+                row = words[j * layout.words_per_row:(j + 1) * layout.words_per_row]
+                if layout.taken(row, rest[0] * span1 + rest[1] * span2 + rest[2]):
+                    selected[first + j] = 1
+                    rest = [r - w for r, w in zip(rest, weights[first + j])]
+        return selected
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         return presolved(self.name, problem, self.presolve, device.label, lambda core: self._solve(core, device, plan))
@@ -221,10 +262,11 @@ class RowParallelSolver(DeviceSolver):
         value, selected, timings = self._run(problem, device, plan, keep_decisions=False)
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
+        store = plan.details["store"]
         return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
-                        device=device.label, timings=timings,
+                        device=device.label, timings=timings, stats={"store": store},
                         notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
-                               f"{self.items_per_launch} item(s) per pass"])
+                               f"{self.items_per_launch} item(s) per pass, decision rows kept on the {store}"])
 
     def decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
         """The value and the whole decision table of ``problem`` as given (no presolve), shape

@@ -11,20 +11,22 @@ them where they fit, and reports which with the bytes:
 * ``device``: every group's counts row stays on the device; one work-item traces back;
 * ``host``: rows are copied to host memory segment by segment on a second queue while the device
   goes on with the next segment; the host traces back;
+
+(both through the engine's ``RowStore``, a segment of groups being one chunk of rows)
 * ``recompute``: only a DP value row per segment is kept (in host memory); the trace-back restores
   each segment's starting row, recomputes the segment with its counts, and walks it (twice the work).
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pyopencl as cl
 
 from clsolve.dp.presolve import planned, presolved, reduction
+from clsolve.dp.rowstore import HOST_CHUNK_BYTES, RING_SLOTS, RowStore, StorePlan, plan_store
 from clsolve.dp.table import (
     MAX_STATES,
     MODEL_BANDWIDTH,
+    MODEL_COPY_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
     POISON_BYTE,
     dp_accepts,
@@ -49,15 +51,11 @@ COUNT_STORAGE = ("auto", "device", "host", "recompute")
 ATOMICS = ("auto", "native", "cas")
 #: Inner-loop steps (one capacity, one k) per second of the gather kernels, for ``auto``'s estimate.
 MODEL_STEPS_PER_SECOND = {"gpu": 2.0e12, "other": 1.0e9}
-#: Host <-> device copy rate for the ``host`` and ``recompute`` storage estimates.
-MODEL_COPY_BANDWIDTH = 2.0e10
 #: Capacities per work-item of the local-memory kernel (each reads a prefix sum once for all of them).
 DEFAULT_COLUMNS = 4
 #: Tile of a group in local memory, in items (8 or 12 bytes each: 12 KiB at most, so local memory
 #: does not limit how many work-groups of 256 share a multiprocessor).
 MAX_TILE_ITEMS = 1024
-#: Target size of one segment of counts rows copied to host memory at a time.
-HOST_SEGMENT_BYTES = 64 * 2**20
 #: Share of host memory the ``host`` storage may fill with counts before ``auto`` prefers recomputing
 #: (the engine's HOST_MEMORY_SHARE bounds every plan; this leaves room for the caller's own data).
 COUNTS_HOST_SHARE = 0.5
@@ -179,13 +177,20 @@ class MultiClassSolver(DeviceSolver):
         if wanted == "device":
             return wanted, max(1, min(m, per_buffer, cap))
         if wanted == "host":
-            segment = max(1, min(m, per_buffer, HOST_SEGMENT_BYTES // row, cap, max(1, device_room // (2 * row))))
+            segment = max(1, min(m, per_buffer, HOST_CHUNK_BYTES // row, cap, max(1, device_room // (RING_SLOTS * row))))
             return wanted, segment
         # recompute: the largest segment that fits the device, at least one row
         segment = max(1, min(m, per_buffer, cap, max(1, device_room // row)))
         if segment == m and m > 1 and self.segment_groups is None:
             segment = -(-m // 2)  # recompute asked for on a problem that would fit: still two segments
         return wanted, segment
+
+    @staticmethod
+    def _store(problem: Knapsack, lay: Layout, device: Device) -> StorePlan:
+        """Where the counts rows live (``device`` or ``host``), a segment of groups per chunk."""
+        other = 2 * lay.row_bytes + problem.n * (4 + lay.dtype.itemsize) + 8 * lay.groups.count + 64
+        return plan_store(f"{problem.describe()}: counts rows", [(g1 - g0) * lay.counts_row_bytes for g0, g1 in lay.segments],
+                          device, other, mode=lay.storage)
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
@@ -197,16 +202,14 @@ class MultiClassSolver(DeviceSolver):
         buffers = {"row_a": lay.row_bytes, "row_b": lay.row_bytes,
                    "prefix_sums": n * (4 + lay.dtype.itemsize), "group_first": 4 * (m + 1), "taken": 4 * m}
         host = {}
-        if lay.storage == "device":
-            for index, (g0, g1) in enumerate(segments):
-                buffers[f"counts_{index}"] = (g1 - g0) * lay.counts_row_bytes
-        elif lay.storage == "host":
-            for index in range(min(2, len(segments))):
-                buffers[f"counts_staging_{index}"] = lay.segment_groups * lay.counts_row_bytes
-            host["counts"] = m * lay.counts_row_bytes
-        else:
+        if lay.storage == "recompute":
             buffers["counts_segment"] = lay.segment_groups * lay.counts_row_bytes
             host["checkpoints"] = (len(segments) - 1) * lay.row_bytes
+        else:
+            store = self._store(problem, lay, device)
+            buffers.update(store.device_buffers("counts", device))
+            if store.host_bytes:
+                host["counts"] = store.host_bytes
         kind = "gpu" if device.is_gpu else "other"
         passes = m * (2 if lay.storage == "recompute" else 1)
         steps = n * states * (2 if lay.storage == "recompute" else 1)
@@ -258,80 +261,89 @@ class MultiClassSolver(DeviceSolver):
         value, _, timings = self._run(reduced.problem, device, lay, record=False)
         return value + forced, timings
 
-    # long: the group loop, checkpoints and count segments of one sweep share its state
     def _run(self, problem: Knapsack, device: Device, lay: Layout, record: bool):
+        """The value and (with ``record``) the items taken of each group, with the time of each phase."""
         timings = Timings()
-        began = time.perf_counter()
-        sweep = Sweep(problem, lay, device, self.variant, record, self.poison)
-        queue, ctx = device.queue, device.context
+        with timings.phase("upload"):
+            sweep = Sweep(problem, lay, device, self.variant, record, self.poison)
+        with timings.phase("kernels"):
+            if not record:
+                for g in range(lay.groups.count):
+                    sweep.step(g)
+                return self._value(sweep), None, timings
+            if lay.storage == "recompute":
+                value = self._recomputed(sweep)
+                return value, sweep.read_taken(), timings
+            store = RowStore(device, self._store(problem, lay, device), poison=POISON_BYTE if self.poison else None)
+        try:
+            with timings.phase("kernels"):
+                value = self._kept(sweep, store)
+            with timings.phase("download"):
+                taken = sweep.read_taken() if store.plan.mode == "device" else self._walk_on_host(sweep, store)
+        finally:
+            store.release()
+        return value, taken, timings
+
+    @staticmethod
+    def _value(sweep: Sweep) -> int:
+        """The last state's value after every group (waits for the queue)."""
+        value = np.zeros(1, dtype=sweep.lay.dtype)
+        cl.enqueue_copy(sweep.queue, value, sweep.row, src_offset=(sweep.lay.states - 1) * sweep.lay.dtype.itemsize,
+                        is_blocking=True)
+        return int(value[0])
+
+    @staticmethod
+    def _kept(sweep: Sweep, store: RowStore) -> int:
+        """Every group stepped with its counts row written into the store (a segment per chunk);
+        on the device, walked back there too. Returns the value."""
+        lay, size = sweep.lay, sweep.lay.count_dtype.itemsize
+        for k, (g0, g1) in enumerate(lay.segments):
+            buffer, offset, wait = store.slot(k)
+            for g in range(g0, g1):
+                done = sweep.step(g, buffer, offset // size + (g - g0) * lay.states, wait_for=wait if g == g0 else None)
+            store.finished(k, done)
+        value = MultiClassSolver._value(sweep)
+        if store.plan.mode == "device":
+            for k in reversed(range(len(lay.segments))):
+                buffer, offset = store.readable(k)
+                sweep.backtrack(buffer, *lay.segments[k], offset=offset // size)
+        store.drain()
+        return value
+
+    @staticmethod
+    def _walk_on_host(sweep: Sweep, store: RowStore) -> np.ndarray:
+        """Eq. 5 backwards over the streamed counts rows: the items each group takes."""
+        lay = sweep.lay
+        taken = np.zeros(lay.groups.count, dtype=np.int64)
+        rest = lay.states - 1
+        for k in reversed(range(len(lay.segments))):
+            g0, g1 = lay.segments[k]
+            rows = store.host(k).view(lay.count_dtype).reshape(g1 - g0, lay.states)
+            for g in range(g1 - 1, g0 - 1, -1):
+                taken[g] = count = int(rows[g - g0, rest])
+                if 0 < count <= lay.groups.sizes[g]:
+                    rest -= int(sweep.host_w[lay.groups.first[g] + count - 1])
+        return taken
+
+    @staticmethod
+    def _recomputed(sweep: Sweep) -> int:
+        """The sweep keeping a value row per segment (checkpoints in host memory), then each segment,
+        last first, recomputed from its checkpoint with its counts and walked back. Returns the value."""
+        lay = sweep.lay
         segments = lay.segments
-        m, states = lay.groups.count, lay.states
-        value = np.zeros(1, dtype=lay.dtype)
-        taken = np.zeros(m, dtype=np.int64)
-        timings.upload += time.perf_counter() - began
-
-        began = time.perf_counter()
-        if not record:
-            for g in range(m):
-                sweep.step(g)
-            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
-            queue.finish()
-            timings.kernels += time.perf_counter() - began
-            return int(value[0]), None, timings
-
-        if lay.storage == "device":
-            buffers = [sweep.counts_buffer(g1 - g0) for g0, g1 in segments]
-            for (g0, g1), buf in zip(segments, buffers):
-                for g in range(g0, g1):
-                    sweep.step(g, buf, (g - g0) * states)
-            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
-            for (g0, g1), buf in reversed(list(zip(segments, buffers))):
-                sweep.backtrack(buf, g0, g1)
-            taken = sweep.read_taken()
-            timings.kernels += time.perf_counter() - began
-        elif lay.storage == "host":
-            counts = np.empty((m, states), dtype=lay.count_dtype)
-            if self.poison:
-                counts.fill(POISON_BYTE)
-            staging = [sweep.counts_buffer(lay.segment_groups) for _ in range(min(2, len(segments)))]
-            copies = cl.CommandQueue(ctx)
-            copied: list[cl.Event | None] = [None] * len(staging)
-            for index, (g0, g1) in enumerate(segments):
-                slot = index % len(staging)
-                wait = [copied[slot]] if copied[slot] is not None else None
-                for g in range(g0, g1):
-                    done = sweep.step(g, staging[slot], (g - g0) * states, wait_for=wait if g == g0 else None)
-                copied[slot] = cl.enqueue_copy(copies, counts[g0:g1], staging[slot], wait_for=[done],
-                                               is_blocking=False)
-            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
-            queue.finish()
-            copies.finish()
-            timings.kernels += time.perf_counter() - began
-            began = time.perf_counter()
-            rest = states - 1
-            for g in range(m - 1, -1, -1):
-                k = int(counts[g, rest])
-                taken[g] = k
-                if 0 < k <= lay.groups.sizes[g]:
-                    rest -= int(sweep.host_w[lay.groups.first[g] + k - 1])
-            timings.download += time.perf_counter() - began
-            return int(value[0]), taken, timings
-        else:  # recompute
-            checkpoints = np.empty((len(segments) - 1, states), dtype=lay.dtype)
-            buf = sweep.counts_buffer(lay.segment_groups)
-            for index, (g0, g1) in enumerate(segments):
-                if index > 0:
-                    cl.enqueue_copy(queue, checkpoints[index - 1], sweep.row, is_blocking=False)
-                for g in range(g0, g1):
-                    sweep.step(g, buf, (g - g0) * states)
-            cl.enqueue_copy(queue, value, sweep.row, src_offset=(states - 1) * lay.dtype.itemsize)
-            sweep.backtrack(buf, *segments[-1])
-            for index in range(len(segments) - 2, -1, -1):
-                g0, g1 = segments[index]
-                sweep.restore(checkpoints[index - 1] if index > 0 else None)
-                for g in range(g0, g1):
-                    sweep.step(g, buf, (g - g0) * states)
-                sweep.backtrack(buf, g0, g1)
-            taken = sweep.read_taken()
-            timings.kernels += time.perf_counter() - began
-        return int(value[0]), taken, timings
+        checkpoints = np.empty((len(segments) - 1, lay.states), dtype=lay.dtype)
+        buf = sweep.counts_buffer(lay.segment_groups)
+        for index, (g0, g1) in enumerate(segments):
+            if index > 0:
+                cl.enqueue_copy(sweep.queue, checkpoints[index - 1], sweep.row, is_blocking=False)
+            for g in range(g0, g1):
+                sweep.step(g, buf, (g - g0) * lay.states)
+        value = MultiClassSolver._value(sweep)
+        sweep.backtrack(buf, *segments[-1])
+        for index in range(len(segments) - 2, -1, -1):
+            g0, g1 = segments[index]
+            sweep.restore(checkpoints[index - 1] if index > 0 else None)
+            for g in range(g0, g1):
+                sweep.step(g, buf, (g - g0) * lay.states)
+            sweep.backtrack(buf, g0, g1)
+        return value

@@ -176,9 +176,10 @@ class Sweep:
         else:
             cl.enqueue_copy(self.queue, self.row, row, is_blocking=False)
 
-    def backtrack(self, counts: cl.Buffer, g0: int, g1: int) -> None:
-        self.backtrack_kernel.set(counts=counts, group_begin=np.uint32(g0), groups=np.uint32(g1 - g0)
-                                  ).enqueue(self.queue, (1,), (1,))
+    def backtrack(self, counts: cl.Buffer, g0: int, g1: int, offset: int = 0) -> None:
+        """Walk the counts rows of groups g0 .. g1 - 1 back (they start at element ``offset`` of ``counts``)."""
+        self.backtrack_kernel.set(counts=counts, counts_offset=np.uint64(offset), group_begin=np.uint32(g0),
+                                  groups=np.uint32(g1 - g0)).enqueue(self.queue, (1,), (1,))
 
     def read_taken(self) -> np.ndarray:
         out = np.empty(self.lay.groups.count, dtype=np.uint32)

@@ -13,7 +13,7 @@ from .errors import (
 )
 from .plugin import registry
 from .runtime import deadline
-from .runtime.devices import Device, list_devices
+from .runtime.devices import Device, DeviceInfo, list_devices
 from .scaleout import chunks, multidevice
 from .scaleout.chunks import Progress
 from .scaleout.gcpause import paused_gc
@@ -75,11 +75,13 @@ def _solve_many(problems: list, solver: str, device, client, progress, chunk_cou
     return solving.solve_many_one_device(problems, solver, device, arrays, options)
 
 
-def solvers() -> list[dict]:
-    """The installed solver plugins: name, summary, accepted problem kinds."""
+def solvers() -> list[registry.SolverInfo]:
+    """The installed solver plugins: name, summary, accepted problem kinds, options (``to_dict()``
+    for JSON)."""
     return registry.describe()
 
 
-def devices() -> list[dict]:
-    """Every OpenCL device this process can see, with memory, compute units and local memory."""
+def devices() -> list[DeviceInfo]:
+    """Every OpenCL device this process can see, with memory, compute units and local memory
+    (``to_dict()`` for JSON; ``spec`` selects one again)."""
     return list_devices()

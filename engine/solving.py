@@ -18,7 +18,7 @@ from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
 from .plugin.plan import Plan
 from .problems import Knapsack
-from .runtime import deadline, failures
+from .runtime import deadline, failures, progress
 from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
@@ -226,7 +226,11 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
     if solver == "auto":
         batching = _batching_solver(problems, device)
         if batching is None:
-            return [_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)) for i, p in enumerate(problems)]
+            solutions = []
+            for i, p in enumerate(problems):
+                solutions.append(_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)))
+                progress.report("problems", i + 1, len(problems))
+            return solutions
         solver = batching
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)

@@ -103,7 +103,10 @@ def test_cli_solves_a_directory_as_one_batch(tmp_path, capsys):
         (tmp_path / f"p{i}.json").write_text(json.dumps({"profits": [i + 1, 5], "weights": [1, 2], "capacities": 2}))
     assert main(["solve", str(tmp_path), "--solver", "dp-batch", "--json"]) == 0
     out, err = capsys.readouterr()
-    assert [json.loads(line)["value"] for line in out.splitlines()] == [5, 5, 5] and "batch" in err
+    assert [json.loads(line)["value"] for line in out.splitlines()] == [5, 5, 5]
+    assert main(["solve", str(tmp_path), "--solver", "dp-batch"]) == 0
+    out, err = capsys.readouterr()
+    assert "time     solved in one batch of 3" in out and "batch: 3 problems solved in one call by dp-batch" in out
 
 
 def _set(data, name):

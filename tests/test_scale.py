@@ -321,10 +321,9 @@ def test_cli_device_all(tmp_path, capsys):
     for k, p in enumerate(_random(6, 9)):
         (tmp_path / f"p{k}.json").write_text(json.dumps({"profits": p.profits.tolist(), "weights": p.weights.tolist(),
                                                           "capacities": p.capacities.tolist(), "name": p.name}))
-    assert main(["solve", str(tmp_path), "--device", "all", "--json"]) == 0
+    assert main(["solve", str(tmp_path), "--device", "all", "--json", "--progress"]) == 0
     out, err = capsys.readouterr()
     assert len(out.strip().splitlines()) == 6
-    assert "instances/s" in err
 
 
 # ------------------------------------------------------------------------------------------ Dask
@@ -462,8 +461,10 @@ def test_cli_scheduler(cluster, tmp_path, capsys):
     code = main(["solve", str(tmp_path), "--solver", "dp-batch", "--scheduler", address, "--json"])
     out, err = capsys.readouterr()
     assert code == 3  # one problem dp-batch does not take
-    assert len(out.strip().splitlines()) == 5
-    assert "bad" in err and "instances/s" in err
+    lines = [json.loads(line) for line in out.strip().splitlines()]
+    assert len([line for line in lines if "value" in line]) == 5
+    assert [line["name"] for line in lines if "error" in line] == ["bad"]
+    assert "error: problem 0 (bad" in err and "1 of 6 problems failed" in err
 
 
 def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypatch):

@@ -46,10 +46,14 @@ def opencl_type(dtype: np.dtype) -> str:
     return {np.dtype(np.int32): "int", np.dtype(np.int64): "long"}[np.dtype(dtype)]
 
 
-def dp_refusal(problem: Knapsack, solver: str) -> str | None:
-    """Why a dense DP over ``problem``'s capacities is impossible, or None."""
+def dp_refusal(problem: Knapsack, solver: str, given: Knapsack | None = None) -> str | None:
+    """Why a dense DP over ``problem``'s capacities is impossible, or None. ``given`` is the problem
+    as the user gave it when ``problem`` is its presolved form (the message then names both)."""
     if problem.m > MAX_DIMS:
-        return (f"{solver} solves m = 1, 2 or 3 capacity dimensions; this problem has m = {problem.m} "
+        binding = "" if given is None or given.m == problem.m else \
+            f", {problem.m} of them binding after presolve"
+        return (f"{solver} solves m = 1, 2 or 3 capacity dimensions; this problem has m = "
+                f"{problem.m if given is None else given.m}{binding} "
                 "(a multidimensional knapsack needs a solver for m > 3)")
     states = problem.cells()
     if states > MAX_STATES:
@@ -59,11 +63,12 @@ def dp_refusal(problem: Knapsack, solver: str) -> str | None:
     return None
 
 
-def dp_accepts(problem, solver: str) -> str | None:
-    """``Solver.accepts`` of the dense DP solvers: knapsacks whose DP row is possible."""
+def dp_accepts(problem, solver: str, given: Knapsack | None = None) -> str | None:
+    """``Solver.accepts`` of the dense DP solvers: knapsacks whose DP row is possible (``given``:
+    the user's problem when ``problem`` is its presolved form)."""
     if not isinstance(problem, Knapsack):
         return f"{solver} solves knapsack problems only"
-    return dp_refusal(problem, solver)
+    return dp_refusal(problem, solver, given)
 
 
 def work_group_size(max_work_group_size: int, requested: int | None = None, preferred: int = 256) -> int:

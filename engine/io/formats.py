@@ -305,6 +305,12 @@ def read(path: str | Path, format: str | None = None, scale: float | int | str =
         raise FormatError(path, None, "not a text file") from None
     except OSError as exc:
         raise FormatError(path, None, exc.strerror or str(exc)) from None
+    return read_text(path, text, format, scale)
+
+
+def read_text(label: str, text: str, format: str | None = None, scale: float | int | str = 1) -> list:
+    """Every problem in ``text`` (read from standard input, say); ``label`` names it in errors."""
+    path = label
     if not text.strip():
         raise FormatError(path, None, "the file is empty")
     chosen = format or detect(path, text)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
+from ..runtime import progress
 from ..runtime.devices import Device
 from ..solution import Solution
 from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver, planned_seconds
@@ -62,7 +63,11 @@ def solve_many(solver: Solver, problems: Sequence, device: Device | None) -> lis
     """A batch solver's ``solve_many``, else each problem in turn (after ``plan_many``)."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
         return solver.solve_many(problems, device)
-    return [solver.solve(p, device, plan(solver, p, device)) for p in problems]
+    solutions = []
+    for index, problem in enumerate(problems):
+        solutions.append(solver.solve(problem, device, plan(solver, problem, device)))
+        progress.report("problems", index + 1, len(problems))
+    return solutions
 
 
 def costs(solver: Solver, problems: Sequence, device: Device | None) -> np.ndarray:

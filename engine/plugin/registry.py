@@ -15,6 +15,7 @@ import functools
 import inspect
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TypeGuard
 
@@ -159,18 +160,33 @@ def _takes_any_keyword(cls: type) -> bool:
     return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(cls).parameters.values())
 
 
-def describe() -> list[dict]:
-    """Name, summary and accepted problem kinds of every installed solver."""
+@dataclass(frozen=True)
+class SolverInfo:
+    """What ``clsolve.solvers()`` tells of one installed solver."""
+
+    name: str
+    summary: str
+    problems: tuple[str, ...]
+    uses_device: bool
+    batches: bool
+    options: tuple[str, ...]
+    module: str
+    conflict: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.__dict__.items()}
+
+
+def describe() -> list[SolverInfo]:
+    """Name, summary, accepted problem kinds and options of every installed solver."""
     out = []
     conflicts = _state.get("conflicts", {})
     for name, cls in sorted(solver_classes().items()):
         if not _is_solver(cls):
             continue
-        out.append({"name": name, "summary": getattr(cls, "summary", ""),
-                    "problems": list(getattr(cls, "problem_kinds", ())),
-                    "uses_device": issubclass(cls, DeviceSolver),
-                    "batches": issubclass(cls, BatchSolver),
-                    "options": list(valid_options(cls)),
-                    "module": cls.__module__,
-                    **({"conflict": conflicts[name]} if name in conflicts else {})})
+        out.append(SolverInfo(name=name, summary=getattr(cls, "summary", ""),
+                              problems=tuple(getattr(cls, "problem_kinds", ())),
+                              uses_device=issubclass(cls, DeviceSolver), batches=issubclass(cls, BatchSolver),
+                              options=valid_options(cls), module=cls.__module__,
+                              conflict=tuple(conflicts.get(name, ()))))
     return out

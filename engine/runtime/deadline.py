@@ -27,6 +27,7 @@ import pyopencl as cl
 
 from ..errors import TimeLimitError
 from ..plugin import options
+from . import progress
 
 #: The margin past the limit within which a call returns: max(MARGIN_SHARE x limit, MARGIN_SECONDS).
 MARGIN_SHARE = 0.10
@@ -169,6 +170,7 @@ class Pacer:
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
         else:
             self.group = min(2 * self.group, 8)
+        progress.report(self.what, self.done, self.total)
         if self.deadline.expired():
             self.close()
             self.deadline.check(self.progress())

@@ -83,19 +83,41 @@ class Device:
         self.__dict__.pop("queue", None)
         self.__dict__.pop("context", None)
 
+    def info(self) -> DeviceInfo:
+        return DeviceInfo(
+            name=self.name, platform=self.platform,
+            type=cl.device_type.to_string(self.cl_device.type),  # type: ignore[operator]  # pyopencl's stub types the enum as an int
+            global_memory_bytes=self.global_memory, max_allocation_bytes=self.max_allocation,
+            local_memory_bytes=self.local_memory, compute_units=self.compute_units,
+            max_work_group_size=self.max_work_group_size, opencl=self.cl_device.version.strip(),
+            simulator=is_simulator(self), spec=f"#{self.index}")
+
     def describe(self) -> dict:
-        return {
-            "platform": self.platform,
-            "device": self.name,
-            "type": cl.device_type.to_string(self.cl_device.type),  # type: ignore[operator]  # pyopencl's stub types the enum as an int
-            "global_memory_bytes": self.global_memory,
-            "max_allocation_bytes": self.max_allocation,
-            "local_memory_bytes": self.local_memory,
-            "compute_units": self.compute_units,
-            "max_work_group_size": self.max_work_group_size,
-            "opencl": self.cl_device.version.strip(),
-            "simulator": is_simulator(self),
-        }
+        """``info()`` as a JSON object (benchmark records hold it)."""
+        return self.info().to_dict()
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What ``clsolve.devices()`` tells of one device; ``spec`` selects it again (``device="#2"``)."""
+
+    name: str
+    platform: str
+    type: str
+    global_memory_bytes: int
+    max_allocation_bytes: int
+    local_memory_bytes: int
+    compute_units: int
+    max_work_group_size: int
+    opencl: str
+    simulator: bool
+    spec: str
+
+    def to_dict(self) -> dict:
+        """A JSON object (the device's name under ``device``, as benchmark records have it)."""
+        out = {"platform": self.platform, "device": self.name}
+        out.update((k, v) for k, v in self.__dict__.items() if k not in ("name", "platform"))
+        return out
 
 
 _devices: list[Device] | None = None
@@ -215,5 +237,5 @@ def get_device(spec: str | Device | cl.Device | cl.Context | None = None) -> Dev
     return matches[index]
 
 
-def list_devices() -> list[dict]:
-    return [d.describe() for d in all_devices()]
+def list_devices() -> list[DeviceInfo]:
+    return [d.info() for d in all_devices()]

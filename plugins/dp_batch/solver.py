@@ -120,16 +120,16 @@ class KnapsackBatchSolver(PackedBatchSolver):
     def accepts(self, problem) -> str | None:
         if not isinstance(problem, Knapsack):
             return f"{self.name} solves knapsack problems only"
-        return self._accepts_reduced(self._reductions([problem])[0].problem)
+        return self._accepts_reduced(self._reductions([problem])[0].problem, problem)
 
-    def _accepts_reduced(self, problem: Knapsack | None) -> str | None:
+    def _accepts_reduced(self, problem: Knapsack | None, given: Knapsack | None = None) -> str | None:
         if problem is None:
             return None
         if self.method == "enumerate" or (self.method == "auto" and self.enumerates(problem)):
             reason = self._enumeration_refusal(problem)
             if reason is None or self.method == "enumerate":
                 return reason
-        return dp_accepts(problem, self.name)
+        return dp_accepts(problem, self.name, given)
 
     @staticmethod
     def _enumeration_refusal(problem: Knapsack) -> str | None:

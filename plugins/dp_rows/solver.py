@@ -89,7 +89,7 @@ class RowParallelSolver(DeviceSolver):
         if not isinstance(problem, Knapsack):
             return f"{self.name} solves knapsack problems only"
         reduced = reduction(problem, self.presolve).problem
-        return None if reduced is None else dp_accepts(reduced, self.name)
+        return None if reduced is None else dp_accepts(reduced, self.name, problem)
 
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)

@@ -126,7 +126,7 @@ class MultiClassSolver(DeviceSolver):
         reduced = reduction(problem, self.presolve).problem
         if reduced is None:
             return None
-        reason = dp_accepts(reduced, self.name)
+        reason = dp_accepts(reduced, self.name, problem)
         if reason is None and reduced.cells() > MCKP_MAX_STATES:
             reason = f"the DP row would have {reduced.cells()} states, above {self.name}'s limit of {MCKP_MAX_STATES}"
         return reason

@@ -1,0 +1,177 @@
+"""``clsolve solve``: read the problems, plan each, solve those that can be, and write every answer
+and every failure.
+
+A problem that is refused or fails does not take the others' answers with it: its index, name and
+reason go to stderr (and, with ``--json``, an ``error`` object to stdout in its place); the exit code
+is then the most serious failure's (see ``clsolve.cli.exits``).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+
+from .. import api
+from ..errors import BatchError, ClsolveError, FormatError, TimeLimitError
+from ..plugin import checked, registry
+from ..runtime import progress
+from ..scaleout import cluster, multidevice
+from . import show
+from .exits import EXIT_OK, exit_code
+from .progress import Bar
+from .sources import Source, gather, select
+
+
+def run(args) -> int:
+    if not args.files and not args.example:
+        raise FormatError("clsolve solve", None, "name instance files or folders, - for standard input, or --example NAME")
+    sources = gather(args.files, args.example or [], args.format, args.scale,
+                     (lambda text: None) if args.quiet else _say)
+    if args.instance:
+        sources = select(sources, args.instance)
+    if args.list:
+        _list(sources)
+        return EXIT_OK
+    options = dict(args.option or [])
+    if args.time_limit is not None:
+        options["time_limit"] = args.time_limit
+    spread = args.scheduler is not None or multidevice.is_several(args.device)
+    failures: dict[int, ClsolveError] = {}
+    if args.plan or not spread:  # refusals before any solving; spread batches plan on their workers
+        plans = _plans(sources, args, options, failures)
+        if args.plan:
+            _write_plans(sources, plans, failures, args.json)
+            return _finish(sources, failures, args.json)
+    todo = [i for i in range(len(sources)) if i not in failures]
+    with _progress(args):
+        solutions = _solve(sources, todo, args, options, spread, failures)
+    _write(sources, solutions, failures, args)
+    return _finish(sources, failures, args.json)
+
+
+def _say(text: str) -> None:
+    print(f"clsolve: {text}", file=sys.stderr)
+
+
+def _list(sources: list[Source]) -> None:
+    width = max((len(s.name) for s in sources), default=0)
+    for s in sources:
+        described = s.problem.describe().removeprefix(f"{s.name}: ")
+        print(f"{s.position:>4}  {s.name:<{width}}  {described}  ({s.origin})")
+
+
+def _plans(sources: list[Source], args, options: dict, failures: dict) -> dict:
+    plans = {}
+    for index, source in enumerate(sources):
+        try:
+            plans[index] = api.plan(source.problem, args.solver, args.device, **options)
+        except ClsolveError as exc:
+            failures[index] = exc
+    return plans
+
+
+def _write_plans(sources: list[Source], plans: dict, failures: dict, as_json: bool) -> None:
+    for index, source in enumerate(sources):
+        if index in failures:
+            continue
+        if as_json:
+            print(json.dumps({"index": index, "name": source.name, **plans[index].to_dict()}))
+        else:
+            print("\n".join(show.plan_lines(source, plans[index])))
+
+
+@contextlib.contextmanager
+def _progress(args) -> Iterator[None]:
+    """A bar on stderr while solving: on a terminal unless ``--quiet``; elsewhere with ``--progress``."""
+    shown = not args.quiet and (args.progress or sys.stderr.isatty())
+    bar = Bar() if shown else None
+    try:
+        with progress.listening(bar.report if bar is not None else None):
+            yield
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _solve(sources: list[Source], todo: list[int], args, options: dict, spread: bool, failures: dict) -> dict:
+    """Solutions by index; failures added to ``failures``."""
+    problems = [sources[i].problem for i in todo]
+    if not problems:
+        return {}
+    if spread:
+        return _spread(problems, todo, args, options, failures)
+    try:
+        found = api.solve_many(problems, args.solver, args.device, **options)
+        return dict(zip(todo, found))
+    except TimeLimitError as exc:
+        for i in todo:
+            failures[i] = exc
+        return {}
+    except ClsolveError:
+        if len(problems) == 1:
+            raise
+    # one problem failed the batch: each on its own, so that every other answer is kept
+    solutions = {}
+    for i in todo:
+        try:
+            solutions[i] = api.solve(sources[i].problem, args.solver, args.device, **options)
+        except ClsolveError as exc:
+            failures[i] = exc
+    return solutions
+
+
+def _spread(problems: list, todo: list[int], args, options: dict, failures: dict) -> dict:
+    client = cluster.connect(args.scheduler) if args.scheduler is not None else None
+
+    def bar(done) -> None:
+        progress.report("problems", done.instances_done, done.instances)
+
+    try:
+        found = api.solve_many(problems, args.solver, None if client else args.device, client=client,
+                               progress=bar, **options)
+    except BatchError as exc:
+        for k, error in exc.failures.items():
+            failures[todo[k]] = error
+        found = exc.solutions
+    finally:
+        if client is not None:
+            client.close()
+    return {i: s for i, s in zip(todo, found) if s is not None}
+
+
+def _write(sources: list[Source], solutions: dict, failures: dict, args) -> None:
+    batch = _batch_size(solutions)
+    for index, source in enumerate(sources):
+        if index in solutions:
+            if args.json:
+                print(json.dumps(show.solution_json(source, solutions[index], index)))
+            else:
+                print("\n".join(show.solution_lines(source, solutions[index], args.items, batch)))
+        elif index in failures and args.json:
+            error = failures[index]
+            print(json.dumps({"index": index, "name": source.name, "origin": source.origin,
+                              "error": str(error), "kind": type(error).__name__, "exit_code": exit_code(error)}))
+    if batch > 1 and not args.json:
+        print(show.batch_line(batch, list(solutions.values())))
+
+
+def _batch_size(solutions: dict) -> int:
+    """How many answers came from one call of a batch solver (1 when each was solved alone)."""
+    names = {s.solver for s in solutions.values()}
+    if len(solutions) < 2 or len(names) != 1:
+        return 1
+    cls = registry.solver_classes().get(names.pop())
+    return len(solutions) if cls is not None and checked.batches(cls) else 1
+
+
+def _finish(sources: list[Source], failures: dict, as_json: bool) -> int:
+    for index, error in sorted(failures.items()):
+        text, name = str(error), sources[index].name
+        if text.startswith(f"problem {index} "):  # spread batches name the index themselves
+            _say(f"error: {text}")
+        else:
+            _say(f"error: problem {index}: {text}" if name in text else f"error: problem {index} ({name}): {text}")
+    if failures and len(sources) > 1:
+        _say(f"{len(failures)} of {len(sources)} problems failed")
+    return max((exit_code(e) for e in failures.values()), default=EXIT_OK)

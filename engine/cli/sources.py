@@ -1,0 +1,102 @@
+"""Where the command line's problems come from: files, folders (walked recursively), standard input
+(``-``) and bundled examples; and which of them ``--instance`` selects.
+
+Inside a folder, a file that is not an instance (a ``SOURCE.md``, a table of optima, a tour) is
+skipped and reported, each with the reason its reading gave; a file named on the command line that
+cannot be read is an error. Hidden files and folders (``.name``) are passed over in silence.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from .. import examples
+from ..errors import FormatError
+from ..io import formats
+from ..io.numbers import exact
+
+STDIN = "-"
+
+
+@dataclass
+class Source:
+    """One problem and where it came from: ``origin`` (a path, ``<stdin>`` or ``example NAME``),
+    its ``position`` in that file (from 1), and the ``scale`` its numbers were multiplied by."""
+
+    problem: object
+    origin: str
+    position: int
+    scale: Fraction
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.problem, "name", "") or f"{self.origin}#{self.position}")
+
+
+def gather(paths: list[str], example_names: list[str], format: str | None, scale: str,
+           skipped: Callable[[str], None]) -> list[Source]:
+    """Every problem of the examples and paths, in order; ``skipped`` hears of each file a folder
+    held that is not an instance."""
+    factor = _scale(scale)
+    out = [Source(examples.load(name), f"example {name}", 1, Fraction(1)) for name in example_names]
+    for path in paths:
+        if path == STDIN:
+            out.extend(_sources("<stdin>", formats.read_text("<stdin>", sys.stdin.read(), format, scale), factor))
+        elif Path(path).is_dir():
+            out.extend(_folder(Path(path), format, scale, factor, skipped))
+        else:
+            out.extend(_sources(path, formats.read(path, format, scale), factor))
+    return out
+
+
+def _scale(scale: str) -> Fraction:
+    try:
+        factor = exact(scale)
+    except ValueError as exc:
+        raise FormatError("--scale", None, str(exc)) from None
+    if factor <= 0:
+        raise FormatError("--scale", None, f"must be positive, got {scale}")
+    return factor
+
+
+def _sources(origin: str, problems: list, scale: Fraction) -> list[Source]:
+    return [Source(problem, origin, k, scale) for k, problem in enumerate(problems, start=1)]
+
+
+def _folder(root: Path, format: str | None, scale: str, factor: Fraction,
+            skipped: Callable[[str], None]) -> list[Source]:
+    out: list[Source] = []
+    passed = 0
+    for path in walk(root):
+        try:
+            out.extend(_sources(str(path), formats.read(path, format, scale), factor))
+        except FormatError as exc:
+            passed += 1
+            skipped(f"skipped, not an instance: {exc}")
+    if not out:
+        raise FormatError(str(root), None, f"no instance files in this folder or below ({passed} other files)")
+    return out
+
+
+def walk(root: Path) -> list[Path]:
+    """The files under ``root``, sorted, folders after the files beside them; hidden ones left out."""
+    entries = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+    files = [p for p in entries if p.is_file()]
+    folders = [p for p in entries if p.is_dir()]
+    return files + [f for folder in folders for f in walk(folder)]
+
+
+def select(sources: list[Source], wanted: list[str]) -> list[Source]:
+    """The sources ``--instance`` names: by name, or by position in their file (``3`` or ``#3``)."""
+    keep = [s for s in sources if s.name in wanted or str(s.position) in wanted or f"#{s.position}" in wanted]
+    found = {s.name for s in keep} | {str(s.position) for s in keep} | {f"#{s.position}" for s in keep}
+    missing = [w for w in wanted if w not in found]
+    if missing:
+        names = ", ".join(s.name for s in sources[:10]) + (", ..." if len(sources) > 10 else "")
+        raise FormatError(", ".join(sorted({s.origin for s in sources})) or "the input", None,
+                          f"no instance named {', '.join(missing)}; the instances are {names} "
+                          "(`--list` shows them; a position such as 1 or #1 also selects one)")
+    return keep

@@ -99,3 +99,15 @@ def test_long_modules_and_functions_say_why():
                 if length > FUNCTION_LINES and not lines[first - 2].strip().startswith("# long: "):
                     unexplained.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {length} lines")
     assert not unexplained, "\n".join(unexplained)
+
+
+def test_every_package_folder_is_in_the_wheel():
+    """A sub-package missing from pyproject's list works in an editable install and is absent from
+    the wheel: every folder with an ``__init__.py`` is listed."""
+    tomllib = __import__("pytest").importorskip("tomllib")  # Python 3.11+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    for top, name in (("engine", "clsolve"), ("plugins", "clsolve_plugins")):
+        for init in (ROOT / top).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / top).parts
+            if "example-plugin" not in parts:
+                assert ".".join((name, *parts)) in listed, init

@@ -11,7 +11,7 @@ python="${PYTHON:-python3}"
 rm -rf "$venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "$root[pocl,test,dask]"
+"$venv/bin/python" -m pip install --quiet "$root[pocl,test,dask,plot]"
 "$venv/bin/clsolve" --version
 
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$root/.pocl-cache}"   # PoCL's own kernel cache, not the user's

@@ -1,4 +1,4 @@
-/* bnb: breadth-first branch and bound for the 0-1 knapsack (paper 003, Lalami and El Baz).
+/* bnb: breadth-first branch and bound for the 0-1 knapsack ([LE12], Lalami and El Baz).
  *
  * Items are sorted by decreasing profit/weight (host). A node of step k is (W, P, s, U, L) in
  * structure-of-arrays buffers, the paper's (w^_e, p^_e, s_e, U_e, L_e): items 0..k-1 are decided
@@ -9,7 +9,7 @@
  * Weights, profits and sums are 64-bit: capacities up to 2^62, profit sums up to 2^63 - 1.
  */
 
-/* floor(r * ps / ws) for r < ws (the fractional part of the Dantzig bound, paper 003 section II.B.1),
+/* floor(r * ps / ws) for r < ws (the fractional part of the Dantzig bound, [LE12] section II.B.1),
  * exact when r and ps fit in 32 bits; otherwise an upper bound on it computed in double precision
  * (relative error below 1e-15, so the margin keeps it an upper bound), never more than ps. */
 inline ulong fractional(ulong r, ulong ps, ulong ws)
@@ -32,14 +32,14 @@ inline void extend(__global const ulong *w, __global const ulong *p, uint n, ulo
     }
 }
 
-/* U_e = p^_e + floor((c - w^_e) p_s / w_s)  (paper 003, eq. after the slack definition) */
+/* U_e = p^_e + floor((c - w^_e) p_s / w_s)  ([LE12], eq. after the slack definition) */
 inline ulong upper_bound(__global const ulong *w, __global const ulong *p, uint n, ulong c,
                          ulong W, ulong P, uint s)
 {
     return s < n ? P + fractional(c - W, p[s], w[s]) : P;
 }
 
-/* L_e = p^_e + greedy over the items after s (paper 003): stops once no remaining item fits. */
+/* L_e = p^_e + greedy over the items after s ([LE12]): stops once no remaining item fits. */
 inline ulong lower_bound(__global const ulong *w, __global const ulong *p, __global const ulong *suffix_min,
                          uint n, ulong c, ulong W, ulong P, uint s)
 {

@@ -1,5 +1,5 @@
 /* dp-batch: k knapsack instances (same m = DIMS) advanced together, one launch per item step.
- * Paper 000, Algorithms 3.1-3.3: the state rows of all instances are concatenated (offsets S), each
+ * [LLMF], Algorithms 3.1-3.3: the state rows of all instances are concatenated (offsets S), each
  * launch covers every instance, and one work-item per instance backtracks (Algorithm 3.3).
  *
  * Instances may have different item counts without artificial items: items are right-aligned, so

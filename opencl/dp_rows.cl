@@ -1,7 +1,7 @@
 /* dp-rows: the row-parallel 0-1 knapsack DP for m = 1..3 capacity dimensions.
- * Paper 000, Algorithms 2.1/2.2 (Boyer's Algorithm 1 in paper 002 for m = 1): one launch per item i,
+ * [LLMF], Algorithms 2.1/2.2 (Boyer's Algorithm 1 in [HC22] for m = 1): one launch per item i,
  * one work-item per group of 32 states of row i (dp_rows_item), or two items per launch
- * (dp_rows_pair, below), recurrence (1) of paper 000:
+ * (dp_rows_pair, below), recurrence (1) of [LLMF]:
  *     f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i)   if c >= w_i in every dimension
  *     f_i(c) = f_{i-1}(c)                                otherwise
  * with U_i(c) = 1 exactly when the second term is strictly larger (the item is taken).

@@ -1,5 +1,5 @@
 /* What the dense DP kernels share (dp_rows.cl, dp_batch.cl, subset_enum.cl; OpenCL C 1.2): decision
- * bits and capacity states of paper 000 (Boyer, El Baz, Elkihel).
+ * bits and capacity states of [LLMF] (Boyer, El Baz, Elkihel).
  *
  * Build options every DP kernel receives from the host (engine/dp/table.py):
  *   VALUE_T     int or long: int when the sum of all profits fits in 2^31 - 1, else long
@@ -19,7 +19,7 @@
 #define DIMS 1
 #endif
 
-/* Decision bits (one per item and DP state, the U matrix of Algorithm 2.1 in paper 000), packed 32
+/* Decision bits (one per item and DP state, the U matrix of Algorithm 2.1 in [LLMF]), packed 32
  * to a word. A row of states is cut into tiles of 32 * LOCAL_SIZE states; in tile t, work-item l
  * owns word t * LOCAL_SIZE + l, whose bit j belongs to state t * 32 * LOCAL_SIZE + j * LOCAL_SIZE + l.
  * Reads and writes of values stay coalesced and each work-item writes one whole word: no atomics. */
@@ -71,7 +71,7 @@ inline uint3 item_weight(__global const uint *weights, uint item)
     return (uint3)(weights[3 * item], weights[3 * item + 1], weights[3 * item + 2]);
 }
 
-/* One backtracking step (Algorithm 2.1 of paper 000, steps 8-12): reads whether `item` was taken at
+/* One backtracking step (Algorithm 2.1 of [LLMF], steps 8-12): reads whether `item` was taken at
  * the capacity vector `rest` from its decision row `row`, records it, and returns the capacity left. */
 inline uint3 backtrack_item(__global const uint *row, __global const uint *weights, uint item, uint3 rest,
                             uint span1, uint span2, __global uchar *selected)

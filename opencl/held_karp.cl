@@ -1,4 +1,4 @@
-/* Held-Karp TSP on the wavefront model of paper 004 (Sec. II-C-3, eq. 6; Fig. 3c): one launch per
+/* Held-Karp TSP on the wavefront model of [OM] (Sec. II-C-3, eq. 6; Fig. 3c): one launch per
  * subset size k, each level computed from the level before it only, so just two value levels live
  * on the device; each level's predecessors are the finished "row" kept for the tour (on the device
  * or streamed to host memory, as the host's plan decides).

@@ -1,4 +1,4 @@
-/* mckp: the multi-class 0-1 knapsack DP of paper 002 (Huang and Chou), m = 1.
+/* mckp: the multi-class 0-1 knapsack DP of [HC22] (Huang and Chou), m = 1.
  *
  * Items are grouped (equal value, or equal weight) and each group sorted so that taking k of its
  * items means taking its first k (lightest first when the value is shared, most valuable first when

@@ -1,5 +1,5 @@
 /* Exact enumeration of every subset of small instances (n <= 30), for batches of many small
- * knapsacks where 2^n is far below the n x states of a DP (paper 000's MSB set: 2^20 subsets
+ * knapsacks where 2^n is far below the n x states of a DP ([LLMF]'s MSB set: 2^20 subsets
  * against 2 x 10^7 DP cell updates per instance).
  *
  * Work-item b of an instance visits the subsets of block b in Gray-code order: subset number

@@ -1,4 +1,4 @@
-/* 0-1 knapsack on the wavefront model of paper 004 (Sec. II-C-2, eq. 4; Fig. 3b). Row i of the
+/* 0-1 knapsack on the wavefront model of [OM] (Sec. II-C-2, eq. 4; Fig. 3b). Row i of the
  * grid (item i) depends on row i - 1 only, so the sweep goes row by row: one launch per item, every
  * capacity of the row in parallel, two value rows live on the device, and each finished row of
  * decisions (bit c of row i: item i is taken at capacity c) is the chunk kept for the trace-back,

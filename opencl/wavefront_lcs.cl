@@ -1,4 +1,4 @@
-/* LCS on the wavefront model of paper 004 (Sec. II-C-1, eq. 2; Sec. IV).
+/* LCS on the wavefront model of [OM] (Sec. II-C-1, eq. 2; Sec. IV).
  *
  * The grid D (|a| + 1) x (|b| + 1), D[i][j] = LCS of a[0..i) and b[0..j), is stored by its vertical
  * differences: for row j, bit i-1 of the bit row V_j is 1 when D[i][j] == D[i-1][j] and 0 when

@@ -1,4 +1,4 @@
-"""bnb (paper 003): random uncorrelated, weakly and strongly correlated and p = w + 10 instances against
+"""bnb ([LE12]): random uncorrelated, weakly and strongly correlated and p = w + 10 instances against
 sequential and brute force, on the host path, the device path and both; capacities no DP can hold;
 the list cut into chunks; the time limit; the large_scale KP01 instances to their published optima."""
 from fractions import Fraction

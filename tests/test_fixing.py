@@ -1,5 +1,5 @@
 """Variable fixing by bounds (clsolve.dp.fixing): the core's optimum with the fixed items, or the incumbent,
-equals brute force; the incumbent is feasible and its value right; on paper 002's easy instances the
+equals brute force; the incumbent is feasible and its value right; on [HC22]'s easy instances the
 core is small, on the correlated-classes family it is not; bnb with fixing matches sequential."""
 import numpy as np
 from conftest import brute_force

@@ -1,4 +1,4 @@
-"""mckp (paper 002): random instances with few and many classes, grouped by value and by weight, for
+"""mckp ([HC22]): random instances with few and many classes, grouped by value and by weight, for
 every variant and every place the counts can live, against brute force and sequential; a group larger
 than local memory; classes of size one against dp-rows; 64-bit values; what plan chooses and refuses.
 Device buffers are poisoned, so an unwritten DP cell or count shows as a wrong answer."""

@@ -1,4 +1,4 @@
-"""The wavefront plugin (paper 004): LCS against a plain CPU DP, TSP against brute force and the
+"""The wavefront plugin ([OM]): LCS against a plain CPU DP, TSP against brute force and the
 TSPLIB optima, KP1 against dp-rows; rows kept on the device and streamed to host memory."""
 import itertools
 
@@ -23,7 +23,7 @@ STEP_EXTREMES = ({"words_per_block": 3, "rows_per_block": 40, "rows_per_step": 1
 
 
 def plain_lcs(a, b) -> int:
-    """The textbook O(mn) DP (eq. 2 of paper 004), row by row."""
+    """The textbook O(mn) DP (eq. 2 of [OM]), row by row."""
     a, b = list(a), list(b)
     previous = [0] * (len(b) + 1)
     for x in a:

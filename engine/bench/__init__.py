@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from . import batch, bnb, dp_rows, mckp, scale, wavefront
+from ..errors import FormatError, InvalidOptionError
+from . import batch, bnb, dp_rows, mckp, plots, scale, wavefront
 from .common import data_root
 
 __all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
@@ -30,11 +31,25 @@ def add_parser(sub):
     bench.add_argument("--max-cities", type=int, default=None,
                        help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)")
     bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
+    bench.add_argument("--plot", default=None, metavar="FILE.svg",
+                       help="also draw the result (times against size and peers, rates against the floor; "
+                            "needs clsolve[plot])")
+    bench.add_argument("--from", dest="stored", default=None, metavar="RESULT.json",
+                       help="draw a stored result with --plot instead of running the benchmark")
     return bench
 
 
 def main(args) -> int:
+    if args.stored is not None:
+        if args.plot is None:
+            raise InvalidOptionError("--from draws a stored result: give --plot FILE.svg too")
+        plots.plot(_stored(args.stored), args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+        return 0
     result = BENCHMARKS[args.name](args)
+    if args.plot is not None:
+        plots.plot(result, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
     text = json.dumps(result, indent=1)
     if args.out:
         Path(args.out).write_text(text + "\n")
@@ -42,3 +57,12 @@ def main(args) -> int:
     else:
         print(text)
     return 0
+
+
+def _stored(path: str) -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise FormatError(path, None, exc.strerror or str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, exc.lineno, f"not a benchmark result: {exc.msg}") from None

@@ -54,7 +54,7 @@ def batch_phases(problems: list[Knapsack], device: Device, **options) -> dict:
 
 # long: a benchmark's cases in the order its JSON reports them
 def run_batch_set(args) -> dict:
-    """Table 1 of paper 000 / Fig. 1 of paper 001: sequential, dp-rows one at a time, dp-batch at once."""
+    """Table 1 of [LLMF] / Fig. 1 of [LLM]: sequential, dp-rows one at a time, dp-batch at once."""
     device = get_device(args.device)
     label, problems = two_d_set(args)
     print(f"device: {device.label}; {len(problems)} {label} instances", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""``clsolve bench bnb``: branch and bound on correlated and uncorrelated instances (paper 003's
+"""``clsolve bench bnb``: branch and bound on correlated and uncorrelated instances ([LE12]'s
 Table I), against OR-Tools."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from .common import data_root, ortools_solve
 
 
 def correlated(n: int, seed: int) -> Knapsack:
-    """Paper 003's Table I: w uniform in [1, 100], p = w + 10, C = sum(w) / 2."""
+    """[LE12]'s Table I: w uniform in [1, 100], p = w + 10, C = sum(w) / 2."""
     rng = np.random.default_rng(seed)
     weights = rng.integers(1, 101, n)
     return Knapsack(weights + 10, weights, int(weights.sum()) // 2, name=f"correlated n={n} seed={seed}")
@@ -72,7 +72,7 @@ def _bnb_case(problems: list[Knapsack], device: Device, time_limit: float, check
 
 
 def run_bnb(args) -> dict:
-    """Paper 003's Table I (and beyond) and uncorrelated instances with capacities 1e7 to 1e12."""
+    """[LE12]'s Table I (and beyond) and uncorrelated instances with capacities 1e7 to 1e12."""
     device = get_device(args.device)
     print(f"device: {device.label}", file=sys.stderr)
     ortools = ortools_solve(Knapsack([1], [1], 1)) is not None

@@ -1,4 +1,4 @@
-"""``clsolve bench mckp``: paper 002's dataset (Table 2) and a multi-class family where bounds fail.
+"""``clsolve bench mckp``: [HC22]'s dataset (Table 2) and a multi-class family where bounds fail.
 
 For every case: each mckp variant (full, no-local, no-opt) value-only and with items, against dp-rows
 (with items; its decision bits are 1/64 of its traffic, so its value-only time is about the same) on
@@ -25,7 +25,7 @@ LIMIT_SECONDS = 10.0
 
 
 def table2(n: int, classes: int, seed: int) -> Knapsack:
-    """Paper 002, Table 2: weights uniform in 1..1000; values from `classes` distinct values drawn in
+    """[HC22], Table 2: weights uniform in 1..1000; values from `classes` distinct values drawn in
     1..1e6, each item mapped to a class at random; C = sum of weights / 10."""
     rng = np.random.default_rng(seed)
     weights = rng.integers(1, 1001, n)
@@ -35,7 +35,7 @@ def table2(n: int, classes: int, seed: int) -> Knapsack:
 
 
 def correlated_classes(n: int, classes: int, seed: int) -> Knapsack:
-    """Weights from `classes` distinct values in 1..1000, profit = weight + 10 (paper 003's strongly
+    """Weights from `classes` distinct values in 1..1000, profit = weight + 10 ([LE12]'s strongly
     correlated rule), C = sum of weights / 2: every class holds identical items and the LP bound is
     nearly the same for every completion, so bounds prune little."""
     rng = np.random.default_rng(seed)

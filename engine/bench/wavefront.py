@@ -1,4 +1,4 @@
-"""``clsolve bench wavefront``: paper 004's problems on the wavefront solver.
+"""``clsolve bench wavefront``: [OM]'s problems on the wavefront solver.
 
 * LCS of two random strings (alphabet 4) for lengths 1e4 .. 1e6: cell updates per second value-only
   (the sweep, no bit rows kept) and with the subsequence (bit rows kept, traced back), the store the

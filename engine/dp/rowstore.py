@@ -1,4 +1,4 @@
-"""The memory model of paper 004 (O'Connell and Mumford, Sec. IV-A): a DP sweep keeps on the
+"""The memory model of [OM] (O'Connell and Mumford, Sec. IV-A): a DP sweep keeps on the
 device only what its recurrence still reads, and the finished part of the grid that the trace-back
 needs ("chunks": a band of LCS bit rows, a Held-Karp level's predecessors, a knapsack's decision
 row) either stays in device memory or is copied to host memory while the device goes on computing.

@@ -9,7 +9,7 @@ Formats (``--format`` name, how it is recognised when not given):
               (Pisinger's generator, the ``large_scale`` / ``low-dimensional`` sets).
 ``jooken``    ``n``, then n lines ``id p w``, then ``c`` (Jooken et al. 2022 hard instances).
 ``mknap``     OR-Library: K, then per problem ``n m opt``, n profits, m rows of n weights, m capacities.
-``msb``       2DPackLib MSB JSON (``"Container"``/``"Items"``) turned into KP2 as papers 000/001 do.
+``msb``       2DPackLib MSB JSON (``"Container"``/``"Items"``) turned into KP2 as [LLMF]/[LLM] do.
 ``class-a``   2DPackLib one-line format ``name;n;W;H;w,h[,count];..`` (lines containing ``;``), into KP2.
 ``tsplib``    TSPLIB95 ``.tsp`` / ``.atsp`` (a header with DIMENSION), into a TSP (``clsolve.io.tsplib``).
 ``fasta``     FASTA (starts with ``>``): each two consecutive records make one LCS (``clsolve.io.sequences``).

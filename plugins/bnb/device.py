@@ -14,12 +14,12 @@ from clsolve.runtime.devices import Device
 from .nodes import Items, undominated
 from .tuning import FIRST_RATES, HOST_NODE_BYTES, HOST_TOUCH_SECONDS, MIN_NODES, NODE_BYTES, U32_MASK, WIRE_NODE_BYTES
 
-#: The kernels (paper 003: labelling by bounds, then compaction).
+#: The kernels ([LE12]: labelling by bounds, then compaction).
 SOURCE = kernels.builtin("bnb.cl")
 
 
 def _named(buffers: list, suffix: str = "") -> dict[str, object]:
-    """A node list's five buffers (W, P, S, U, L of paper 003) as kernel arguments."""
+    """A node list's five buffers (W, P, S, U, L of [LE12]) as kernel arguments."""
     return {f"{field}{suffix}": buffer for field, buffer in zip("WPSUL", buffers)}
 
 

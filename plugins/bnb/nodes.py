@@ -1,4 +1,4 @@
-"""bnb's nodes: the sorted items, the lists (W, P, S, U, L of paper 003), and the host step
+"""bnb's nodes: the sorted items, the lists (W, P, S, U, L of [LE12]), and the host step
 over a list (branch, bound, label, compact) with the dominance filter."""
 from __future__ import annotations
 

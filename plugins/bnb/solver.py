@@ -1,5 +1,5 @@
 """Host side of ``bnb`` (kernels in ``opencl/bnb.cl``): breadth-first branch and bound for the 0-1
-knapsack, paper 003 (Lalami and El Baz).
+knapsack, [LE12] (Lalami and El Baz).
 
 Items are sorted by decreasing profit/weight. The list of nodes of step k holds every node still
 promising after items 0..k-1 were decided; one step branches every node on item k, bounds the new
@@ -52,7 +52,7 @@ from .tuning import BUDGET_CHECK_SECONDS, DOMINANCE_MAX_NODES, HOST_THRESHOLD, M
 
 class BranchAndBoundSolver(DeviceSolver):
     name = "bnb"
-    summary = "breadth-first branch and bound for KP01 on an OpenCL device (paper 003), any capacity up to 2^62, with items"
+    summary = "breadth-first branch and bound for KP01 on an OpenCL device ([LE12]), any capacity up to 2^62, with items"
 
     def __init__(self, max_nodes: int | None = None, host_threshold: int = HOST_THRESHOLD,
                  local_size: int | None = None, presolve: bool = True, dominance: bool = True,

@@ -1,6 +1,6 @@
 """Host side of ``dp-batch`` (kernels in ``opencl/dp_batch.cl`` and ``opencl/subset_enum.cl``).
 
-The state rows of all instances of a batch are concatenated (the offsets vector S of paper 000),
+The state rows of all instances of a batch are concatenated (the offsets vector S of [LLMF]),
 one launch per item step advances every instance (items right-aligned, so instances with fewer
 items need no artificial items), decision bits stay on the device, and one work-item per instance
 backtracks (Algorithm 3.3): only values and item vectors come back. Instances of different m are
@@ -63,7 +63,7 @@ INSTANCE = np.dtype([("state_offset", np.uint64), ("decision_offset", np.uint64)
                      ("span1", np.uint32), ("span2", np.uint32), ("first_tile", np.uint32),
                      ("first_item", np.uint32), ("items", np.uint32), ("words_per_row", np.uint32),
                      ("pad", np.uint32)], align=True)
-#: The dense DP over concatenated rows (paper 000, Algorithms 3.1-3.3).
+#: The dense DP over concatenated rows ([LLMF], Algorithms 3.1-3.3).
 DP_SOURCE = kernels.builtin("dp_batch.cl")
 #: Every subset of each instance.
 ENUMERATION_SOURCE = kernels.builtin("subset_enum.cl")

@@ -41,7 +41,7 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
-#: The kernels (paper 000, Algorithms 2.1-2.2).
+#: The kernels ([LLMF], Algorithms 2.1-2.2).
 SOURCE = kernels.builtin("dp_rows.cl")
 STORES = ("auto", "device", "host")
 

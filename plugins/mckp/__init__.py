@@ -1,4 +1,4 @@
-"""``mckp``: the multi-class 0-1 knapsack DP of paper 002, one launch per group of equal value or weight."""
+"""``mckp``: the multi-class 0-1 knapsack DP of [HC22], one launch per group of equal value or weight."""
 from .solver import MultiClassSolver
 
 __all__ = ["MultiClassSolver"]

@@ -1,4 +1,4 @@
-"""Items grouped by equal value or equal weight, each group sorted (paper 002, Sect. 5.3).
+"""Items grouped by equal value or equal weight, each group sorted ([HC22], Sect. 5.3).
 
 Grouped by value, a group's items are sorted lightest first; grouped by weight, most valuable first.
 Either way, by Theorem 2 some optimal solution takes a prefix of every group, so the DP needs per

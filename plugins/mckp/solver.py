@@ -1,4 +1,4 @@
-"""Host side of ``mckp`` (kernels in ``opencl/mckp.cl``): the multi-class 0-1 knapsack DP of paper 002.
+"""Host side of ``mckp`` (kernels in ``opencl/mckp.cl``): the multi-class 0-1 knapsack DP of [HC22].
 
 Items are grouped by equal value or equal weight (``groups.py``); one launch per group computes the
 next DP row by Eq. 4 over all capacities, so a knapsack of N items in M groups needs M launches
@@ -44,7 +44,7 @@ from clsolve.solution import Solution, Timings
 from .groups import GROUPINGS, Groups, choose_grouping
 from .sweep import Layout, Sweep
 
-#: Table 3 of paper 002: ``full`` (local memory, no atomics), ``no-local`` ("w/o SharedMem"),
+#: Table 3 of [HC22]: ``full`` (local memory, no atomics), ``no-local`` ("w/o SharedMem"),
 #: ``no-opt`` ("w/o Opt": scattered writes with an atomic maximum).
 VARIANTS = ("full", "no-local", "no-opt")
 COUNT_STORAGE = ("auto", "device", "host", "recompute")
@@ -84,14 +84,14 @@ def atomic_mode(device: Device, dtype: np.dtype, requested: str) -> int | None:
 
 class MultiClassSolver(DeviceSolver):
     name = "mckp"
-    summary = "multi-class DP (paper 002): one launch per group of equal value or weight, m = 1, items returned"
+    summary = "multi-class DP ([HC22]): one launch per group of equal value or weight, m = 1, items returned"
 
     def __init__(self, grouping: str = "auto", variant: str = "full", counts: str = "auto",
                  value_bits: int | None = None, local_size: int | None = None, columns: int | None = None,
                  tile_items: int | None = None, segment_groups: int | None = None, atomics: str = "auto",
                  presolve: bool = True, poison: bool = False):
         """``grouping``: ``value``, ``weight`` or ``auto`` (the one with fewer groups). ``variant``:
-        ``full``, ``no-local`` or ``no-opt`` (Table 3 of paper 002). ``counts``: where the per-group
+        ``full``, ``no-local`` or ``no-opt`` (Table 3 of [HC22]). ``counts``: where the per-group
         counts for the items live, ``auto`` (device, else host, else recompute), ``device``, ``host``
         or ``recompute``. ``segment_groups`` caps the groups per counts segment (host and recompute
         copy or recompute a segment at a time). ``tile_items`` caps the items of a group held in

@@ -19,7 +19,7 @@ from clsolve.runtime.devices import Device
 
 from .groups import Groups
 
-#: The kernels (paper 002, Eq. 4-5: one launch per group).
+#: The kernels ([HC22], Eq. 4-5: one launch per group).
 SOURCE = kernels.builtin("mckp.cl")
 #: Items per chunk of groups sorted on the host while the device works (about 8 chunks a problem).
 SORT_CHUNKS = 8

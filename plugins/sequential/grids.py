@@ -1,4 +1,4 @@
-"""Host references for the grid DPs of paper 004: LCS and Held-Karp TSP, in plain Python/NumPy."""
+"""Host references for the grid DPs of [OM]: LCS and Held-Karp TSP, in plain Python/NumPy."""
 from __future__ import annotations
 
 import numpy as np
@@ -53,7 +53,7 @@ def solve_lcs(problem: LCS) -> tuple[int, np.ndarray]:
 
 
 def solve_tsp(problem: TSP) -> tuple[int, np.ndarray]:
-    """(length, tour) by Held-Karp over all subsets of cities 1..n-1 (eq. 6 of paper 004)."""
+    """(length, tour) by Held-Karp over all subsets of cities 1..n-1 (eq. 6 of [OM])."""
     n = problem.n
     members = n - 1
     exact = problem.longest_tour_bound >= 2**61  # a path's cost plus one edge could pass int64: Python ints

@@ -1,6 +1,6 @@
 """The reference DP on the host, in NumPy: ground truth for the tests and the speedup baseline.
 
-Algorithm 1 of paper 000: for every item i and every state c (capacity vector),
+Algorithm 1 of [LLMF]: for every item i and every state c (capacity vector),
 f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i), keeping one decision bit per (i, c) and
 recovering the items by backtracking from the full capacities. Each item is one vectorised NumPy
 step over the whole state grid; values are int64 (the Knapsack type guarantees the sum fits).

@@ -21,7 +21,7 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
-#: The kernels: Held-Karp by subset size (paper 004, eq. 6).
+#: The kernels: Held-Karp by subset size ([OM], eq. 6).
 HELD_KARP_SOURCE = kernels.builtin("held_karp.cl")
 
 #: Largest n: subsets of the n - 1 other cities are ranked in 32-bit integers (C(32, 16) < 2^32).

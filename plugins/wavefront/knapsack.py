@@ -19,7 +19,7 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
-#: The kernels: 0-1 knapsack rows on the wavefront model (paper 004).
+#: The kernels: 0-1 knapsack rows on the wavefront model ([OM]).
 KNAPSACK_SOURCE = kernels.builtin("wavefront_kp.cl")
 
 #: Largest capacity: states are 32-bit indices.

@@ -23,7 +23,7 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
-#: The kernels: bit-parallel LCS by block diagonals (paper 004).
+#: The kernels: bit-parallel LCS by block diagonals ([OM]).
 LCS_SOURCE = kernels.builtin("wavefront_lcs.cl")
 
 #: Default block tiling by device kind (GPU: True), from the tiling sweep of ``clsolve bench wavefront``

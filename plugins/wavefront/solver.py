@@ -1,4 +1,4 @@
-"""The ``wavefront`` plugin: one solver for the three problems of paper 004, each on the same memory
+"""The ``wavefront`` plugin: one solver for the three problems of [OM], each on the same memory
 model (``clsolve.dp.rowstore``): the sweep keeps only its live rows on the device and the finished
 part of the grid the answer needs stays on the device or streams to host memory.
 
@@ -36,7 +36,7 @@ class Options:
 
 class WavefrontSolver(DeviceSolver):
     name = "wavefront"
-    summary = "paper 004's wavefront DP: LCS (bit-parallel), KP1 by rows, TSP by Held-Karp; rows streamed to host"
+    summary = "[OM]'s wavefront DP: LCS (bit-parallel), KP1 by rows, TSP by Held-Karp; rows streamed to host"
     problem_kinds = ("lcs", "tsp", "knapsack")
 
     def __init__(self, method: str = "auto", store: str = "auto", device_memory_limit: int | None = None,

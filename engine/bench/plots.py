@@ -1,0 +1,141 @@
+"""Figures of benchmark results (``clsolve bench NAME --plot FILE.svg``, or ``--from RESULT.json``
+to draw a stored result without running anything). Needs matplotlib (``pip install 'clsolve[plot]'``).
+
+Each benchmark draws what a reader would rather see than read: times against size beside the peers
+the JSON holds (OR-Tools, the sequential DP, dp-rows as the baseline), and cell rates against the
+rate the device's measured copy bandwidth allows (the floor).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import FormatError, InvalidOptionError
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise InvalidOptionError("--plot needs matplotlib: pip install 'clsolve[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _device(result: dict) -> str:
+    device = result.get("device") or (result.get("gpus") or [{}])[0]
+    name = device.get("device", "") if isinstance(device, dict) else str(device)
+    return f"{name}, {str(result.get('date', ''))[:10]}"
+
+
+def _batch(result: dict, ax) -> None:
+    """msb / class-a: end-to-end time of each solver (log scale)."""
+    solvers = result["solvers"]
+    names = list(solvers)
+    seconds = [solvers[name]["seconds_total"] for name in names]
+    ax.barh(names, seconds, color=["C0" if name.startswith("dp-batch") else "C7" for name in names])
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds for the whole set, with items (log)")
+    for y, value in enumerate(seconds):
+        ax.text(value, y, f" {value * 1e3:.3g} ms" if value < 1 else f" {value:.3g} s", va="center")
+    ax.set_title(f"{result.get('set', result['benchmark'])}: {result.get('instances', '')} instances")
+
+
+def _dp_rows(result: dict, ax) -> None:
+    """Cell updates per second against the problem's size, beside the copy-bandwidth floor's rate."""
+    cases = [c for c in result["cases"] if c.get("cell_updates_per_second") and c.get("floor_seconds")]
+    for family, marker in (("uncorrelated", "o"), ("a", "s")):
+        chosen = [c for c in cases if c["name"].startswith(family)]
+        label = "random KP01" if family == "uncorrelated" else "2DPackLib class A (KP2)"
+        ax.plot([c["cell_updates"] for c in chosen], [c["cell_updates_per_second"] for c in chosen], marker,
+                linestyle="none", label=label)
+    floor = max(c["cell_updates"] / c["floor_seconds"] for c in cases)
+    ax.axhline(floor, color="C3", linestyle="--", label="rate at the copy-bandwidth floor")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("cell updates of the problem (log)")
+    ax.set_ylabel("cell updates per second (log)")
+    ax.legend(loc="lower right")
+    ax.set_title("dp-rows: measured rate against the floor")
+
+
+def _bnb(result: dict, ax) -> None:
+    """Correlated instances (p = w + 10): mean and max time against n."""
+    cases = {k: v for k, v in result["cases"].items() if k.startswith("correlated n=")}
+    sizes = [int(k.split("=")[1]) for k in cases]
+    ax.plot(sizes, [v["seconds_mean"] for v in cases.values()], "o-", label="bnb, mean")
+    ax.plot(sizes, [v["seconds_max"] for v in cases.values()], "s--", label="bnb, max")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("n (items)")
+    ax.set_ylabel("seconds per instance, with items (log)")
+    ax.legend()
+    ax.set_title("bnb on [LE12]'s Table I family")
+
+
+def _mckp(result: dict, ax) -> None:
+    """N = 1e5: time with items against the number of classes M, per variant, and dp-rows."""
+    rows = [r for r in result["table2"] if r["n"] == 100_000]
+    classes = [int(r["name"].split("M=")[1].split()[0]) for r in rows]
+    for variant in ("full", "no-local", "no-opt"):
+        ax.plot(classes, [r["variants"][variant]["with_items_seconds"] for r in rows], "o-", label=f"mckp {variant}")
+    baseline = result.get("dp_rows_baseline", {}).get("100000")
+    if baseline:
+        ax.axhline(baseline["seconds"], color="C7", linestyle="--", label="dp-rows")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("classes M")
+    ax.set_ylabel("seconds, with items (log)")
+    ax.legend()
+    ax.set_title("mckp on [HC22]'s Table 2, N = 1e5")
+
+
+def _wavefront(result: dict, ax) -> None:
+    """LCS: cell updates per second against m = n, length only and with the subsequence."""
+    lcs = result["lcs"]
+    sizes = [r["m"] for r in lcs]
+    ax.plot(sizes, [r["value_only_cells_per_second"] for r in lcs], "o-", label="length only")
+    ax.plot(sizes, [r.get("value_only_sweep_cells_per_second") for r in lcs], "^:", label="sweep kernels alone")
+    with_sub = [(r["m"], r["subsequence_cells_per_second"]) for r in lcs if r.get("subsequence_cells_per_second")]
+    ax.plot([m for m, _ in with_sub], [v for _, v in with_sub], "s-", label="with the subsequence")
+    if result.get("pylcs"):
+        ax.plot([result["pylcs"]["m"]], [result["pylcs"]["cells_per_second"]], "kx", label="pylcs (CPU)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("m = n")
+    ax.set_ylabel("cell updates per second (log)")
+    ax.legend()
+    ax.set_title("wavefront LCS")
+
+
+def _scale(result: dict, ax) -> None:
+    """Instances per second of each configuration (best and median runs)."""
+    runs = result["runs"]
+    names = list(runs)
+    ax.barh(names, [result["instances"] / runs[n]["median_seconds"] for n in names], color="C0", label="median")
+    ax.barh(names, [runs[n]["instances_per_second"] for n in names], color="C0", alpha=0.35, label="best")
+    ax.set_xlabel("instances per second")
+    ax.legend(loc="lower right")
+    ax.set_title(f"{result.get('set', '')} spread over devices")
+
+
+DRAW: dict[str, Callable] = {"msb": _batch, "class-a": _batch, "dp-rows": _dp_rows, "bnb": _bnb, "mckp": _mckp,
+                             "wavefront": _wavefront, "scale": _scale}
+
+
+def plot(result: dict, path: str) -> None:
+    """Draw ``result`` (a benchmark's JSON) into ``path`` (.svg, .png or .pdf)."""
+    name = result.get("benchmark", "")
+    if name == "batch" or "solvers" in result and name not in DRAW:
+        name = "msb"
+    if name not in DRAW:
+        raise FormatError(path, None, f"no figure for benchmark {name!r}; figures: {', '.join(DRAW)}")
+    plt = _pyplot()
+    figure, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+    DRAW[name](result, ax)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_title(f"{ax.get_title()}\n{_device(result)}", fontsize=10)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path)
+    plt.close(figure)

@@ -14,7 +14,7 @@ if compgen -G "$root/.whl-bench/*.whl" >/dev/null; then  # comparison codes from
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$root"/.whl-bench/*.whl
 fi
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH"
-export CLSOLVE_DEVICE="${CLSOLVE_DEVICE:-gpu}" POCL_CACHE_DIR="${POCL_CACHE_DIR:-/tmp/clsolve-pocl-cache}"
+export CLSOLVE_OFFLINE=1 CLSOLVE_DEVICE="${CLSOLVE_DEVICE:-gpu}" POCL_CACHE_DIR="${POCL_CACHE_DIR:-/tmp/clsolve-pocl-cache}"
 cd "$root"
 python3 -m clsolve.cli devices
 status=0

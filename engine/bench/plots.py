@@ -19,6 +19,7 @@ def _pyplot():
     except ImportError:
         raise InvalidOptionError("--plot needs matplotlib: pip install 'clsolve[plot]'") from None
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "clsolve"  # the same result draws the same file
     import matplotlib.pyplot as plt
     return plt
 
@@ -27,6 +28,15 @@ def _device(result: dict) -> str:
     device = result.get("device") or (result.get("gpus") or [{}])[0]
     name = device.get("device", "") if isinstance(device, dict) else str(device)
     return f"{name}, {str(result.get('date', ''))[:10]}"
+
+
+def _log_log(ax, xlabel: str, ylabel: str, title: str, legend: str = "best") -> None:
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(loc=legend)
+    ax.set_title(title)
 
 
 def _batch(result: dict, ax) -> None:
@@ -52,12 +62,8 @@ def _dp_rows(result: dict, ax) -> None:
                 linestyle="none", label=label)
     floor = max(c["cell_updates"] / c["floor_seconds"] for c in cases)
     ax.axhline(floor, color="C3", linestyle="--", label="rate at the copy-bandwidth floor")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("cell updates of the problem (log)")
-    ax.set_ylabel("cell updates per second (log)")
-    ax.legend(loc="lower right")
-    ax.set_title("dp-rows: measured rate against the floor")
+    _log_log(ax, "cell updates of the problem (log)", "cell updates per second (log)",
+             "dp-rows: measured rate against the floor", "lower right")
 
 
 def _bnb(result: dict, ax) -> None:
@@ -66,12 +72,7 @@ def _bnb(result: dict, ax) -> None:
     sizes = [int(k.split("=")[1]) for k in cases]
     ax.plot(sizes, [v["seconds_mean"] for v in cases.values()], "o-", label="bnb, mean")
     ax.plot(sizes, [v["seconds_max"] for v in cases.values()], "s--", label="bnb, max")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("n (items)")
-    ax.set_ylabel("seconds per instance, with items (log)")
-    ax.legend()
-    ax.set_title("bnb on [LE12]'s Table I family")
+    _log_log(ax, "n (items)", "seconds per instance, with items (log)", "bnb on [LE12]'s Table I family")
 
 
 def _mckp(result: dict, ax) -> None:
@@ -83,12 +84,7 @@ def _mckp(result: dict, ax) -> None:
     baseline = result.get("dp_rows_baseline", {}).get("100000")
     if baseline:
         ax.axhline(baseline["seconds"], color="C7", linestyle="--", label="dp-rows")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("classes M")
-    ax.set_ylabel("seconds, with items (log)")
-    ax.legend()
-    ax.set_title("mckp on [HC22]'s Table 2, N = 1e5")
+    _log_log(ax, "classes M", "seconds, with items (log)", "mckp on [HC22]'s Table 2, N = 1e5")
 
 
 def _wavefront(result: dict, ax) -> None:
@@ -101,12 +97,7 @@ def _wavefront(result: dict, ax) -> None:
     ax.plot([m for m, _ in with_sub], [v for _, v in with_sub], "s-", label="with the subsequence")
     if result.get("pylcs"):
         ax.plot([result["pylcs"]["m"]], [result["pylcs"]["cells_per_second"]], "kx", label="pylcs (CPU)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("m = n")
-    ax.set_ylabel("cell updates per second (log)")
-    ax.legend()
-    ax.set_title("wavefront LCS")
+    _log_log(ax, "m = n", "cell updates per second (log)", "wavefront LCS")
 
 
 def _scale(result: dict, ax) -> None:
@@ -137,5 +128,5 @@ def plot(result: dict, path: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.set_title(f"{ax.get_title()}\n{_device(result)}", fontsize=10)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path)
+    figure.savefig(path, metadata={"Date": None} if str(path).endswith(".svg") else None)
     plt.close(figure)

@@ -8,9 +8,13 @@ silences it.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from typing import TextIO
+
+from ..runtime import progress
 
 #: Seconds of work before the bar first shows, and the shortest time between two redraws.
 DELAY = 2.0
@@ -73,3 +77,16 @@ def _clock(seconds: float) -> str:
     seconds = int(round(seconds))
     hours, rest = divmod(seconds, 3600)
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+@contextlib.contextmanager
+def showing(quiet: bool = False, forced: bool = False) -> Iterator[None]:
+    """A bar on stderr for the work inside the block: on a terminal unless ``quiet``; elsewhere when
+    ``forced`` (``--progress``)."""
+    bar = Bar() if not quiet and (forced or sys.stderr.isatty()) else None
+    try:
+        with progress.listening(bar.report if bar is not None else None):
+            yield
+    finally:
+        if bar is not None:
+            bar.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..plugin.plan import Plan, format_bytes
-from ..problems import LCS, TSP
+from ..problems import LCS, TSP, Knapsack
 from ..solution import Solution
 from .sources import Source
 
@@ -66,6 +66,8 @@ def answer_lines(source: Source, solution: Solution, everything: bool) -> list[s
     if isinstance(problem, TSP) and solution.tour is not None:
         cities = [int(c) + 1 for c in solution.tour] + [int(solution.tour[0]) + 1]
         return [f"  tour     {_listed(cities, everything)}", "           (cities numbered from 1, as in TSPLIB)"]
+    if not isinstance(problem, Knapsack):  # an LCS or TSP answer without its decision: the check refuses those
+        return []
     items = [int(i) for i in solution.items]
     used = solution.to_dict(problem)["used"]
     return [f"  items    {len(items)} of {problem.n} packed: {_listed(items, everything) or '(none)'}",

@@ -7,10 +7,8 @@ is then the most serious failure's (see ``clsolve.cli.exits``).
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
-from collections.abc import Iterator
 
 from .. import api
 from ..errors import BatchError, ClsolveError, FormatError, TimeLimitError
@@ -19,7 +17,7 @@ from ..runtime import progress
 from ..scaleout import cluster, multidevice
 from . import show
 from .exits import EXIT_OK, exit_code
-from .progress import Bar
+from .progress import showing
 from .sources import Source, gather, select
 
 
@@ -44,7 +42,7 @@ def run(args) -> int:
             _write_plans(sources, plans, failures, args.json)
             return _finish(sources, failures, args.json)
     todo = [i for i in range(len(sources)) if i not in failures]
-    with _progress(args):
+    with showing(args.quiet, args.progress):
         solutions = _solve(sources, todo, args, options, spread, failures)
     _write(sources, solutions, failures, args)
     return _finish(sources, failures, args.json)
@@ -79,19 +77,6 @@ def _write_plans(sources: list[Source], plans: dict, failures: dict, as_json: bo
             print(json.dumps({"index": index, "name": source.name, **plans[index].to_dict()}))
         else:
             print("\n".join(show.plan_lines(source, plans[index])))
-
-
-@contextlib.contextmanager
-def _progress(args) -> Iterator[None]:
-    """A bar on stderr while solving: on a terminal unless ``--quiet``; elsewhere with ``--progress``."""
-    shown = not args.quiet and (args.progress or sys.stderr.isatty())
-    bar = Bar() if shown else None
-    try:
-        with progress.listening(bar.report if bar is not None else None):
-            yield
-    finally:
-        if bar is not None:
-            bar.close()
 
 
 def _solve(sources: list[Source], todo: list[int], args, options: dict, spread: bool, failures: dict) -> dict:

@@ -17,6 +17,7 @@ from .. import examples
 from ..errors import FormatError
 from ..io import formats
 from ..io.numbers import exact
+from ..problems import LCS, TSP, Knapsack
 
 STDIN = "-"
 
@@ -26,7 +27,7 @@ class Source:
     """One problem and where it came from: ``origin`` (a path, ``<stdin>`` or ``example NAME``),
     its ``position`` in that file (from 1), and the ``scale`` its numbers were multiplied by."""
 
-    problem: object
+    problem: Knapsack | LCS | TSP
     origin: str
     position: int
     scale: Fraction

@@ -86,7 +86,7 @@ class Device:
     def info(self) -> DeviceInfo:
         return DeviceInfo(
             name=self.name, platform=self.platform,
-            type=cl.device_type.to_string(self.cl_device.type),  # type: ignore[operator]  # pyopencl's stub types the enum as an int
+            type=_type_names(self.cl_device.type),
             global_memory_bytes=self.global_memory, max_allocation_bytes=self.max_allocation,
             local_memory_bytes=self.local_memory, compute_units=self.compute_units,
             max_work_group_size=self.max_work_group_size, opencl=self.cl_device.version.strip(),
@@ -95,6 +95,12 @@ class Device:
     def describe(self) -> dict:
         """``info()`` as a JSON object (benchmark records hold it)."""
         return self.info().to_dict()
+
+
+def _type_names(bits: int) -> str:
+    """``ALL | GPU``: the device type's names (pyopencl also lists its own ``_is_bitfield`` marker)."""
+    names = cl.device_type.to_string(bits).split(" | ")  # type: ignore[operator]  # the stub types the enum as an int
+    return " | ".join(name for name in names if not name.startswith("_"))
 
 
 @dataclass(frozen=True)

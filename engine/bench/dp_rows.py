@@ -61,6 +61,7 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
 
 
 def run_dp_rows(args) -> dict:
+    args.solver = args.solver or "dp-rows"
     device = get_device(args.device)
     print(f"device: {device.label}", file=sys.stderr)
     bandwidth = copy_bandwidth(device, 1024 if device.is_gpu else 128)

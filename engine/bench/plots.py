@@ -111,8 +111,23 @@ def _scale(result: dict, ax) -> None:
     ax.set_title(f"{result.get('set', '')} spread over devices")
 
 
+def _hard_kp(result: dict, ax) -> None:
+    """Jooken et al.'s sample: clsolve's seconds against combo's (where combo failed: at the right edge)."""
+    rows = result["sets"].get("jooken-dev", [])
+    known = [r["combo_seconds"] for r in rows if "combo_seconds" in r]
+    edge = 2 * max(known, default=1.0)
+    for proved, marker, label in ((True, "o", "proved optimal"), (False, "x", "not proved in the time limit")):
+        chosen = [r for r in rows if bool(r.get("optimal")) == proved]
+        ax.plot([r.get("combo_seconds", edge) for r in chosen], [r["seconds"] for r in chosen], marker,
+                linestyle="none", label=label)
+    ax.axvline(edge, color="C7", linestyle=":", label="combo: out of memory")
+    ax.axhline(result.get("time_limit_seconds", 10), color="C3", linestyle="--", label="time limit")
+    _log_log(ax, "combo's seconds on its authors' machine (log)", f"clsolve {result.get('solver', '')} seconds (log)",
+             "Jooken et al.'s hard 0-1 knapsacks", "lower right")
+
+
 DRAW: dict[str, Callable] = {"msb": _batch, "class-a": _batch, "dp-rows": _dp_rows, "bnb": _bnb, "mckp": _mckp,
-                             "wavefront": _wavefront, "scale": _scale}
+                             "wavefront": _wavefront, "scale": _scale, "hard-kp": _hard_kp}
 
 
 def plot(result: dict, path: str) -> None:

@@ -16,7 +16,6 @@ from pathlib import Path
 from .. import examples
 from ..errors import FormatError
 from ..io import formats
-from ..io.numbers import exact
 from ..problems import LCS, TSP, Knapsack
 
 STDIN = "-"
@@ -41,7 +40,7 @@ def gather(paths: list[str], example_names: list[str], format: str | None, scale
            skipped: Callable[[str], None]) -> list[Source]:
     """Every problem of the examples and paths, in order; ``skipped`` hears of each file a folder
     held that is not an instance."""
-    factor = _scale(scale)
+    factor = formats.scale_factor("--scale", scale)
     out = [Source(examples.load(name), f"example {name}", 1, Fraction(1)) for name in example_names]
     for path in paths:
         if path == STDIN:
@@ -51,16 +50,6 @@ def gather(paths: list[str], example_names: list[str], format: str | None, scale
         else:
             out.extend(_sources(path, formats.read(path, format, scale), factor))
     return out
-
-
-def _scale(scale: str) -> Fraction:
-    try:
-        factor = exact(scale)
-    except ValueError as exc:
-        raise FormatError("--scale", None, str(exc)) from None
-    if factor <= 0:
-        raise FormatError("--scale", None, f"must be positive, got {scale}")
-    return factor
 
 
 def _sources(origin: str, problems: list, scale: Fraction) -> list[Source]:

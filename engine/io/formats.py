@@ -308,6 +308,17 @@ def read(path: str | Path, format: str | None = None, scale: float | int | str =
     return read_text(path, text, format, scale)
 
 
+def scale_factor(where: str, scale: float | int | str) -> Fraction:
+    """``scale`` as the exact positive factor the readers multiply every number by."""
+    try:
+        factor = exact(scale)
+    except ValueError as exc:
+        raise FormatError(where, None, f"scale: {exc}") from None
+    if factor <= 0:
+        raise FormatError(where, None, f"scale must be positive, got {scale}")
+    return factor
+
+
 def read_text(label: str, text: str, format: str | None = None, scale: float | int | str = 1) -> list:
     """Every problem in ``text`` (read from standard input, say); ``label`` names it in errors."""
     path = label
@@ -316,12 +327,7 @@ def read_text(label: str, text: str, format: str | None = None, scale: float | i
     chosen = format or detect(path, text)
     if chosen not in READERS:
         raise FormatError(path, None, f"unknown format {chosen!r}; known formats: {', '.join(FORMATS)}")
-    try:
-        factor = exact(scale)
-    except ValueError as exc:
-        raise FormatError(path, None, f"scale: {exc}") from None
-    if factor <= 0:
-        raise FormatError(path, None, f"scale must be positive, got {scale}")
+    factor = scale_factor(path, scale)
     try:
         return READERS[chosen](path, text, factor)
     except (RecursionError, MemoryError) as exc:

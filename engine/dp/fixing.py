@@ -11,6 +11,7 @@ one of those (the incumbent) is kept.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -19,6 +20,7 @@ import numpy as np
 from ..plugin import cache
 from ..problems import Knapsack
 from ..solution import Solution, Timings
+from .presolve import Reduction, reduction
 
 #: Items after the break item the greedy lower bound visits at most (it stops earlier once nothing fits).
 GREEDY_ITEMS = 4096
@@ -180,3 +182,53 @@ def _fix(problem: Knapsack) -> Fixing:
     core = Knapsack.derived(problem.profits[core_items], problem.weights[core_items],
                             np.array([room], dtype=np.int64), name=problem.name)
     return Fixing(problem, core, core_items, fixed_in, incumbent, value, notes)
+
+
+@dataclass
+class Stages:
+    """What a 0-1 knapsack solver searches after presolve, fixing by bounds and presolve of the core,
+    and the way back to the original problem. ``searched`` is None when nothing is left to decide."""
+
+    first: Reduction
+    fixed: Fixing | None = None
+    core: Reduction | None = None
+
+    @property
+    def searched(self) -> Knapsack | None:
+        if self.fixed is None:
+            return self.first.problem
+        return None if self.core is None else self.core.problem
+
+    @property
+    def floor(self) -> int:
+        """A value of ``searched`` that is not worth finding: the fixing's incumbent (a full solution of
+        the original problem) less the profit of the items fixed in; -1 without fixing."""
+        if self.fixed is None or self.fixed.incumbent_value < 0:
+            return -1
+        return self.fixed.incumbent_value - int(self.fixed.original.profits[self.fixed.fixed_in].sum())
+
+    def solve(self, search: Callable[[Knapsack], Solution], solver: str, device: str) -> Solution:
+        """``search``'s solution of ``searched``, expanded to the original problem (or the trivial
+        solution where a stage left nothing to decide)."""
+        first, fixed, core = self.first, self.fixed, self.core
+        if first.problem is None:
+            return first.trivial(solver, device)
+        if fixed is None:
+            return first.expand(search(first.problem))
+        if core is None:
+            return first.expand(fixed.trivial(solver, device))
+        inner = core.trivial(solver, device) if core.problem is None else core.expand(search(core.problem))
+        return first.expand(fixed.expand(inner))
+
+
+def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True) -> Stages:
+    """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core."""
+    first = reduction(problem, presolve)
+    if first.problem is None or not fixing or first.problem.m != 1:
+        return Stages(first)
+    fixed = fix(first.problem)
+    if fixed.core is None:
+        return Stages(first, fixed)
+    if not fixed.changed:
+        return Stages(first)
+    return Stages(first, fixed, reduction(fixed.core, presolve))

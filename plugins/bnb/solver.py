@@ -34,8 +34,8 @@ import time
 
 import numpy as np
 
-from clsolve.dp.fixing import Fixing, fix, sort_by_ratio
-from clsolve.dp.presolve import Reduction, reduction
+from clsolve.dp.fixing import Stages, sort_by_ratio, stages
+from clsolve.dp.presolve import reduction
 from clsolve.dp.table import work_group_size
 from clsolve.plugin import cache, options
 from clsolve.plugin.contract import DeviceSolver
@@ -96,24 +96,11 @@ class BranchAndBoundSolver(DeviceSolver):
         limit = min(limit, device.max_allocation // 16, 2**30)
         return max(2, min(limit, self.max_nodes or limit))
 
-    def _stages(self, problem: Knapsack) -> tuple[Reduction, Fixing | None, Reduction | None]:
-        """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core. The
-        search explores the last stage's problem; None where a stage left nothing to decide."""
-        first = reduction(problem, self.presolve)
-        if first.problem is None or not self.fixing or first.problem.m != 1:
-            return first, None, None
-        fixed = fix(first.problem)
-        if fixed.core is None:
-            return first, fixed, None
-        if not fixed.changed:
-            return first, None, None
-        return first, fixed, reduction(fixed.core, self.presolve)
+    def _stages(self, problem: Knapsack) -> Stages:
+        return stages(problem, self.presolve, self.fixing)
 
     def _searched(self, problem: Knapsack) -> Knapsack | None:
-        first, fixed, core = self._stages(problem)
-        if fixed is None:
-            return first.problem
-        return None if core is None else core.problem
+        return self._stages(problem).searched
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         reduced = self._searched(problem)
@@ -144,16 +131,7 @@ class BranchAndBoundSolver(DeviceSolver):
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        first, fixed, core = self._stages(problem)
-        if first.problem is None:
-            return first.trivial(self.name, device.label)
-        if fixed is None:
-            return first.expand(self._solve(first.problem, device))
-        if core is None:
-            return first.expand(fixed.trivial(self.name, device.label))
-        inner = core.trivial(self.name, device.label) if core.problem is None else \
-            core.expand(self._solve(core.problem, device))
-        return first.expand(fixed.expand(inner))
+        return self._stages(problem).solve(lambda searched: self._solve(searched, device), self.name, device.label)
 
     def _items(self, problem: Knapsack) -> Items:
         """The sorted items (once per problem and dominance setting: ``plan`` and ``solve`` both need them)."""

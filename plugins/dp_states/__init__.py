@@ -1,0 +1,3 @@
+from .solver import StateListSolver
+
+__all__ = ["StateListSolver"]

@@ -1,0 +1,162 @@
+"""dp-states' lists on the device (kernels in ``opencl/state_lists.cl``): buffers grown by doubling
+up to the plan's limit, one level as five launches and one small read, the block records and the
+incumbent's bits read back."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve.runtime import kernels
+from clsolve.runtime.devices import Device
+
+from .core import Core, Level
+
+SOURCE = kernels.builtin("state_lists.cl")
+#: States each work-item merges, tests and compacts.
+PER_ITEM = 8
+#: Device bytes per slot: a slot holds one state of the merged list (with its keep flag) and of each
+#: of the two lists (W, P, bits: 8 bytes, anchor: 4); a list of n states needs 2n slots.
+SLOT_BYTES = 3 * 28 + 1
+#: Bytes of one state's W, P, bits and anchor.
+FIELDS = ((8, np.int64), (8, np.int64), (8, np.uint64), (4, np.uint32))
+
+
+@dataclass
+class LevelResult:
+    """What one level's small read says: states kept, the best feasible profit met (-1: none) and
+    its index in the merged list, the largest bound of a kept state (-1: none)."""
+
+    count: int
+    best: int
+    best_at: int
+    top: int
+
+
+class DeviceLists:
+    """The current list and the merged one on the device."""
+
+    def __init__(self, device: Device, local_size: int, limit: int):
+        """``limit``: the most slots (states of a merged list) the buffers may hold."""
+        self.device, self.local_size, self.limit = device, local_size, limit
+        self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size, "PER_ITEM": PER_ITEM})
+        self.capacity = 0
+        self.count = 0
+        self.lists: list[list[cl.Buffer]] = []
+        self.results = np.zeros(4, dtype=np.int64)
+        self.kernel_seconds = 0.0
+
+    @property
+    def chunk(self) -> int:
+        return self.local_size * PER_ITEM
+
+    def groups(self, states: int) -> int:
+        return max(1, -(-states // self.chunk))
+
+    def start(self, W: int, P: int) -> None:
+        """The list of one state (W, P) of the break solution."""
+        self._grow(2)
+        for buffer, value, (_, dtype) in zip(self.lists[0], (W, P, 0, 0), FIELDS):
+            cl.enqueue_copy(self.device.queue, buffer, np.array([value], dtype=dtype))
+        self.count = 1
+
+    def _grow(self, states: int) -> None:
+        """Buffers of ``states`` slots (doubling, up to the limit), the current list kept."""
+        if states <= self.capacity:
+            return
+        capacity = min(self.limit, max(states, 2 * self.capacity, 1024))
+        ctx, flags, queue = self.device.context, cl.mem_flags, self.device.queue
+        fresh = [[cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS] for _ in range(2)]
+        if self.count:
+            for src, dst, (size, _) in zip(self.lists[0], fresh[0], FIELDS):
+                cl.enqueue_copy(queue, dst, src, byte_count=size * self.count)
+        self.lists = fresh
+        self.merged = [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]
+        self.keep = cl.Buffer(ctx, flags.READ_WRITE, capacity)
+        groups = self.groups(capacity)
+        self.group_max = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
+        self.group_count = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
+        self.group_best = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
+        self.group_best_at = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
+        self.group_top = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
+        self.result_buffer = cl.Buffer(ctx, flags.READ_WRITE, 32)
+        self.capacity = capacity
+        self._bind()
+
+    def _bind(self) -> None:
+        """Fresh kernels with the buffers that do not change between levels."""
+        program = self.program
+        self.merge = program.kernel("states_merge").set(
+            MW=self.merged[0], MP=self.merged[1], Mbits=self.merged[2], Manchor=self.merged[3],
+            group_max=self.group_max)
+        self.scan_max = program.kernel("states_scan_max").set(values=self.group_max)
+        self.keep_kernel = program.kernel("states_keep").set(
+            MW=self.merged[0], MP=self.merged[1], prefix_max=self.group_max, keep=self.keep,
+            group_count=self.group_count, group_best=self.group_best, group_best_at=self.group_best_at,
+            group_top=self.group_top)
+        self.offsets = program.kernel("states_offsets").set(
+            counts=self.group_count, group_best=self.group_best, group_best_at=self.group_best_at,
+            group_top=self.group_top, results=self.result_buffer)
+        self.compact = program.kernel("states_compact").set(
+            MW=self.merged[0], MP=self.merged[1], Mbits=self.merged[2], Manchor=self.merged[3],
+            keep=self.keep, offsets=self.group_count)
+
+    def fits(self) -> bool:
+        """Whether the next merged list (twice the current one) fits the limit."""
+        return 2 * self.count <= self.limit
+
+    # long: one level is five launches whose arguments are named here
+    def level(self, core: Core, level: Level, number: int, best: int, reset: bool, bit: int) -> LevelResult:
+        """Merge the list with its copy shifted by ``level``'s item, keep the undominated promising
+        states (bounds against ``best``), compact; returns the level's small read."""
+        n = self.count
+        m = 2 * n
+        self._grow(m)
+        w, p = int(core.weights[level.item]), int(core.profits[level.item])
+        shift = (w, p) if level.add else (-w, -p)
+        groups = self.groups(m)
+        add, remove = core.next_items()
+        queue, local = self.device.queue, (self.local_size,)
+        full = (groups * self.local_size,)
+        src, dst = self.lists
+        self.merge.set(W=src[0], P=src[1], bits=src[2], anchor=src[3], n=np.uint32(n), dw=np.int64(shift[0]),
+                       dp=np.int64(shift[1]), bit=np.uint64(bit), reset=np.int32(reset))
+        self.merge.enqueue(queue, full, local)
+        self.scan_max.set(count=np.uint32(groups)).enqueue(queue, local, local)
+        self.keep_kernel.set(m=np.uint32(m), capacity=np.int64(core.capacity), best=np.int64(best),
+                             has_add=np.int32(add is not None), pt=np.int64(add[0] if add else 0),
+                             wt=np.int64(add[1] if add else 1), has_remove=np.int32(remove is not None),
+                             ps=np.int64(remove[0] if remove else 0), ws=np.int64(remove[1] if remove else 1))
+        self.keep_kernel.enqueue(queue, full, local)
+        self.offsets.set(groups=np.uint32(groups)).enqueue(queue, local, local)
+        self.compact.set(m=np.uint32(m), W=dst[0], P=dst[1], bits=dst[2], anchor=dst[3])
+        self.compact.enqueue(queue, full, local)
+        cl.enqueue_copy(queue, self.results, self.result_buffer)  # blocking
+        self.lists = [dst, src]
+        self.count = int(self.results[0])
+        return LevelResult(*(int(x) for x in self.results))
+
+    def merged_state(self, index: int) -> tuple[int, int]:
+        """(bits, anchor) of state ``index`` of the last merged list."""
+        bits, anchor = np.zeros(1, np.uint64), np.zeros(1, np.uint32)
+        queue = self.device.queue
+        cl.enqueue_copy(queue, bits, self.merged[2], src_offset=8 * index)
+        cl.enqueue_copy(queue, anchor, self.merged[3], src_offset=4 * index)
+        return int(bits[0]), int(anchor[0])
+
+    def record(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bits, anchors) of the current list."""
+        bits, anchors = np.empty(self.count, np.uint64), np.empty(self.count, np.uint32)
+        if self.count:
+            cl.enqueue_copy(self.device.queue, bits, self.lists[0][2])
+            cl.enqueue_copy(self.device.queue, anchors, self.lists[0][3])
+        return bits, anchors
+
+    def states(self) -> tuple[np.ndarray, np.ndarray]:
+        """(W, P) of the current list (for tests and small lists)."""
+        W, P = np.empty(self.count, np.int64), np.empty(self.count, np.int64)
+        if self.count:
+            cl.enqueue_copy(self.device.queue, W, self.lists[0][0])
+            cl.enqueue_copy(self.device.queue, P, self.lists[0][1])
+        return W, P

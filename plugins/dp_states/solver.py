@@ -1,0 +1,195 @@
+"""Host side of ``dp-states`` (kernels in ``opencl/state_lists.cl``): dynamic programming over lists
+of states for the 0-1 knapsack with one capacity, after Pisinger's minknap [Pisinger97].
+
+The problem is presolved and its items fixed by bounds (``clsolve.dp.fixing``, as MT2 does); what is
+left is searched. Items are sorted by decreasing p/w; the list starts with the break solution's state
+and grows a core around the break item, one item a level, alternately added and removed. Each level
+runs on the device: merge of the list with its shifted copy, dominance, upper bounds against the
+incumbent, compaction; one small read tells the host how many states were kept, the best feasible
+profit met (a new incumbent) and the largest bound left. The list empties (or the core covers every
+item) when the incumbent is optimal.
+
+Items: each state carries the bits of the levels of its block and an anchor into the list at the
+block's start; the host keeps those of the list at each block's end (``records``) and walks the
+incumbent's state back through them.
+
+Memory: the list may use at most ``max_states`` slots (default: what the device's memory share holds;
+the plan names the bytes); the block records live on the host within ``memory_limit``. Where either
+would be passed, or the time limit would be (``clsolve.runtime.deadline``: each level's cost is
+predicted from the ones before it), the search stops and returns the incumbent (its items checked
+like every answer), ``optimal = False`` and the largest bound of any state still open.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from clsolve.dp.fixing import Stages, stages
+from clsolve.dp.presolve import reduction
+from clsolve.dp.table import work_group_size
+from clsolve.plugin import options
+from clsolve.plugin.contract import DeviceSolver
+from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
+from clsolve.problems import Knapsack
+from clsolve.runtime import deadline, memory, progress
+from clsolve.runtime.devices import Device
+from clsolve.solution import Solution, Timings
+
+from .core import Core
+from .device import SLOT_BYTES, DeviceLists
+from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
+
+#: Model of one level (five launches and one small read) for ``auto``, seconds.
+LEVEL_SECONDS = {"gpu": 8e-5, "other": 3e-4}
+#: First guesses of a level's cost (overhead s, s per merged state), replaced by measurements.
+FIRST_RATES = {"gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
+#: Sums of weights or profits past this are refused (states are 64-bit, with room for one shift).
+LIMIT = 2**62
+
+
+class StateListSolver(DeviceSolver):
+    name = "dp-states"
+    summary = ("dynamic programming over state lists for KP01 ([Pisinger97]): merge, dominance and bounds "
+               "on an OpenCL device, any capacity up to 2^62, with items")
+
+    def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
+                 local_size: int | None = None):
+        """``max_states`` caps the merged list (default: what the device's memory share holds);
+        ``memory_limit`` caps the host bytes of the block records (default: half of what is
+        available); ``fixing`` fixes the items the bounds decide first and searches the rest;
+        ``local_size`` overrides the work-group size."""
+        self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
+        self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**16, none=True)
+        self.fixing = options.flag("fixing", fixing)
+        self.local_size = options.power_of_two("local_size", local_size)
+
+    # -- planning ----------------------------------------------------------------------------
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        reduced = reduction(problem).problem
+        if reduced is None:
+            return None
+        if reduced.m != 1:
+            return f"{self.name} solves the 0-1 knapsack with one capacity (m = 1); this problem has m = {problem.m}"
+        if sum(int(w) for w in reduced.weights[:, 0]) >= LIMIT or reduced.total_profit >= LIMIT:
+            return f"{self.name} needs the sums of weights and of profits below 2^62 (states are 64-bit)"
+        return None
+
+    def _stages(self, problem: Knapsack) -> Stages:
+        return stages(problem, True, self.fixing)
+
+    def _local_size(self, device: Device) -> int:
+        return work_group_size(device.max_work_group_size, self.local_size)
+
+    def _slot_limit(self, device: Device) -> int:
+        """The most slots (states of a merged list) the device may hold."""
+        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20) // SLOT_BYTES
+        limit = min(limit, device.max_allocation // 8, 2**31 - 1)
+        return max(4, min(limit, self.max_states or limit))
+
+    def _budget(self) -> int:
+        return self.memory_limit if self.memory_limit is not None else memory.default_budget()
+
+    def plan(self, problem: Knapsack, device: Device) -> Plan:
+        searched = self._stages(problem).searched
+        n = 0 if searched is None else searched.n
+        limit = self._slot_limit(device)
+        slots = min(limit, 2 ** min(n + 1, 40))
+        gap = 0
+        if searched is not None:
+            core = Core.of(searched)
+            gap = core.root_bound() - core.greedy()[0]
+        kind = "gpu" if device.is_gpu else "other"
+        return Plan(solver=self.name,
+                    device_buffers=_buffers(slots),
+                    cell_updates=n, launches=5 * n,
+                    seconds=n * LEVEL_SECONDS[kind] * (10 if gap else 1) + 0.001,
+                    details={"max_states": limit, "root_gap": gap, "host_memory_limit": self._budget(),
+                             "local_size": self._local_size(device),
+                             "note": "cell_updates counts levels (one per item); the states made depend on "
+                                     "the instance, and the buffers grow to the list's size"})
+
+    # -- solving -----------------------------------------------------------------------------
+    def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
+        staged = self._stages(problem)
+        return staged.solve(lambda searched: self._search(searched, device, staged.floor), self.name, device.label)
+
+    # long: the level loop with its three stopping rules, the incumbent and the statistics
+    def _search(self, problem: Knapsack, device: Device, floor: int) -> Solution:
+        began = time.perf_counter()
+        core = Core.of(problem)
+        value, chosen = core.greedy()
+        best = max(value, floor)
+        found: tuple[int, int, int] | None = None  # (level, bits, anchor) of the incumbent's state
+        lists = DeviceLists(device, self._local_size(device), self._slot_limit(device))
+        lists.start(*core.start())
+        records, budget, limit = Records(), self._budget(), deadline.current()
+        rate = deadline.Rate(*FIRST_RATES["gpu" if device.is_gpu else "other"])
+        top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
+        kernel_seconds = 0.0
+        while lists.count and not core.done():
+            stop = _stop_reason(limit, rate, lists, records, budget)
+            if stop:
+                break
+            level, count = core.advance(), lists.count
+            number = len(core.levels)
+            started = time.perf_counter()
+            result = lists.level(core, level, number, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
+            elapsed = time.perf_counter() - started
+            rate.observe(2 * count, elapsed)
+            kernel_seconds += elapsed
+            made, kept, peak = made + 2 * count, kept + result.count, max(peak, result.count)
+            if result.best > best:
+                best = result.best
+                found = (number, *lists.merged_state(result.best_at))
+            top = result.top
+            if is_block_end(number) and lists.count and not core.done():
+                records.add(*lists.record())
+            progress.report("dp-states levels", number, core.n)
+        if found is not None:
+            number, bits, anchor = found
+            chosen = core.selection(records.toggled(number, bits, anchor))
+        selected = np.zeros(core.n, dtype=bool)
+        selected[core.order[chosen]] = True
+        value = int(problem.profits[selected].sum())
+        bound = max(best, top) if stop else best
+        notes = [f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
+                 f"{kept} kept, longest list {peak} ({memory.size(peak * SLOT_BYTES)} of device buffers), "
+                 f"records {memory.size(records.nbytes)}"]
+        if stop:
+            notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
+        total = time.perf_counter() - began
+        stats = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
+                 "record_bytes": records.nbytes}
+        return Solution(value=value, selected=selected, optimal=not stop and value >= best, solver=self.name,
+                        device=device.label, timings=Timings(kernels=kernel_seconds, host=total - kernel_seconds),
+                        notes=notes, bound=bound, stats=stats)
+
+
+def _buffers(slots: int) -> dict[str, int]:
+    """The device buffers of ``slots`` slots: two lists and the merged one, a buffer per field."""
+    out = {"keep": slots}
+    for field, size in (("W", 8), ("P", 8), ("bits", 8), ("anchor", 4)):
+        out.update({f"{field}_a": size * slots, f"{field}_b": size * slots, f"merged_{field}": size * slots})
+    return out
+
+
+def _stop_reason(limit: deadline.Deadline, rate: deadline.Rate, lists: DeviceLists, records: Records,
+                 budget: int) -> str:
+    """Why the search must stop before the next level ("" to go on)."""
+    merged = 2 * lists.count
+    if limit.expired():
+        return f"time limit of {limit.seconds:g} s reached"
+    if not limit.allows(rate.predict(merged)):
+        return (f"time limit of {limit.seconds:g} s reached (the next level, predicted to take "
+                f"{rate.predict(merged):.3f} s, would end past it)")
+    if not lists.fits():
+        return (f"the next merged list of {merged} states would pass max_states = {lists.limit} "
+                f"({memory.size(merged * SLOT_BYTES)} of device buffers)")
+    held = records.nbytes + RECORD_BYTES * lists.count
+    if held > budget:
+        return (f"host memory budget of {memory.size(budget)} reached ({memory.size(held)} of block records; "
+                f"raise memory_limit to search further)")
+    return ""

@@ -187,6 +187,10 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                             **({"max_nodes": 256} if rng.random() < 0.2 else {}),
                             # branch and bound may take exponential time: always anytime here
                             "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
+        out.append(("dp-states", {"fixing": pick([True, False]), "poison": True,
+                                  "local_size": pick([None, 32, 64]),
+                                  **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
+                                  "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
     for _, options in out:  # no case may hang the campaign: a solver past this counts as "time limit"
         options.setdefault("time_limit", CASE_SECONDS)
     return out
@@ -214,7 +218,7 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
     problem = draw(rng)
     expected = reference(problem)
     for solver, options in configurations(rng, problem):
-        if solver in ("dp-rows", "dp-batch", "mckp", "bnb") and not isinstance(problem, clsolve.Knapsack):
+        if solver in ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states") and not isinstance(problem, clsolve.Knapsack):
             continue
         label = f"{solver} {options}"
         try:

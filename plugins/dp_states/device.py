@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
+from clsolve.dp.table import POISON_BYTE
 from clsolve.runtime import kernels
+from clsolve.runtime.buffers import fill
 from clsolve.runtime.devices import Device
 
 from .core import Core, Level
@@ -37,9 +39,10 @@ class LevelResult:
 class DeviceLists:
     """The current list and the merged one on the device."""
 
-    def __init__(self, device: Device, local_size: int, limit: int):
-        """``limit``: the most slots (states of a merged list) the buffers may hold."""
-        self.device, self.local_size, self.limit = device, local_size, limit
+    def __init__(self, device: Device, local_size: int, limit: int, poison: bool = False):
+        """``limit``: the most slots (states of a merged list) the buffers may hold; ``poison`` fills
+        every fresh buffer with a garbage pattern (tests: nothing may read what was not written)."""
+        self.device, self.local_size, self.limit, self.poison = device, local_size, limit, poison
         self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size, "PER_ITEM": PER_ITEM})
         self.capacity = 0
         self.count = 0
@@ -68,6 +71,9 @@ class DeviceLists:
         capacity = min(self.limit, max(states, 2 * self.capacity, 1024))
         ctx, flags, queue = self.device.context, cl.mem_flags, self.device.queue
         fresh = [[cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS] for _ in range(2)]
+        if self.poison:
+            for buffer in fresh[0]:
+                fill(queue, buffer, POISON_BYTE)
         if self.count:
             for src, dst, (size, _) in zip(self.lists[0], fresh[0], FIELDS):
                 cl.enqueue_copy(queue, dst, src, byte_count=size * self.count)
@@ -81,6 +87,10 @@ class DeviceLists:
         self.group_best_at = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
         self.group_top = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
         self.result_buffer = cl.Buffer(ctx, flags.READ_WRITE, 32)
+        if self.poison:
+            for buffer in [*fresh[1], *self.merged, self.keep, self.group_max, self.group_count, self.group_best,
+                           self.group_best_at, self.group_top, self.result_buffer]:
+                fill(queue, buffer, POISON_BYTE)
         self.capacity = capacity
         self._bind()
 

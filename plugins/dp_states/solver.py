@@ -44,8 +44,9 @@ from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 LEVEL_SECONDS = {"gpu": 8e-5, "other": 3e-4}
 #: First guesses of a level's cost (overhead s, s per merged state), replaced by measurements.
 FIRST_RATES = {"gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
-#: Sums of weights or profits past this are refused (states are 64-bit, with room for one shift).
-LIMIT = 2**62
+#: Sums of weights and of profits must stay below these (states are 64-bit; a bound adds up to 2^62
+#: to a profit).
+WEIGHT_LIMIT, PROFIT_LIMIT = 2**63 - 1, 2**62
 
 
 class StateListSolver(DeviceSolver):
@@ -54,15 +55,17 @@ class StateListSolver(DeviceSolver):
                "on an OpenCL device, any capacity up to 2^62, with items")
 
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
-                 local_size: int | None = None):
+                 local_size: int | None = None, poison: bool = False):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
-        ``local_size`` overrides the work-group size."""
+        ``local_size`` overrides the work-group size; ``poison`` fills every device buffer with a garbage
+        pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
         self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**16, none=True)
         self.fixing = options.flag("fixing", fixing)
         self.local_size = options.power_of_two("local_size", local_size)
+        self.poison = options.flag("poison", poison)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -73,8 +76,9 @@ class StateListSolver(DeviceSolver):
             return None
         if reduced.m != 1:
             return f"{self.name} solves the 0-1 knapsack with one capacity (m = 1); this problem has m = {problem.m}"
-        if sum(int(w) for w in reduced.weights[:, 0]) >= LIMIT or reduced.total_profit >= LIMIT:
-            return f"{self.name} needs the sums of weights and of profits below 2^62 (states are 64-bit)"
+        if sum(int(w) for w in reduced.weights[:, 0]) >= WEIGHT_LIMIT or reduced.total_profit >= PROFIT_LIMIT:
+            return (f"{self.name} needs the sum of the weights below 2^63 - 1 and the sum of the profits below "
+                    f"2^62 (states are 64-bit)")
         return None
 
     def _stages(self, problem: Knapsack) -> Stages:
@@ -123,7 +127,7 @@ class StateListSolver(DeviceSolver):
         value, chosen = core.greedy()
         best = max(value, floor)
         found: tuple[int, int, int] | None = None  # (level, bits, anchor) of the incumbent's state
-        lists = DeviceLists(device, self._local_size(device), self._slot_limit(device))
+        lists = DeviceLists(device, self._local_size(device), self._slot_limit(device), self.poison)
         lists.start(*core.start())
         records, budget, limit = Records(), self._budget(), deadline.current()
         rate = deadline.Rate(*FIRST_RATES["gpu" if device.is_gpu else "other"])

@@ -1,0 +1,155 @@
+"""dp-states ([Pisinger97] on the device): random instances against brute force and sequential with
+poisoned buffers, with and without fixing and at several work-group sizes; lists longer than a block
+of levels (items walked back through the block records); lists past max_states, the records' memory
+limit and time limits (anytime answers that bracket the optimum); capacities near 2^62; Jooken-style
+and Pisinger instances against dense DP and published optima."""
+import numpy as np
+import pytest
+from conftest import brute_force
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import clsolve
+from clsolve.generators import jooken, pisinger
+from clsolve.io import formats
+from clsolve_plugins.dp_states.core import Core
+from clsolve_plugins.dp_states.records import BLOCK, Records
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def small(draw, max_n=14):
+    n = draw(st.integers(1, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    spread = draw(st.sampled_from([3, 60, 10**6]))
+    weights = rng.integers(0 if spread > 3 else 1, spread, n)
+    kind = draw(st.sampled_from(["uncorrelated", "strong", "equal"]))
+    profits = {"uncorrelated": rng.integers(0, spread, n), "strong": weights + spread // 10,
+               "equal": weights.copy()}[kind]
+    capacity = draw(st.integers(0, int(weights.sum()) + 3))
+    return clsolve.Knapsack(profits, weights, capacity)
+
+
+@SETTINGS
+@given(problem=small(), fixing=st.booleans(), local_size=st.sampled_from([None, 32, 64]))
+def test_random_instances_match_brute_force(problem, fixing, local_size, device):
+    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
+                             local_size=local_size)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+@pytest.mark.parametrize("kind", ["uncorrelated", "weak", "strong", "subset"])
+def test_longer_than_a_block_matches_sequential(kind, device):
+    """Several blocks of levels: the incumbent's items walk back through the block records."""
+    rng = np.random.default_rng(3)
+    n = 3 * BLOCK + 17
+    weights = rng.integers(1, 400, n)
+    profits = {"uncorrelated": rng.integers(1, 400, n), "weak": np.maximum(1, weights + rng.integers(-40, 41, n)),
+               "strong": weights + 40, "subset": weights.copy()}[kind]
+    problem = clsolve.Knapsack(profits, weights, int(weights.sum()) // 3)
+    expected = clsolve.solve(problem, solver="sequential").value
+    for fixing in (True, False):
+        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing)
+        assert solution.optimal and solution.value == expected
+        if not fixing and kind != "subset":  # subset sums stop early: an exact fill is found at once
+            assert solution.stats["levels"] > BLOCK
+
+
+def test_records_walk_back_across_blocks():
+    """A state at level 2 * BLOCK + 3 whose ancestors toggled levels 5, BLOCK + 1 and 2 * BLOCK + 3."""
+    records = Records()
+    records.add(np.array([0, 1 << 4], np.uint64), np.array([0, 0], np.uint32))      # end of block 0
+    records.add(np.array([1, 0, 0], np.uint64), np.array([1, 0, 0], np.uint32))     # end of block 1
+    toggled = records.toggled(2 * BLOCK + 3, 1 << 2, 0)
+    assert sorted(toggled) == [5, BLOCK + 1, 2 * BLOCK + 3]
+
+
+def test_core_grows_around_the_break_item():
+    problem = clsolve.Knapsack([10, 9, 8, 7, 6], [1, 1, 1, 1, 1], 2)
+    core = Core.of(problem)
+    assert core.breaking == 2 and core.start() == (2, 19)
+    items = [(lvl.item, lvl.add) for lvl in (core.advance() for _ in range(5))]
+    assert items == [(2, True), (1, False), (3, True), (0, False), (4, True)] and core.done()
+
+
+@pytest.mark.parametrize("scale", [10**9, 2**40, 2**58])
+def test_capacities_no_dense_dp_can_hold(scale, device):
+    rng = np.random.default_rng(5)
+    small_weights = rng.integers(1, 40, 14)
+    weights = small_weights * (scale // 64) + rng.integers(0, 7, 14)
+    profits = rng.integers(1, 10**6, 14)
+    problem = clsolve.Knapsack(profits, weights, int(weights.sum()) // 2)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_capacity_near_two_to_the_62(device):
+    c = 2**62 - 5
+    problem = clsolve.Knapsack([2**60, 2**60 - 1, 2**59, 3], [2**61, 2**61 + 1, 2**60 + 7, 2], c)
+    solution = clsolve.solve(problem, solver="dp-states", device=device)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_sums_past_two_to_the_62_are_refused(device):
+    problem = clsolve.Knapsack([2**61, 2**61, 2**61], [2, 3, 4], 8)
+    with pytest.raises(clsolve.UnsupportedProblemError, match="profits below 2\\^62"):
+        clsolve.solve(problem, solver="dp-states", device=device)
+
+
+def _hard(n=300, seed=1):
+    return jooken(n, 10**6, 10, 0.2, 0.001, 100, seed=seed)
+
+
+def test_list_past_max_states_stops_with_a_bracketing_answer(device):
+    problem = _hard()
+    optimum = clsolve.solve(problem, solver="dp-rows", device=device).value
+    solution = clsolve.solve(problem, solver="dp-states", device=device, max_states=64, fixing=False)
+    assert not solution.optimal and solution.value <= optimum <= solution.bound
+    assert any("max_states = 64" in note for note in solution.notes)
+
+
+def test_records_past_memory_limit_stop_with_a_bracketing_answer(device):
+    problem = _hard(600)
+    optimum = clsolve.solve(problem, solver="dp-rows", device=device).value
+    solution = clsolve.solve(problem, solver="dp-states", device=device, memory_limit=2**16, fixing=False)
+    assert not solution.optimal and solution.value <= optimum <= solution.bound
+    assert any("memory_limit" in note for note in solution.notes)
+
+
+@pytest.mark.parametrize("seconds", [0.0, 0.05])
+def test_time_limit_returns_a_checked_answer_and_a_bound(seconds, device):
+    problem = _hard(600)
+    optimum = clsolve.solve(problem, solver="dp-rows", device=device).value
+    solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=seconds)
+    assert solution.value <= optimum <= solution.bound
+    if not solution.optimal:
+        assert any("time limit" in note for note in solution.notes)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_jooken_style_matches_dense_dp(seed, device):
+    problem = jooken(120, 10**5, 6, 0.2, 0.0, 60, seed=seed)
+    expected = clsolve.solve(problem, solver="dp-rows", device=device).value
+    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True)
+    assert solution.optimal and solution.value == expected
+
+
+@pytest.mark.parametrize("family", ["uncorrelated", "weakly", "almost-strongly", "similar-weights"])
+def test_pisinger_families_at_large_ranges_match_bnb(family, device):
+    problem = pisinger(family, 400, 10**9, seed=2)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True)
+    reference = clsolve.solve(problem, solver="bnb", device=device, time_limit=60)
+    assert solution.optimal
+    assert solution.value == reference.value if reference.optimal else solution.value <= reference.bound
+
+
+def test_jooken_development_sample_to_its_optimum(data, device):
+    folder = data / "kp01" / "jooken-dev"
+    name = "n_1000_c_10000000000_g_2_f_0.1_eps_0_s_200"
+    path = folder / f"{name}.in"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    problem = formats.read_jooken(str(path), path.read_text())[0]
+    solution = clsolve.solve(problem, solver="dp-states", device=device)
+    assert solution.optimal and solution.value == 5000009608

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Wheels of the comparison codes `clsolve bench wavefront` times when they are importable (pylcs,
-# python-tsp), for an offline Python 3.12 GPU node. pylcs ships only as a source archive, so it is
+# Wheels of the comparison codes the benchmarks time when they are importable (pylcs and python-tsp
+# for `bench wavefront`; OR-Tools, with the pure-Python packages its knapsack solver imports, for
+# `bench hard-kp`, `msb` and `class-a`), for an offline Python 3.12 GPU node. pylcs ships only as a source archive, so it is
 # built here with a Python 3.12 interpreter (PYTHON312, default python3.12).
 # Usage: bash ci/bench-wheels.sh [DIR] (default .whl-bench); ci/gpu-tests.sh installs DIR when present.
 set -euo pipefail
@@ -12,5 +13,8 @@ mkdir -p "$out"
 python3 -m pip download --quiet --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
   -d "$out" python-tsp
+python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+  -d "$out" ortools absl-py immutabledict "protobuf>=6.33.1,<6.34"
 rm -f "$out"/numpy-*.whl  # the node's own numpy stays
 ls "$out"

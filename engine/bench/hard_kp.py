@@ -98,7 +98,8 @@ def run(args) -> dict:
     solver = args.solver or "auto"
     print(f"device: {device.label}; solver {solver}; {limit} s per instance", file=sys.stderr)
     ortools = ortools_solve(Knapsack([1], [1], 1)) is not None
-    api.solve(jooken(40, 10**6, 10, 0.2, 0, 100), solver="bnb", device=device)  # kernels built beforehand
+    for warm in ("bnb", "dp-states"):  # kernels built beforehand
+        api.solve(jooken(40, 10**6, 10, 0.2, 0, 100), solver=warm, device=device)
     sets = {"jooken-dev": _development_sample(data_root(args.data)), "jooken-generated": _generated(args.quick),
             "pisinger": _families(args.quick)}
     results: dict[str, list[dict]] = {}

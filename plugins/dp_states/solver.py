@@ -166,7 +166,7 @@ class StateListSolver(DeviceSolver):
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
         total = time.perf_counter() - began
         stats = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
-                 "record_bytes": records.nbytes}
+                 "device_bytes": lists.capacity * SLOT_BYTES, "record_bytes": records.nbytes}
         return Solution(value=value, selected=selected, optimal=not stop and value >= best, solver=self.name,
                         device=device.label, timings=Timings(kernels=kernel_seconds, host=total - kernel_seconds),
                         notes=notes, bound=bound, stats=stats)

@@ -132,7 +132,9 @@ __kernel void states_merge(__global const long *W, __global const long *P, __glo
     if (first < m) {
         /* merge path: i states of the list and d - i of the shifted copy come before output d */
         uint d = first;
-        uint lo = d > n ? d - n : 0u, hi = min(d, n);
+        long over = (long)d - (long)n; /* not d > n ? d - n : 0, which some compilers lower to a
+                                          saturating subtraction that Oclgrind cannot run */
+        uint lo = over > 0 ? (uint)over : 0u, hi = min(d, n);
         while (lo < hi) {
             uint mid = (lo + hi) / 2u;
             uint other = d - 1u - mid;

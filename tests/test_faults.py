@@ -15,12 +15,12 @@ import clsolve
 from clsolve.problems import LCS, TSP
 from clsolve.runtime import failures
 
-DEVICE_SOLVERS = ["dp-rows", "dp-batch", "mckp", "bnb", "wavefront"]
+DEVICE_SOLVERS = ["dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "wavefront"]
 
 
 def _problem(solver: str):
     rng = np.random.default_rng(5)
-    if solver == "bnb":
+    if solver in ("bnb", "dp-states"):
         return clsolve.Knapsack(rng.integers(50, 100, 300), rng.integers(40, 90, 300), 3000)
     return clsolve.Knapsack(rng.integers(1, 100, 60), rng.integers(1, 60, 60), 900)
 
@@ -42,7 +42,7 @@ class _FailingBuffers:
 @pytest.mark.parametrize("solver", DEVICE_SOLVERS)
 def test_an_allocation_refused_mid_run_is_a_clear_error(device, solver, monkeypatch):
     problem = _problem(solver)
-    options = {"host_threshold": 0, "fixing": False} if solver == "bnb" else {}
+    options = {"bnb": {"host_threshold": 0, "fixing": False}, "dp-states": {"fixing": False}}.get(solver, {})
     expected = clsolve.solve(problem, solver=solver, device=device, **options).value  # kernels built
     monkeypatch.setattr(cl, "Buffer", _FailingBuffers(fail_at=3))
     with pytest.raises(clsolve.DeviceError, match="MEM_OBJECT_ALLOCATION_FAILURE.*still usable") as raised:

@@ -47,7 +47,15 @@ from clsolve.solution import Solution, Timings
 
 from .device import DeviceSteps
 from .nodes import Frontier, Items, Search, extend, host_step, lower, upper
-from .tuning import BUDGET_CHECK_SECONDS, DOMINANCE_MAX_NODES, HOST_THRESHOLD, MIN_NODES, NODE_BYTES, STEP_SECONDS
+from .tuning import (
+    BUDGET_CHECK_SECONDS,
+    DOMINANCE_MAX_NODES,
+    HOST_THRESHOLD,
+    MIN_NODES,
+    NODE_BYTES,
+    OPEN_GAP_MARGIN,
+    STEP_SECONDS,
+)
 
 
 class BranchAndBoundSolver(DeviceSolver):
@@ -123,7 +131,7 @@ class BranchAndBoundSolver(DeviceSolver):
         return Plan(solver=self.name,
                     device_buffers=buffers,
                     cell_updates=n, launches=2 * n,
-                    seconds=n * STEP_SECONDS[kind] * (10 if gap else 1) + 0.001,
+                    seconds=n * STEP_SECONDS[kind] * (OPEN_GAP_MARGIN if gap else 1) + 0.001,
                     details={"max_nodes": limit, "root_gap": gap, "host_threshold": self.host_threshold,
                              "local_size": self._local_size(device), "host_memory_limit": self._budget(),
                              "note": "cell_updates counts branching steps (one per item); the nodes "

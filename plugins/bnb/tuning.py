@@ -22,6 +22,10 @@ HOST_NODE_BYTES = 40
 BUDGET_CHECK_SECONDS = 0.02
 #: Model of one device step (two launches, one small read, one small write) for ``auto``.
 STEP_SECONDS = {"gpu": 6e-5, "other": 2e-4}
+#: ``auto``'s estimate multiplies the step model by this when the root's bounds do not meet (the
+#: tree's size is unknown): 30, three times dp-states' margin, because on every instance of
+#: ``clsolve bench hard-kp`` (H100) dp-states proved what bnb proved, in less time, and more besides.
+OPEN_GAP_MARGIN = 30
 #: Bytes of one node on the wire (W, P, U, L: 8 bytes, s: 4 bytes).
 WIRE_NODE_BYTES = 36
 #: Seconds per byte of first touching fresh host memory (page faults): about 0.4 GB/s on a 2-core

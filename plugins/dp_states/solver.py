@@ -40,13 +40,13 @@ from .core import Core
 from .device import SLOT_BYTES, DeviceLists
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 
-#: Model of one level's device work (five launches and one small read) for ``auto``, seconds, on the
-#: same footing as bnb's step model (``clsolve_plugins.bnb.tuning.STEP_SECONDS``) and a little below
-#: it: on every instance of ``clsolve bench hard-kp`` (H100, ci/results/bench-hard-kp-dp-states-h100.json)
-#: dp-states proved what bnb proved, in less time, and 18 instances more. Dense DPs, whose estimates
-#: count cells, stay ahead wherever their table fits and is cheap (Jooken et al.'s c = 1e8: 0.6 s
-#: row by row against 1.2-2.4 s here).
-LEVEL_SECONDS = {"gpu": 5e-5, "other": 1.5e-4}
+#: Model of one level (five launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
+#: list is short) for ``auto``, seconds, multiplied by OPEN_GAP_MARGIN when the root's bounds do not
+#: meet. Dense DPs, whose estimates count cells, stay ahead where their table is small enough
+#: (Jooken et al.'s c = 1e8, n = 800: 0.6 s row by row against 1.4 s here); bnb's margin is larger
+#: (``clsolve_plugins.bnb.tuning.OPEN_GAP_MARGIN``).
+LEVEL_SECONDS = {"gpu": 1e-4, "other": 3e-4}
+OPEN_GAP_MARGIN = 10
 #: First guesses of a level's cost (overhead s, s per merged state), replaced by measurements.
 FIRST_RATES = {"gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
 #: Sums of weights and of profits must stay below these (states are 64-bit; a bound adds up to 2^62
@@ -114,7 +114,7 @@ class StateListSolver(DeviceSolver):
         return Plan(solver=self.name,
                     device_buffers=_buffers(slots),
                     cell_updates=n, launches=5 * n,
-                    seconds=n * LEVEL_SECONDS[kind] * (10 if gap else 1) + 0.001,
+                    seconds=n * LEVEL_SECONDS[kind] * (OPEN_GAP_MARGIN if gap else 1) + 0.001,
                     details={"max_states": limit, "root_gap": gap, "host_memory_limit": self._budget(),
                              "local_size": self._local_size(device),
                              "note": "cell_updates counts levels (one per item); the states made depend on "

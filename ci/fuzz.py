@@ -188,7 +188,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                             # branch and bound may take exponential time: always anytime here
                             "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
         out.append(("dp-states", {"fixing": pick([True, False]), "poison": True,
-                                  "local_size": pick([None, 32, 64]),
+                                  "local_size": pick([None, 32, 64]), "host_states": pick([0, 2, 4096]),
                                   **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
                                   "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
     for _, options in out:  # no case may hang the campaign: a solver past this counts as "time limit"

@@ -32,10 +32,12 @@ def small(draw, max_n=14):
 
 
 @SETTINGS
-@given(problem=small(), fixing=st.booleans(), local_size=st.sampled_from([None, 32, 64]))
-def test_random_instances_match_brute_force(problem, fixing, local_size, device):
+@given(problem=small(), fixing=st.booleans(), local_size=st.sampled_from([None, 32, 64]),
+       host_states=st.sampled_from([0, 2, 4096]))
+def test_random_instances_match_brute_force(problem, fixing, local_size, host_states, device):
+    """On the device (host_states = 0), on the host, and moving between them (2)."""
     solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
-                             local_size=local_size)
+                             local_size=local_size, host_states=host_states)
     assert solution.optimal and solution.value == brute_force(problem)
 
 
@@ -49,8 +51,9 @@ def test_longer_than_a_block_matches_sequential(kind, device):
                "strong": weights + 40, "subset": weights.copy()}[kind]
     problem = clsolve.Knapsack(profits, weights, int(weights.sum()) // 3)
     expected = clsolve.solve(problem, solver="sequential").value
-    for fixing in (True, False):
-        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing)
+    for fixing, host_states in ((True, 0), (False, 0), (False, 64), (False, 4096)):
+        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
+                                 host_states=host_states)
         assert solution.optimal and solution.value == expected
         if not fixing and kind != "subset":  # subset sums stop early: an exact fill is found at once
             assert solution.stats["levels"] > BLOCK
@@ -80,15 +83,42 @@ def test_capacities_no_dense_dp_can_hold(scale, device):
     weights = small_weights * (scale // 64) + rng.integers(0, 7, 14)
     profits = rng.integers(1, 10**6, 14)
     problem = clsolve.Knapsack(profits, weights, int(weights.sum()) // 2)
-    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True)
-    assert solution.optimal and solution.value == brute_force(problem)
+    for host_states in (0, 4096):
+        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, host_states=host_states)
+        assert solution.optimal and solution.value == brute_force(problem)
 
 
 def test_capacity_near_two_to_the_62(device):
     c = 2**62 - 5
     problem = clsolve.Knapsack([2**60, 2**60 - 1, 2**59, 3], [2**61, 2**61 + 1, 2**60 + 7, 2], c)
-    solution = clsolve.solve(problem, solver="dp-states", device=device)
-    assert solution.optimal and solution.value == brute_force(problem)
+    for host_states in (0, 4096):
+        solution = clsolve.solve(problem, solver="dp-states", device=device, host_states=host_states)
+        assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_host_and_device_levels_agree_state_for_state(device):
+    """One level at a time on both sides, from the same list: the same states, bounds and best."""
+    from clsolve_plugins.dp_states.device import DeviceLists
+    from clsolve_plugins.dp_states.host import HostLists
+    problem = _hard(200, seed=4)
+    core, twin = Core.of(problem), Core.of(problem)
+    start = core.start()
+    host = HostLists(np.array([start[0]]), np.array([start[1]]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
+    lists = DeviceLists(device, 64, 2**16, poison=True)
+    lists.upload((host.W, host.P, host.bits, host.anchor))
+    best = core.greedy()[0]
+    for number in range(1, 40):
+        level, _ = core.advance(), twin.advance()
+        reset, flag = (number - 1) % BLOCK == 0, 1 << ((number - 1) % BLOCK)
+        on_host = host.level(core, level, best, reset, flag)
+        on_device = lists.level(twin, level, best, reset, flag)
+        assert (on_host.count, on_host.best) == (on_device.count, on_device.best)
+        assert on_host.top >= on_device.top >= on_host.top - 2**-40 * abs(on_host.top) - 3
+        for mine, theirs in zip((host.W, host.P, host.bits, host.anchor), lists.download()):
+            np.testing.assert_array_equal(mine, theirs)
+        best = max(best, on_host.best)
+        if not host.count:
+            break
 
 
 def test_sums_past_two_to_the_62_are_refused(device):

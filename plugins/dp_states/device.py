@@ -57,12 +57,23 @@ class DeviceLists:
     def groups(self, states: int) -> int:
         return max(1, -(-states // self.chunk))
 
-    def start(self, W: int, P: int) -> None:
-        """The list of one state (W, P) of the break solution."""
-        self._grow(2)
-        for buffer, value, (_, dtype) in zip(self.lists[0], (W, P, 0, 0), FIELDS):
-            cl.enqueue_copy(self.device.queue, buffer, np.array([value], dtype=dtype))
-        self.count = 1
+    def upload(self, arrays: tuple[np.ndarray, ...]) -> None:
+        """The list (W, P, bits, anchor) from host arrays."""
+        count = int(arrays[0].size)
+        self.count = 0  # nothing of the old list is kept
+        self._grow(2 * count)
+        for buffer, array, (_, dtype) in zip(self.lists[0], arrays, FIELDS):
+            if count:
+                cl.enqueue_copy(self.device.queue, buffer, np.ascontiguousarray(array, dtype=dtype))
+        self.count = count
+
+    def download(self) -> tuple[np.ndarray, ...]:
+        """The list (W, P, bits, anchor) as host arrays."""
+        out = tuple(np.empty(self.count, dtype) for _, dtype in FIELDS)
+        if self.count:
+            for buffer, array in zip(self.lists[0], out):
+                cl.enqueue_copy(self.device.queue, array, buffer)
+        return out
 
     def _grow(self, states: int) -> None:
         """Buffers of ``states`` slots (doubling, up to the limit), the current list kept."""
@@ -112,12 +123,8 @@ class DeviceLists:
             MW=self.merged[0], MP=self.merged[1], Mbits=self.merged[2], Manchor=self.merged[3],
             keep=self.keep, offsets=self.group_count)
 
-    def fits(self) -> bool:
-        """Whether the next merged list (twice the current one) fits the limit."""
-        return 2 * self.count <= self.limit
-
     # long: one level is five launches whose arguments are named here
-    def level(self, core: Core, level: Level, number: int, best: int, reset: bool, bit: int) -> LevelResult:
+    def level(self, core: Core, level: Level, best: int, reset: bool, bit: int) -> LevelResult:
         """Merge the list with its copy shifted by ``level``'s item, keep the undominated promising
         states (bounds against ``best``), compact; returns the level's small read."""
         n = self.count
@@ -162,11 +169,3 @@ class DeviceLists:
             cl.enqueue_copy(self.device.queue, bits, self.lists[0][2])
             cl.enqueue_copy(self.device.queue, anchors, self.lists[0][3])
         return bits, anchors
-
-    def states(self) -> tuple[np.ndarray, np.ndarray]:
-        """(W, P) of the current list (for tests and small lists)."""
-        W, P = np.empty(self.count, np.int64), np.empty(self.count, np.int64)
-        if self.count:
-            cl.enqueue_copy(self.device.queue, W, self.lists[0][0])
-            cl.enqueue_copy(self.device.queue, P, self.lists[0][1])
-        return W, P

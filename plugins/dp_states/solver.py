@@ -22,6 +22,7 @@ like every answer), ``optimal = False`` and the largest bound of any state still
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from clsolve.solution import Solution, Timings
 
 from .core import Core
 from .device import SLOT_BYTES, DeviceLists
+from .host import HOST_STATES, HostLists
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 
 #: Model of one level (five launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
@@ -47,8 +49,9 @@ from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 #: (``clsolve_plugins.bnb.tuning.OPEN_GAP_MARGIN``).
 LEVEL_SECONDS = {"gpu": 1e-4, "other": 3e-4}
 OPEN_GAP_MARGIN = 10
-#: First guesses of a level's cost (overhead s, s per merged state), replaced by measurements.
-FIRST_RATES = {"gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
+#: First guesses of a level's cost (overhead s, s per merged state) on the host (NumPy), a GPU and
+#: other devices, replaced by measurements as the search runs.
+FIRST_RATES = {"host": (5e-5, 1e-7), "gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
 #: Sums of weights and of profits must stay below these (states are 64-bit; a bound adds up to 2^62
 #: to a profit).
 WEIGHT_LIMIT, PROFIT_LIMIT = 2**63 - 1, 2**62
@@ -60,16 +63,18 @@ class StateListSolver(DeviceSolver):
                "on an OpenCL device, any capacity up to 2^62, with items")
 
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
-                 local_size: int | None = None, poison: bool = False):
+                 local_size: int | None = None, host_states: int = HOST_STATES, poison: bool = False):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
-        ``local_size`` overrides the work-group size; ``poison`` fills every device buffer with a garbage
+        ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
+        on the host (NumPy), longer ones on the device; ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
         self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**16, none=True)
         self.fixing = options.flag("fixing", fixing)
         self.local_size = options.power_of_two("local_size", local_size)
+        self.host_states = options.integer("host_states", host_states, minimum=0)
         self.poison = options.flag("poison", poison)
 
     # -- planning ----------------------------------------------------------------------------
@@ -125,30 +130,37 @@ class StateListSolver(DeviceSolver):
         staged = self._stages(problem)
         return staged.solve(lambda searched: self._search(searched, device, staged.floor), self.name, device.label)
 
-    # long: the level loop with its three stopping rules, the incumbent and the statistics
+    # long: the level loop with its stopping rules, the move between host and device, the incumbent
     def _search(self, problem: Knapsack, device: Device, floor: int) -> Solution:
         began = time.perf_counter()
         core = Core.of(problem)
         value, chosen = core.greedy()
         best = max(value, floor)
         found: tuple[int, int, int] | None = None  # (level, bits, anchor) of the incumbent's state
-        lists = DeviceLists(device, self._local_size(device), self._slot_limit(device), self.poison)
-        lists.start(*core.start())
+        W, P = core.start()
+        host = HostLists(np.array([W]), np.array([P]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
+        lists: HostLists | DeviceLists = host
+        places = _Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison),
+                         self.host_states)
         records, budget, limit = Records(), self._budget(), deadline.current()
-        rate = deadline.Rate(*FIRST_RATES["gpu" if device.is_gpu else "other"])
+        slots = self._slot_limit(device)
+        rates = {where: deadline.Rate(*FIRST_RATES[where if where == "host" or device.is_gpu else "other"])
+                 for where in ("host", "gpu")}
         top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
-        kernel_seconds = 0.0
+        level_seconds = {"host": 0.0, "gpu": 0.0}
         while lists.count and not core.done():
-            stop = _stop_reason(limit, rate, lists, records, budget)
+            lists = places.next(lists)
+            where = "host" if isinstance(lists, HostLists) else "gpu"
+            stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
             if stop:
                 break
             level, count = core.advance(), lists.count
             number = len(core.levels)
             started = time.perf_counter()
-            result = lists.level(core, level, number, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
+            result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
             elapsed = time.perf_counter() - started
-            rate.observe(2 * count, elapsed)
-            kernel_seconds += elapsed
+            rates[where].observe(2 * count, elapsed)
+            level_seconds[where] += elapsed
             made, kept, peak = made + 2 * count, kept + result.count, max(peak, result.count)
             if result.best > best:
                 best = result.best
@@ -164,17 +176,41 @@ class StateListSolver(DeviceSolver):
         selected[core.order[chosen]] = True
         value = int(problem.profits[selected].sum())
         bound = max(best, top) if stop else best
+        device_bytes = places.device.capacity * SLOT_BYTES if places.device else 0
         notes = [f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
-                 f"{kept} kept, longest list {peak} ({memory.size(peak * SLOT_BYTES)} of device buffers), "
-                 f"records {memory.size(records.nbytes)}"]
+                 f"{kept} kept, longest list {peak}; {level_seconds['host'] * 1e3:.1f} ms in host levels, "
+                 f"{level_seconds['gpu'] * 1e3:.1f} ms in device levels ({memory.size(device_bytes)} of device "
+                 f"buffers), records {memory.size(records.nbytes)}"]
         if stop:
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
         total = time.perf_counter() - began
         stats = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
-                 "device_bytes": lists.capacity * SLOT_BYTES, "record_bytes": records.nbytes}
+                 "device_bytes": device_bytes, "record_bytes": records.nbytes,
+                 "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["gpu"]}
         return Solution(value=value, selected=selected, optimal=not stop and value >= best, solver=self.name,
-                        device=device.label, timings=Timings(kernels=kernel_seconds, host=total - kernel_seconds),
+                        device=device.label,
+                        timings=Timings(kernels=level_seconds["gpu"], host=total - level_seconds["gpu"]),
                         notes=notes, bound=bound, stats=stats)
+
+
+class _Places:
+    """Where each level runs: lists longer than ``host_states`` go to the device (its buffers made
+    at the first such list), and come back to the host once they are a quarter of that or less."""
+
+    def __init__(self, host: HostLists, make_device: Callable[[], DeviceLists], host_states: int):
+        self.host, self.make_device, self.host_states = host, make_device, host_states
+        self.device: DeviceLists | None = None
+
+    def next(self, lists: HostLists | DeviceLists) -> HostLists | DeviceLists:
+        if isinstance(lists, HostLists) and lists.count > self.host_states:
+            if self.device is None:
+                self.device = self.make_device()
+            self.device.upload((lists.W, lists.P, lists.bits, lists.anchor))
+            return self.device
+        if isinstance(lists, DeviceLists) and lists.count <= self.host_states // 4:
+            self.host.W, self.host.P, self.host.bits, self.host.anchor = lists.download()
+            return self.host
+        return lists
 
 
 def _buffers(slots: int) -> dict[str, int]:
@@ -185,19 +221,19 @@ def _buffers(slots: int) -> dict[str, int]:
     return out
 
 
-def _stop_reason(limit: deadline.Deadline, rate: deadline.Rate, lists: DeviceLists, records: Records,
+def _stop_reason(limit: deadline.Deadline, rate: deadline.Rate, count: int, slots: int, records: Records,
                  budget: int) -> str:
-    """Why the search must stop before the next level ("" to go on)."""
-    merged = 2 * lists.count
+    """Why the search must stop before the next level on a list of ``count`` states ("" to go on)."""
+    merged = 2 * count
     if limit.expired():
         return f"time limit of {limit.seconds:g} s reached"
     if not limit.allows(rate.predict(merged)):
         return (f"time limit of {limit.seconds:g} s reached (the next level, predicted to take "
                 f"{rate.predict(merged):.3f} s, would end past it)")
-    if not lists.fits():
-        return (f"the next merged list of {merged} states would pass max_states = {lists.limit} "
+    if merged > slots:
+        return (f"the next merged list of {merged} states would pass max_states = {slots} "
                 f"({memory.size(merged * SLOT_BYTES)} of device buffers)")
-    held = records.nbytes + RECORD_BYTES * lists.count
+    held = records.nbytes + RECORD_BYTES * count
     if held > budget:
         return (f"host memory budget of {memory.size(budget)} reached ({memory.size(held)} of block records; "
                 f"raise memory_limit to search further)")

@@ -42,7 +42,7 @@ class _FailingBuffers:
 @pytest.mark.parametrize("solver", DEVICE_SOLVERS)
 def test_an_allocation_refused_mid_run_is_a_clear_error(device, solver, monkeypatch):
     problem = _problem(solver)
-    options = {"bnb": {"host_threshold": 0, "fixing": False}, "dp-states": {"fixing": False}}.get(solver, {})
+    options = {"bnb": {"host_threshold": 0, "fixing": False}, "dp-states": {"fixing": False, "host_states": 0}}.get(solver, {})
     expected = clsolve.solve(problem, solver=solver, device=device, **options).value  # kernels built
     monkeypatch.setattr(cl, "Buffer", _FailingBuffers(fail_at=3))
     with pytest.raises(clsolve.DeviceError, match="MEM_OBJECT_ALLOCATION_FAILURE.*still usable") as raised:

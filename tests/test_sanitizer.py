@@ -25,7 +25,7 @@ CASES = {
     "mckp": "Knapsack(p // 10, w, 40), solver='mckp'",
     "mckp-no-opt": "Knapsack(p // 10, w, 40), solver='mckp', variant='no-opt'",
     "bnb": "Knapsack(p, w, 40), solver='bnb', host_threshold=0, fixing=False",
-    "dp-states": "Knapsack(p, w, 40), solver='dp-states', fixing=False",
+    "dp-states": "Knapsack(p, w, 40), solver='dp-states', fixing=False, host_states=0",
     "wavefront-kp": "Knapsack(p, w, 40), solver='wavefront'",
     "wavefront-lcs": "LCS('ACGTTGCAAGTAC', 'TTGACGCAGTCA'), solver='wavefront'",
     "wavefront-lcs-cells": "LCS('ACGTTGCAAGTAC', 'TTGACGCAGTCA'), solver='wavefront', method='cells'",

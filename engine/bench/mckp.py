@@ -84,6 +84,10 @@ def _case(problem: Knapsack, device, baseline: dict | None, extras: bool, varian
         solution, seconds = _timed(lambda: api.solve(problem, solver="bnb", device=device, time_limit=LIMIT_SECONDS))
         row["bnb"] = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value,
                       "nodes": solution.stats.get("nodes")}
+        solution, seconds = _timed(lambda: api.solve(problem, solver="dp-states", device=device,
+                                                     time_limit=LIMIT_SECONDS))
+        row["dp_states"] = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value,
+                            "levels": solution.stats.get("levels"), "states_made": solution.stats.get("states_made")}
         answer, seconds = _timed(lambda: ortools_solve(problem, time_limit=LIMIT_SECONDS))
         if answer is not None:
             row["ortools_bnb"] = {"seconds": seconds, "proved": answer != -1,

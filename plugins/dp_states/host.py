@@ -30,6 +30,10 @@ def _product(x: np.ndarray, y: int) -> tuple[np.ndarray, np.ndarray]:
 def _at_least(x: np.ndarray, y: int, u: np.ndarray, v: int) -> np.ndarray:
     """x * y >= u * v elementwise for non-negative int64 x, u and 0 <= y, v < 2^63, exactly (the
     kernel's product_at_least)."""
+    if x.size == 0:
+        return np.zeros(0, dtype=bool)
+    if int(x.max()) <= (2**63 - 1) // max(y, 1) and int(u.max()) <= (2**63 - 1) // max(v, 1):
+        return x * y >= u * v  # no product can overflow
     high1, low1 = _product(x, y)
     high2, low2 = _product(u, v)
     return (high1 > high2) | ((high1 == high2) & (low1 >= low2))

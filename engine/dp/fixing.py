@@ -45,6 +45,13 @@ def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
                     dtype=np.int64)
 
 
+def exact_sum(values: np.ndarray) -> int:
+    """The exact sum of non-negative int64 values (NumPy's where it cannot overflow)."""
+    if values.size == 0 or int(values.max()) <= (2**63 - 1) // values.size:
+        return int(values.sum())
+    return sum(int(v) for v in values)
+
+
 @dataclass
 class Fixing:
     """A knapsack, the core a solver still has to decide, and the incumbent."""
@@ -103,7 +110,7 @@ def _fix(problem: Knapsack) -> Fixing:
     capacity = int(problem.capacities[0])
     if int(weights.max()) > capacity or (weights == 0).any():
         return unchanged(problem)  # presolve's business: the bounds below assume every item fits alone
-    if sum(int(x) for x in weights) >= 2**62 or problem.total_profit >= 2**62:
+    if exact_sum(weights) >= 2**62 or problem.total_profit >= 2**62:
         return unchanged(problem)
     order = sort_by_ratio(profits, weights)
     w, p = weights[order], profits[order]

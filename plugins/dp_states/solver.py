@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from clsolve.dp.fixing import Stages, stages
+from clsolve.dp.fixing import Stages, exact_sum, stages
 from clsolve.dp.presolve import reduction
 from clsolve.dp.table import work_group_size
 from clsolve.plugin import options
@@ -86,7 +86,7 @@ class StateListSolver(DeviceSolver):
             return None
         if reduced.m != 1:
             return f"{self.name} solves the 0-1 knapsack with one capacity (m = 1); this problem has m = {problem.m}"
-        if _sum(reduced.weights[:, 0]) >= WEIGHT_LIMIT or reduced.total_profit >= PROFIT_LIMIT:
+        if exact_sum(reduced.weights[:, 0]) >= WEIGHT_LIMIT or reduced.total_profit >= PROFIT_LIMIT:
             return (f"{self.name} needs the sum of the weights below 2^63 - 1 and the sum of the profits below "
                     f"2^62 (states are 64-bit)")
         return None
@@ -211,13 +211,6 @@ class _Places:
             self.host.W, self.host.P, self.host.bits, self.host.anchor = lists.download()
             return self.host
         return lists
-
-
-def _sum(values: np.ndarray) -> int:
-    """The exact sum of non-negative int64 values (NumPy's where it cannot overflow)."""
-    if values.size == 0 or int(values.max()) <= (2**63 - 1) // values.size:
-        return int(values.sum())
-    return sum(int(v) for v in values)
 
 
 def _buffers(slots: int) -> dict[str, int]:

@@ -21,6 +21,11 @@ PER_ITEM = 8
 #: Device bytes per slot: a slot holds one state of the merged list (with its keep flag) and of each
 #: of the two lists (W, P, bits: 8 bytes, anchor: 4); a list of n states needs 2n slots.
 SLOT_BYTES = 3 * 28 + 1
+#: Device bytes per slot of the limit at the peak of growing to it: the new buffers and the old list
+#: (half as many slots) being copied.
+GROWTH_BYTES = SLOT_BYTES + 28 // 2
+#: The buffers besides the lists and the merged list.
+_SCRATCH = ("keep", "group_max", "group_count", "group_best", "group_best_at", "group_top", "result_buffer")
 #: Bytes of one state's W, P, bits and anchor.
 FIELDS = ((8, np.int64), (8, np.int64), (8, np.uint64), (4, np.uint32))
 
@@ -76,19 +81,26 @@ class DeviceLists:
         return out
 
     def _grow(self, states: int) -> None:
-        """Buffers of ``states`` slots (doubling, up to the limit), the current list kept."""
+        """Buffers of ``states`` slots (doubling, up to the limit), the current list kept. Every other
+        buffer is released first, so that at the peak the device holds the new buffers and the old
+        list only (``GROWTH_BYTES`` a slot of the limit)."""
         if states <= self.capacity:
             return
         capacity = min(self.limit, max(states, 2 * self.capacity, 1024))
         ctx, flags, queue = self.device.context, cl.mem_flags, self.device.queue
-        fresh = [[cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS] for _ in range(2)]
+        old = self.lists[0] if self.lists else []
+        self._release([*(self.lists[1] if self.lists else []), *getattr(self, "merged", []),
+                       *(getattr(self, name, None) for name in _SCRATCH)])
+        fresh = [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]
         if self.poison:
-            for buffer in fresh[0]:
+            for buffer in fresh:
                 fill(queue, buffer, POISON_BYTE)
         if self.count:
-            for src, dst, (size, _) in zip(self.lists[0], fresh[0], FIELDS):
+            for src, dst, (size, _) in zip(old, fresh, FIELDS):
                 cl.enqueue_copy(queue, dst, src, byte_count=size * self.count)
-        self.lists = fresh
+        queue.finish()
+        self._release(old)
+        self.lists = [fresh, [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]]
         self.merged = [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]
         self.keep = cl.Buffer(ctx, flags.READ_WRITE, capacity)
         groups = self.groups(capacity)
@@ -99,11 +111,16 @@ class DeviceLists:
         self.group_top = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
         self.result_buffer = cl.Buffer(ctx, flags.READ_WRITE, 32)
         if self.poison:
-            for buffer in [*fresh[1], *self.merged, self.keep, self.group_max, self.group_count, self.group_best,
-                           self.group_best_at, self.group_top, self.result_buffer]:
+            for buffer in [*self.lists[1], *self.merged, *(getattr(self, name) for name in _SCRATCH)]:
                 fill(queue, buffer, POISON_BYTE)
         self.capacity = capacity
         self._bind()
+
+    def _release(self, buffers) -> None:
+        """Free ``buffers`` now (the kernels holding them are replaced by ``_bind`` afterwards)."""
+        for buffer in buffers:
+            if buffer is not None:
+                buffer.release()
 
     def _bind(self) -> None:
         """Fresh kernels with the buffers that do not change between levels."""

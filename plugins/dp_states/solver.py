@@ -38,7 +38,7 @@ from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
 from .core import Core
-from .device import SLOT_BYTES, DeviceLists
+from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists
 from .host import HOST_STATES, HostLists
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 
@@ -99,7 +99,7 @@ class StateListSolver(DeviceSolver):
 
     def _slot_limit(self, device: Device) -> int:
         """The most slots (states of a merged list) the device may hold."""
-        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20) // SLOT_BYTES
+        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20) // GROWTH_BYTES
         limit = min(limit, device.max_allocation // 8, 2**31 - 1)
         return max(4, min(limit, self.max_states or limit))
 
@@ -215,7 +215,7 @@ class _Places:
 
 def _buffers(slots: int) -> dict[str, int]:
     """The device buffers of ``slots`` slots: two lists and the merged one, a buffer per field."""
-    out = {"keep": slots}
+    out = {"keep": slots, "old list while growing": (GROWTH_BYTES - SLOT_BYTES) * slots}
     for field, size in (("W", 8), ("P", 8), ("bits", 8), ("anchor", 4)):
         out.update({f"{field}_a": size * slots, f"{field}_b": size * slots, f"merged_{field}": size * slots})
     return out

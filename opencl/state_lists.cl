@@ -25,6 +25,9 @@
  * bit per level (set when the level's item was toggled) and the index of its ancestor in the list
  * at the start of the block; the host stores (bits, anchor) of every list at a block's end.
  *
+ * Each work-group takes a chunk of CHUNK consecutive states, PER_ITEM per work-item; chunks are read
+ * and written through local memory so that global reads and writes are coalesced.
+ *
  * Build options: LOCAL_SIZE (work-group size), PER_ITEM (states per work-item).
  */
 #ifndef LOCAL_SIZE
@@ -100,6 +103,32 @@ inline uint group_scan_sum(uint value, __local uint *scratch, uint *total)
     return exclusive;
 }
 
+/* The work-group's chunk of states [base, base + CHUNK) of src (m in all) into local memory, read
+ * coalesced; `missing` past m. */
+inline void load_chunk(__global const long *src, __local long *dst, uint base, uint m, long missing)
+{
+    for (uint k = get_local_id(0); k < CHUNK; k += LOCAL_SIZE)
+        dst[k] = base + k < m ? src[base + k] : missing;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Local stage[0, count) to dst[base, base + count), written coalesced. */
+inline void store_chunk(__local const long *stage, __global long *dst, uint base, uint count)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = get_local_id(0); k < count; k += LOCAL_SIZE)
+        dst[base + k] = stage[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+inline void store_chunk_uint(__local const uint *stage, __global uint *dst, uint base, uint count)
+{
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = get_local_id(0); k < count; k += LOCAL_SIZE)
+        dst[base + k] = stage[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Largest of one long per work-item and the work-item holding it (ties: the lowest index). */
 inline void group_argmax(long value, uint index, __local long *values, __local uint *indices,
                          long *best, uint *at)
@@ -126,8 +155,13 @@ __kernel void states_merge(__global const long *W, __global const long *P, __glo
                            __global uint *Manchor, __global long *group_max)
 {
     __local long scratch[LOCAL_SIZE];
+    __local long stage[CHUNK];
     uint m = 2u * n;
     uint first = get_global_id(0) * PER_ITEM;
+    uint mine = get_local_id(0) * PER_ITEM, base = get_group_id(0) * CHUNK;
+    long ow[PER_ITEM], op[PER_ITEM];
+    ulong ob[PER_ITEM];
+    uint oa[PER_ITEM];
     long largest = -1;
     if (first < m) {
         /* merge path: i states of the list and d - i of the shifted copy come before output d */
@@ -144,22 +178,21 @@ __kernel void states_merge(__global const long *W, __global const long *P, __glo
                 hi = mid;
         }
         uint i = lo, j = d - lo;
-        uint last = min(first + PER_ITEM, m);
-        for (uint o = first; o < last; ++o) {
+        for (uint k = 0; k < PER_ITEM && first + k < m; ++k) {
             int from_list = j >= n || (i < n && before(W[i], P[i], W[j] + dw, P[j] + dp));
-            uint k = from_list ? i : j;
-            long w = W[k], p = P[k];
-            ulong b = reset ? 0ul : bits[k];
-            uint a = reset ? k : anchor[k];
+            uint at = from_list ? i : j;
+            long w = W[at], p = P[at];
+            ulong b = reset ? 0ul : bits[at];
+            uint a = reset ? at : anchor[at];
             if (!from_list) {
                 w += dw;
                 p += dp;
                 b |= bit;
             }
-            MW[o] = w;
-            MP[o] = p;
-            Mbits[o] = b;
-            Manchor[o] = a;
+            ow[k] = w;
+            op[k] = p;
+            ob[k] = b;
+            oa[k] = a;
             largest = max(largest, p);
             if (from_list)
                 ++i;
@@ -167,6 +200,22 @@ __kernel void states_merge(__global const long *W, __global const long *P, __glo
                 ++j;
         }
     }
+    /* the merged states go out through local memory, so that every write is coalesced */
+    uint count = m > base ? min((uint)CHUNK, m - base) : 0u;
+    uint own = first < m ? min((uint)PER_ITEM, m - first) : 0u;
+    for (uint k = 0; k < own; ++k)
+        stage[mine + k] = ow[k];
+    store_chunk(stage, MW, base, count);
+    for (uint k = 0; k < own; ++k)
+        stage[mine + k] = op[k];
+    store_chunk(stage, MP, base, count);
+    for (uint k = 0; k < own; ++k)
+        stage[mine + k] = (long)ob[k];
+    store_chunk(stage, (__global long *)Mbits, base, count);
+    __local uint *stage_uint = (__local uint *)stage;
+    for (uint k = 0; k < own; ++k)
+        stage_uint[mine + k] = oa[k];
+    store_chunk_uint(stage_uint, Manchor, base, count);
     long total;
     group_scan_max(largest, scratch, &total);
     if (get_local_id(0) == 0)
@@ -208,11 +257,15 @@ __kernel void states_keep(__global const long *MW, __global const long *MP, uint
 {
     __local long scratch[LOCAL_SIZE];
     __local uint indices[LOCAL_SIZE];
+    __local long lw[CHUNK], lp[CHUNK];
+    __local uchar flags[CHUNK];
     uint first = get_global_id(0) * PER_ITEM;
+    uint mine = get_local_id(0) * PER_ITEM, base = get_group_id(0) * CHUNK;
+    load_chunk(MW, lw, base, m, 0);
+    load_chunk(MP, lp, base, m, -1);
     long running = -1;
     for (uint k = 0; k < PER_ITEM; ++k)
-        if (first + k < m)
-            running = max(running, MP[first + k]);
+        running = max(running, lp[mine + k]);
     long total;
     long seen = max(prefix_max[get_group_id(0)], group_scan_max(running, scratch, &total));
     uint kept = 0;
@@ -222,7 +275,7 @@ __kernel void states_keep(__global const long *MW, __global const long *MP, uint
         uint o = first + k;
         if (o >= m)
             break;
-        long w = MW[o], p = MP[o];
+        long w = lw[mine + k], p = lp[mine + k];
         int undominated = p > seen;
         seen = max(seen, p);
         int feasible = w <= capacity;
@@ -249,11 +302,14 @@ __kernel void states_keep(__global const long *MW, __global const long *MP, uint
             bound = p;
         }
         uchar flag = undominated && promising;
-        keep[o] = flag;
+        flags[mine + k] = flag;
         kept += flag;
         if (flag)
             top = max(top, bound);
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = get_local_id(0); k < CHUNK && base + k < m; k += LOCAL_SIZE)
+        keep[base + k] = flags[k];
     uint count;
     group_scan_sum(kept, indices, &count);
     long group_best_value, group_top_value;
@@ -317,6 +373,20 @@ __kernel void states_offsets(__global uint *counts, uint groups, __global const 
     }
 }
 
+/* One field of the kept states, in order, to the next list: read coalesced into `in`, the kept ones
+ * packed into `out` at their ranks (the work-item's from `rank`), written coalesced. */
+inline void compact_field(__global const long *src, __global long *dst, uint base, uint m, uint out_base,
+                          uint count, uint rank, __local const uchar *flags, __local long *in,
+                          __local long *out)
+{
+    load_chunk(src, in, base, m, 0);
+    uint mine = get_local_id(0) * PER_ITEM;
+    for (uint k = 0; k < PER_ITEM; ++k)
+        if (flags[mine + k])
+            out[rank++] = in[mine + k];
+    store_chunk(out, dst, out_base, count);
+}
+
 /* The kept states, in order, to the next list. */
 __kernel void states_compact(__global const long *MW, __global const long *MP, __global const ulong *Mbits,
                              __global const uint *Manchor, uint m, __global const uchar *keep,
@@ -324,21 +394,29 @@ __kernel void states_compact(__global const long *MW, __global const long *MP, _
                              __global ulong *bits, __global uint *anchor)
 {
     __local uint scratch[LOCAL_SIZE];
-    uint first = get_global_id(0) * PER_ITEM;
+    __local uchar flags[CHUNK];
+    __local long in[CHUNK], out[CHUNK];
+    uint base = get_group_id(0) * CHUNK, mine = get_local_id(0) * PER_ITEM;
+    for (uint k = get_local_id(0); k < CHUNK; k += LOCAL_SIZE)
+        flags[k] = base + k < m ? keep[base + k] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
     uint kept = 0;
     for (uint k = 0; k < PER_ITEM; ++k)
-        if (first + k < m)
-            kept += keep[first + k];
-    uint total;
-    uint out = offsets[get_group_id(0)] + group_scan_sum(kept, scratch, &total);
-    for (uint k = 0; k < PER_ITEM; ++k) {
-        uint o = first + k;
-        if (o < m && keep[o]) {
-            W[out] = MW[o];
-            P[out] = MP[o];
-            bits[out] = Mbits[o];
-            anchor[out] = Manchor[o];
-            ++out;
-        }
-    }
+        kept += flags[mine + k];
+    uint count;
+    uint rank = group_scan_sum(kept, scratch, &count);
+    uint out_base = offsets[get_group_id(0)];
+    compact_field(MW, W, base, m, out_base, count, rank, flags, in, out);
+    compact_field(MP, P, base, m, out_base, count, rank, flags, in, out);
+    compact_field((__global const long *)Mbits, (__global long *)bits, base, m, out_base, count, rank, flags,
+                  in, out);
+    /* anchors are 32-bit: the same through uint views of the local arrays */
+    __local uint *in_uint = (__local uint *)in, *out_uint = (__local uint *)out;
+    for (uint k = get_local_id(0); k < CHUNK; k += LOCAL_SIZE)
+        in_uint[k] = base + k < m ? Manchor[base + k] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < PER_ITEM; ++k)
+        if (flags[mine + k])
+            out_uint[rank++] = in_uint[mine + k];
+    store_chunk_uint(out_uint, anchor, out_base, count);
 }

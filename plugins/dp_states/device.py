@@ -16,8 +16,18 @@ from clsolve.runtime.devices import Device
 from .core import Core, Level
 
 SOURCE = kernels.builtin("state_lists.cl")
-#: States each work-item merges, tests and compacts.
-PER_ITEM = 8
+#: The most states a work-group takes at once (its chunk, staged in local memory).
+CHUNK_STATES = 2048
+
+
+def per_item(local_size: int, local_memory: int) -> int:
+    """States each work-item merges, tests and compacts: the largest chunk (a power of two, at most
+    CHUNK_STATES) whose staging fits the device's local memory; ``states_keep`` needs the most, 17
+    bytes a state of the chunk and 12 a work-item, with 1 KiB to spare."""
+    chunk = CHUNK_STATES
+    while chunk > local_size and 17 * chunk + 12 * local_size > local_memory - 1024:
+        chunk //= 2
+    return max(1, chunk // local_size)
 #: Device bytes per slot: a slot holds one state of the merged list (with its keep flag) and of each
 #: of the two lists (W, P, bits: 8 bytes, anchor: 4); a list of n states needs 2n slots.
 SLOT_BYTES = 3 * 28 + 1
@@ -48,7 +58,8 @@ class DeviceLists:
         """``limit``: the most slots (states of a merged list) the buffers may hold; ``poison`` fills
         every fresh buffer with a garbage pattern (tests: nothing may read what was not written)."""
         self.device, self.local_size, self.limit, self.poison = device, local_size, limit, poison
-        self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size, "PER_ITEM": PER_ITEM})
+        self.per_item = per_item(local_size, device.local_memory)
+        self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size, "PER_ITEM": self.per_item})
         self.capacity = 0
         self.count = 0
         self.lists: list[list[cl.Buffer]] = []
@@ -57,7 +68,7 @@ class DeviceLists:
 
     @property
     def chunk(self) -> int:
-        return self.local_size * PER_ITEM
+        return self.local_size * self.per_item
 
     def groups(self, states: int) -> int:
         return max(1, -(-states // self.chunk))

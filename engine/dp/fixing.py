@@ -45,6 +45,28 @@ def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
                     dtype=np.int64)
 
 
+def greedy(weights: np.ndarray, capacity: int, breaking: int) -> np.ndarray:
+    """The greedy solution of items in ratio order: items 0 .. breaking-1 (which fit), then later
+    items that still fit, at most GREEDY_ITEMS of them looked at (stopping once none of the rest fits)."""
+    chosen = np.zeros(weights.size, dtype=bool)
+    chosen[:breaking] = True
+    rest = capacity - int(weights[:breaking].sum())
+    lightest_after = np.minimum.accumulate(weights[::-1])[::-1]
+    for i in range(breaking + 1, min(weights.size, breaking + 1 + GREEDY_ITEMS)):
+        if lightest_after[i] > rest:
+            break
+        if weights[i] <= rest:
+            chosen[i] = True
+            rest -= int(weights[i])
+    return chosen
+
+
+def ratio_order(problem: Knapsack) -> np.ndarray:
+    """``sort_by_ratio`` of a problem with one capacity (computed once per problem)."""
+    return cache.per_problem(problem, "ratio order", lambda: sort_by_ratio(
+        problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)))
+
+
 def exact_sum(values: np.ndarray) -> int:
     """The exact sum of non-negative int64 values (NumPy's where it cannot overflow)."""
     if values.size == 0 or int(values.max()) <= (2**63 - 1) // values.size:
@@ -112,7 +134,7 @@ def _fix(problem: Knapsack) -> Fixing:
         return unchanged(problem)  # presolve's business: the bounds below assume every item fits alone
     if exact_sum(weights) >= 2**62 or problem.total_profit >= 2**62:
         return unchanged(problem)
-    order = sort_by_ratio(profits, weights)
+    order = ratio_order(problem)
     w, p = weights[order], profits[order]
     prefix_w = np.concatenate([[0], np.cumsum(w)])
     prefix_p = np.concatenate([[0], np.cumsum(p)])
@@ -121,17 +143,8 @@ def _fix(problem: Knapsack) -> Fixing:
     b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1     # items 0 .. b-1 fit, b does not
     exact = int(w.max()) * int(p.max()) < 2**62
     # the incumbent: the greedy prefix, then later items that still fit, in ratio order
-    chosen = np.zeros(n, dtype=bool)
-    chosen[:b] = True
-    rest, best = capacity - int(prefix_w[b]), int(prefix_p[b])
-    lightest_after = np.minimum.accumulate(w[::-1])[::-1]
-    for i in range(b + 1, min(n, b + 1 + GREEDY_ITEMS)):
-        if lightest_after[i] > rest:
-            break
-        if w[i] <= rest:
-            chosen[i] = True
-            rest -= int(w[i])
-            best += int(p[i])
+    chosen = greedy(w, capacity, b)
+    best = int(p[chosen].sum())
 
     def fraction(room: np.ndarray, at: np.ndarray) -> np.ndarray:
         """floor(room * p[at] / w[at]) (an upper bound, exact where int64 allows)."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clsolve.dp.fixing import GREEDY_ITEMS, sort_by_ratio
+from clsolve.dp.fixing import greedy, ratio_order
 from clsolve.problems import Knapsack
 
 
@@ -37,7 +37,7 @@ class Core:
     @classmethod
     def of(cls, problem: Knapsack) -> Core:
         profits, weights = problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)
-        order = sort_by_ratio(profits, weights)
+        order = ratio_order(problem)
         w, p = weights[order], profits[order]
         capacity = int(problem.capacities[0])
         fits = np.cumsum(w) <= capacity
@@ -54,14 +54,8 @@ class Core:
         return int(self.weights[:b].sum()), int(self.profits[:b].sum())
 
     def greedy(self) -> tuple[int, np.ndarray]:
-        """The break solution, then later items that still fit (at most GREEDY_ITEMS looked at)."""
-        chosen = np.zeros(self.n, dtype=bool)
-        chosen[:self.breaking] = True
-        rest = self.capacity - int(self.weights[:self.breaking].sum())
-        for i in range(self.breaking + 1, min(self.n, self.breaking + 1 + GREEDY_ITEMS)):
-            if self.weights[i] <= rest:
-                chosen[i] = True
-                rest -= int(self.weights[i])
+        """The break solution, then later items that still fit (``clsolve.dp.fixing.greedy``)."""
+        chosen = greedy(self.weights, self.capacity, self.breaking)
         return int(self.profits[chosen].sum()), chosen
 
     def done(self) -> bool:

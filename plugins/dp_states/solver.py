@@ -140,17 +140,17 @@ class StateListSolver(DeviceSolver):
         W, P = core.start()
         host = HostLists(np.array([W]), np.array([P]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
         lists: HostLists | DeviceLists = host
+        slots = self._slot_limit(device)
         places = _Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison),
                          self.host_states)
         records, budget, limit = Records(), self._budget(), deadline.current()
-        slots = self._slot_limit(device)
-        rates = {where: deadline.Rate(*FIRST_RATES[where if where == "host" or device.is_gpu else "other"])
-                 for where in ("host", "gpu")}
+        rates = {"host": deadline.Rate(*FIRST_RATES["host"]),
+                 "device": deadline.Rate(*FIRST_RATES["gpu" if device.is_gpu else "other"])}
         top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
-        level_seconds = {"host": 0.0, "gpu": 0.0}
+        level_seconds = {"host": 0.0, "device": 0.0}
         while lists.count and not core.done():
             lists = places.next(lists)
-            where = "host" if isinstance(lists, HostLists) else "gpu"
+            where = "host" if isinstance(lists, HostLists) else "device"
             stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
             if stop:
                 break
@@ -179,17 +179,17 @@ class StateListSolver(DeviceSolver):
         device_bytes = places.device.capacity * SLOT_BYTES if places.device else 0
         notes = [f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
                  f"{kept} kept, longest list {peak}; {level_seconds['host'] * 1e3:.1f} ms in host levels, "
-                 f"{level_seconds['gpu'] * 1e3:.1f} ms in device levels ({memory.size(device_bytes)} of device "
+                 f"{level_seconds['device'] * 1e3:.1f} ms in device levels ({memory.size(device_bytes)} of device "
                  f"buffers), records {memory.size(records.nbytes)}"]
         if stop:
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
         total = time.perf_counter() - began
         stats = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": records.nbytes,
-                 "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["gpu"]}
+                 "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"]}
         return Solution(value=value, selected=selected, optimal=not stop and value >= best, solver=self.name,
                         device=device.label,
-                        timings=Timings(kernels=level_seconds["gpu"], host=total - level_seconds["gpu"]),
+                        timings=Timings(kernels=level_seconds["device"], host=total - level_seconds["device"]),
                         notes=notes, bound=bound, stats=stats)
 
 

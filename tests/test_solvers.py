@@ -119,6 +119,15 @@ def test_rows_per_chunk_keeps_pairs_whole():
     assert chunk_rows(25, 4)[-1] == (24, 1) and len(chunk_rows(25, 4)) == 7
 
 
+@given(count=st.integers(0, 40), size=st.sampled_from([0, 1, 100, 256, 300, 1000, 5000]),
+       last=st.integers(0, 10**4), limit=st.sampled_from([1, 255, 256, 1000, 4096, 10**4]))
+def test_buffer_sizes_match_pack(count, size, last, limit):
+    """The closed form a plan uses gives the buffers ``pack`` lays out, last chunk of any size included."""
+    from clsolve.dp.rowstore import buffer_sizes, pack
+    chunks = [size] * count + [last]
+    assert buffer_sizes(chunks, limit) == pack(chunks, limit)[1]
+
+
 @SETTINGS
 @given(problem=knapsacks(max_n=30, max_capacity=400))
 def test_decision_rows_streamed_to_host_match_sequential(problem, device):

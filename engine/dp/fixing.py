@@ -31,7 +31,7 @@ def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
     (exact Python integers where int64 products could overflow), re-sorted exactly if it is wrong."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(weights == 0, np.inf, profits / np.maximum(weights, 1).astype(np.float64))
-    order = np.argsort(-ratio, kind="stable")
+    order = np.argsort(-ratio)  # ties in any order: every order of equal ratios is a ratio order
     p, w = profits[order], weights[order]
     if p.size < 2 or (weights == 0).any():
         return order  # weightless items first (they always fit and are never the slack item)

@@ -50,8 +50,30 @@ def pack(chunk_bytes: list[int], limit: int, align: int = 256) -> tuple[list[tup
         if not sizes or sizes[-1] + size > limit:
             sizes.append(0)
         places.append((len(sizes) - 1, sizes[-1]))
-        sizes[-1] += (size + align - 1) // align * align
+        sizes[-1] += _aligned(size, align)
     return places, sizes
+
+
+def _aligned(size: int, align: int) -> int:
+    return (size + align - 1) // align * align
+
+
+def buffer_sizes(chunk_bytes: list[int], limit: int, align: int = 256) -> list[int]:
+    """The buffers' sizes of ``pack`` without the places: a closed form where every chunk but the
+    last has one size (as ``plan_rows`` cuts them), so a plan of many chunks costs no loop."""
+    size = max(int(chunk_bytes[0]), 0) if chunk_bytes else 0
+    step = _aligned(size, align)
+    if len(chunk_bytes) < 3 or step == 0 or len(set(chunk_bytes[:-1])) != 1:
+        return pack(chunk_bytes, limit, align)[1]
+    per_buffer = 1 if size > limit else (limit - size) // step + 1
+    full, rest = divmod(len(chunk_bytes) - 1, per_buffer)
+    sizes = [per_buffer * step] * full + ([rest * step] if rest else [])
+    last = max(int(chunk_bytes[-1]), 0)
+    if sizes[-1] + last <= limit:
+        sizes[-1] += _aligned(last, align)
+    else:
+        sizes.append(_aligned(last, align))
+    return sizes
 
 
 @dataclass
@@ -71,7 +93,7 @@ class StorePlan:
         """The device buffers this store allocates, as a plan lists them (named ``name``, ``name_1``, ..)."""
         if self.mode == "host":
             return {f"{name}_ring": self.device_bytes}
-        _, sizes = pack(self.chunk_bytes, device.max_allocation)
+        sizes = buffer_sizes(self.chunk_bytes, device.max_allocation)
         return {name if k == 0 else f"{name}_{k}": size for k, size in enumerate(sizes)}
 
 

@@ -125,7 +125,7 @@ class RowParallelSolver(DeviceSolver):
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
-        passes = len(self._launches(chunks))
+        passes = sum(-(-count // self.items_per_launch) for _, count in chunks)  # _launches, counted
         moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
         launches = passes + (len(chunks) if store.mode == "device" else 0)
         return Plan(

@@ -15,9 +15,29 @@ from clsolve.problems import Knapsack
 GROUPINGS = ("auto", "value", "weight")
 
 
+#: Keys spanning fewer values than this are counted and sorted as 16-bit offsets (counting and radix
+#: sort, linear in N) rather than by comparison.
+NARROW_SPAN = 2**16
+
+
+def _narrow(key: np.ndarray) -> np.ndarray | None:
+    """``key`` less its minimum as uint16 where its values span fewer than NARROW_SPAN, else None."""
+    if key.size == 0:
+        return None
+    low = key.min()
+    return (key - low).astype(np.uint16) if int(key.max()) - int(low) < NARROW_SPAN else None
+
+
+def _count_distinct(key: np.ndarray) -> int:
+    narrow = _narrow(key)
+    if narrow is None:
+        return int(np.unique(key).size)
+    return int(np.count_nonzero(np.bincount(narrow, minlength=1)))
+
+
 def distinct(problem: Knapsack) -> dict[str, int]:
     """Number of groups each grouping would make."""
-    return {"value": int(np.unique(problem.profits).size), "weight": int(np.unique(problem.weights[:, 0]).size)}
+    return {"value": _count_distinct(problem.profits), "weight": _count_distinct(problem.weights[:, 0])}
 
 
 def choose_grouping(problem: Knapsack, requested: str) -> str:
@@ -44,7 +64,8 @@ class Groups:
         if by not in ("value", "weight"):
             raise ValueError(f"grouping must be 'value' or 'weight', got {by!r}")
         key = problem.profits if by == "value" else problem.weights[:, 0]
-        order = np.argsort(key, kind="stable")
+        narrow = _narrow(key)
+        order = np.argsort(key if narrow is None else narrow, kind="stable")
         sorted_key = key[order]
         starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]]) if problem.n else np.zeros(0, np.int64)
         first = np.append(starts, problem.n).astype(np.int64)

@@ -183,3 +183,56 @@ def test_jooken_development_sample_to_its_optimum(data, device):
     problem = formats.read_jooken(str(path), path.read_text())[0]
     solution = clsolve.solve(problem, solver="dp-states", device=device)
     assert solution.optimal and solution.value == 5000009608
+
+
+def _multi_class(n, classes, seed):
+    """[HC22]'s Table 2 shape: random weights in 1..1000, values from a few classes, C = sum / 10."""
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(1, 1001, n)
+    values = rng.choice(np.arange(1, 10**6 + 1), size=classes, replace=False)
+    return clsolve.Knapsack(values[rng.integers(0, classes, n)], weights, int(weights.sum()) // 10)
+
+
+def test_probe_estimates_short_lists_from_its_own_levels(device):
+    """Random multi-class lists shrink after their first levels: the plan's probe sees it and
+    estimates from its measured levels, below the open-gap model; the estimate is what auto compares."""
+    from clsolve_plugins.dp_states.probe import PROBE_LEVELS, probe
+    from clsolve_plugins.dp_states.solver import LEVEL_SECONDS, OPEN_GAP_MARGIN
+    problem = _multi_class(20000, 1000, seed=3)
+    plan = clsolve.plan(problem, solver="dp-states", device=device)
+    seen = plan.details["probe"]
+    assert seen["short"] and not seen["finished"] and seen["levels"] <= PROBE_LEVELS
+    kind = "gpu" if device.is_gpu else "other"
+    assert plan.seconds < plan.cell_updates * LEVEL_SECONDS[kind] * OPEN_GAP_MARGIN
+    staged = _stages(problem)
+    assert probe(staged.searched, staged.floor, 4096) is probe(staged.searched, staged.floor, 4096)  # once a problem
+    solution = clsolve.solve(problem, solver="dp-states", device=device)
+    assert solution.optimal and solution.stats["levels"] > seen["levels"]
+
+
+def test_probe_of_growing_lists_keeps_the_open_gap_model(device):
+    """Jooken-style lists grow through the probe: it does not count as short, and the plan keeps the
+    margin for an open gap."""
+    from clsolve_plugins.dp_states.solver import LEVEL_SECONDS, OPEN_GAP_MARGIN
+    problem = jooken(400, 10**10, 10, 0.2, 1e-5, 100, seed=1)
+    plan = clsolve.plan(problem, solver="dp-states", device=device)
+    assert plan.details["root_gap"] > 0 and not plan.details["probe"]["short"]
+    kind = "gpu" if device.is_gpu else "other"
+    assert plan.seconds == pytest.approx(plan.cell_updates * LEVEL_SECONDS[kind] * OPEN_GAP_MARGIN + 0.001)
+
+
+def test_probe_that_ends_the_search_is_the_estimate(monkeypatch):
+    """A core of fewer items than the probe's levels is searched to its end within the probe."""
+    from clsolve_plugins.dp_states import probe as probing
+    monkeypatch.setattr(probing, "PROBE_SECONDS", 60.0)
+    rng = np.random.default_rng(5)
+    weights = rng.integers(1, 1000, 20)
+    problem = clsolve.Knapsack(rng.integers(1, 1000, 20), weights, int(weights.sum()) // 2)
+    seen = probing.probe(problem, -1, 4096)
+    assert seen.finished and seen.short and seen.levels <= 20
+    assert seen.estimate() == pytest.approx(2 * seen.seconds)
+
+
+def _stages(problem):
+    from clsolve.dp.fixing import stages
+    return stages(problem, True, True)

@@ -40,11 +40,13 @@ from clsolve.solution import Solution, Timings
 from .core import Core
 from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists
 from .host import HOST_STATES, HostLists
+from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 
 #: Model of one level (five launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
 #: list is short) for ``auto``, seconds, multiplied by OPEN_GAP_MARGIN when the root's bounds do not
-#: meet. Dense DPs, whose estimates count cells, stay ahead where their table is small enough
+#: meet, unless the probe (``probe.py``: the first levels, run by ``plan``) saw only short lists: then
+#: its own time per level counts. Dense DPs, whose estimates count cells, stay ahead where their table is small enough
 #: (Jooken et al.'s c = 1e8, n = 800: 0.6 s row by row against 1.4 s here); bnb's margin is larger
 #: (``clsolve_plugins.bnb.tuning.OPEN_GAP_MARGIN``).
 LEVEL_SECONDS = {"gpu": 1e-4, "other": 3e-4}
@@ -107,23 +109,29 @@ class StateListSolver(DeviceSolver):
         return self.memory_limit if self.memory_limit is not None else memory.default_budget()
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
-        searched = self._stages(problem).searched
+        staged = self._stages(problem)
+        searched = staged.searched
         n = 0 if searched is None else searched.n
         limit = self._slot_limit(device)
         slots = min(limit, 2 ** min(n + 1, 40))
-        gap = 0
+        gap, seconds, probed = 0, n * LEVEL_SECONDS["gpu" if device.is_gpu else "other"], None
         if searched is not None:
             core = Core.of(searched)
             gap = core.root_bound() - core.greedy()[0]
-        kind = "gpu" if device.is_gpu else "other"
-        return Plan(solver=self.name,
-                    device_buffers=_buffers(slots),
-                    cell_updates=n, launches=5 * n,
-                    seconds=n * LEVEL_SECONDS[kind] * (OPEN_GAP_MARGIN if gap else 1) + 0.001,
-                    details={"max_states": limit, "root_gap": gap, "host_memory_limit": self._budget(),
-                             "local_size": self._local_size(device),
-                             "note": "cell_updates counts levels (one per item); the states made depend on "
-                                     "the instance, and the buffers grow to the list's size"})
+            probed = probe(searched, staged.floor, self.host_states) if gap else None
+            if probed is not None and probed.short:
+                seconds = probed.estimate()
+            elif gap:
+                seconds *= OPEN_GAP_MARGIN
+        details = {"max_states": limit, "root_gap": gap, "host_memory_limit": self._budget(),
+                   "local_size": self._local_size(device),
+                   "note": "cell_updates counts levels (one per item); the states made depend on the instance, "
+                           "and the buffers grow to the list's size"}
+        if probed is not None:
+            details["probe"] = {"levels": probed.levels, "seconds": probed.seconds, "longest_list": probed.longest,
+                                "last_list": probed.last, "short": probed.short, "finished": probed.finished}
+        return Plan(solver=self.name, device_buffers=_buffers(slots), cell_updates=n, launches=5 * n,
+                    seconds=seconds + 0.001, details=details)
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:

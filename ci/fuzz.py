@@ -49,7 +49,7 @@ REFERENCE_CELLS = 4 * 10**6
 def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
     """One knapsack of ``family`` (small enough for a reference)."""
     n = rng.choice([1, 2, 3, rng.randint(4, 14), rng.randint(15, 60)])
-    m = rng.choice([1, 1, 1, 2, 3])
+    m = rng.choice([1, 1, 1, 2, 3, rng.randint(4, 30)])
     top = rng.choice([10, 100, 1000])
     w = np.array([[rng.randint(0 if family == "zero-weight" else 1, top) for _ in range(m)] for _ in range(n)],
                  dtype=object)
@@ -191,6 +191,9 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                                   "local_size": pick([None, 32, 64]), "host_states": pick([0, 2, 4096]),
                                   **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
                                   "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
+        out.append(("mkp-bnb", {"batch": pick([1, 16, 4096]), "presolve": pick([True, False]),
+                                **({"max_nodes": pick([1, 64, 1024])} if rng.random() < 0.2 else {}),
+                                "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
     for _, options in out:  # no case may hang the campaign: a solver past this counts as "time limit"
         options.setdefault("time_limit", CASE_SECONDS)
     return out
@@ -218,7 +221,7 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
     problem = draw(rng)
     expected = reference(problem)
     for solver, options in configurations(rng, problem):
-        if solver in ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states") and not isinstance(problem, clsolve.Knapsack):
+        if solver in ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb") and not isinstance(problem, clsolve.Knapsack):
             continue
         label = f"{solver} {options}"
         try:

@@ -24,6 +24,11 @@ mstr               p = w + 3R/10 where d = 6 divides w, else p = w + 2R/10
 profit-ceiling     p = 3 ceil(w / 3)
 circle             p = floor(2/3 sqrt(4 R^2 - (w - 2R)^2))
 =================  =======================================================================
+
+``chu_beasley``: multidimensional knapsacks as Chu and Beasley generated OR-Library's ``mknapcb``
+(Journal of Heuristics 4, 1998, [CB98]): weights w_ij in U[0, 1000], capacities c_i = alpha sum_j w_ij
+for a tightness alpha, profits p_j = sum_i w_ij / m + 500 q_j with q_j in U(0, 1) (rounded down), so
+profits correlate with the weights.
 """
 from __future__ import annotations
 
@@ -104,3 +109,15 @@ def _family(family: str, n: int, R: int, rng: np.random.Generator) -> tuple[np.n
         return w, 3 * (-(-w // 3))
     radius = [math.isqrt(4 * R * R - (int(x) - 2 * R) ** 2) for x in w]  # circle
     return w, np.array([max(1, 2 * r // 3) for r in radius], dtype=np.int64)
+
+
+def chu_beasley(n: int, m: int, tightness: float, seed: int = 0) -> Knapsack:
+    """A Chu-Beasley-style multidimensional knapsack (see the module docstring)."""
+    if not 0 < tightness < 1:
+        raise ValueError(f"tightness must lie in (0, 1), got {tightness}")
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(0, 1001, (n, m))
+    profits = weights.sum(axis=1) // m + np.floor(500 * rng.random(n)).astype(np.int64)
+    capacities = np.floor(tightness * weights.sum(axis=0)).astype(np.int64)
+    return Knapsack(profits, weights, capacities, weights_by="item",
+                    name=f"chu-beasley n={n} m={m} alpha={tightness} seed={seed}")

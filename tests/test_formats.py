@@ -1,7 +1,9 @@
 import json
 
+import numpy as np
 import pytest
 
+import clsolve
 from clsolve import FormatError
 from clsolve.io import formats
 
@@ -88,3 +90,17 @@ def test_missing_empty_and_unknown(tmp_path):
         formats.read(write(tmp_path, "u", "1 2\n"), format="nope")
     with pytest.raises(FormatError, match="missing field"):
         formats.read(write(tmp_path, "j.json", '{"profits": [1]}'))
+
+
+def test_chu_beasley_mknapcb_layout_reads_as_mknap(tmp_path):
+    """OR-Library's mknapcb files ([CB98]) share mknap1's layout: K, then per problem "n m opt" (0: not
+    known), the profits, m rows of weights and the capacities, wrapped over lines with leading blanks."""
+    text = (" 2\n 3 2 0\n 10 20\n 30\n 1 2 3\n 4 5\n 6\n 5 9\n"
+            " 2 2 7\n 3 4\n 1 1\n 1 1\n 1 1\n")
+    path = tmp_path / "mknapcb0.txt"
+    path.write_text(text)
+    first, second = formats.read(path)
+    assert (first.n, first.m, first.known_optimum) == (3, 2, None) and second.known_optimum == 7
+    np.testing.assert_array_equal(first.weights, [[1, 4], [2, 5], [3, 6]])
+    np.testing.assert_array_equal(first.capacities, [5, 9])
+    assert clsolve.solve(first, solver="mkp-bnb").value == 30   # items 1 and 2 (weights 3, 9), or item 3 alone

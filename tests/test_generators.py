@@ -10,8 +10,8 @@ import pytest
 from conftest import brute_force
 
 import clsolve
-from clsolve.bench import hard_kp
-from clsolve.generators import PISINGER_FAMILIES, jooken, pisinger
+from clsolve.bench import hard_kp, kpm
+from clsolve.generators import PISINGER_FAMILIES, chu_beasley, jooken, pisinger
 
 
 @pytest.mark.parametrize("family", PISINGER_FAMILIES)
@@ -63,3 +63,27 @@ def test_the_hard_kp_benchmark_reports_every_instance(monkeypatch, device, tmp_p
         assert row["seconds"] < 5.0 + 0.5 and row["name"] == problem.name
     assert result["summary"]["pisinger"] == {"instances": 1, "proved_optimal": 1, "no_answer": 0,
                                              "seconds_max": rows[1]["seconds"], "wrong_optimum": 0}
+
+
+def test_chu_beasley_follows_its_rules():
+    problem = chu_beasley(100, 5, 0.25, seed=3)
+    assert problem.n == 100 and problem.m == 5 and problem.weights.max() <= 1000
+    np.testing.assert_array_equal(problem.capacities, np.floor(0.25 * problem.weights.sum(axis=0)).astype(np.int64))
+    spread = problem.profits - problem.weights.sum(axis=1) // 5
+    assert spread.min() >= 0 and spread.max() < 500
+    assert (chu_beasley(100, 5, 0.25, seed=3).profits == problem.profits).all()
+    with pytest.raises(ValueError, match="tightness"):
+        chu_beasley(10, 2, 1.5)
+
+
+def test_the_kpm_benchmark_reports_every_instance(monkeypatch, device):
+    instances = {"mknap1": [chu_beasley(12, 3, 0.5, seed=1)], "chu-beasley": [chu_beasley(14, 30, 0.25, seed=2)]}
+    monkeypatch.setattr(kpm, "_sets", lambda args: instances)
+    args = argparse.Namespace(device=f"#{device.index}", time_limit=5.0, data=None, quick=True)
+    result = json.loads(json.dumps(kpm.run(args)))
+    assert result["benchmark"] == "kpm" and result["time_limit_seconds"] == 5.0
+    for name, problems in instances.items():
+        row, problem = result["sets"][name][0], problems[0]
+        assert row["auto"]["optimal"] and row["mkp-bnb"]["optimal"] and row["name"] == problem.name
+        assert row["auto"]["value"] == row["mkp-bnb"]["value"] == brute_force(problem)
+        assert result["totals"][name]["mkp-bnb"] == {"seconds": row["mkp-bnb"]["seconds"], "proved": 1}

@@ -1,5 +1,5 @@
 """``clsolve bench NAME``: one module per benchmark (dp_rows, batch for msb and class-a, bnb, mckp,
-scale, wavefront, hard_kp), the helpers they share in ``common``. Each prints JSON with the device and the
+scale, wavefront, hard_kp, kpm), the helpers they share in ``common``. Each prints JSON with the device and the
 date (stdout, or ``--out``); progress goes to stderr."""
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 
 from ..errors import FormatError, InvalidOptionError
-from . import batch, bnb, dp_rows, hard_kp, mckp, plots, scale, wavefront
+from . import batch, bnb, dp_rows, hard_kp, kpm, mckp, plots, scale, wavefront
 from .common import data_root
 
 __all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
 
 BENCHMARKS = {"bnb": bnb.run_bnb, "dp-rows": dp_rows.run_dp_rows, "mckp": mckp.run, "msb": batch.run_batch_set,
-              "class-a": batch.run_batch_set, "scale": scale.run, "wavefront": wavefront.run, "hard-kp": hard_kp.run}
+              "class-a": batch.run_batch_set, "scale": scale.run, "wavefront": wavefront.run, "hard-kp": hard_kp.run,
+              "kpm": kpm.run}
 
 
 def add_parser(sub):
@@ -25,7 +26,7 @@ def add_parser(sub):
     bench.add_argument("--solver", default=None, help="dp-rows: the solver to time (default dp-rows); hard-kp: the "
                                                       "solver to run (default auto)")
     bench.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                       help="hard-kp: the limit per instance (default 10 s)")
+                       help="hard-kp, kpm: the limit per instance (default 10 s)")
     bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pyopencl as cl
 
-from ..errors import FormatError
+from .. import api
+from ..errors import ClsolveError, FormatError
 from ..io import formats
 from ..problems import Knapsack
 from ..runtime.buffers import fill
@@ -45,6 +46,21 @@ def copy_bandwidth(device: Device, megabytes: int) -> float:
         best = min(best, time.perf_counter() - start)
     return 2 * size / best
 
+def solve_row(problem: Knapsack, solver: str, device: Device, limit: float) -> dict:
+    """One solve under ``limit``, end to end, as a result row (a refusal or error is a row too)."""
+    start = time.perf_counter()
+    try:
+        solution = api.solve(problem, solver=solver, device=device, time_limit=limit)
+    except ClsolveError as exc:
+        return {"seconds": time.perf_counter() - start, "answer": False, "reason": f"{type(exc).__name__}: {exc}"}
+    row = {"seconds": time.perf_counter() - start, "answer": True, "solver": solution.solver,
+           "optimal": solution.optimal, "value": solution.value, "items": len(solution.items)}
+    if not solution.optimal and solution.bound is not None:
+        row.update(bound=solution.bound, gap=solution.gap)
+    row["stats"] = {k: v for k, v in solution.stats.items() if isinstance(v, (int, float, str, bool))}
+    return row
+
+
 def ortools_solve(problem: Knapsack, time_limit: float | None = None) -> int | None:
     """OR-Tools' multidimensional branch and bound on one problem (None when OR-Tools is absent; with
     ``time_limit``, -1 when it stopped there without proving its answer)."""
@@ -77,3 +93,26 @@ def two_d_set(args) -> tuple[str, list[Knapsack]]:
 def fresh(problems: list[Knapsack]) -> list[Knapsack]:
     """New problem objects with the same data, so no cached presolve carries over between runs."""
     return [Knapsack.derived(p.profits, p.weights, p.capacities, p.name, p.total_profit) for p in problems]
+
+
+def cpsat_solve(problem: Knapsack, time_limit: float) -> dict | None:
+    """OR-Tools' CP-SAT on one knapsack (any m) under ``time_limit`` with all the host's cores (None
+    when OR-Tools is absent): seconds, value, whether it proved it optimal, the bound it proved."""
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    model = cp_model.CpModel()
+    x = [model.new_bool_var(f"x{j}") for j in range(problem.n)]
+    for d in range(problem.m):
+        model.add(sum(int(w) * v for w, v in zip(problem.weights[:, d], x) if w) <= int(problem.capacities[d]))
+    model.maximize(sum(int(p) * v for p, v in zip(problem.profits, x) if p))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = time_limit
+    status = solver.solve(model)
+    found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    return {"seconds": time.perf_counter() - start, "proved": status == cp_model.OPTIMAL,
+            "value": int(solver.objective_value) if found else None,
+            "bound": int(solver.best_objective_bound) if found else None,
+            "workers": solver.parameters.num_workers or os.cpu_count()}

@@ -24,31 +24,16 @@ import time
 from pathlib import Path
 
 from .. import api
-from ..errors import ClsolveError
 from ..generators import PISINGER_FAMILIES, jooken, pisinger
 from ..io import formats
 from ..problems import Knapsack
 from ..runtime.devices import Device, get_device
-from .common import data_root, ortools_solve
+from .common import data_root, ortools_solve, solve_row
 
 DEFAULT_TIME_LIMIT = 10.0
 #: Generated Jooken-style parameters (n, c, g, f, eps, s), one instance each per seed.
 JOOKEN_PARAMETERS = [(400, 10**6, 10, 0.1, 0.0, 300), (800, 10**8, 10, 0.2, 0.001, 200),
                      (600, 10**10, 14, 0.2, 0.0, 300), (1200, 10**10, 10, 0.1, 0.01, 100)]
-
-
-def _solve(problem: Knapsack, solver: str, device: Device, limit: float) -> dict:
-    start = time.perf_counter()
-    try:
-        solution = api.solve(problem, solver=solver, device=device, time_limit=limit)
-    except ClsolveError as exc:
-        return {"seconds": time.perf_counter() - start, "answer": False, "reason": f"{type(exc).__name__}: {exc}"}
-    row = {"seconds": time.perf_counter() - start, "answer": True, "solver": solution.solver,
-           "optimal": solution.optimal, "value": solution.value, "items": len(solution.items)}
-    if not solution.optimal and solution.bound is not None:
-        row.update(bound=solution.bound, gap=solution.gap)
-    row["stats"] = {k: v for k, v in solution.stats.items() if isinstance(v, (int, float, str, bool))}
-    return row
 
 
 def _development_sample(root: Path | None) -> list[tuple[Knapsack, dict]]:
@@ -81,7 +66,7 @@ def _families(quick: bool) -> list[tuple[Knapsack, dict]]:
 
 def _row(problem: Knapsack, facts: dict, solver: str, device: Device, limit: float, ortools: bool) -> dict:
     row = {"name": problem.name, "n": problem.n, "capacity": int(problem.capacities[0]), **facts}
-    row.update(_solve(problem, solver, device, limit))
+    row.update(solve_row(problem, solver, device, limit))
     if "optimum" in facts and row.get("answer"):
         row["equals_known_optimum"] = row["value"] == facts["optimum"] if row["optimal"] else None
     if ortools:

@@ -126,8 +126,35 @@ def _hard_kp(result: dict, ax) -> None:
              "Jooken et al.'s hard 0-1 knapsacks", "lower right")
 
 
+def _kpm(result: dict, ax) -> None:
+    """Seconds per instance (log) of clsolve and OR-Tools' two solvers, set after set; hollow markers:
+    stopped at the time limit without a proof."""
+    names = {"auto": "clsolve auto", "ortools_bnb": "OR-Tools b&b", "cpsat": "CP-SAT"}
+    labelled: set[str] = set()
+    x = 0
+    for name, rows in result["sets"].items():
+        for key, marker, color in (("auto", "o", "C0"), ("ortools_bnb", "s", "C1"), ("cpsat", "^", "C2")):
+            for proved in (True, False):
+                chosen = [(x + i, r[key]["seconds"]) for i, r in enumerate(rows)
+                          if r.get(key) and bool(r[key].get("optimal", r[key].get("proved"))) == proved]
+                label = names[key] + ("" if proved else " (no proof)")
+                if chosen:
+                    ax.plot(*zip(*chosen), marker, color=color, linestyle="none", fillstyle="full" if proved else "none",
+                            label=None if label in labelled else label)
+                    labelled.add(label)
+        ax.axvline(x - 0.5, color="C7", linewidth=0.5)
+        ax.annotate(name, (x, 1.0), xycoords=("data", "axes fraction"), fontsize=8, va="top")
+        x += len(rows)
+    ax.set_yscale("log")
+    ax.set_xlabel("instance (set after set)")
+    ax.set_ylabel("seconds, end to end (log)")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title("multidimensional knapsacks")
+
+
 DRAW: dict[str, Callable] = {"msb": _batch, "class-a": _batch, "dp-rows": _dp_rows, "bnb": _bnb, "mckp": _mckp,
-                             "wavefront": _wavefront, "scale": _scale, "hard-kp": _hard_kp}
+                             "wavefront": _wavefront, "scale": _scale, "hard-kp": _hard_kp,
+                             "kpm": _kpm}
 
 
 def plot(result: dict, path: str) -> None:

@@ -1,0 +1,124 @@
+"""``mkp-bnb``: branch and bound for the multidimensional 0-1 knapsack, m >= 2 (30 and more), with
+items: [LE12]'s breadth-first steps on batches of nodes (``search.py``), bounded by the surrogate
+relaxation's LP bound with multipliers from a subgradient descent (``surrogate.py``).
+
+The problem is presolved first (``clsolve.dp.presolve``: items that fit no capacity dropped,
+dimensions that never bind removed, common divisors taken out). What the search holds stays within
+``max_nodes`` open nodes (default: what ``memory_limit`` of host memory holds); where that or the time
+limit would be passed, the search stops with its incumbent (a feasible item vector, checked by the
+engine), ``optimal = False`` and the largest bound of any open node.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from clsolve.dp.presolve import planned, presolved
+from clsolve.plugin import cache, options
+from clsolve.plugin.contract import HostSolver
+from clsolve.plugin.plan import Plan
+from clsolve.problems import Knapsack
+from clsolve.runtime import memory
+from clsolve.solution import Solution, Timings
+
+from .search import Search
+from .surrogate import Relaxation, Suffix, greedy_value
+
+#: Nodes expanded together (a batch), by default.
+BATCH = 4096
+#: auto's model: seconds per item while the root's bounds meet, times OPEN_GAP_MARGIN while they do not.
+ITEM_SECONDS = 2e-5
+OPEN_GAP_MARGIN = 50
+#: Profits and weights must keep their sums below this (exact int64 profits and residuals).
+SUM_LIMIT = 2**62
+
+
+def node_bytes(n: int, m: int) -> int:
+    """Bytes one open node holds (profit, bound, m residuals, the decision bits), and room for the
+    children an expansion makes beside it."""
+    return 3 * (16 + 8 * m + 8 * max(1, -(-n // 64)))
+
+
+class MultidimensionalBranchAndBound(HostSolver):
+    name = "mkp-bnb"
+    summary = ("branch and bound for the multidimensional 0-1 knapsack (m >= 2) with surrogate LP bounds, "
+               "on the host, with items")
+
+    def __init__(self, max_nodes: int | None = None, batch: int = BATCH, presolve: bool = True,
+                 memory_limit: int | None = None):
+        """``max_nodes`` caps the open nodes (default: what ``memory_limit`` holds; ``memory_limit``
+        defaults to half of the memory available); ``batch`` is the number of nodes expanded at once;
+        ``presolve`` applies ``clsolve.dp.presolve`` first."""
+        self.max_nodes = options.integer("max_nodes", max_nodes, minimum=1, none=True)
+        self.batch = options.integer("batch", batch, minimum=1)
+        self.presolve = options.flag("presolve", presolve)
+        self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**20, none=True)
+
+    # -- planning ----------------------------------------------------------------------------
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, Knapsack):
+            return f"{self.name} solves knapsack problems only"
+        if problem.m == 1:
+            return f"{self.name} solves knapsacks with m >= 2 capacities (for m = 1: bnb or dp-states)"
+        if problem.total_profit >= SUM_LIMIT:
+            return f"{self.name} needs the sum of the profits below 2^62, got {problem.total_profit}"
+        totals = [sum(int(v) for v in column) for column in problem.weights.T] if problem.n else []
+        if any(total >= SUM_LIMIT for total in totals):
+            return f"{self.name} needs every dimension's sum of weights below 2^62"
+        return None
+
+    def _relaxation(self, problem: Knapsack) -> Relaxation:
+        return cache.per_problem(problem, "surrogate relaxation", lambda: Relaxation(
+            problem.profits, problem.weights, problem.capacities))
+
+    def _node_limit(self, problem: Knapsack) -> int:
+        budget = self.memory_limit if self.memory_limit is not None else memory.default_budget()
+        limit = max(1, budget // node_bytes(problem.n, problem.m))
+        return min(limit, self.max_nodes or limit)
+
+    def plan(self, problem: Knapsack, device=None) -> Plan:
+        return planned(self.name, problem, self.presolve, self._plan)
+
+    def _plan(self, problem: Knapsack) -> Plan:
+        # cheap on purpose (auto plans every solver): the bound of the constraints normalised by the
+        # capacities (one sort), not the fitted multipliers the search uses
+        u = 1.0 / np.maximum(problem.capacities, 1).astype(np.float64)
+        root = int(Suffix.of(problem.profits, problem.weights, u / u.max()).bounds(
+            np.zeros(1, np.int64), problem.capacities[None, :])[0])
+        order = np.argsort(-(problem.profits / np.maximum(problem.weights @ u, 1e-300)), kind="stable")
+        greedy = greedy_value(problem.profits, problem.weights, problem.capacities, order)
+        gap = max(root - 1 - greedy, 0)
+        limit = self._node_limit(problem)
+        held = min(limit, self.batch * (problem.n + 1))
+        return Plan(solver=self.name, host_buffers={"open nodes": held * node_bytes(problem.n, problem.m)},
+                    cell_updates=problem.n,
+                    seconds=problem.n * ITEM_SECONDS * (OPEN_GAP_MARGIN if gap else 1) + 1e-4,
+                    details={"max_nodes": limit, "root_bound": root, "greedy": greedy, "root_gap": gap,
+                             "note": "root_bound with the constraints normalised by the capacities (the search "
+                                     "fits its multipliers); cell_updates counts items; the nodes expanded depend "
+                                     "on the instance"})
+
+    # -- solving -----------------------------------------------------------------------------
+    def solve(self, problem: Knapsack, device=None, plan: Plan | None = None) -> Solution:
+        return presolved(self.name, problem, self.presolve, "host CPU", self._solve)
+
+    def _solve(self, problem: Knapsack) -> Solution:
+        began = time.perf_counter()
+        relaxation = self._relaxation(problem)
+        search = Search(problem.profits, problem.weights, problem.capacities, relaxation, self.batch,
+                        self._node_limit(problem))
+        outcome = search.run()
+        selected = np.zeros(problem.n, dtype=bool)
+        selected[relaxation.order[outcome.chosen]] = True
+        notes = [f"{outcome.nodes} nodes made in {outcome.batches} batches of at most {self.batch}; at most "
+                 f"{outcome.longest} open; root multipliers {np.round(relaxation.u, 4).tolist()}, refitted at "
+                 f"{len(relaxation.levels)} levels"]
+        if outcome.stop:
+            notes.append(f"{outcome.stop}: best found {outcome.value}, open upper bound {outcome.bound} "
+                         f"(gap {outcome.bound - outcome.value})")
+        stats = {"nodes": outcome.nodes, "batches": outcome.batches, "longest": outcome.longest,
+                 "multipliers": [float(u) for u in relaxation.u]}
+        return Solution(value=outcome.value, selected=selected, optimal=outcome.optimal, solver=self.name,
+                        device="host CPU", timings=Timings(host=time.perf_counter() - began), notes=notes,
+                        bound=outcome.bound if outcome.stop else None, stats=stats)

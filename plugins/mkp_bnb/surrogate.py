@@ -1,0 +1,138 @@
+"""The surrogate relaxation of a multidimensional knapsack and its LP bound ([GP85]).
+
+With multipliers u >= 0, the m constraints sum_j w_ij x_j <= c_i become the one constraint
+sum_j (u . w_j) x_j <= u . c, which every feasible x still satisfies; the LP (Dantzig) bound of
+that single knapsack bounds the MKP. With u the LP relaxation's dual prices the surrogate LP bound is
+the LP bound itself; a subgradient descent on the Lagrangian dual (whose optimum is the LP bound,
+the Lagrangian subproblem being integral) gives prices close to them.
+
+A node of the search with the items before k decided and residual capacities r is bounded by its
+profit plus the surrogate LP bound of items k.. with capacity u . r: items in decreasing
+p_j / (u . w_j), which is also the order the search branches in, so "the items k.." is a suffix and
+its bound a binary search in prefix sums.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Subgradient steps.
+STEPS = 300
+#: Subgradient steps for the multipliers of a level below the root.
+LEVEL_STEPS = 60
+#: Multipliers are fitted again every this many levels, and at every level first reached by a batch of
+#: at least REFIT_NODES nodes (where the tree is wide, tighter bounds pay for the fit).
+REFIT_LEVELS = 4
+REFIT_NODES = 64
+#: Relative margin added to a bound computed in double precision before it is rounded down.
+BOUND_MARGIN = 1e-9
+
+
+def greedy_value(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, order: np.ndarray) -> int:
+    """The profit of taking the items in ``order`` that still fit every capacity."""
+    room, value = capacities.astype(np.int64).copy(), 0
+    for j in order:
+        if (weights[j] <= room).all():
+            room -= weights[j]
+            value += int(profits[j])
+    return value
+
+
+def _lagrangian(p: np.ndarray, w: np.ndarray, c: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """The Lagrangian bound y . c + sum_j max(0, p_j - y . w_j) and its subgradient c - W x(y)."""
+    reduced = p - w @ y
+    x = reduced > 0
+    return float(y @ c + reduced[x].sum()), c - w[x].sum(axis=0)
+
+
+def multipliers(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,
+                steps: int = STEPS) -> np.ndarray:
+    """Surrogate multipliers u >= 0 (one per constraint, the largest 1): the Lagrangian multipliers
+    of a subgradient descent with Polyak's steps toward ``target`` (a feasible value), which approach
+    the LP relaxation's duals; those make the surrogate LP bound equal to the LP bound at the root."""
+    p = profits.astype(np.float64)
+    w = weights.astype(np.float64)                     # (n, m)
+    c = np.maximum(capacities.astype(np.float64), 1.0)
+    y = np.full(c.size, float(p.sum()) / max(float((w / c).sum()), 1.0)) / c   # every item about priced out
+    best_y, best = y.copy(), np.inf
+    scale = 2.0
+    for _ in range(steps):
+        value, slack = _lagrangian(p, w, c, y)
+        if value < best - 1e-12 * abs(best):
+            best, best_y = value, y.copy()
+        else:
+            scale *= 0.9
+        norm = float(slack @ slack)
+        if norm == 0.0 or best <= target:
+            break
+        y = np.maximum(y - scale * (value - target) / norm * slack, 0.0)
+    if not np.isfinite(best_y).all() or best_y.max() <= 0:
+        return np.ones(c.size)   # no weight anywhere, or no descent: the plain sum of the constraints
+    return best_y / best_y.max()
+
+
+@dataclass
+class Suffix:
+    """The surrogate LP bound of the items from one level on: their surrogate weights u . w_j in
+    decreasing p_j / (u . w_j) order, and prefix sums of those weights and of the profits."""
+
+    u: np.ndarray
+    surrogate: np.ndarray
+    profit_sums: np.ndarray
+    weight_sums: np.ndarray
+
+    @classmethod
+    def of(cls, profits: np.ndarray, weights: np.ndarray, u: np.ndarray) -> Suffix:
+        surrogate = weights.astype(np.float64) @ u
+        free = surrogate <= 0
+        ratio = np.where(free, np.inf, profits / np.where(free, 1.0, surrogate))
+        order = np.argsort(-ratio, kind="stable")
+        s = np.where(free, 0.0, surrogate)[order]
+        return cls(u, s, np.concatenate([[0.0], np.cumsum(profits[order].astype(np.float64))]),
+                   np.concatenate([[0.0], np.cumsum(s)]))
+
+    def bounds(self, profit: np.ndarray, residual: np.ndarray) -> np.ndarray:
+        """profit + the LP bound with capacity u . residual, rounded down with a margin (int64)."""
+        n = self.surrogate.size
+        room = residual.astype(np.float64) @ self.u
+        last = np.clip(np.searchsorted(self.weight_sums, room, side="right") - 1, 0, n)  # items 0..last-1 whole
+        at = np.minimum(last, n - 1)
+        left = room - self.weight_sums[last]
+        gain = self.profit_sums[at + 1] - self.profit_sums[at]
+        share = np.where((last < n) & (self.surrogate[at] > 0), left * gain / np.maximum(self.surrogate[at], 1e-300), 0.0)
+        total = profit.astype(np.float64) + self.profit_sums[last] + np.maximum(share, 0.0)
+        return np.floor(total * (1 + BOUND_MARGIN) + 1.0).astype(np.int64)
+
+
+class Relaxation:
+    """The branching order (decreasing p_j / (u . w_j) with the root's multipliers) and, per level,
+    the surrogate bound of the items left. Every REFIT_LEVELS levels, and wherever the first batch to
+    reach a level is wide, the multipliers are fitted again to the residual capacity of that batch's
+    best node, so bounds deep in the tree stay close to that subproblem's LP bound."""
+
+    def __init__(self, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray):
+        load = (weights / np.maximum(capacities, 1).astype(np.float64)).sum(axis=1)
+        first = np.argsort(-np.where(load > 0, profits / np.where(load > 0, load, 1.0), np.inf), kind="stable")
+        self.u = multipliers(profits, weights, capacities, greedy_value(profits, weights, capacities, first))
+        root = Suffix.of(profits, weights, self.u)
+        surrogate = weights.astype(np.float64) @ self.u
+        free = surrogate <= 0
+        self.order = np.argsort(-np.where(free, np.inf, profits / np.where(free, 1.0, surrogate)), kind="stable")
+        self.profits, self.weights = profits[self.order], weights[self.order]
+        self.levels: dict[int, Suffix] = {0: root}
+
+    def bounds(self, level: int, profit: np.ndarray, residual: np.ndarray) -> np.ndarray:
+        """Upper bounds (int64) of nodes with the items before ``level`` (in branching order) decided."""
+        suffix = self.levels.get(level)
+        if suffix is None:
+            if level >= self.profits.size:
+                return profit.astype(np.int64)
+            p, w = self.profits[level:], self.weights[level:]
+            if level % REFIT_LEVELS and profit.size < REFIT_NODES:   # the last fit's multipliers, sorted anew
+                u = self.levels[max(k for k in self.levels if k < level)].u
+            else:
+                typical = residual[int(np.argmax(profit))]
+                u = multipliers(p, w, typical, greedy_value(p, w, typical, np.arange(p.size)), LEVEL_STEPS)
+            suffix = self.levels[level] = Suffix.of(p, w, u)
+        return suffix.bounds(profit, residual)

@@ -1,0 +1,113 @@
+"""mkp-bnb (branch and bound with surrogate bounds, any m): random instances with m = 1..30 against
+brute force, with zero rows, dimensions that never bind, huge coefficients and every batch size;
+the surrogate bound never below the optimum; OR-Library's mknap1 at its optima; class A against the
+dense DP; time limits and max_nodes that bracket the optimum; sums past 2^62 refused."""
+import functools
+
+import numpy as np
+import pytest
+from conftest import brute_force
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import clsolve
+from clsolve.io import formats
+from clsolve_plugins.mkp_bnb.surrogate import Relaxation
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def multidimensional(draw, max_n=12, max_m=30):
+    n, m = draw(st.integers(1, max_n)), draw(st.integers(2, max_m))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    top = draw(st.sampled_from([2, 50, 10**6, 2**55]))
+    weights = rng.integers(0, top, (n, m))
+    shape = draw(st.sampled_from(["random", "zero row", "loose dimension", "correlated"]))
+    if shape == "zero row":
+        weights[rng.integers(0, n)] = 0
+    profits = rng.integers(0, top, n) if shape != "correlated" else weights[:, 0] + top // 10
+    capacities = np.array([draw(st.integers(0, int(column.sum()) + 1)) for column in weights.T])
+    if shape == "loose dimension":
+        capacities[0] = int(weights[:, 0].sum())
+    return clsolve.Knapsack(profits, weights, capacities, weights_by="item")
+
+
+@SETTINGS
+@given(problem=multidimensional(), batch=st.sampled_from([1, 3, 4096]), presolve=st.booleans())
+def test_random_instances_match_brute_force(problem, batch, presolve):
+    solution = clsolve.solve(problem, solver="mkp-bnb", batch=batch, presolve=presolve)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+@SETTINGS
+@given(problem=multidimensional(max_n=10))
+def test_surrogate_bound_is_never_below_the_optimum(problem):
+    relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
+    root = relaxation.bounds(0, np.zeros(1, np.int64), problem.capacities[None, :])
+    assert int(root[0]) >= brute_force(problem)
+
+
+def test_mknap1_every_problem_at_its_optimum(data):
+    path = data / "orlib-mkp" / "mknap1.txt"
+    if not path.is_file():
+        pytest.skip("mknap1 absent")
+    for problem in formats.read(path, scale=10):
+        solution = clsolve.solve(problem, solver="mkp-bnb")
+        assert solution.optimal and solution.value == problem.known_optimum, problem.name
+        assert clsolve.solve(problem).solver == "mkp-bnb"   # the only installed solver for m = 10
+
+
+def test_class_a_matches_the_dense_dp(data, device):
+    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
+    if not path.is_file():
+        pytest.skip("class A absent")
+    for problem in formats.read(path)[::6]:
+        expected = clsolve.solve(problem, solver="dp-rows", device=device).value
+        solution = clsolve.solve(problem, solver="mkp-bnb")
+        assert solution.optimal and solution.value == expected, problem.name
+
+
+def _hard(n=36, m=5, seed=4):
+    """Chu-Beasley style: weights in 1..1000, profits correlated with the weights' sum, tightness 1/2."""
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(1, 1001, (n, m))
+    profits = weights.sum(axis=1) // m + rng.integers(0, 500, n)
+    return clsolve.Knapsack(profits, weights, weights.sum(axis=0) // 2, weights_by="item")
+
+
+@functools.lru_cache(maxsize=1)
+def _hard_optimum() -> int:
+    solution = clsolve.solve(_hard(), solver="mkp-bnb")
+    assert solution.optimal
+    return solution.value
+
+
+@pytest.mark.parametrize("limit", [{"time_limit": 0.02}, {"max_nodes": 50}])
+def test_limits_return_a_checked_answer_that_brackets_the_optimum(limit):
+    problem = _hard()
+    optimum = _hard_optimum()
+    stopped = clsolve.solve(problem, solver="mkp-bnb", **limit)
+    assert not stopped.optimal and stopped.value <= optimum <= stopped.bound
+    assert any("time limit" in note or "max_nodes" in note for note in stopped.notes)
+
+
+def test_sums_past_two_to_the_62_are_refused():
+    problem = clsolve.Knapsack([2**61, 2**61, 5], [[1, 1], [1, 1], [1, 1]], [2, 2], weights_by="item")
+    with pytest.raises(clsolve.UnsupportedProblemError, match="2\\^62"):
+        clsolve.solve(problem, solver="mkp-bnb")
+
+
+def test_plan_names_the_root_bound_and_the_search_its_multipliers():
+    problem = _hard(30, 3)
+    plan = clsolve.plan(problem, solver="mkp-bnb")
+    assert plan.details["root_bound"] >= plan.details["greedy"] >= 0 and plan.host_buffers["open nodes"] > 0
+    solution = clsolve.solve(problem, solver="mkp-bnb")
+    assert plan.details["greedy"] <= solution.value <= plan.details["root_bound"]
+    assert len(solution.stats["multipliers"]) == 3 and max(solution.stats["multipliers"]) == 1.0
+
+
+def test_one_capacity_is_left_to_the_one_dimensional_solvers():
+    problem = clsolve.Knapsack([3, 4], [2, 3], 4)
+    with pytest.raises(clsolve.UnsupportedProblemError, match="m >= 2"):
+        clsolve.solve(problem, solver="mkp-bnb")

@@ -106,8 +106,10 @@ def cpsat_solve(problem: Knapsack, time_limit: float) -> dict | None:
     model = cp_model.CpModel()
     x = [model.new_bool_var(f"x{j}") for j in range(problem.n)]
     for d in range(problem.m):
-        model.add(sum(int(w) * v for w, v in zip(problem.weights[:, d], x) if w) <= int(problem.capacities[d]))
-    model.maximize(sum(int(p) * v for p, v in zip(problem.profits, x) if p))
+        terms = [int(w) * v for w, v in zip(problem.weights[:, d], x) if w]
+        if terms:   # a dimension without weights constrains nothing
+            model.add(sum(terms) <= int(problem.capacities[d]))
+    model.maximize(sum(int(p) * v for p, v in zip(problem.profits, x)))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = time_limit
     status = solver.solve(model)

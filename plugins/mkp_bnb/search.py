@@ -14,7 +14,7 @@ on whole arrays, and the nodes held stay within about n x batch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,23 +60,25 @@ class Outcome:
     chosen: np.ndarray            # bool, by position in the relaxation's order
     optimal: bool
     bound: int
+    found: bool                   # the search went past its floor (else ``chosen`` is empty)
     nodes: int = 0
     batches: int = 0
     longest: int = 0
     stop: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 class Search:
     """The search of one problem in the relaxation's item order (weights (n, m), capacities (m,))."""
 
     def __init__(self, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray,
-                 relaxation: Relaxation, batch: int, max_nodes: int):
+                 relaxation: Relaxation, batch: int, max_nodes: int, floor: int = -1):
+        """``floor``: a value the search need not reach (an incumbent held elsewhere); ``found`` says
+        whether it went past it."""
         order = relaxation.order
         self.p, self.w, self.c = profits[order].astype(np.int64), weights[order].astype(np.int64), capacities
         self.relaxation, self.batch, self.max_nodes = relaxation, batch, max_nodes
         self.n, self.m, self.words = self.p.size, self.w.shape[1], max(1, -(-self.p.size // 64))
-        self.best, self.best_bits = -1, np.zeros(self.words, np.uint64)
+        self.best, self.best_bits, self.found = floor, np.zeros(self.words, np.uint64), False
 
     def greedy(self, level: int, profit: int, residual: np.ndarray, bits: np.ndarray) -> None:
         """Complete one node greedily in surrogate order (take each later item that fits), and keep
@@ -88,7 +90,7 @@ class Search:
                 profit += int(self.p[j])
                 bits[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
         if profit > self.best:
-            self.best, self.best_bits = profit, bits
+            self.best, self.best_bits, self.found = profit, bits, True
 
     def expand(self, nodes: Nodes) -> Nodes:
         """Both children of every node, on item ``nodes.level``; the promising ones."""
@@ -102,7 +104,7 @@ class Search:
         profit = children.profit
         if profit.size and int(profit.max()) > self.best:
             at = int(np.argmax(profit))
-            self.best, self.best_bits = int(profit[at]), children.bits[at].view(np.uint64).copy()
+            self.best, self.best_bits, self.found = int(profit[at]), children.bits[at].view(np.uint64).copy(), True
         children.table[:, 1] = self.relaxation.bounds(k + 1, profit, children.residual)
         return children.take(children.bound > self.best)
 
@@ -143,4 +145,4 @@ class Search:
         open_bound = max((int(b.bound.max()) for b in stack if b.count), default=self.best)
         chosen = np.unpackbits(self.best_bits.view(np.uint8), bitorder="little")[: self.n].astype(bool)
         bound = max(self.best, open_bound) if stop else self.best
-        return Outcome(self.best, chosen, not stop, bound, made, batches, longest, stop)
+        return Outcome(self.best, chosen, not stop, bound, self.found, made, batches, longest, stop)

@@ -22,6 +22,7 @@ from clsolve.problems import Knapsack
 from clsolve.runtime import memory
 from clsolve.solution import Solution, Timings
 
+from .fixing import fix
 from .search import Search
 from .surrogate import Relaxation, Suffix, greedy_value
 
@@ -105,20 +106,30 @@ class MultidimensionalBranchAndBound(HostSolver):
 
     def _solve(self, problem: Knapsack) -> Solution:
         began = time.perf_counter()
-        relaxation = self._relaxation(problem)
-        search = Search(problem.profits, problem.weights, problem.capacities, relaxation, self.batch,
-                        self._node_limit(problem))
-        outcome = search.run()
-        selected = np.zeros(problem.n, dtype=bool)
-        selected[relaxation.order[outcome.chosen]] = True
-        notes = [f"{outcome.nodes} nodes made in {outcome.batches} batches of at most {self.batch}; at most "
-                 f"{outcome.longest} open; root multipliers {np.round(relaxation.u, 4).tolist()}, refitted at "
-                 f"{len(relaxation.levels)} levels"]
-        if outcome.stop:
-            notes.append(f"{outcome.stop}: best found {outcome.value}, open upper bound {outcome.bound} "
-                         f"(gap {outcome.bound - outcome.value})")
-        stats = {"nodes": outcome.nodes, "batches": outcome.batches, "longest": outcome.longest,
-                 "multipliers": [float(u) for u in relaxation.u]}
-        return Solution(value=outcome.value, selected=selected, optimal=outcome.optimal, solver=self.name,
+        fixing = fix(problem)
+        notes = [f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
+                 f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against the greedy value {fixing.value}"]
+        stats: dict = {"fixed": int((~fixing.free).sum()), "nodes": 0, "batches": 0, "longest": 0}
+        value, selected, bound, stop = fixing.value, fixing.chosen.copy(), fixing.value, ""
+        if fixing.core is not None:
+            core = fixing.core
+            relaxation = self._relaxation(core)
+            search = Search(core.profits, core.weights, core.capacities, relaxation, self.batch,
+                            self._node_limit(core), floor=fixing.floor)
+            outcome = search.run()
+            stop = outcome.stop
+            bound = max(value, outcome.bound + fixing.profit_in)
+            if outcome.found:
+                value = outcome.value + fixing.profit_in
+                selected = fixing.fixed_in.copy()
+                selected[np.flatnonzero(fixing.free)[relaxation.order[outcome.chosen]]] = True
+            notes.append(f"{outcome.nodes} nodes made over the {core.n} free items in {outcome.batches} batches "
+                         f"of at most {self.batch}; at most {outcome.longest} open; root multipliers "
+                         f"{np.round(relaxation.u, 4).tolist()}, refitted at {len(relaxation.levels)} levels")
+            stats.update(nodes=outcome.nodes, batches=outcome.batches, longest=outcome.longest,
+                         multipliers=[float(u) for u in relaxation.u])
+        if stop:
+            notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
+        return Solution(value=value, selected=selected, optimal=not stop, solver=self.name,
                         device="host CPU", timings=Timings(host=time.perf_counter() - began), notes=notes,
-                        bound=outcome.bound if outcome.stop else None, stats=stats)
+                        bound=bound if stop else None, stats=stats)

@@ -46,20 +46,20 @@ def _lagrangian(p: np.ndarray, w: np.ndarray, c: np.ndarray, y: np.ndarray) -> t
     return float(y @ c + reduced[x].sum()), c - w[x].sum(axis=0)
 
 
-def multipliers(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,
-                steps: int = STEPS) -> np.ndarray:
-    """Surrogate multipliers u >= 0 (one per constraint, the largest 1): the Lagrangian multipliers
-    of a subgradient descent with Polyak's steps toward ``target`` (a feasible value), which approach
-    the LP relaxation's duals; those make the surrogate LP bound equal to the LP bound at the root."""
+def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,
+           steps: int = STEPS) -> tuple[np.ndarray, float]:
+    """Lagrangian prices y >= 0 of the m constraints and their bound y . c + sum_j max(0, p_j - y . w_j)
+    (an upper bound for every y): a subgradient descent with Polyak's steps toward ``target`` (a
+    feasible value), which approaches the LP relaxation's duals and the LP bound."""
     p = profits.astype(np.float64)
     w = weights.astype(np.float64)                     # (n, m)
-    c = np.maximum(capacities.astype(np.float64), 1.0)
+    c = np.maximum(capacities.astype(np.float64), 1.0)  # a zero capacity relaxed to 1 keeps the bound valid
     y = np.full(c.size, float(p.sum()) / max(float((w / c).sum()), 1.0)) / c   # every item about priced out
     best_y, best = y.copy(), np.inf
     scale = 2.0
     for _ in range(steps):
         value, slack = _lagrangian(p, w, c, y)
-        if value < best - 1e-12 * abs(best):
+        if value < best:
             best, best_y = value, y.copy()
         else:
             scale *= 0.9
@@ -67,9 +67,17 @@ def multipliers(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray
         if norm == 0.0 or best <= target:
             break
         y = np.maximum(y - scale * (value - target) / norm * slack, 0.0)
-    if not np.isfinite(best_y).all() or best_y.max() <= 0:
-        return np.ones(c.size)   # no weight anywhere, or no descent: the plain sum of the constraints
-    return best_y / best_y.max()
+    return best_y, best
+
+
+def multipliers(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,
+                steps: int = STEPS) -> np.ndarray:
+    """Surrogate multipliers u >= 0 (one per constraint, the largest 1): the Lagrangian prices, which
+    make the surrogate LP bound the LP bound when they are the LP's duals."""
+    y, _ = prices(profits, weights, capacities, target, steps)
+    if not np.isfinite(y).all() or y.max() <= 0:
+        return np.ones(y.size)   # no weight anywhere, or no descent: the plain sum of the constraints
+    return y / y.max()
 
 
 @dataclass

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
+from clsolve.generators import chu_beasley
 from clsolve.io import formats
 from clsolve_plugins.mkp_bnb.surrogate import Relaxation
 
@@ -111,3 +112,23 @@ def test_one_capacity_is_left_to_the_one_dimensional_solvers():
     problem = clsolve.Knapsack([3, 4], [2, 3], 4)
     with pytest.raises(clsolve.UnsupportedProblemError, match="m >= 2"):
         clsolve.solve(problem, solver="mkp-bnb")
+
+
+@pytest.mark.parametrize("limit", [0.05, 0.3])
+def test_time_limit_is_kept(limit):
+    """A batch predicted to end past the limit is not started: the answer comes within the deadline's
+    margin of max(10 %, 50 ms), preprocessing of this small instance included."""
+    import time
+    problem = chu_beasley(100, 10, 0.25, seed=1)
+    began = time.perf_counter()
+    solution = clsolve.solve(problem, solver="mkp-bnb", time_limit=limit)
+    assert time.perf_counter() - began <= limit + max(0.1 * limit, 0.05)
+    assert not solution.optimal and solution.value <= solution.bound
+
+
+def test_sequential_agrees_on_two_and_three_dimensions():
+    rng = np.random.default_rng(9)
+    for m in (2, 3):
+        weights = rng.integers(1, 30, (24, m))
+        problem = clsolve.Knapsack(rng.integers(1, 50, 24), weights, weights.sum(axis=0) // 3, weights_by="item")
+        assert clsolve.solve(problem, solver="mkp-bnb").value == clsolve.solve(problem, solver="sequential").value

@@ -170,14 +170,13 @@ def _facts(weights: np.ndarray, capacities: np.ndarray, sizes: np.ndarray, items
                            for part in np.split(live, starts[1:])], dtype=object)
     binding = np.asarray(totals > capacities, dtype=bool)                          # rule 2
     implied = np.zeros((k, m), dtype=bool)                                         # rule 3
-    for d in range(m):
-        for e in range(m):
-            if d == e:
-                continue
-            below = np.logical_and.reduceat(live[:, d] <= live[:, e], starts)
-            mutual = np.logical_and.reduceat(live[:, e] <= live[:, d], starts) & (capacities[:, e] >= capacities[:, d])
-            implies = binding[:, e] & below & (capacities[:, d] >= capacities[:, e]) & (~mutual | (e < d))
-            implied[:, d] |= implies
+    others = np.arange(m)
+    for d in range(m):  # d is implied by a binding e when w_d <= w_e item by item and c_d >= c_e
+        below = np.logical_and.reduceat(live[:, d:d + 1] <= live, starts, axis=0)          # (k, m) over e
+        mutual = np.logical_and.reduceat(live <= live[:, d:d + 1], starts, axis=0) & (capacities >= capacities[:, d:d + 1])
+        implies = binding & below & (capacities[:, d:d + 1] >= capacities) & (~mutual | (others < d))
+        implies[:, d] = False
+        implied[:, d] = implies.any(axis=1)
     divisors = np.gcd.reduceat(live, starts, axis=0)                               # rule 5
     if items_only.any():  # every dimension stays as it is
         binding[items_only], implied[items_only], divisors[items_only] = True, False, 1

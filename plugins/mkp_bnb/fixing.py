@@ -14,6 +14,7 @@ import numpy as np
 
 from clsolve.problems import Knapsack
 
+from .greedy import fill, ratio_order
 from .surrogate import prices
 
 #: Relative margin on the double-precision bound (a fixing must never be wrong).
@@ -42,29 +43,16 @@ class Fixing:
         return self.value - self.profit_in
 
 
-def greedy(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """The items in ``order`` that still fit every capacity (bool per item)."""
-    room, chosen = capacities.astype(np.int64).copy(), np.zeros(profits.size, dtype=bool)
-    for j in order:
-        if (weights[j] <= room).all():
-            room -= weights[j]
-            chosen[j] = True
-    return chosen
-
-
 def fix(problem: Knapsack) -> Fixing:
     """The fixing of ``problem`` against the better of two greedy solutions (items by profit over
     their weights relative to the capacities, then by the fitted prices)."""
     p, w, c = problem.profits, problem.weights, problem.capacities
-    load = (w / np.maximum(c, 1).astype(np.float64)).sum(axis=1)
-    first = greedy(p, w, c, np.argsort(-np.where(load > 0, p / np.where(load > 0, load, 1.0), np.inf), kind="stable"))
+    first = _chosen(p.size, fill(w, c, ratio_order(p, w, 1.0 / np.maximum(c, 1))))
     y, bound = prices(p, w, c, float(p[first].sum()))
-    priced = w.astype(np.float64) @ y
-    second = greedy(p, w, c, np.argsort(-np.where(priced > 0, p / np.where(priced > 0, priced, 1.0), np.inf),
-                                        kind="stable"))
+    second = _chosen(p.size, fill(w, c, ratio_order(p, w, y)))
     chosen = second if int(p[second].sum()) > int(p[first].sum()) else first
     value = int(p[chosen].sum())
-    reduced = p.astype(np.float64) - priced
+    reduced = p.astype(np.float64) - w.astype(np.float64) @ y
     slack = bound * (1 + MARGIN) + 1.0 - value        # what forcing an item may lose before it cannot win
     fixed_in = (reduced > 0) & (reduced >= slack)
     free = ~fixed_in & ~((reduced < 0) & (-reduced >= slack))
@@ -78,3 +66,9 @@ def fix(problem: Knapsack) -> Fixing:
         return fixing
     fixing.core = Knapsack.derived(p[free], w[free], room.astype(np.int64), name=problem.name)
     return fixing
+
+
+def _chosen(n: int, taken: np.ndarray) -> np.ndarray:
+    chosen = np.zeros(n, dtype=bool)
+    chosen[taken] = True
+    return chosen

@@ -14,13 +14,19 @@ on whole arrays, and the nodes held stay within about n x batch.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from clsolve.runtime import deadline
 
+from .greedy import fill
 from .surrogate import Relaxation
+
+#: First guess of a batch's cost (seconds of overhead, seconds per node), replaced by measurements:
+#: under a time limit, a batch predicted to end past it is not started.
+FIRST_RATE = (3e-4, 2e-6)
 
 
 class Nodes:
@@ -81,15 +87,13 @@ class Search:
         self.best, self.best_bits, self.found = floor, np.zeros(self.words, np.uint64), False
 
     def greedy(self, level: int, profit: int, residual: np.ndarray, bits: np.ndarray) -> None:
-        """Complete one node greedily in surrogate order (take each later item that fits), and keep
-        the completion if it beats the incumbent."""
-        room, bits = residual.copy(), bits.copy()
-        for j in range(level, self.n):
-            if (self.w[j] <= room).all():
-                room -= self.w[j]
-                profit += int(self.p[j])
-                bits[j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+        """Complete one node greedily in branching order (``greedy.fill``), and keep the completion if
+        it beats the incumbent."""
+        taken = level + fill(self.w[level:], residual, np.arange(self.n - level))
+        profit += int(self.p[taken].sum())
         if profit > self.best:
+            bits = bits.copy()
+            np.bitwise_or.at(bits, taken >> 6, np.left_shift(np.uint64(1), (taken & 63).astype(np.uint64)))
             self.best, self.best_bits, self.found = profit, bits, True
 
     def expand(self, nodes: Nodes) -> Nodes:
@@ -116,10 +120,12 @@ class Search:
         self.greedy(0, 0, self.c, np.zeros(self.words, np.uint64))
         stack = [root] if int(root.bound[0]) > self.best else []
         held, made, batches, longest, stop = 1, 1, 0, 1, ""
+        rate = deadline.Rate(*FIRST_RATE)
         while stack:
-            if limit.expired():
+            if limit.expired() or not limit.allows(rate.predict(stack[-1].count)):
                 stop = f"time limit of {limit.seconds:g} s reached"
                 break
+            started = time.perf_counter()
             nodes = stack.pop()
             held -= nodes.count
             nodes = nodes.take(nodes.bound > self.best)    # the incumbent may have moved since
@@ -142,6 +148,7 @@ class Search:
                 stack.extend(children.take(piece) for piece in reversed(pieces))  # the best bounds on top
                 held += children.count
                 longest = max(longest, held)
+            rate.observe(nodes.count, time.perf_counter() - started)
         open_bound = max((int(b.bound.max()) for b in stack if b.count), default=self.best)
         chosen = np.unpackbits(self.best_bits.view(np.uint8), bitorder="little")[: self.n].astype(bool)
         bound = max(self.best, open_bound) if stop else self.best

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from clsolve.dp.fixing import exact_sum
 from clsolve.dp.presolve import planned, presolved
 from clsolve.plugin import cache, options
 from clsolve.plugin.contract import HostSolver
@@ -23,6 +24,7 @@ from clsolve.runtime import memory
 from clsolve.solution import Solution, Timings
 
 from .fixing import fix
+from .greedy import ratio_order
 from .search import Search
 from .surrogate import Relaxation, Suffix, greedy_value
 
@@ -64,8 +66,7 @@ class MultidimensionalBranchAndBound(HostSolver):
             return f"{self.name} solves knapsacks with m >= 2 capacities (for m = 1: bnb or dp-states)"
         if problem.total_profit >= SUM_LIMIT:
             return f"{self.name} needs the sum of the profits below 2^62, got {problem.total_profit}"
-        totals = [sum(int(v) for v in column) for column in problem.weights.T] if problem.n else []
-        if any(total >= SUM_LIMIT for total in totals):
+        if any(exact_sum(column) >= SUM_LIMIT for column in problem.weights.T):
             return f"{self.name} needs every dimension's sum of weights below 2^62"
         return None
 
@@ -87,8 +88,8 @@ class MultidimensionalBranchAndBound(HostSolver):
         u = 1.0 / np.maximum(problem.capacities, 1).astype(np.float64)
         root = int(Suffix.of(problem.profits, problem.weights, u / u.max()).bounds(
             np.zeros(1, np.int64), problem.capacities[None, :])[0])
-        order = np.argsort(-(problem.profits / np.maximum(problem.weights @ u, 1e-300)), kind="stable")
-        greedy = greedy_value(problem.profits, problem.weights, problem.capacities, order)
+        greedy = greedy_value(problem.profits, problem.weights, problem.capacities,
+                              ratio_order(problem.profits, problem.weights, u))
         gap = max(root - 1 - greedy, 0)
         limit = self._node_limit(problem)
         held = min(limit, self.batch * (problem.n + 1))

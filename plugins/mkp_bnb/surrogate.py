@@ -17,6 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clsolve.runtime import deadline
+
+from .greedy import fill, ratio_order
+
 #: Subgradient steps.
 STEPS = 300
 #: Subgradient steps for the multipliers of a level below the root.
@@ -30,13 +34,8 @@ BOUND_MARGIN = 1e-9
 
 
 def greedy_value(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, order: np.ndarray) -> int:
-    """The profit of taking the items in ``order`` that still fit every capacity."""
-    room, value = capacities.astype(np.int64).copy(), 0
-    for j in order:
-        if (weights[j] <= room).all():
-            room -= weights[j]
-            value += int(profits[j])
-    return value
+    """The profit of the greedy completion in ``order`` (``greedy.fill``)."""
+    return int(profits[fill(weights, capacities, order)].sum())
 
 
 def _lagrangian(p: np.ndarray, w: np.ndarray, c: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
@@ -56,8 +55,10 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
     c = np.maximum(capacities.astype(np.float64), 1.0)  # a zero capacity relaxed to 1 keeps the bound valid
     y = np.full(c.size, float(p.sum()) / max(float((w / c).sum()), 1.0)) / c   # every item about priced out
     best_y, best = y.copy(), np.inf
-    scale = 2.0
+    scale, limit = 2.0, deadline.current()
     for _ in range(steps):
+        if limit.expired():
+            break           # every y gives a valid bound: a shorter descent only loosens it
         value, slack = _lagrangian(p, w, c, y)
         if value < best:
             best, best_y = value, y.copy()
@@ -92,11 +93,8 @@ class Suffix:
 
     @classmethod
     def of(cls, profits: np.ndarray, weights: np.ndarray, u: np.ndarray) -> Suffix:
-        surrogate = weights.astype(np.float64) @ u
-        free = surrogate <= 0
-        ratio = np.where(free, np.inf, profits / np.where(free, 1.0, surrogate))
-        order = np.argsort(-ratio, kind="stable")
-        s = np.where(free, 0.0, surrogate)[order]
+        order = ratio_order(profits, weights, u)
+        s = np.maximum(weights.astype(np.float64) @ u, 0.0)[order]
         return cls(u, s, np.concatenate([[0.0], np.cumsum(profits[order].astype(np.float64))]),
                    np.concatenate([[0.0], np.cumsum(s)]))
 
@@ -120,13 +118,10 @@ class Relaxation:
     best node, so bounds deep in the tree stay close to that subproblem's LP bound."""
 
     def __init__(self, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray):
-        load = (weights / np.maximum(capacities, 1).astype(np.float64)).sum(axis=1)
-        first = np.argsort(-np.where(load > 0, profits / np.where(load > 0, load, 1.0), np.inf), kind="stable")
+        first = ratio_order(profits, weights, 1.0 / np.maximum(capacities, 1))
         self.u = multipliers(profits, weights, capacities, greedy_value(profits, weights, capacities, first))
         root = Suffix.of(profits, weights, self.u)
-        surrogate = weights.astype(np.float64) @ self.u
-        free = surrogate <= 0
-        self.order = np.argsort(-np.where(free, np.inf, profits / np.where(free, 1.0, surrogate)), kind="stable")
+        self.order = ratio_order(profits, weights, self.u)
         self.profits, self.weights = profits[self.order], weights[self.order]
         self.levels: dict[int, Suffix] = {0: root}
 

@@ -24,9 +24,12 @@ from clsolve.runtime import deadline
 from .greedy import fill
 from .surrogate import Relaxation
 
-#: First guess of a batch's cost (seconds of overhead, seconds per node), replaced by measurements:
-#: under a time limit, a batch predicted to end past it is not started.
-FIRST_RATE = (3e-4, 2e-6)
+#: First guess of a batch's cost (seconds of overhead including a refit of the multipliers, seconds per
+#: node), the cost per node then measured: under a time limit, a batch predicted to end past it is not
+#: started.
+FIRST_RATE = (3e-3, 2e-6)
+#: Batches this large or larger teach the rate its cost per node.
+RATE_NODES = 256
 
 
 class Nodes:
@@ -148,7 +151,8 @@ class Search:
                 stack.extend(children.take(piece) for piece in reversed(pieces))  # the best bounds on top
                 held += children.count
                 longest = max(longest, held)
-            rate.observe(nodes.count, time.perf_counter() - started)
+            if nodes.count >= RATE_NODES:  # a small batch's cost is its fixed part (a refit, a sort)
+                rate.observe(nodes.count, time.perf_counter() - started)
         open_bound = max((int(b.bound.max()) for b in stack if b.count), default=self.best)
         chosen = np.unpackbits(self.best_bits.view(np.uint8), bitorder="little")[: self.n].astype(bool)
         bound = max(self.best, open_bound) if stop else self.best

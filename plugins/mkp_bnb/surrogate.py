@@ -21,8 +21,10 @@ from clsolve.runtime import deadline
 
 from .greedy import fill, ratio_order
 
-#: Subgradient steps.
+#: Subgradient steps at most, and the step scale (times 0.9 at each step that does not improve)
+#: below which the descent has stalled.
 STEPS = 300
+MIN_SCALE = 1e-5
 #: Subgradient steps for the multipliers of a level below the root.
 LEVEL_STEPS = 60
 #: Multipliers are fitted again every this many levels, and at every level first reached by a batch of
@@ -65,7 +67,7 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
         else:
             scale *= 0.9
         norm = float(slack @ slack)
-        if norm == 0.0 or best <= target:
+        if norm == 0.0 or best <= target or scale < MIN_SCALE:
             break
         y = np.maximum(y - scale * (value - target) / norm * slack, 0.0)
     return best_y, best

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Wheels of the comparison codes the benchmarks time when they are importable (pylcs and python-tsp
-# for `bench wavefront`; OR-Tools, with the pure-Python packages its knapsack solver imports, for
-# `bench hard-kp`, `msb` and `class-a`), for an offline Python 3.12 GPU node. pylcs ships only as a source archive, so it is
+# for `bench wavefront`; OR-Tools, with the pure-Python packages its knapsack solver and CP-SAT import,
+# for `bench hard-kp`, `kpm`, `msb` and `class-a`), for an offline Python 3.12 GPU node. pylcs ships only as a source archive, so it is
 # built here with a Python 3.12 interpreter (PYTHON312, default python3.12).
 # Usage: bash ci/bench-wheels.sh [DIR] (default .whl-bench); ci/gpu-tests.sh installs DIR when present.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite and the benchmarks (dp-rows, msb, class-a; BENCHES adds bnb, mckp, scale) on an offline GPU node, from a wheelhouse made by
+# The whole test suite and the benchmarks (dp-rows, msb, class-a; BENCHES adds bnb, mckp, scale, hard-kp, kpm) on an offline GPU node, from a wheelhouse made by
 # ci/wheelhouse.sh (numpy, pytest and hypothesis are expected on the node).
 #   WHEELHOUSE (default .whl)  CLSOLVE_DATA (the shared data folder)  OUT (where results go, default .)
 #   TESTS=0 skips the tests; BENCH=0 skips the benchmarks; BENCHES="msb class-a" picks them (default: dp-rows msb class-a);

@@ -16,7 +16,7 @@ import numpy as np
 
 from clsolve.dp.fixing import exact_sum
 from clsolve.dp.presolve import planned, presolved
-from clsolve.plugin import cache, options
+from clsolve.plugin import options
 from clsolve.plugin.contract import HostSolver
 from clsolve.plugin.plan import Plan
 from clsolve.problems import Knapsack
@@ -70,10 +70,6 @@ class MultidimensionalBranchAndBound(HostSolver):
             return f"{self.name} needs every dimension's sum of weights below 2^62"
         return None
 
-    def _relaxation(self, problem: Knapsack) -> Relaxation:
-        return cache.per_problem(problem, "surrogate relaxation", lambda: Relaxation(
-            problem.profits, problem.weights, problem.capacities))
-
     def _node_limit(self, problem: Knapsack) -> int:
         budget = self.memory_limit if self.memory_limit is not None else memory.default_budget()
         limit = max(1, budget // node_bytes(problem.n, problem.m))
@@ -114,7 +110,7 @@ class MultidimensionalBranchAndBound(HostSolver):
         value, selected, bound, stop = fixing.value, fixing.chosen.copy(), fixing.value, ""
         if fixing.core is not None:
             core = fixing.core
-            relaxation = self._relaxation(core)
+            relaxation = Relaxation(core.profits, core.weights, core.capacities)  # a new core each solve
             search = Search(core.profits, core.weights, core.capacities, relaxation, self.batch,
                             self._node_limit(core), floor=fixing.floor)
             outcome = search.run()
@@ -126,7 +122,8 @@ class MultidimensionalBranchAndBound(HostSolver):
                 selected[np.flatnonzero(fixing.free)[relaxation.order[outcome.chosen]]] = True
             notes.append(f"{outcome.nodes} nodes made over the {core.n} free items in {outcome.batches} batches "
                          f"of at most {self.batch}; at most {outcome.longest} open; root multipliers "
-                         f"{np.round(relaxation.u, 4).tolist()}, refitted at {len(relaxation.levels)} levels")
+                         f"{np.round(relaxation.u, 4).tolist()}, fitted again at {relaxation.fits - 1} of "
+                         f"{len(relaxation.levels)} levels")
             stats.update(nodes=outcome.nodes, batches=outcome.batches, longest=outcome.longest,
                          multipliers=[float(u) for u in relaxation.u])
         if stop:

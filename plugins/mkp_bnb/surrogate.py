@@ -126,6 +126,7 @@ class Relaxation:
         self.order = ratio_order(profits, weights, self.u)
         self.profits, self.weights = profits[self.order], weights[self.order]
         self.levels: dict[int, Suffix] = {0: root}
+        self.fits = 1     # levels whose multipliers were fitted (the root's included)
 
     def bounds(self, level: int, profit: np.ndarray, residual: np.ndarray) -> np.ndarray:
         """Upper bounds (int64) of nodes with the items before ``level`` (in branching order) decided."""
@@ -139,5 +140,6 @@ class Relaxation:
             else:
                 typical = residual[int(np.argmax(profit))]
                 u = multipliers(p, w, typical, greedy_value(p, w, typical, np.arange(p.size)), LEVEL_STEPS)
+                self.fits += 1
             suffix = self.levels[level] = Suffix.of(p, w, u)
         return suffix.bounds(profit, residual)

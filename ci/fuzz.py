@@ -194,6 +194,8 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
         out.append(("mkp-bnb", {"batch": pick([1, 16, 4096]), "presolve": pick([True, False]),
                                 **({"max_nodes": pick([1, 64, 1024])} if rng.random() < 0.2 else {}),
                                 "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
+        out.append(("mkp-dfs", {"slots": pick([1, 64, 4096]), "presolve": pick([True, False]), "poison": True,
+                                "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
     for _, options in out:  # no case may hang the campaign: a solver past this counts as "time limit"
         options.setdefault("time_limit", CASE_SECONDS)
     return out
@@ -213,6 +215,7 @@ def compare(problem, solution, expected: int | None, options: dict) -> str | Non
     return None
 
 
+KNAPSACK_SOLVERS = ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb", "mkp-dfs")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)
 
 
@@ -221,7 +224,7 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
     problem = draw(rng)
     expected = reference(problem)
     for solver, options in configurations(rng, problem):
-        if solver in ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb") and not isinstance(problem, clsolve.Knapsack):
+        if solver in KNAPSACK_SOLVERS and not isinstance(problem, clsolve.Knapsack):
             continue
         label = f"{solver} {options}"
         try:

@@ -64,7 +64,7 @@ def test_standard_input(monkeypatch, capsys):
 
 def test_a_batch_keeps_its_answers_and_reports_every_failure(tmp_path, capsys):
     _write(tmp_path / "a.json", {**KNAPSACK, "name": "fine"})
-    # four dimensions (no dense DP) and profits summing past 2^62 (nor mkp-bnb): no solver takes them
+    # four dimensions (no dense DP) and profits summing past 2^62 (nor mkp-bnb, mkp-dfs): no solver takes them
     four = {"profits": [2**61, 2**61, 7], "weights": [[2, 1, 3, 1], [1, 2, 1, 3], [3, 3, 1, 1]], "capacities": [4, 4, 4, 4]}
     _write(tmp_path / "b.json", {"problems": [{**four, "name": f"four{i}"} for i in range(3)]})
     code, out, err = run(["solve", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--json"], capsys)

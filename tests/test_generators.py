@@ -84,6 +84,8 @@ def test_the_kpm_benchmark_reports_every_instance(monkeypatch, device):
     assert result["benchmark"] == "kpm" and result["time_limit_seconds"] == 5.0
     for name, problems in instances.items():
         row, problem = result["sets"][name][0], problems[0]
-        assert row["auto"]["optimal"] and row["mkp-bnb"]["optimal"] and row["name"] == problem.name
-        assert row["auto"]["value"] == row["mkp-bnb"]["value"] == brute_force(problem)
-        assert result["totals"][name]["mkp-bnb"] == {"seconds": row["mkp-bnb"]["seconds"], "proved": 1}
+        assert row["auto"]["optimal"] and row["mkp-bnb"]["optimal"] and row["mkp-dfs"]["optimal"]
+        assert row["auto"]["value"] == row["mkp-bnb"]["value"] == row["mkp-dfs"]["value"] == brute_force(problem)
+        assert row["name"] == problem.name
+        for solver in ("mkp-bnb", "mkp-dfs"):
+            assert result["totals"][name][solver] == {"seconds": row[solver]["seconds"], "proved": 1}

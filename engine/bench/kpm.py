@@ -3,7 +3,7 @@
 Sets: 2DPackLib's class A (43 two-dimensional plates), OR-Library's ``mknap1`` (7 problems, m 5..10,
 at their published optima) and generated Chu-Beasley-style instances ([CB98]; n = 100 with m = 5, 10,
 30 and tightness 0.25, 0.5, 0.75, and n = 250, 500 with m = 5, tightness 0.5). Per instance:
-clsolve's ``auto`` and ``mkp-bnb`` end to end with items under the time limit; OR-Tools'
+clsolve's ``auto``, ``mkp-bnb`` (host) and ``mkp-dfs`` (device) end to end with items under the time limit; OR-Tools'
 multidimensional branch and bound (values only) and CP-SAT (every core of the host) under the same
 limit where OR-Tools is installed. Class A also reports the totals over its 43 instances, and the set
 solved in one ``solve_many`` (the best of 3).
@@ -23,6 +23,7 @@ from ..runtime.devices import get_device
 from .common import cpsat_solve, data_root, fresh, ortools_solve, solve_row
 
 DEFAULT_TIME_LIMIT = 10.0
+SEARCHES = ("mkp-bnb", "mkp-dfs")
 #: Generated Chu-Beasley-style cases: (n, m, tightness).
 CHU_BEASLEY = [(100, m, alpha) for m in (5, 10, 30) for alpha in (0.25, 0.5, 0.75)] + [(250, 5, 0.5), (500, 5, 0.5)]
 
@@ -57,9 +58,9 @@ def _peers(problem: Knapsack, limit: float) -> dict:
 def _row(problem: Knapsack, device, limit: float) -> dict:
     row = {"name": problem.name, "n": problem.n, "m": problem.m, "known_optimum": problem.known_optimum}
     row["auto"] = solve_row(fresh([problem])[0], "auto", device, limit)
-    # where auto chose mkp-bnb, that run is mkp-bnb's too
-    row["mkp-bnb"] = row["auto"] if row["auto"].get("solver") == "mkp-bnb" else \
-        solve_row(fresh([problem])[0], "mkp-bnb", device, limit)
+    for solver in SEARCHES:   # where auto chose one of them, that run is its row too
+        row[solver] = row["auto"] if row["auto"].get("solver") == solver else \
+            solve_row(fresh([problem])[0], solver, device, limit)
     row.update(_peers(problem, limit))
     best = row["auto"]
     if problem.known_optimum is not None and best.get("optimal"):
@@ -67,9 +68,14 @@ def _row(problem: Knapsack, device, limit: float) -> dict:
     return row
 
 
+def _searches(row: dict) -> str:
+    return "; ".join(f"{solver} {row[solver]['seconds']:.3f} s{' proved' if row[solver].get('optimal') else ''}"
+                     for solver in SEARCHES)
+
+
 def _totals(rows: list[dict]) -> dict:
     out = {"instances": len(rows)}
-    for key in ("auto", "mkp-bnb", "ortools_bnb", "cpsat"):
+    for key in ("auto", *SEARCHES, "ortools_bnb", "cpsat"):
         entries = [r[key] for r in rows if r.get(key)]
         if len(entries) == len(rows):
             out[key] = {"seconds": sum(e["seconds"] for e in entries),
@@ -103,7 +109,7 @@ def run(args) -> dict:
             results[name].append(row)
             peers = ", ".join(f"{k} {row[k]['seconds']:.3f} s" for k in ("ortools_bnb", "cpsat") if row.get(k))
             print(f"  {name}: {problem.name}: auto ({row['auto'].get('solver')}) {row['auto']['seconds']:.3f} s"
-                  f"{' proved' if row['auto'].get('optimal') else ''}; mkp-bnb {row['mkp-bnb']['seconds']:.3f} s; {peers}",
+                  f"{' proved' if row['auto'].get('optimal') else ''}; {_searches(row)}; {peers}",
                   file=sys.stderr)
     batch = _batch(sets["class-a"], device) if "class-a" in sets else None
     return {
@@ -111,7 +117,7 @@ def run(args) -> dict:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "sets": results, "totals": {name: _totals(rows) for name, rows in results.items()},
         "note": "seconds are end to end per instance with items (presolve, search, the engine's check), one run "
-                "each on fresh copies (where auto chose mkp-bnb, its run is mkp-bnb's row too); "
+                "each on fresh copies (where auto chose mkp-bnb or mkp-dfs, its run is that solver's row too); "
                 "OR-Tools' KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER (values only) "
                 "and CP-SAT (all host cores) on the same host under the same limit",
     }

@@ -129,11 +129,13 @@ def _hard_kp(result: dict, ax) -> None:
 def _kpm(result: dict, ax) -> None:
     """Seconds per instance (log) of clsolve and OR-Tools' two solvers, set after set; hollow markers:
     stopped at the time limit without a proof."""
-    names = {"auto": "clsolve auto", "ortools_bnb": "OR-Tools b&b", "cpsat": "CP-SAT"}
+    names = {"auto": "clsolve auto", "mkp-bnb": "mkp-bnb (host)", "mkp-dfs": "mkp-dfs (device)",
+             "ortools_bnb": "OR-Tools b&b", "cpsat": "CP-SAT"}
     labelled: set[str] = set()
     x = 0
     for name, rows in result["sets"].items():
-        for key, marker, color in (("auto", "o", "C0"), ("ortools_bnb", "s", "C1"), ("cpsat", "^", "C2")):
+        for key, marker, color in (("auto", "o", "C0"), ("mkp-bnb", "x", "C3"), ("mkp-dfs", "d", "C4"),
+                                   ("ortools_bnb", "s", "C1"), ("cpsat", "^", "C2")):
             for proved in (True, False):
                 chosen = [(x + i, r[key]["seconds"]) for i, r in enumerate(rows)
                           if r.get(key) and bool(r[key].get("optimal", r[key].get("proved"))) == proved]

@@ -15,14 +15,13 @@ on whole arrays, and the nodes held stay within about n x batch.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
+from clsolve.mkp.greedy import fill
+from clsolve.mkp.outcome import Outcome
+from clsolve.mkp.surrogate import Relaxation
 from clsolve.runtime import deadline
-
-from .greedy import fill
-from .surrogate import Relaxation
 
 #: First guess of a batch's cost (seconds of overhead including a refit of the multipliers, seconds per
 #: node), the cost per node then measured: under a time limit, a batch predicted to end past it is not
@@ -61,19 +60,6 @@ class Nodes:
 
     def take(self, keep) -> Nodes:
         return Nodes(self.level, self.table[keep], self.m)
-
-
-@dataclass
-class Outcome:
-    value: int
-    chosen: np.ndarray            # bool, by position in the relaxation's order
-    optimal: bool
-    bound: int
-    found: bool                   # the search went past its floor (else ``chosen`` is empty)
-    nodes: int = 0
-    batches: int = 0
-    longest: int = 0
-    stop: str = ""
 
 
 class Search:

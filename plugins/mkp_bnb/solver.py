@@ -10,31 +10,23 @@ engine), ``optimal = False`` and the largest bound of any open node.
 """
 from __future__ import annotations
 
-import time
-
-import numpy as np
-
-from clsolve.dp.fixing import exact_sum
 from clsolve.dp.presolve import planned, presolved
+from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
+from clsolve.mkp.surrogate import Relaxation, cheap_bounds
 from clsolve.plugin import options
 from clsolve.plugin.contract import HostSolver
 from clsolve.plugin.plan import Plan
 from clsolve.problems import Knapsack
 from clsolve.runtime import memory
-from clsolve.solution import Solution, Timings
+from clsolve.solution import Solution
 
-from .fixing import fix
-from .greedy import ratio_order
 from .search import Search
-from .surrogate import Relaxation, Suffix, greedy_value
 
 #: Nodes expanded together (a batch), by default.
 BATCH = 4096
 #: auto's model: seconds per item while the root's bounds meet, times OPEN_GAP_MARGIN while they do not.
 ITEM_SECONDS = 2e-5
 OPEN_GAP_MARGIN = 50
-#: Profits and weights must keep their sums below this (exact int64 profits and residuals).
-SUM_LIMIT = 2**62
 
 
 def node_bytes(n: int, m: int) -> int:
@@ -60,15 +52,7 @@ class MultidimensionalBranchAndBound(HostSolver):
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
-        if not isinstance(problem, Knapsack):
-            return f"{self.name} solves knapsack problems only"
-        if problem.m == 1:
-            return f"{self.name} solves knapsacks with m >= 2 capacities (for m = 1: bnb or dp-states)"
-        if problem.total_profit >= SUM_LIMIT:
-            return f"{self.name} needs the sum of the profits below 2^62, got {problem.total_profit}"
-        if any(exact_sum(column) >= SUM_LIMIT for column in problem.weights.T):
-            return f"{self.name} needs every dimension's sum of weights below 2^62"
-        return None
+        return refusal(self.name, problem)
 
     def _node_limit(self, problem: Knapsack) -> int:
         budget = self.memory_limit if self.memory_limit is not None else memory.default_budget()
@@ -79,13 +63,8 @@ class MultidimensionalBranchAndBound(HostSolver):
         return planned(self.name, problem, self.presolve, self._plan)
 
     def _plan(self, problem: Knapsack) -> Plan:
-        # cheap on purpose (auto plans every solver): the bound of the constraints normalised by the
-        # capacities (one sort), not the fitted multipliers the search uses
-        u = 1.0 / np.maximum(problem.capacities, 1).astype(np.float64)
-        root = int(Suffix.of(problem.profits, problem.weights, u / u.max()).bounds(
-            np.zeros(1, np.int64), problem.capacities[None, :])[0])
-        greedy = greedy_value(problem.profits, problem.weights, problem.capacities,
-                              ratio_order(problem.profits, problem.weights, u))
+        # cheap on purpose (auto plans every solver): not the fitted multipliers the search uses
+        root, greedy = cheap_bounds(problem.profits, problem.weights, problem.capacities)
         gap = max(root - 1 - greedy, 0)
         limit = self._node_limit(problem)
         held = min(limit, self.batch * (problem.n + 1))
@@ -102,32 +81,10 @@ class MultidimensionalBranchAndBound(HostSolver):
         return presolved(self.name, problem, self.presolve, "host CPU", self._solve)
 
     def _solve(self, problem: Knapsack) -> Solution:
-        began = time.perf_counter()
-        fixing = fix(problem)
-        notes = [f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
-                 f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against the greedy value {fixing.value}"]
-        stats: dict = {"fixed": int((~fixing.free).sum()), "nodes": 0, "batches": 0, "longest": 0}
-        value, selected, bound, stop = fixing.value, fixing.chosen.copy(), fixing.value, ""
-        if fixing.core is not None:
-            core = fixing.core
-            relaxation = Relaxation(core.profits, core.weights, core.capacities)  # a new core each solve
-            search = Search(core.profits, core.weights, core.capacities, relaxation, self.batch,
-                            self._node_limit(core), floor=fixing.floor)
-            outcome = search.run()
-            stop = outcome.stop
-            bound = max(value, outcome.bound + fixing.profit_in)
-            if outcome.found:
-                value = outcome.value + fixing.profit_in
-                selected = fixing.fixed_in.copy()
-                selected[np.flatnonzero(fixing.free)[relaxation.order[outcome.chosen]]] = True
-            notes.append(f"{outcome.nodes} nodes made over the {core.n} free items in {outcome.batches} batches "
-                         f"of at most {self.batch}; at most {outcome.longest} open; root multipliers "
-                         f"{np.round(relaxation.u, 4).tolist()}, fitted again at {relaxation.fits - 1} of "
-                         f"{len(relaxation.levels)} levels")
-            stats.update(nodes=outcome.nodes, batches=outcome.batches, longest=outcome.longest,
-                         multipliers=[float(u) for u in relaxation.u])
-        if stop:
-            notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
-        return Solution(value=value, selected=selected, optimal=not stop, solver=self.name,
-                        device="host CPU", timings=Timings(host=time.perf_counter() - began), notes=notes,
-                        bound=bound if stop else None, stats=stats)
+        return branch_and_bound(self.name, "host CPU", problem, self._search)
+
+    def _search(self, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
+        outcome = Search(core.profits, core.weights, core.capacities, relaxation, self.batch,
+                         self._node_limit(core), floor=floor).run()
+        return outcome, (f"{outcome.nodes} nodes made over the {core.n} free items in {outcome.batches} batches "
+                         f"of at most {self.batch}; at most {outcome.longest} open")

@@ -40,6 +40,14 @@ def greedy_value(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarra
     return int(profits[fill(weights, capacities, order)].sum())
 
 
+def cheap_bounds(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray) -> tuple[int, int]:
+    """(upper, lower): the surrogate LP bound with the constraints normalised by the capacities (one
+    sort, no fitted multipliers) and the greedy value in that ratio order; what plans compare."""
+    u = 1.0 / np.maximum(capacities, 1).astype(np.float64)
+    upper = int(Suffix.of(profits, weights, u / u.max()).bounds(np.zeros(1, np.int64), capacities[None, :])[0])
+    return upper, greedy_value(profits, weights, capacities, ratio_order(profits, weights, u))
+
+
 def _lagrangian(p: np.ndarray, w: np.ndarray, c: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
     """The Lagrangian bound y . c + sum_j max(0, p_j - y . w_j) and its subgradient c - W x(y)."""
     reduced = p - w @ y
@@ -130,16 +138,66 @@ class Relaxation:
 
     def bounds(self, level: int, profit: np.ndarray, residual: np.ndarray) -> np.ndarray:
         """Upper bounds (int64) of nodes with the items before ``level`` (in branching order) decided."""
+        if level >= self.profits.size:
+            return profit.astype(np.int64)
         suffix = self.levels.get(level)
         if suffix is None:
-            if level >= self.profits.size:
-                return profit.astype(np.int64)
-            p, w = self.profits[level:], self.weights[level:]
-            if level % REFIT_LEVELS and profit.size < REFIT_NODES:   # the last fit's multipliers, sorted anew
-                u = self.levels[max(k for k in self.levels if k < level)].u
-            else:
-                typical = residual[int(np.argmax(profit))]
-                u = multipliers(p, w, typical, greedy_value(p, w, typical, np.arange(p.size)), LEVEL_STEPS)
-                self.fits += 1
-            suffix = self.levels[level] = Suffix.of(p, w, u)
+            refit = not level % REFIT_LEVELS or profit.size >= REFIT_NODES
+            previous = self.levels[max(k for k in self.levels if k < level)]
+            suffix = self._suffix(level, previous, residual[int(np.argmax(profit))] if refit else None)
         return suffix.bounds(profit, residual)
+
+    def _suffix(self, level: int, previous: Suffix, typical: np.ndarray | None) -> Suffix:
+        """The bound of the items from ``level`` on: multipliers fitted to the residual capacities
+        ``typical``, or (None) ``previous``'s multipliers sorted anew."""
+        p, w = self.profits[level:], self.weights[level:]
+        u = previous.u
+        if typical is not None:
+            u = multipliers(p, w, typical, greedy_value(p, w, typical, np.arange(p.size)), LEVEL_STEPS)
+            self.fits += 1
+        suffix = self.levels[level] = Suffix.of(p, w, u)
+        return suffix
+
+    def tables(self, capacities: np.ndarray) -> Tables:
+        """Every level's bound as flat arrays (for a search that bounds on the device): multipliers
+        fitted again every REFIT_LEVELS levels to the residual capacities the greedy completion in
+        branching order leaves there, sorted anew in between."""
+        n = self.profits.size
+        taken = np.zeros(n, dtype=bool)
+        taken[fill(self.weights, capacities, np.arange(n))] = True
+        residual = capacities - np.cumsum(np.where(taken[:, None], self.weights, 0), axis=0)
+        previous = self.levels[0]
+        for level in range(1, n):
+            previous = self.levels.get(level) or self._suffix(
+                level, previous, None if level % REFIT_LEVELS else residual[level - 1])
+        return Tables.of([self.levels[level] for level in range(n)])
+
+
+@dataclass
+class Tables:
+    """The bounds of levels 0..n-1 end to end: level k's multipliers ``u[k]`` (m), and from
+    ``start[k]`` its n - k + 1 prefix sums (``weight_sums``, ``profit_sums``) and its n - k surrogate
+    weights (``surrogate``, one slot left over)."""
+
+    u: np.ndarray
+    start: np.ndarray
+    weight_sums: np.ndarray
+    profit_sums: np.ndarray
+    surrogate: np.ndarray
+
+    @classmethod
+    def of(cls, levels: list[Suffix]) -> Tables:
+        sizes = np.array([s.weight_sums.size for s in levels], dtype=np.int64)
+        start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
+        return cls(np.stack([s.u for s in levels]).astype(np.float64), start,
+                   np.concatenate([s.weight_sums for s in levels]), np.concatenate([s.profit_sums for s in levels]),
+                   np.concatenate([np.append(s.surrogate, 0.0) for s in levels]))
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.u, self.start, self.weight_sums, self.profit_sums, self.surrogate))
+
+    @staticmethod
+    def bytes_for(n: int, m: int) -> int:
+        """What ``tables`` holds for n items and m dimensions."""
+        return 8 * n * m + 4 * n + 3 * 8 * (n * (n + 1) // 2 + n)

@@ -1,0 +1,118 @@
+"""``mkp-dfs``: branch and bound for the multidimensional 0-1 knapsack (m >= 2) on the device, with
+items: every work-item walks one subtree depth first ([HS74]'s order, ``opencl/mkp_dfs.cl``), bounded
+at every node by the surrogate LP bound of its level ([GP85], ``clsolve.mkp.surrogate``); between
+launches the host gives idle work-items halves of the busy subtrees (``subtrees.py``).
+
+Around the search the solve is ``mkp-bnb``'s (``clsolve.mkp.outcome``): presolve, reduced-cost
+fixing against a greedy solution, the core's relaxation; under a time limit the search stops between
+launches with its incumbent, ``optimal = False`` and the largest bound of a subtree left.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from clsolve.dp.presolve import planned, presolved
+from clsolve.dp.table import POISON_BYTE
+from clsolve.errors import TimeLimitError
+from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
+from clsolve.mkp.surrogate import Relaxation, Tables, cheap_bounds
+from clsolve.plugin import options
+from clsolve.plugin.contract import DeviceSolver
+from clsolve.plugin.plan import Plan
+from clsolve.problems import Knapsack
+from clsolve.runtime import deadline
+from clsolve.runtime.devices import Device
+from clsolve.solution import Solution
+
+from .subtrees import LOCAL_SIZE, Subtrees, slot_bytes
+
+#: Slots (work-items, subtrees) per compute unit, by default: a GPU's many, a CPU's few.
+GPU_SLOTS_PER_UNIT, CPU_SLOTS_PER_UNIT = 256, 16
+#: Nodes per work-item in the first launch; each launch may walk twice as many as the last, and
+#: at most what LAUNCH_SECONDS allows (between launches idle work-items get subtrees).
+FIRST_BUDGET = 64
+LAUNCH_SECONDS = 0.05
+#: First guess of a launch's cost (seconds of overhead, seconds per node of budget).
+FIRST_RATE = (2e-4, 2e-7)
+#: auto's model: seconds of setup per item and per level table entry; where the root's bounds do not
+#: meet, seconds of walking per item (mkp-bnb's host steps: 1e-3).
+ITEM_SECONDS, TABLE_SECONDS = 2e-5, 2e-8
+GAP_ITEM_SECONDS = {"gpu": 2e-5, "other": 3e-4}
+
+
+class DeviceDepthFirst(DeviceSolver):
+    name = "mkp-dfs"
+    summary = ("branch and bound for the multidimensional 0-1 knapsack (m >= 2) on the device, a depth-first "
+               "walk per work-item with surrogate LP bounds, with items")
+
+    def __init__(self, slots: int | None = None, presolve: bool = True, poison: bool = False):
+        """``slots``: work-items (subtrees walked at once; default: 256 per compute unit on a GPU, 16 on a
+        CPU), rounded up to a multiple of 64; ``presolve`` applies ``clsolve.dp.presolve`` first;
+        ``poison`` fills the buffers the kernel writes with a garbage pattern first (for tests)."""
+        self.slots = options.integer("slots", slots, minimum=1, none=True)
+        self.presolve = options.flag("presolve", presolve)
+        self.poison = options.flag("poison", poison)
+
+    def accepts(self, problem) -> str | None:
+        return refusal(self.name, problem)
+
+    def _slots(self, device: Device) -> int:
+        wanted = self.slots or device.compute_units * (GPU_SLOTS_PER_UNIT if device.is_gpu else CPU_SLOTS_PER_UNIT)
+        return -(-wanted // LOCAL_SIZE) * LOCAL_SIZE
+
+    def plan(self, problem: Knapsack, device: Device) -> Plan:
+        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
+
+    def _plan(self, problem: Knapsack, device: Device) -> Plan:
+        n, m, slots = problem.n, problem.m, self._slots(device)
+        tables = Tables.bytes_for(n, m)
+        words = max(1, -(-n // 64))
+        root, greedy = cheap_bounds(problem.profits, problem.weights, problem.capacities)
+        gap = max(root - 1 - greedy, 0)
+        walk = n * (GAP_ITEM_SECONDS["gpu" if device.is_gpu else "other"] if gap else 0.0)
+        return Plan(solver=self.name,
+                    device_buffers={"level bounds": tables, "subtrees": slots * slot_bytes(words),
+                                    "items": 8 * n * (m + 1)},
+                    host_buffers={"level bounds": tables, "subtrees": 2 * slots * slot_bytes(words)},
+                    cell_updates=n, launches=1,
+                    seconds=n * ITEM_SECONDS + n * n * TABLE_SECONDS + FIRST_RATE[0] + walk,
+                    details={"slots": slots, "root_bound": root, "greedy": greedy, "root_gap": gap,
+                             "note": "root_bound with the constraints normalised by the capacities; seconds: the "
+                                     "level tables, one launch, and where the root's bounds do not meet a walk per "
+                                     "item (the nodes walked depend on the instance)"})
+
+    def solve(self, problem: Knapsack, device: Device, plan: Plan | None = None) -> Solution:
+        return presolved(self.name, problem, self.presolve, device.label,
+                         lambda reduced: branch_and_bound(self.name, device.label, reduced,
+                                                          lambda *args: self._search(device, *args)))
+
+    def _search(self, device: Device, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
+        order = relaxation.order
+        try:
+            subtrees = Subtrees(device, core.profits[order].astype(np.int64), core.weights[order].astype(np.int64),
+                                core.capacities.astype(np.int64), relaxation.tables(core.capacities),
+                                self._slots(device), floor, POISON_BYTE if self.poison else None)
+        except TimeLimitError:   # the first build of the kernel can take longer than a short limit
+            root = int(relaxation.bounds(0, np.zeros(1, np.int64), core.capacities[None, :])[0])
+            return (Outcome(floor, np.zeros(core.n, bool), False, max(root, floor), False,
+                            stop="time limit reached while the device kernel was built"), "no node walked")
+        limit, rate = deadline.current(), deadline.Rate(*FIRST_RATE)
+        budget, launches, widest, stop = FIRST_BUDGET, 0, 1, ""
+        while subtrees.busy.any():
+            budget = int(min(2 * budget, max(FIRST_BUDGET, rate.units_within(LAUNCH_SECONDS))))
+            if limit.limited:
+                budget = min(budget, int(rate.units_within(limit.remaining() + limit.margin / 4)))
+                if limit.expired() or budget < 1:
+                    stop = f"time limit of {limit.seconds:g} s reached"
+                    break
+            rate.observe(budget, subtrees.launch(budget))
+            launches += 1
+            subtrees.split()
+            widest = max(widest, int(subtrees.busy.sum()))
+        chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
+        bound = subtrees.open_bound(relaxation) if stop else subtrees.best
+        outcome = Outcome(subtrees.best, chosen, not stop, bound, subtrees.found, nodes=subtrees.made,
+                          batches=launches, longest=widest)
+        outcome.stop = stop
+        return outcome, (f"{subtrees.made} nodes walked over the {core.n} free items in {launches} launches "
+                         f"of {subtrees.slots} work-items")

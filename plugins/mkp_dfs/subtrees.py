@@ -1,0 +1,149 @@
+"""The subtrees a device search walks: one per work-item (a slot), their state on the host and the
+device, a launch of ``opencl/mkp_dfs.cl``, and the split that gives idle slots work between launches.
+
+A slot's state is its subtree's root level, the decision bits of the node it stands on and that
+node's level (-1 once its subtree is done). Every decision above the root is fixed; in the walk's
+order a 0 between the root and the node means that branch with the item is done, so the shallowest
+1 there (at level l) splits the subtree: the slot keeps the nodes with that 1 (its root moves
+below l) and an idle slot takes those with a 0 at l (root and node at level l + 1).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve.mkp.surrogate import Relaxation, Tables
+from clsolve.runtime import buffers, kernels
+from clsolve.runtime.devices import Device
+
+SOURCE = kernels.builtin("mkp_dfs.cl")
+#: Work-group size of the walk.
+LOCAL_SIZE = 64
+_NOT_FOUND = np.iinfo(np.int32).max
+
+
+def slot_bytes(words: int) -> int:
+    """Device bytes of one slot: path and best bits, root, level, best value, nodes made."""
+    return 16 * words + 4 + 4 + 8 + 8
+
+
+class Subtrees:
+    """``slots`` subtrees of the search over items in branching order (profits (n,), weights (n, m),
+    capacities (m,)), walked on ``device`` with the bounds of ``tables``."""
+
+    def __init__(self, device: Device, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray,
+                 tables: Tables, slots: int, floor: int, poison: int | None = None):
+        """``floor``: the value to beat; ``poison``: a byte the buffers the kernel writes are filled with
+        first (so a value it failed to write shows)."""
+        self.device, self.n, self.m = device, profits.size, weights.shape[1]
+        self.words = max(1, -(-self.n // 64))
+        self.slots = slots
+        self.p, self.w, self.c = profits, weights, capacities
+        self.best, self.best_bits, self.found = floor, np.zeros(self.words, np.uint64), False
+        self.path = np.zeros((slots, self.words), np.uint64)
+        self.root = np.zeros(slots, np.int32)
+        self.depth = np.full(slots, -1, np.int32)
+        self.depth[0] = 0                                   # one slot holds the whole tree
+        total = int(profits.sum())
+        self.shift = max(0, total.bit_length() - 31)        # profit >> shift fits the shared int32
+        self.made = 0
+        self._buffers(tables)
+        if poison is not None:
+            for name in ("best_path", "made"):
+                buffers.fill(device.queue, self.buffers[name], poison)
+
+    def _buffers(self, tables: Tables) -> None:
+        ctx, flags = self.device.context, cl.mem_flags
+
+        def const(array: np.ndarray) -> cl.Buffer:
+            return cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(array))
+
+        def state(nbytes: int) -> cl.Buffer:
+            return cl.Buffer(ctx, flags.READ_WRITE, nbytes)
+
+        self.program = kernels.program(self.device, SOURCE, {"M": self.m, "WORDS": self.words})
+        s, words = self.slots, self.words
+        self.buffers = {"p": const(self.p.astype(np.int64)), "w": const(self.w.astype(np.int64)),
+                        "c": const(self.c.astype(np.int64)), "u": const(tables.u), "start": const(tables.start),
+                        "wsum": const(tables.weight_sums), "psum": const(tables.profit_sums),
+                        "surr": const(tables.surrogate), "path": state(8 * s * words), "root": state(4 * s),
+                        "depth": state(4 * s), "best": state(8 * s), "best_path": state(8 * s * words),
+                        "made": state(8 * s), "shared": state(4)}
+        self.kernel = self.program.kernel("mkp_dfs").set(n=np.int32(self.n), shift=np.int32(self.shift),
+                                                         **self.buffers)
+
+    @property
+    def busy(self) -> np.ndarray:
+        return self.depth >= 0
+
+    def launch(self, budget: int) -> float:
+        """Walk at most ``budget`` nodes in every busy subtree; the seconds it took, transfers included."""
+        began, queue, b = time.perf_counter(), self.device.queue, self.buffers
+        for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth),
+                            ("best", np.full(self.slots, self.best, np.int64)),
+                            ("shared", np.array([self.best >> self.shift], np.int32))):
+            cl.enqueue_copy(queue, b[name], array)
+        self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
+        best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
+        for name, array in (("path", self.path), ("depth", self.depth), ("best", best), ("made", made)):
+            cl.enqueue_copy(queue, array, b[name])
+        queue.finish()
+        self.made += int(made.sum())
+        top = int(np.argmax(best))
+        if int(best[top]) > self.best:
+            bits = np.empty(self.words, np.uint64)
+            cl.enqueue_copy(queue, bits, b["best_path"], src_offset=8 * self.words * top)
+            queue.finish()
+            self.best, self.best_bits, self.found = int(best[top]), bits, True
+        return time.perf_counter() - began
+
+    def split(self) -> int:
+        """Give idle slots the other half of the busy subtrees with the shallowest splits (at most one
+        each); how many were split."""
+        idle = np.flatnonzero(~self.busy)
+        level = self._shallowest_taken()
+        donors = np.flatnonzero(level < _NOT_FOUND)
+        count = min(idle.size, donors.size)
+        if not count:
+            return 0
+        donors = donors[np.argsort(level[donors], kind="stable")[:count]]
+        takers, at = idle[:count], level[donors]
+        self.path[takers] = self.path[donors] & _below(at, self.words)
+        self.root[donors] = self.root[takers] = self.depth[takers] = at + 1
+        return count
+
+    def _shallowest_taken(self) -> np.ndarray:
+        """Per slot, the shallowest level at or below its root whose bit is 1 (busy slots only; the
+        others and slots with no such level get _NOT_FOUND)."""
+        out = np.full(self.slots, _NOT_FOUND, np.int32)
+        for word in range(self.words):
+            bits = self.path[:, word] & ~_below(self.root - 64 * word, 1)[:, 0]
+            lowest = bits & (~bits + np.uint64(1))
+            at = 64 * word + np.log2(np.maximum(lowest, 1).astype(np.float64)).astype(np.int32)
+            out = np.where((out == _NOT_FOUND) & (bits != 0), at, out)
+        return np.where(self.busy, out, _NOT_FOUND)
+
+    def open_bound(self, relaxation: Relaxation) -> int:
+        """The largest bound of the busy subtrees' roots (every node left is below one of them)."""
+        busy = np.flatnonzero(self.busy)
+        if not busy.size:
+            return self.best
+        bits = np.unpackbits(self.path[busy].view(np.uint8), axis=1, bitorder="little")[:, : self.n].astype(bool)
+        bits &= np.arange(self.n)[None, :] < self.root[busy][:, None]
+        profit = np.where(bits, self.p[None, :], 0).sum(axis=1)
+        residual = self.c[None, :] - bits.astype(np.int64) @ self.w
+        bound = self.best
+        for level in np.unique(self.root[busy]):
+            rows = self.root[busy] == level
+            bound = max(bound, int(relaxation.bounds(int(level), profit[rows], residual[rows]).max()))
+        return bound
+
+
+def _below(levels: np.ndarray, words: int) -> np.ndarray:
+    """Per row, the mask (``words`` uint64 words) of the bits below ``levels`` (clipped to 0..64 x words)."""
+    bit = np.clip(np.asarray(levels, np.int64)[:, None] - 64 * np.arange(words)[None, :], 0, 64)
+    full = bit >= 64
+    ones = (np.left_shift(np.uint64(1), np.minimum(bit, 63).astype(np.uint64)) - np.uint64(1))
+    return np.where(full, np.uint64(0xFFFFFFFFFFFFFFFF), ones).astype(np.uint64)

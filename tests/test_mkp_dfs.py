@@ -1,0 +1,120 @@
+"""mkp-dfs (depth-first subtrees on the device, surrogate bounds): random instances with m = 2..30
+against brute force with poisoned buffers, one slot to thousands; the split of a subtree; the level
+tables against the host's bounds; OR-Library's mknap1 at its optima and class A against the dense
+DP; time limits that bracket the optimum and are kept; refusals."""
+import time
+
+import numpy as np
+import pytest
+from conftest import brute_force
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_mkp_bnb import _hard, _hard_optimum, multidimensional
+
+import clsolve
+from clsolve.generators import chu_beasley
+from clsolve.io import formats
+from clsolve.mkp.surrogate import Relaxation, Suffix
+from clsolve_plugins.mkp_dfs.subtrees import Subtrees
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(problem=multidimensional(), slots=st.sampled_from([1, 64, 4096]), presolve=st.booleans())
+def test_random_instances_match_brute_force(problem, slots, presolve, device):
+    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, slots=slots, presolve=presolve, poison=True)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_many_launches_and_splits_reach_the_optimum(device):
+    """A tree too large for one launch: subtrees are split between launches, the optimum found."""
+    solution = clsolve.solve(_hard(), solver="mkp-dfs", device=device, slots=64, poison=True)
+    assert solution.optimal and solution.value == _hard_optimum()
+    assert solution.stats["batches"] > 1 and solution.stats["longest"] > 1
+
+
+def test_a_split_gives_the_branch_without_the_shallowest_item(device):
+    """A walk at level 6 with items 1 and 3 taken above it, under a root at level 1: the taker gets the
+    nodes without item 1 (root and node at level 2), the donor keeps those with it (root 2)."""
+    problem = chu_beasley(10, 2, 0.5, seed=0)
+    relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
+    subtrees = Subtrees(device, problem.profits.astype(np.int64), problem.weights.astype(np.int64),
+                        problem.capacities.astype(np.int64), relaxation.tables(problem.capacities), 64, 0)
+    subtrees.root[0], subtrees.depth[0], subtrees.path[0, 0] = 1, 6, np.uint64(0b1011)  # item 0 is above the root
+    assert subtrees.split() == 1
+    taker = int(np.flatnonzero(subtrees.busy)[1])
+    assert (subtrees.root[0], subtrees.depth[0], int(subtrees.path[0, 0])) == (2, 6, 0b1011)
+    assert (subtrees.root[taker], subtrees.depth[taker], int(subtrees.path[taker, 0])) == (2, 2, 0b1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problem=multidimensional(max_n=20, max_m=8))
+def test_level_tables_hold_the_hosts_bounds(problem):
+    """Level k's slice of the flat tables is the host's bound of level k."""
+    relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
+    tables = relaxation.tables(problem.capacities)
+    for level in range(problem.n):
+        begin, size = int(tables.start[level]), problem.n - level
+        suffix = Suffix(tables.u[level], tables.surrogate[begin:begin + size],
+                        tables.profit_sums[begin:begin + size + 1], tables.weight_sums[begin:begin + size + 1])
+        residual = problem.capacities[None, :] // 2
+        assert (suffix.bounds(np.zeros(1, np.int64), residual)
+                == relaxation.levels[level].bounds(np.zeros(1, np.int64), residual)).all()
+
+
+def test_mknap1_every_problem_at_its_optimum(data, device):
+    path = data / "orlib-mkp" / "mknap1.txt"
+    if not path.is_file():
+        pytest.skip("mknap1 absent")
+    for problem in formats.read(path, scale=10):
+        solution = clsolve.solve(problem, solver="mkp-dfs", device=device, poison=True)
+        assert solution.optimal and solution.value == problem.known_optimum, problem.name
+
+
+def test_class_a_matches_the_dense_dp(data, device):
+    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
+    if not path.is_file():
+        pytest.skip("class A absent")
+    for problem in formats.read(path)[::5]:
+        expected = clsolve.solve(problem, solver="dp-rows", device=device).value
+        solution = clsolve.solve(problem, solver="mkp-dfs", device=device)
+        assert solution.optimal and solution.value == expected, problem.name
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.05, 0.3])
+def test_time_limit_is_kept_and_the_answer_brackets_the_optimum(limit, device):
+    """A launch predicted to end past the limit is not started; the bound is the largest bound of a
+    subtree left."""
+    problem = chu_beasley(100, 10, 0.25, seed=1)
+    clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=1.0)   # the kernel built and run once
+    began = time.perf_counter()
+    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=limit)
+    assert time.perf_counter() - began <= limit + max(0.1 * limit, 0.05)
+    assert not solution.optimal and solution.value <= solution.bound
+    small = _hard()
+    stopped = clsolve.solve(small, solver="mkp-dfs", device=device, slots=64, time_limit=0.0)
+    assert stopped.value <= _hard_optimum() <= stopped.bound
+
+
+def test_a_limit_that_passes_while_the_kernel_is_built_returns_the_greedy_answer(device):
+    problem = chu_beasley(30, 7, 0.5, seed=2)        # m = 7: a build of its own
+    clsolve.runtime.kernels.forget(device)
+    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=0.0)
+    assert not solution.optimal and solution.value <= solution.bound
+    assert any("kernel was built" in note for note in solution.notes) or solution.stats["batches"] == 0
+
+
+def test_refusals_name_the_reason(device):
+    with pytest.raises(clsolve.UnsupportedProblemError, match="m >= 2"):
+        clsolve.solve(clsolve.Knapsack([3, 4], [2, 3], 4), solver="mkp-dfs", device=device)
+    problem = clsolve.Knapsack([2**61, 2**61, 5], [[1, 1], [1, 1], [1, 1]], [2, 2], weights_by="item")
+    with pytest.raises(clsolve.UnsupportedProblemError, match="2\\^62"):
+        clsolve.solve(problem, solver="mkp-dfs", device=device)
+
+
+def test_plan_counts_the_level_tables_and_the_slots(device):
+    problem = _hard(30, 3)
+    plan = clsolve.plan(problem, solver="mkp-dfs", device=device, slots=100)
+    assert plan.details["slots"] == 128 and plan.device_buffers["level bounds"] > 0
+    assert plan.device_buffers["subtrees"] == 128 * (16 + 24)

@@ -9,6 +9,8 @@ launches with its incumbent, ``optimal = False`` and the largest bound of a subt
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from clsolve.dp.presolve import planned, presolved
@@ -32,6 +34,8 @@ GPU_SLOTS_PER_UNIT, CPU_SLOTS_PER_UNIT = 256, 16
 #: at most what LAUNCH_SECONDS allows (between launches idle work-items get subtrees).
 FIRST_BUDGET = 64
 LAUNCH_SECONDS = 0.05
+#: Splits of one subtree between two launches, at most (each at its next shallowest 1).
+SPLIT_ROUNDS = 32
 #: First guess of a launch's cost (seconds of overhead, seconds per node of budget).
 FIRST_RATE = (2e-4, 2e-7)
 #: auto's model: seconds of setup per item and per level table entry; where the root's bounds do not
@@ -98,6 +102,7 @@ class DeviceDepthFirst(DeviceSolver):
                             stop="time limit reached while the device kernel was built"), "no node walked")
         limit, rate = deadline.current(), deadline.Rate(*FIRST_RATE)
         budget, launches, widest, stop = FIRST_BUDGET, 0, 1, ""
+        walking = splitting = 0.0
         while subtrees.busy.any():
             budget = int(min(2 * budget, max(FIRST_BUDGET, rate.units_within(LAUNCH_SECONDS))))
             if limit.limited:
@@ -105,14 +110,20 @@ class DeviceDepthFirst(DeviceSolver):
                 if limit.expired() or budget < 1:
                     stop = f"time limit of {limit.seconds:g} s reached"
                     break
-            rate.observe(budget, subtrees.launch(budget))
-            launches += 1
-            subtrees.split()
+            seconds = subtrees.launch(budget)
+            rate.observe(budget, seconds)
+            walking, launches = walking + seconds, launches + 1
+            began = time.perf_counter()
+            for _ in range(SPLIT_ROUNDS):      # each round splits a busy subtree once more
+                if not subtrees.split():
+                    break
             widest = max(widest, int(subtrees.busy.sum()))
+            splitting += time.perf_counter() - began
         chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
         bound = subtrees.open_bound(relaxation) if stop else subtrees.best
         outcome = Outcome(subtrees.best, chosen, not stop, bound, subtrees.found, nodes=subtrees.made,
                           batches=launches, longest=widest)
         outcome.stop = stop
         return outcome, (f"{subtrees.made} nodes walked over the {core.n} free items in {launches} launches "
-                         f"of {subtrees.slots} work-items")
+                         f"of {subtrees.slots} work-items ({walking:.3f} s walking, transfers included; {splitting:.3f} s "
+                         f"splitting on the host)")

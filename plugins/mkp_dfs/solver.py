@@ -17,7 +17,7 @@ from clsolve.dp.presolve import planned, presolved
 from clsolve.dp.table import POISON_BYTE
 from clsolve.errors import TimeLimitError
 from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
-from clsolve.mkp.surrogate import Relaxation, Tables, cheap_bounds
+from clsolve.mkp.surrogate import REFIT_LEVELS, Relaxation, Tables, cheap_bounds
 from clsolve.plugin import options
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import Plan
@@ -38,9 +38,11 @@ LAUNCH_SECONDS = 0.05
 SPLIT_ROUNDS = 32
 #: First guess of a launch's cost (seconds of overhead, seconds per node of budget).
 FIRST_RATE = (2e-4, 2e-7)
-#: auto's model: seconds of setup per item and per level table entry; where the root's bounds do not
-#: meet, seconds of walking per item (mkp-bnb's host steps: 1e-3).
-ITEM_SECONDS, TABLE_SECONDS = 2e-5, 2e-8
+#: auto's model (measured on the H100 host and the development CPU): seconds of setup (fixing, the
+#: root's multipliers, the first launches), per item, per fit of a level's multipliers (one every
+#: REFIT_LEVELS levels) and per level table entry; where the root's bounds do not meet, seconds of
+#: walking per item (mkp-bnb's host steps: 1e-3).
+SETUP_SECONDS, ITEM_SECONDS, FIT_SECONDS, TABLE_SECONDS = 3e-3, 2e-5, 1e-3, 2e-8
 GAP_ITEM_SECONDS = {"gpu": 2e-5, "other": 3e-4}
 
 
@@ -79,7 +81,8 @@ class DeviceDepthFirst(DeviceSolver):
                                     "items": 8 * n * (m + 1)},
                     host_buffers={"level bounds": tables, "subtrees": 2 * slots * slot_bytes(words)},
                     cell_updates=n, launches=1,
-                    seconds=n * ITEM_SECONDS + n * n * TABLE_SECONDS + FIRST_RATE[0] + walk,
+                    seconds=SETUP_SECONDS + n * ITEM_SECONDS + n / REFIT_LEVELS * FIT_SECONDS
+                    + n * n * TABLE_SECONDS + walk,
                     details={"slots": slots, "root_bound": root, "greedy": greedy, "root_gap": gap,
                              "note": "root_bound with the constraints normalised by the capacities; seconds: the "
                                      "level tables, one launch, and where the root's bounds do not meet a walk per "
@@ -102,11 +105,13 @@ class DeviceDepthFirst(DeviceSolver):
                             stop="time limit reached while the device kernel was built"), "no node walked")
         limit, rate = deadline.current(), deadline.Rate(*FIRST_RATE)
         budget, launches, widest, stop = FIRST_BUDGET, 0, 1, ""
-        walking = splitting = 0.0
+        walking = splitting = last_split = 0.0
         while subtrees.busy.any():
             budget = int(min(2 * budget, max(FIRST_BUDGET, rate.units_within(LAUNCH_SECONDS))))
             if limit.limited:
-                budget = min(budget, int(rate.units_within(limit.remaining() + limit.margin / 4)))
+                # the split after the launch, and the open bound at the end, must fit as well
+                left = limit.remaining() + limit.margin / 4 - 2 * last_split
+                budget = min(budget, int(rate.units_within(left)))
                 if limit.expired() or budget < 1:
                     stop = f"time limit of {limit.seconds:g} s reached"
                     break
@@ -118,7 +123,8 @@ class DeviceDepthFirst(DeviceSolver):
                 if not subtrees.split():
                     break
             widest = max(widest, int(subtrees.busy.sum()))
-            splitting += time.perf_counter() - began
+            last_split = time.perf_counter() - began
+            splitting += last_split
         chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
         bound = subtrees.open_bound(relaxation) if stop else subtrees.best
         outcome = Outcome(subtrees.best, chosen, not stop, bound, subtrees.found, nodes=subtrees.made,

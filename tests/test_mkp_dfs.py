@@ -42,10 +42,28 @@ def test_a_split_gives_the_branch_without_the_shallowest_item(device):
     subtrees = Subtrees(device, problem.profits.astype(np.int64), problem.weights.astype(np.int64),
                         problem.capacities.astype(np.int64), relaxation.tables(problem.capacities), 64, 0)
     subtrees.root[0], subtrees.depth[0], subtrees.path[0, 0] = 1, 6, np.uint64(0b1011)  # item 0 is above the root
-    assert subtrees.split() == 1
+    assert subtrees.split(1) == 1
     taker = int(np.flatnonzero(subtrees.busy)[1])
     assert (subtrees.root[0], subtrees.depth[0], int(subtrees.path[0, 0])) == (2, 6, 0b1011)
     assert (subtrees.root[taker], subtrees.depth[taker], int(subtrees.path[taker, 0])) == (2, 2, 0b1)
+    assert subtrees.split(5) == 1                    # item 3 is the one 1 left below the root
+    second = int(np.flatnonzero(subtrees.busy)[2])
+    assert (subtrees.root[0], subtrees.depth[0]) == (4, 6)
+    assert (subtrees.root[second], subtrees.depth[second], int(subtrees.path[second, 0])) == (4, 4, 0b0011)
+
+
+def test_several_splits_of_one_subtree_take_its_shallowest_ones_in_order(device):
+    """Items 2, 4, 5 and 7 taken below the root at level 1, the walk at level 9: three splits give the
+    branches without 2, without 4 (with 2) and without 5 (with 2 and 4); the walk keeps 2, 4 and 5."""
+    problem = chu_beasley(12, 2, 0.5, seed=0)
+    relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
+    subtrees = Subtrees(device, problem.profits.astype(np.int64), problem.weights.astype(np.int64),
+                        problem.capacities.astype(np.int64), relaxation.tables(problem.capacities), 64, 0)
+    subtrees.root[0], subtrees.depth[0], subtrees.path[0, 0] = 1, 9, np.uint64(0b10110101)
+    assert subtrees.split(3) == 3
+    made = sorted((int(subtrees.root[k]), int(subtrees.path[k, 0])) for k in np.flatnonzero(subtrees.busy)[1:])
+    assert made == [(3, 0b1), (5, 0b101), (6, 0b10101)]
+    assert (subtrees.root[0], subtrees.depth[0]) == (6, 9)
 
 
 @settings(max_examples=20, deadline=None)

@@ -34,8 +34,8 @@ GPU_SLOTS_PER_UNIT, CPU_SLOTS_PER_UNIT = 256, 16
 #: at most what LAUNCH_SECONDS allows (between launches idle work-items get subtrees).
 FIRST_BUDGET = 64
 LAUNCH_SECONDS = 0.05
-#: Splits of one subtree between two launches, at most (each at its next shallowest 1).
-SPLIT_ROUNDS = 32
+#: Splits of one subtree between two launches, at most (at its shallowest 1s).
+SPLITS = 32
 #: First guess of a launch's cost (seconds of overhead, seconds per node of budget).
 FIRST_RATE = (2e-4, 2e-7)
 #: auto's model (measured on the H100 host and the development CPU): seconds of setup (fixing, the
@@ -109,9 +109,11 @@ class DeviceDepthFirst(DeviceSolver):
         while subtrees.busy.any():
             budget = int(min(2 * budget, max(FIRST_BUDGET, rate.units_within(LAUNCH_SECONDS))))
             if limit.limited:
-                # the split after the launch, and the open bound at the end, must fit as well
+                # the split after the launch, and the open bound at the end, must fit as well; a
+                # launch takes at most half the time left (more work-items busy than when the rate was
+                # learnt make it slower)
                 left = limit.remaining() + limit.margin / 4 - 2 * last_split
-                budget = min(budget, int(rate.units_within(left)))
+                budget = min(budget, int(rate.units_within(left / 2)))
                 if limit.expired() or budget < 1:
                     stop = f"time limit of {limit.seconds:g} s reached"
                     break
@@ -119,9 +121,7 @@ class DeviceDepthFirst(DeviceSolver):
             rate.observe(budget, seconds)
             walking, launches = walking + seconds, launches + 1
             began = time.perf_counter()
-            for _ in range(SPLIT_ROUNDS):      # each round splits a busy subtree once more
-                if not subtrees.split():
-                    break
+            subtrees.split(SPLITS)
             widest = max(widest, int(subtrees.busy.sum()))
             last_split = time.perf_counter() - began
             splitting += last_split

@@ -22,6 +22,8 @@ SOURCE = kernels.builtin("mkp_dfs.cl")
 #: Work-group size of the walk.
 LOCAL_SIZE = 64
 _NOT_FOUND = np.iinfo(np.int32).max
+#: Decision bits a split unpacks at once, at most.
+MATRIX_BITS = 2**25
 
 
 def slot_bytes(words: int) -> int:
@@ -99,20 +101,29 @@ class Subtrees:
             self.best, self.best_bits, self.found = int(best[top]), bits, True
         return time.perf_counter() - began
 
-    def split(self) -> int:
-        """Give idle slots the other half of the busy subtrees with the shallowest splits (at most one
-        each); how many were split."""
+    def split(self, most: int) -> int:
+        """Give idle slots parts of the busy subtrees, the shallowest splits first, at most ``most`` from
+        one subtree (at its shallowest 1s, in order); how many subtrees were made."""
         idle = np.flatnonzero(~self.busy)
         level = self._shallowest_taken()
         donors = np.flatnonzero(level < _NOT_FOUND)
-        count = min(idle.size, donors.size)
-        if not count:
+        if not idle.size or not donors.size:
             return 0
-        donors = donors[np.argsort(level[donors], kind="stable")[:count]]
-        takers, at = idle[:count], level[donors]
-        self.path[takers] = self.path[donors] & _below(at, self.words)
-        self.root[donors] = self.root[takers] = self.depth[takers] = at + 1
-        return count
+        # the idle.size shallowest splits lie among the idle.size subtrees with the shallowest first split
+        rows = max(1, min(idle.size, MATRIX_BITS // self.n))
+        donors = donors[np.argsort(level[donors], kind="stable")[:rows]]
+        bits = np.unpackbits(self.path[donors].view(np.uint8), axis=1, bitorder="little")[:, : self.n].astype(bool)
+        columns = np.arange(self.n)[None, :]
+        bits &= (columns >= self.root[donors][:, None]) & (columns < self.depth[donors][:, None])
+        bits &= np.cumsum(bits, axis=1) <= most
+        row, at = np.nonzero(bits)                     # by subtree, then by level
+        pick = np.argsort(at, kind="stable")[: idle.size]  # a subtree's picks are its shallowest 1s
+        row, at = row[pick], at[pick].astype(np.int32)
+        takers, donor = idle[: row.size], donors[row]
+        self.path[takers] = self.path[donor] & _below(at, self.words)
+        self.root[takers] = self.depth[takers] = at + 1
+        np.maximum.at(self.root, donor, at + 1)
+        return int(row.size)
 
     def _shallowest_taken(self) -> np.ndarray:
         """Per slot, the shallowest level at or below its root whose bit is 1 (busy slots only; the

@@ -34,13 +34,39 @@ def test_many_launches_and_splits_reach_the_optimum(device):
     assert solution.stats["batches"] > 1 and solution.stats["longest"] > 1
 
 
+def _subtrees(problem, device, slots=64):
+    relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
+    subtrees = Subtrees(device, relaxation.profits.astype(np.int64), relaxation.weights.astype(np.int64),
+                        problem.capacities.astype(np.int64), relaxation.tables(problem.capacities), slots, 0)
+    subtrees.relaxation = relaxation
+    return subtrees
+
+
+def test_open_bound_is_the_largest_bound_of_a_busy_subtrees_root(device):
+    """The kernel's bound of each root (the decisions above it) against the host's."""
+    problem = chu_beasley(40, 3, 0.5, seed=5)
+    subtrees = _subtrees(problem, device)
+    rng = np.random.default_rng(0)
+    subtrees.depth[:] = -1
+    expected = 0
+    for slot in range(0, 64, 3):
+        root = int(rng.integers(0, 41))
+        taken = np.zeros(40, bool)
+        for j in rng.permutation(root):     # items above the root, kept feasible
+            if (subtrees.w[taken].sum(axis=0) + subtrees.w[j] <= subtrees.c).all():
+                taken[j] = True
+        subtrees.root[slot] = subtrees.depth[slot] = root
+        subtrees.path[slot, 0] = np.uint64(int(np.dot(taken, 1 << np.arange(40, dtype=np.int64))))
+        residual = subtrees.c - subtrees.w[taken].sum(axis=0)
+        host = subtrees.relaxation.bounds(root, np.array([subtrees.p[taken].sum()]), residual[None, :])
+        expected = max(expected, int(host[0]))
+    assert subtrees.open_bound() == max(expected, subtrees.best)
+
+
 def test_a_split_gives_the_branch_without_the_shallowest_item(device):
     """A walk at level 6 with items 1 and 3 taken above it, under a root at level 1: the taker gets the
     nodes without item 1 (root and node at level 2), the donor keeps those with it (root 2)."""
-    problem = chu_beasley(10, 2, 0.5, seed=0)
-    relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
-    subtrees = Subtrees(device, problem.profits.astype(np.int64), problem.weights.astype(np.int64),
-                        problem.capacities.astype(np.int64), relaxation.tables(problem.capacities), 64, 0)
+    subtrees = _subtrees(chu_beasley(10, 2, 0.5, seed=0), device)
     subtrees.root[0], subtrees.depth[0], subtrees.path[0, 0] = 1, 6, np.uint64(0b1011)  # item 0 is above the root
     assert subtrees.split(1) == 1
     taker = int(np.flatnonzero(subtrees.busy)[1])
@@ -55,10 +81,7 @@ def test_a_split_gives_the_branch_without_the_shallowest_item(device):
 def test_several_splits_of_one_subtree_take_its_shallowest_ones_in_order(device):
     """Items 2, 4, 5 and 7 taken below the root at level 1, the walk at level 9: three splits give the
     branches without 2, without 4 (with 2) and without 5 (with 2 and 4); the walk keeps 2, 4 and 5."""
-    problem = chu_beasley(12, 2, 0.5, seed=0)
-    relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
-    subtrees = Subtrees(device, problem.profits.astype(np.int64), problem.weights.astype(np.int64),
-                        problem.capacities.astype(np.int64), relaxation.tables(problem.capacities), 64, 0)
+    subtrees = _subtrees(chu_beasley(12, 2, 0.5, seed=0), device)
     subtrees.root[0], subtrees.depth[0], subtrees.path[0, 0] = 1, 9, np.uint64(0b10110101)
     assert subtrees.split(3) == 3
     made = sorted((int(subtrees.root[k]), int(subtrees.path[k, 0])) for k in np.flatnonzero(subtrees.busy)[1:])

@@ -81,14 +81,47 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
     return best_y, best
 
 
+def suffix_prices(profits: np.ndarray, weights: np.ndarray, starts: np.ndarray, capacities: np.ndarray,
+                  targets: np.ndarray, steps: int = LEVEL_STEPS) -> np.ndarray:
+    """``prices`` of several suffixes at once: row k descends for the items from ``starts[k]`` on with
+    capacities ``capacities[k]`` toward ``targets[k]``, every row the same steps as ``prices`` (one
+    matrix product per step for all of them); the best prices of each row, (rows, m)."""
+    p, w = profits.astype(np.float64), weights.astype(np.float64)
+    c = np.maximum(capacities.astype(np.float64), 1.0)                    # (rows, m)
+    inside = np.arange(p.size)[None, :] >= starts[:, None]                 # (rows, n)
+    load = np.where(inside, 1.0, 0.0) @ (w / 1.0)                          # sum of each suffix's weights
+    y = (np.where(inside, p, 0.0).sum(axis=1) / np.maximum((load / c).sum(axis=1), 1.0))[:, None] / c
+    best_y, best = y.copy(), np.full(len(starts), np.inf)
+    scale, active, limit = np.full(len(starts), 2.0), np.ones(len(starts), bool), deadline.current()
+    for _ in range(steps):
+        if limit.expired() or not active.any():
+            break
+        reduced = p[None, :] - y @ w.T
+        x = (reduced > 0) & inside
+        value = (y * c).sum(axis=1) + np.where(x, reduced, 0.0).sum(axis=1)
+        slack = c - x.astype(np.float64) @ w
+        better = active & (value < best)
+        best, best_y[better] = np.where(better, value, best), y[better]
+        scale = np.where(active & ~better, 0.9 * scale, scale)
+        norm = (slack * slack).sum(axis=1)
+        active &= (norm > 0) & (best > targets) & (scale >= MIN_SCALE)
+        step = np.where(active, scale * (value - targets) / np.where(norm > 0, norm, 1.0), 0.0)
+        y = np.maximum(y - step[:, None] * slack, 0.0)
+    return best_y
+
+
+def normalised(y: np.ndarray) -> np.ndarray:
+    """Prices as surrogate multipliers: the largest 1 (the plain sum where there are none)."""
+    if not np.isfinite(y).all() or y.max() <= 0:
+        return np.ones(y.size)   # no weight anywhere, or no descent: the plain sum of the constraints
+    return y / y.max()
+
+
 def multipliers(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,
                 steps: int = STEPS) -> np.ndarray:
     """Surrogate multipliers u >= 0 (one per constraint, the largest 1): the Lagrangian prices, which
     make the surrogate LP bound the LP bound when they are the LP's duals."""
-    y, _ = prices(profits, weights, capacities, target, steps)
-    if not np.isfinite(y).all() or y.max() <= 0:
-        return np.ones(y.size)   # no weight anywhere, or no descent: the plain sum of the constraints
-    return y / y.max()
+    return normalised(prices(profits, weights, capacities, target, steps)[0])
 
 
 @dataclass
@@ -166,10 +199,17 @@ class Relaxation:
         taken = np.zeros(n, dtype=bool)
         taken[fill(self.weights, capacities, np.arange(n))] = True
         residual = capacities - np.cumsum(np.where(taken[:, None], self.weights, 0), axis=0)
+        refits = np.array([k for k in range(REFIT_LEVELS, n, REFIT_LEVELS) if k not in self.levels], dtype=np.int64)
+        if refits.size:
+            targets = np.array([greedy_value(self.profits[k:], self.weights[k:], residual[k - 1], np.arange(n - k))
+                                for k in refits], dtype=np.float64)
+            y = suffix_prices(self.profits, self.weights, refits, residual[refits - 1], targets)
+            for k, row in zip(refits, y):
+                self.levels[int(k)] = Suffix.of(self.profits[k:], self.weights[k:], normalised(row))
+            self.fits += refits.size
         previous = self.levels[0]
         for level in range(1, n):
-            previous = self.levels.get(level) or self._suffix(
-                level, previous, None if level % REFIT_LEVELS else residual[level - 1])
+            previous = self.levels.get(level) or self._suffix(level, previous, None)
         return Tables.of([self.levels[level] for level in range(n)])
 
 

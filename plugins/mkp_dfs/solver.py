@@ -126,7 +126,7 @@ class DeviceDepthFirst(DeviceSolver):
             last_split = time.perf_counter() - began
             splitting += last_split
         chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
-        bound = subtrees.open_bound(relaxation) if stop else subtrees.best
+        bound = subtrees.open_bound() if stop else subtrees.best
         outcome = Outcome(subtrees.best, chosen, not stop, bound, subtrees.found, nodes=subtrees.made,
                           batches=launches, longest=widest)
         outcome.stop = stop

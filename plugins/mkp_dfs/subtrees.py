@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve.mkp.surrogate import Relaxation, Tables
+from clsolve.mkp.surrogate import Tables
 from clsolve.runtime import buffers, kernels
 from clsolve.runtime.devices import Device
 
@@ -22,6 +22,8 @@ SOURCE = kernels.builtin("mkp_dfs.cl")
 #: Work-group size of the walk.
 LOCAL_SIZE = 64
 _NOT_FOUND = np.iinfo(np.int32).max
+#: Splits wait until at least 1 / IDLE_SHARE of the slots (or half of them) are idle.
+IDLE_SHARE = 16
 #: Decision bits a split unpacks at once, at most.
 MATRIX_BITS = 2**25
 
@@ -73,8 +75,8 @@ class Subtrees:
                         "surr": const(tables.surrogate), "path": state(8 * s * words), "root": state(4 * s),
                         "depth": state(4 * s), "best": state(8 * s), "best_path": state(8 * s * words),
                         "made": state(8 * s), "shared": state(4)}
-        self.kernel = self.program.kernel("mkp_dfs").set(n=np.int32(self.n), shift=np.int32(self.shift),
-                                                         **self.buffers)
+        self.kernel_arguments = {"n": np.int32(self.n), **self.buffers}
+        self.kernel = self.program.kernel("mkp_dfs").set(shift=np.int32(self.shift), **self.kernel_arguments)
 
     @property
     def busy(self) -> np.ndarray:
@@ -105,6 +107,8 @@ class Subtrees:
         """Give idle slots parts of the busy subtrees, the shallowest splits first, at most ``most`` from
         one subtree (at its shallowest 1s, in order); how many subtrees were made."""
         idle = np.flatnonzero(~self.busy)
+        if idle.size * IDLE_SHARE < self.slots and idle.size < self.slots - idle.size:
+            return 0                                    # too few idle to pay for a split
         level = self._shallowest_taken()
         donors = np.flatnonzero(level < _NOT_FOUND)
         if not idle.size or not donors.size:
@@ -122,7 +126,9 @@ class Subtrees:
         takers, donor = idle[: row.size], donors[row]
         self.path[takers] = self.path[donor] & _below(at, self.words)
         self.root[takers] = self.depth[takers] = at + 1
-        np.maximum.at(self.root, donor, at + 1)
+        order = np.lexsort((at, row))                  # by subtree, its deepest pick last
+        ends = np.r_[row[order][1:] != row[order][:-1], True]
+        self.root[donor[order][ends]] = at[order][ends] + 1
         return int(row.size)
 
     def _shallowest_taken(self) -> np.ndarray:
@@ -136,20 +142,22 @@ class Subtrees:
             out = np.where((out == _NOT_FOUND) & (bits != 0), at, out)
         return np.where(self.busy, out, _NOT_FOUND)
 
-    def open_bound(self, relaxation: Relaxation) -> int:
-        """The largest bound of the busy subtrees' roots (every node left is below one of them)."""
-        busy = np.flatnonzero(self.busy)
-        if not busy.size:
+    def open_bound(self) -> int:
+        """The largest bound of the busy subtrees' roots (every node left is below one of them), from
+        the device."""
+        if not self.busy.any():
             return self.best
-        bits = np.unpackbits(self.path[busy].view(np.uint8), axis=1, bitorder="little")[:, : self.n].astype(bool)
-        bits &= np.arange(self.n)[None, :] < self.root[busy][:, None]
-        profit = np.where(bits, self.p[None, :], 0).sum(axis=1)
-        residual = self.c[None, :] - bits.astype(np.int64) @ self.w
-        bound = self.best
-        for level in np.unique(self.root[busy]):
-            rows = self.root[busy] == level
-            bound = max(bound, int(relaxation.bounds(int(level), profit[rows], residual[rows]).max()))
-        return bound
+        queue, b = self.device.queue, self.buffers
+        for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth)):
+            cl.enqueue_copy(queue, b[name], array)
+        names = ("n", "p", "w", "c", "u", "start", "wsum", "psum", "surr", "path", "root", "depth")
+        self.program.kernel("mkp_root_bounds").set(
+            bound=b["made"], **{name: self.kernel_arguments[name] for name in names}).enqueue(
+            queue, (self.slots,), (LOCAL_SIZE,))
+        bounds = np.empty(self.slots, np.int64)
+        cl.enqueue_copy(queue, bounds, b["made"])
+        queue.finish()
+        return max(self.best, int(bounds.max()))
 
 
 def _below(levels: np.ndarray, words: int) -> np.ndarray:

@@ -152,6 +152,9 @@ def test_refusals_name_the_reason(device):
     problem = clsolve.Knapsack([2**61, 2**61, 5], [[1, 1], [1, 1], [1, 1]], [2, 2], weights_by="item")
     with pytest.raises(clsolve.UnsupportedProblemError, match="2\\^62"):
         clsolve.solve(problem, solver="mkp-dfs", device=device)
+    many = clsolve.Knapsack(np.ones(2**15 + 1, np.int64), np.ones((2**15 + 1, 2), np.int64), [5, 5], weights_by="item")
+    with pytest.raises(clsolve.UnsupportedProblemError, match="at most 32768 items"):
+        clsolve.solve(many, solver="mkp-dfs", device=device)
 
 
 def test_plan_counts_the_level_tables_and_the_slots(device):

@@ -28,6 +28,8 @@ from clsolve.solution import Solution
 
 from .subtrees import LOCAL_SIZE, Subtrees, slot_bytes
 
+#: Items at most (the level tables hold about 12 n^2 bytes, addressed by 32-bit offsets).
+MAX_ITEMS = 2**15
 #: Slots (work-items, subtrees) per compute unit, by default: a GPU's many, a CPU's few.
 GPU_SLOTS_PER_UNIT, CPU_SLOTS_PER_UNIT = 256, 16
 #: Nodes per work-item in the first launch; each launch may walk twice as many as the last, and
@@ -60,7 +62,11 @@ class DeviceDepthFirst(DeviceSolver):
         self.poison = options.flag("poison", poison)
 
     def accepts(self, problem) -> str | None:
-        return refusal(self.name, problem)
+        reason = refusal(self.name, problem)
+        if reason is None and problem.n > MAX_ITEMS:
+            reason = (f"{self.name} takes at most {MAX_ITEMS} items (its bound tables grow as n^2: "
+                      f"{Tables.bytes_for(problem.n, problem.m)} bytes here), got n = {problem.n}; mkp-bnb takes more")
+        return reason
 
     def _slots(self, device: Device) -> int:
         wanted = self.slots or device.compute_units * (GPU_SLOTS_PER_UNIT if device.is_gpu else CPU_SLOTS_PER_UNIT)

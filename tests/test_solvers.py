@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
+from clsolve.dp.table import value_bound
 from clsolve.plugin import checked
 from clsolve_plugins.dp_rows import RowParallelSolver
 from clsolve_plugins.sequential import SequentialSolver
@@ -60,6 +61,30 @@ def test_decision_table_is_fully_written_and_equals_sequential(problem, device):
             value, table = solver.decisions(problem, device)
             assert value == values[-1]
             np.testing.assert_array_equal(table, expected)
+
+
+@SETTINGS
+@given(problem=knapsacks(big_profits=True))
+def test_value_bound_is_never_below_the_optimum(problem):
+    assert value_bound(problem) >= brute_force(problem)
+
+
+@pytest.mark.parametrize("per_launch", [1, 2])
+def test_32_bit_values_where_the_lp_bound_fits_though_the_profits_do_not(device, per_launch):
+    """Profits summing to about 6e9 but at most ~15 of 60 items fit: every state is a feasible set's
+    profit, below the LP bound, so 32-bit values suffice and the answer is exact."""
+    rng = np.random.default_rng(7)
+    for m in (1, 2):
+        weights = rng.integers(100, 1000, (60, m))
+        profits = 10**8 + rng.integers(0, 10**6, 60)
+        problem = clsolve.Knapsack(profits, weights, [5000] * m, weights_by="item")
+        assert problem.total_profit > 2**31 and value_bound(problem) < 2**31
+        plan = clsolve.plan(problem, solver="dp-rows", device=device, items_per_launch=per_launch)
+        assert plan.details["value_type"] == "int"
+        solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, items_per_launch=per_launch)
+        assert solution.value == clsolve.solve(problem, solver="dp-rows", device=device, value_bits=64).value
+        if m == 1:
+            assert solution.value == clsolve.solve(problem, solver="sequential").value
 
 
 def test_values_that_need_64_bits(device):

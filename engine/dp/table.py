@@ -5,6 +5,7 @@ row-major. Decision bits (one per item and state) use the tiled layout of ``open
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +14,8 @@ from ..batch.packed import PackedProblems
 from ..problems import Knapsack
 
 INT32_MAX = 2**31 - 1
+#: Relative margin on ``value_bound``'s double-precision LP bound before it is rounded up.
+VALUE_BOUND_MARGIN = 1e-9
 #: Byte the DP solvers' ``poison`` option fills device buffers with, so unwritten cells show.
 POISON_BYTE = 0xA5
 #: Rough device model for ``auto``'s estimates: bytes per second streamed, seconds per launch.
@@ -31,15 +34,39 @@ MAX_STATES = 2**32 - 1
 MAX_DIMS = 3
 
 
-def value_dtype(problem: Knapsack, force_bits: int | None = None) -> np.dtype:
-    """int32 when the sum of all profits fits (no state value can exceed it), else int64."""
-    if force_bits == 64 or (force_bits is None and problem.total_profit > INT32_MAX):
+def value_dtype(problem: Knapsack, force_bits: int | None = None, bound: int | None = None) -> np.dtype:
+    """int32 when no state value can pass 2^31 - 1, else int64. ``bound``: the largest value a state can
+    hold (default: the sum of all profits; ``value_bound`` where every value is a feasible set's profit)."""
+    top = problem.total_profit if bound is None else bound
+    if force_bits == 64 or (force_bits is None and top > INT32_MAX):
         return np.dtype(np.int64)
     if force_bits not in (None, 32):
         raise ValueError(f"value_bits must be 32, 64 or None, got {force_bits}")
-    if problem.total_profit > INT32_MAX:
-        raise ValueError(f"value_bits=32 cannot hold the total profit {problem.total_profit} > 2^31 - 1")
+    if top > INT32_MAX:
+        raise ValueError(f"value_bits=32 cannot hold values up to {top} > 2^31 - 1")
     return np.dtype(np.int32)
+
+
+def value_bound(problem: Knapsack) -> int:
+    """An upper bound on the profit of every feasible set of items: the smallest of the total profit and,
+    per capacity dimension, the LP (Dantzig) bound of that dimension alone (each relaxes the others).
+    Every state of a 0-1 DP whose values are feasible sets' profits stays at or below it."""
+    total = problem.total_profit
+    if total <= INT32_MAX:
+        return total
+    p = problem.profits.astype(np.float64)
+    weights = np.asarray(problem.weights).reshape(problem.n, problem.m).astype(np.float64)
+    best = float(total)
+    for w, capacity in zip(weights.T, problem.capacities.astype(np.float64)):
+        ratio = np.divide(p, w, out=np.full(p.size, np.inf), where=w > 0)
+        order = np.argsort(-ratio, kind="stable")
+        used, gained = np.cumsum(w[order]), np.cumsum(p[order])
+        whole = int(np.searchsorted(used, capacity, side="right"))     # items order[:whole] fit whole
+        bound = gained[whole - 1] if whole else 0.0
+        if whole < p.size and np.isfinite(ratio[order[whole]]):
+            bound += (capacity - (used[whole - 1] if whole else 0.0)) * ratio[order[whole]]
+        best = min(best, bound)
+    return min(total, int(math.floor(best * (1 + VALUE_BOUND_MARGIN))) + 1)
 
 
 def opencl_type(dtype: np.dtype) -> str:

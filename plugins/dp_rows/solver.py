@@ -27,6 +27,7 @@ from clsolve.dp.table import (
     dp_accepts,
     opencl_type,
     spans,
+    value_bound,
     value_dtype,
     work_group_size,
 )
@@ -117,7 +118,7 @@ class RowParallelSolver(DeviceSolver):
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
-        dtype = value_dtype(problem, self.value_bits)
+        dtype = value_dtype(problem, self.value_bits, value_bound(problem))
         states = problem.cells()
         layout = DecisionLayout(states, self._local_size(device))
         store, chunks, _ = self._store(problem, layout, dtype, device, self.store)
@@ -147,7 +148,7 @@ class RowParallelSolver(DeviceSolver):
         bits of every row), with the time of each phase."""
         timings = Timings()
         with timings.phase("host"):
-            dtype = value_dtype(problem, self.value_bits)
+            dtype = value_dtype(problem, self.value_bits, value_bound(problem))
             layout = DecisionLayout(problem.cells(), int(plan.details["local_size"]))
             program = kernels.program(device, SOURCE, {
                 "VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size})

@@ -65,8 +65,9 @@ def test_decision_table_is_fully_written_and_equals_sequential(problem, device):
 
 @SETTINGS
 @given(problem=knapsacks(big_profits=True))
-def test_value_bound_is_never_below_the_optimum(problem):
+def test_value_bound_is_never_below_the_optimum_nor_a_profit(problem):
     assert value_bound(problem) >= brute_force(problem)
+    assert value_bound(problem) >= int(problem.profits.max())
 
 
 @pytest.mark.parametrize("per_launch", [1, 2])
@@ -85,6 +86,7 @@ def test_32_bit_values_where_the_lp_bound_fits_though_the_profits_do_not(device,
         assert solution.value == clsolve.solve(problem, solver="dp-rows", device=device, value_bits=64).value
         if m == 1:
             assert solution.value == clsolve.solve(problem, solver="sequential").value
+            assert solution.value == clsolve.solve(problem, solver="wavefront", device=device).value
 
 
 def test_values_that_need_64_bits(device):

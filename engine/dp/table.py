@@ -50,7 +50,8 @@ def value_dtype(problem: Knapsack, force_bits: int | None = None, bound: int | N
 def value_bound(problem: Knapsack) -> int:
     """An upper bound on the profit of every feasible set of items: the smallest of the total profit and,
     per capacity dimension, the LP (Dantzig) bound of that dimension alone (each relaxes the others).
-    Every state of a 0-1 DP whose values are feasible sets' profits stays at or below it."""
+    Every state of a 0-1 DP whose values are feasible sets' profits stays at or below it, and so does
+    every item's profit (an item too heavy to fit may have any)."""
     total = problem.total_profit
     if total <= INT32_MAX:
         return total
@@ -66,7 +67,8 @@ def value_bound(problem: Knapsack) -> int:
         if whole < p.size and np.isfinite(ratio[order[whole]]):
             bound += (capacity - (used[whole - 1] if whole else 0.0)) * ratio[order[whole]]
         best = min(best, bound)
-    return min(total, int(math.floor(best * (1 + VALUE_BOUND_MARGIN))) + 1)
+    # never below one item's profit: every profit is handed to the kernels in the value type
+    return min(total, max(int(math.floor(best * (1 + VALUE_BOUND_MARGIN))) + 1, int(problem.profits.max())))
 
 
 def opencl_type(dtype: np.dtype) -> str:

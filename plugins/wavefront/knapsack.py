@@ -9,7 +9,7 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve.dp.rowstore import RowStore, plan_store
-from clsolve.dp.table import opencl_type, value_dtype, work_group_size
+from clsolve.dp.table import opencl_type, value_bound, value_dtype, work_group_size
 from clsolve.errors import InvalidProblemError
 from clsolve.plugin.contract import Plan
 from clsolve.problems import Knapsack
@@ -41,7 +41,7 @@ def _row_words(capacity: int) -> int:
 
 def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan:
     capacity = int(problem.capacities[0])
-    dtype = value_dtype(problem, None)
+    dtype = value_dtype(problem, None, value_bound(problem))
     local = work_group_size(device.max_work_group_size, None)
     if local < 32:
         raise InvalidProblemError(f"{device.label}: work-groups of {local} are smaller than a 32-bit decision word")
@@ -64,7 +64,7 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
     timings = Timings()
     with timings.phase("upload"):
         capacity = int(problem.capacities[0])
-        dtype = value_dtype(problem, None)
+        dtype = value_dtype(problem, None, value_bound(problem))
         local = int(plan.details["local_size"])
         program = kernels.program(device, KNAPSACK_SOURCE, {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local})
         ctx, queue = device.context, device.queue

@@ -1,7 +1,7 @@
 """mkp-bnb (branch and bound with surrogate bounds, any m): random instances with m = 1..30 against
 brute force, with zero rows, dimensions that never bind, huge coefficients and every batch size;
-the surrogate bound never below the optimum; OR-Library's mknap1 at its optima; class A against the
-dense DP; time limits and max_nodes that bracket the optimum; sums past 2^62 refused."""
+the surrogate bound never below the optimum; OR-Library's mknap1 at its optima and class A against
+the dense DP (mkp-bnb and mkp-dfs); time limits and max_nodes that bracket the optimum; sums past 2^62 refused."""
 import functools
 
 import numpy as np
@@ -49,23 +49,29 @@ def test_surrogate_bound_is_never_below_the_optimum(problem):
     assert int(root[0]) >= brute_force(problem)
 
 
-def test_mknap1_every_problem_at_its_optimum(data):
+#: The two searches over the same relaxation: on the host, and on the device with poisoned buffers.
+SEARCHES = [("mkp-bnb", {}), ("mkp-dfs", {"poison": True})]
+
+
+@pytest.mark.parametrize("solver, options", SEARCHES)
+def test_mknap1_every_problem_at_its_optimum(data, device, solver, options):
     path = data / "orlib-mkp" / "mknap1.txt"
     if not path.is_file():
         pytest.skip("mknap1 absent")
     for problem in formats.read(path, scale=10):
-        solution = clsolve.solve(problem, solver="mkp-bnb")
+        solution = clsolve.solve(problem, solver=solver, device=device, **options)
         assert solution.optimal and solution.value == problem.known_optimum, problem.name
-        assert clsolve.solve(problem).solver in ("mkp-bnb", "mkp-dfs")   # the only solvers for m = 10
+        assert clsolve.solve(problem, device=device).solver in ("mkp-bnb", "mkp-dfs")   # the only ones for m = 10
 
 
-def test_class_a_matches_the_dense_dp(data, device):
+@pytest.mark.parametrize("solver, options", SEARCHES)
+def test_class_a_matches_the_dense_dp(data, device, solver, options):
     path = data / "2dpacklib" / "classA" / "class_A_only.txt"
     if not path.is_file():
         pytest.skip("class A absent")
-    for problem in formats.read(path)[::6]:
+    for problem in formats.read(path)[::5]:
         expected = clsolve.solve(problem, solver="dp-rows", device=device).value
-        solution = clsolve.solve(problem, solver="mkp-bnb")
+        solution = clsolve.solve(problem, solver=solver, device=device, **options)
         assert solution.optimal and solution.value == expected, problem.name
 
 

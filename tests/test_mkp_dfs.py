@@ -1,7 +1,7 @@
 """mkp-dfs (depth-first subtrees on the device, surrogate bounds): random instances with m = 2..30
 against brute force with poisoned buffers, one slot to thousands; the split of a subtree; the level
-tables against the host's bounds; OR-Library's mknap1 at its optima and class A against the dense
-DP; time limits that bracket the optimum and are kept; refusals."""
+tables and the subtrees' open bound against the host's bounds (mknap1 and class A: test_mkp_bnb.py);
+time limits that bracket the optimum and are kept; refusals."""
 import time
 
 import numpy as np
@@ -13,7 +13,6 @@ from test_mkp_bnb import _hard, _hard_optimum, multidimensional
 
 import clsolve
 from clsolve.generators import chu_beasley
-from clsolve.io import formats
 from clsolve.mkp.surrogate import Relaxation, Suffix
 from clsolve_plugins.mkp_dfs.subtrees import Subtrees
 
@@ -102,25 +101,6 @@ def test_level_tables_hold_the_hosts_bounds(problem):
         residual = problem.capacities[None, :] // 2
         assert (suffix.bounds(np.zeros(1, np.int64), residual)
                 == relaxation.levels[level].bounds(np.zeros(1, np.int64), residual)).all()
-
-
-def test_mknap1_every_problem_at_its_optimum(data, device):
-    path = data / "orlib-mkp" / "mknap1.txt"
-    if not path.is_file():
-        pytest.skip("mknap1 absent")
-    for problem in formats.read(path, scale=10):
-        solution = clsolve.solve(problem, solver="mkp-dfs", device=device, poison=True)
-        assert solution.optimal and solution.value == problem.known_optimum, problem.name
-
-
-def test_class_a_matches_the_dense_dp(data, device):
-    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
-    if not path.is_file():
-        pytest.skip("class A absent")
-    for problem in formats.read(path)[::5]:
-        expected = clsolve.solve(problem, solver="dp-rows", device=device).value
-        solution = clsolve.solve(problem, solver="mkp-dfs", device=device)
-        assert solution.optimal and solution.value == expected, problem.name
 
 
 @pytest.mark.parametrize("limit", [0.0, 0.05, 0.3])

@@ -119,7 +119,8 @@ class Subtrees:
         bits = np.unpackbits(self.path[donors].view(np.uint8), axis=1, bitorder="little")[:, : self.n].astype(bool)
         columns = np.arange(self.n)[None, :]
         bits &= (columns >= self.root[donors][:, None]) & (columns < self.depth[donors][:, None])
-        bits &= np.cumsum(bits, axis=1) <= most
+        most = min(most, -(-2 * idle.size // donors.size))   # about twice the splits needed, not more
+        bits &= np.cumsum(bits, axis=1, dtype=np.int32) <= most
         row, at = np.nonzero(bits)                     # by subtree, then by level
         pick = np.argsort(at, kind="stable")[: idle.size]  # a subtree's picks are its shallowest 1s
         row, at = row[pick], at[pick].astype(np.int32)

@@ -31,6 +31,8 @@ def test_many_launches_and_splits_reach_the_optimum(device):
     solution = clsolve.solve(_hard(), solver="mkp-dfs", device=device, slots=64, poison=True)
     assert solution.optimal and solution.value == _hard_optimum()
     assert solution.stats["batches"] > 1 and solution.stats["longest"] > 1
+    timings = solution.timings         # the walk's phases apart from the host's
+    assert timings.upload > 0 and timings.kernels > 0 and timings.download > 0 and timings.host > 0
 
 
 def _subtrees(problem, device, slots=64):

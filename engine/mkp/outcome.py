@@ -31,6 +31,7 @@ class Outcome:
     batches: int = 0
     longest: int = 0
     stop: str = ""
+    device: Timings | None = None  # the search's transfers and kernels, where it ran on a device
 
 
 #: A search: (the core, its relaxation, the value it must beat) -> its outcome and a note on its work.
@@ -58,11 +59,12 @@ def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search) -
              f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against the greedy value {fixing.value}"]
     stats: dict = {"fixed": int((~fixing.free).sum()), "nodes": 0, "batches": 0, "longest": 0}
     value, selected, bound, stop = fixing.value, fixing.chosen.copy(), fixing.value, ""
+    device = Timings()
     if fixing.core is not None:
         core = fixing.core
         relaxation = Relaxation(core.profits, core.weights, core.capacities)  # a new core each solve
         outcome, note = search(core, relaxation, fixing.floor)
-        stop = outcome.stop
+        stop, device = outcome.stop, outcome.device or device
         bound = max(value, outcome.bound + fixing.profit_in)
         if outcome.found:
             value = outcome.value + fixing.profit_in
@@ -75,5 +77,6 @@ def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search) -
     if stop:
         notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
     return Solution(value=value, selected=selected, optimal=not stop, solver=name, device=where,
-                    timings=Timings(host=time.perf_counter() - began), notes=notes,
+                    timings=Timings(device.upload, device.kernels, device.download,
+                                    max(0.0, time.perf_counter() - began - device.total)), notes=notes,
                     bound=bound if stop else None, stats=stats)

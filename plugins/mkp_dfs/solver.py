@@ -134,7 +134,7 @@ class DeviceDepthFirst(DeviceSolver):
         chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
         bound = subtrees.open_bound() if stop else subtrees.best
         outcome = Outcome(subtrees.best, chosen, not stop, bound, subtrees.found, nodes=subtrees.made,
-                          batches=launches, longest=widest)
+                          batches=launches, longest=widest, device=subtrees.timings)
         outcome.stop = stop
         return outcome, (f"{subtrees.made} nodes walked over the {core.n} free items in {launches} launches "
                          f"of {subtrees.slots} work-items ({walking:.3f} s walking, transfers included; {splitting:.3f} s "

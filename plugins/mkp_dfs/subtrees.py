@@ -17,6 +17,7 @@ import pyopencl as cl
 from clsolve.mkp.surrogate import Tables
 from clsolve.runtime import buffers, kernels
 from clsolve.runtime.devices import Device
+from clsolve.solution import Timings
 
 SOURCE = kernels.builtin("mkp_dfs.cl")
 #: Work-group size of the walk.
@@ -53,6 +54,7 @@ class Subtrees:
         total = int(profits.sum())
         self.shift = max(0, total.bit_length() - 31)        # profit >> shift fits the shared int32
         self.made = 0
+        self.timings = Timings()
         self._buffers(tables)
         if poison is not None:
             for name in ("best_path", "made"):
@@ -83,24 +85,30 @@ class Subtrees:
         return self.depth >= 0
 
     def launch(self, budget: int) -> float:
-        """Walk at most ``budget`` nodes in every busy subtree; the seconds it took, transfers included."""
+        """Walk at most ``budget`` nodes in every busy subtree; the seconds it took, transfers included
+        (each phase also added to ``timings``)."""
         began, queue, b = time.perf_counter(), self.device.queue, self.buffers
-        for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth),
-                            ("best", np.full(self.slots, self.best, np.int64)),
-                            ("shared", np.array([self.best >> self.shift], np.int32))):
-            cl.enqueue_copy(queue, b[name], array)
-        self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
-        best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
-        for name, array in (("path", self.path), ("depth", self.depth), ("best", best), ("made", made)):
-            cl.enqueue_copy(queue, array, b[name])
-        queue.finish()
-        self.made += int(made.sum())
-        top = int(np.argmax(best))
-        if int(best[top]) > self.best:
-            bits = np.empty(self.words, np.uint64)
-            cl.enqueue_copy(queue, bits, b["best_path"], src_offset=8 * self.words * top)
+        with self.timings.phase("upload"):
+            for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth),
+                                ("best", np.full(self.slots, self.best, np.int64)),
+                                ("shared", np.array([self.best >> self.shift], np.int32))):
+                cl.enqueue_copy(queue, b[name], array)
             queue.finish()
-            self.best, self.best_bits, self.found = int(best[top]), bits, True
+        with self.timings.phase("kernels"):
+            self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
+            queue.finish()
+        best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
+        with self.timings.phase("download"):
+            for name, array in (("path", self.path), ("depth", self.depth), ("best", best), ("made", made)):
+                cl.enqueue_copy(queue, array, b[name])
+            queue.finish()
+            self.made += int(made.sum())
+            top = int(np.argmax(best))
+            if int(best[top]) > self.best:
+                bits = np.empty(self.words, np.uint64)
+                cl.enqueue_copy(queue, bits, b["best_path"], src_offset=8 * self.words * top)
+                queue.finish()
+                self.best, self.best_bits, self.found = int(best[top]), bits, True
         return time.perf_counter() - began
 
     def split(self, most: int) -> int:

@@ -113,16 +113,10 @@ class DeviceDepthFirst(DeviceSolver):
         budget, launches, widest, stop = FIRST_BUDGET, 0, 1, ""
         walking = splitting = last_split = 0.0
         while subtrees.busy.any():
-            budget = int(min(2 * budget, max(FIRST_BUDGET, rate.units_within(LAUNCH_SECONDS))))
-            if limit.limited:
-                # the split after the launch, and the open bound at the end, must fit as well; a
-                # launch takes at most half the time left (more work-items busy than when the rate was
-                # learnt make it slower)
-                left = limit.remaining() + limit.margin / 4 - 2 * last_split
-                budget = min(budget, int(rate.units_within(left / 2)))
-                if limit.expired() or budget < 1:
-                    stop = f"time limit of {limit.seconds:g} s reached"
-                    break
+            budget = _next_budget(budget, rate, limit, last_split)
+            if budget < 1:
+                stop = f"time limit of {limit.seconds:g} s reached"
+                break
             seconds = subtrees.launch(budget)
             rate.observe(budget, seconds)
             walking, launches = walking + seconds, launches + 1
@@ -139,3 +133,17 @@ class DeviceDepthFirst(DeviceSolver):
         return outcome, (f"{subtrees.made} nodes walked over the {core.n} free items in {launches} launches "
                          f"of {subtrees.slots} work-items ({walking:.3f} s walking, transfers included; {splitting:.3f} s "
                          f"splitting on the host)")
+
+
+def _next_budget(last: int, rate: deadline.Rate, limit: deadline.Deadline, split_seconds: float) -> int:
+    """Nodes per work-item for the next launch: twice the last, at most what LAUNCH_SECONDS allows; under
+    a time limit at most half the time left once the split after it (and the open bound at the end)
+    are counted, since more busy work-items than when the rate was learnt make a launch slower; 0 when
+    no launch fits."""
+    budget = int(min(2 * last, max(FIRST_BUDGET, rate.units_within(LAUNCH_SECONDS))))
+    if limit.limited:
+        if limit.expired():
+            return 0
+        left = limit.remaining() + limit.margin / 4 - 2 * split_seconds
+        budget = min(budget, int(rate.units_within(left / 2)))
+    return max(budget, 0)

@@ -22,6 +22,7 @@
  * on NVIDIA); each work-item keeps its own exact best value and its bits.
  */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF      /* no fused multiply-adds: the bound the host computes, bit for bit */
 
 #define MARGIN 1e-9
 
@@ -45,9 +46,9 @@ inline long surrogate_bound(int k, int n, long profit, const long *r, __global c
     const int last = lo, at = min(last, size - 1);
     const double left = room - wsum[base + last];
     const double gain = psum[base + at + 1] - psum[base + at];
-    double share = 0.0;
+    double share = 0.0;                         /* left < the item's surrogate weight: below gain */
     if (last < size && surr[base + at] > 0.0)
-        share = fmax(left * gain / surr[base + at], 0.0);
+        share = gain * clamp(left / surr[base + at], 0.0, 1.0);
     const double total = (double)profit + psum[base + last] + share;
     return (long)floor(total * (1.0 + MARGIN) + 1.0);
 }

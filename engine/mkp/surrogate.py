@@ -149,8 +149,11 @@ class Suffix:
         at = np.minimum(last, n - 1)
         left = room - self.weight_sums[last]
         gain = self.profit_sums[at + 1] - self.profit_sums[at]
-        share = np.where((last < n) & (self.surrogate[at] > 0), left * gain / np.maximum(self.surrogate[at], 1e-300), 0.0)
-        total = profit.astype(np.float64) + self.profit_sums[last] + np.maximum(share, 0.0)
+        # the item that does not fit, in part: left < its surrogate weight, so the share is below its
+        # profit (kept there under rounding); no share where it weighs nothing or every item fits
+        part = np.divide(left, self.surrogate[at], out=np.zeros_like(left),
+                         where=(last < n) & (self.surrogate[at] > 0))
+        total = profit.astype(np.float64) + self.profit_sums[last] + gain * np.clip(part, 0.0, 1.0)
         return np.floor(total * (1 + BOUND_MARGIN) + 1.0).astype(np.int64)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..batch.packed import PackedProblems
+from ..plugin import cache
 from ..problems import Knapsack
 
 INT32_MAX = 2**31 - 1
@@ -51,10 +52,15 @@ def value_bound(problem: Knapsack) -> int:
     """An upper bound on the profit of every feasible set of items: the smallest of the total profit and,
     per capacity dimension, the LP (Dantzig) bound of that dimension alone (each relaxes the others).
     Every state of a 0-1 DP whose values are feasible sets' profits stays at or below it, and so does
-    every item's profit (an item too heavy to fit may have any)."""
+    every item's profit (an item too heavy to fit may have any). Computed once per problem."""
     total = problem.total_profit
     if total <= INT32_MAX:
         return total
+    return cache.per_problem(problem, "value bound", lambda: _lp_value_bound(problem))
+
+
+def _lp_value_bound(problem: Knapsack) -> int:
+    total = problem.total_profit
     p = problem.profits.astype(np.float64)
     weights = np.asarray(problem.weights).reshape(problem.n, problem.m).astype(np.float64)
     best = float(total)

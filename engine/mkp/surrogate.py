@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clsolve.plugin import cache
+from clsolve.problems import Knapsack
 from clsolve.runtime import deadline
 
 from .greedy import fill, ratio_order
@@ -40,12 +42,17 @@ def greedy_value(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarra
     return int(profits[fill(weights, capacities, order)].sum())
 
 
-def cheap_bounds(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray) -> tuple[int, int]:
-    """(upper, lower): the surrogate LP bound with the constraints normalised by the capacities (one
-    sort, no fitted multipliers) and the greedy value in that ratio order; what plans compare."""
-    u = 1.0 / np.maximum(capacities, 1).astype(np.float64)
-    upper = int(Suffix.of(profits, weights, u / u.max()).bounds(np.zeros(1, np.int64), capacities[None, :])[0])
-    return upper, greedy_value(profits, weights, capacities, ratio_order(profits, weights, u))
+def cheap_bounds(problem: Knapsack) -> tuple[int, int, int]:
+    """(upper, lower, gap) for plans, once per problem: the surrogate LP bound with the constraints
+    normalised by the capacities (one sort, no fitted multipliers), the greedy value in that ratio
+    order, and what lies strictly between them (0: the greedy value is optimal)."""
+    def compute() -> tuple[int, int, int]:
+        p, w, c = problem.profits, problem.weights, problem.capacities
+        u = 1.0 / np.maximum(c, 1).astype(np.float64)
+        upper = int(Suffix.of(p, w, u / u.max()).bounds(np.zeros(1, np.int64), c[None, :])[0])
+        lower = greedy_value(p, w, c, ratio_order(p, w, u))
+        return upper, lower, max(upper - 1 - lower, 0)
+    return cache.per_problem(problem, "surrogate cheap bounds", compute)
 
 
 def _lagrangian(p: np.ndarray, w: np.ndarray, c: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
@@ -59,7 +66,9 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
            steps: int = STEPS) -> tuple[np.ndarray, float]:
     """Lagrangian prices y >= 0 of the m constraints and their bound y . c + sum_j max(0, p_j - y . w_j)
     (an upper bound for every y): a subgradient descent with Polyak's steps toward ``target`` (a
-    feasible value), which approaches the LP relaxation's duals and the LP bound."""
+    feasible value), which approaches the LP relaxation's duals and the LP bound. ``suffix_prices`` runs
+    the same descent for many suffixes at once; one problem alone takes this loop, whose steps make
+    fewer array operations (a third of the time: the root's and the host search's fits)."""
     p = profits.astype(np.float64)
     w = weights.astype(np.float64)                     # (n, m)
     c = np.maximum(capacities.astype(np.float64), 1.0)  # a zero capacity relaxed to 1 keeps the bound valid
@@ -89,7 +98,7 @@ def suffix_prices(profits: np.ndarray, weights: np.ndarray, starts: np.ndarray, 
     p, w = profits.astype(np.float64), weights.astype(np.float64)
     c = np.maximum(capacities.astype(np.float64), 1.0)                    # (rows, m)
     inside = np.arange(p.size)[None, :] >= starts[:, None]                 # (rows, n)
-    load = np.where(inside, 1.0, 0.0) @ (w / 1.0)                          # sum of each suffix's weights
+    load = inside.astype(np.float64) @ w                                   # sum of each suffix's weights
     y = (np.where(inside, p, 0.0).sum(axis=1) / np.maximum((load / c).sum(axis=1), 1.0))[:, None] / c
     best_y, best = y.copy(), np.full(len(starts), np.inf)
     scale, active, limit = np.full(len(starts), 2.0), np.ones(len(starts), bool), deadline.current()

@@ -64,8 +64,7 @@ class MultidimensionalBranchAndBound(HostSolver):
 
     def _plan(self, problem: Knapsack) -> Plan:
         # cheap on purpose (auto plans every solver): not the fitted multipliers the search uses
-        root, greedy = cheap_bounds(problem.profits, problem.weights, problem.capacities)
-        gap = max(root - 1 - greedy, 0)
+        root, greedy, gap = cheap_bounds(problem)
         limit = self._node_limit(problem)
         held = min(limit, self.batch * (problem.n + 1))
         return Plan(solver=self.name, host_buffers={"open nodes": held * node_bytes(problem.n, problem.m)},

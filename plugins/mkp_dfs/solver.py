@@ -79,8 +79,7 @@ class DeviceDepthFirst(DeviceSolver):
         n, m, slots = problem.n, problem.m, self._slots(device)
         tables = Tables.bytes_for(n, m)
         words = max(1, -(-n // 64))
-        root, greedy = cheap_bounds(problem.profits, problem.weights, problem.capacities)
-        gap = max(root - 1 - greedy, 0)
+        root, greedy, gap = cheap_bounds(problem)
         walk = n * (GAP_ITEM_SECONDS["gpu" if device.is_gpu else "other"] if gap else 0.0)
         return Plan(solver=self.name,
                     device_buffers={"level bounds": tables, "subtrees": slots * slot_bytes(words),

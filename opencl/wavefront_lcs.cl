@@ -23,6 +23,7 @@
  * `store` is set; lcs_trace walks them back from (m, n).
  *
  * Build options: ROWS, STEP_ROWS (rows per inner step, 1..32), GROUPS (= ROWS / STEP_ROWS rounded up),
+ * STAGE, RING_GROUPS, CODE_T (lcs_stripes: see there),
  * WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE (the trace's work-group size), CELLS.
  */
 
@@ -55,6 +56,16 @@ __kernel void lcs_start(__global ulong *v_row, const uint words)
     const uint w = get_global_id(0);
     if (w < words)
         v_row[w] = ~(ulong)0;
+}
+
+/* One row of the bit-parallel recurrence on one word: V' = (V + (V & M)) | (V & ~M), the addition
+ * taking the carry *cross from the word to the right and leaving its own carry out there. The carry
+ * out of x + y + c is bit 63 of (x & y) | ((x | y) & ~total); here x = V, y = V & M. */
+inline ulong bits_row(const ulong V, const ulong M, uint *cross)
+{
+    const ulong total = V + (V & M) + (ulong)*cross;
+    *cross = (uint)((V & (M | ~total)) >> 63);
+    return total | (V & ~M);
 }
 
 /* One block of the sweep. Both recurrences share everything but the update of a word for one row:
@@ -137,11 +148,7 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
                 if (r < rows) {
                     uint cross = (crossing_in >> k) & 1u;
 #ifndef CELLS
-                    const ulong M = M_group[k];
-                    const ulong total = V + (V & M) + (ulong)cross;
-                    /* the carry out of x + y + c is bit 63 of (x & y) | ((x | y) & ~total); here x = V, y = V & M */
-                    cross = (uint)((V & (M | ~total)) >> 63);
-                    V = total | (V & ~M);  /* V' = (V + (V & M)) | (V & ~M) */
+                    V = bits_row(V, M_group[k], &cross);
 #else
                     const uint bj = symbols[r];
                     ulong next = 0;
@@ -170,7 +177,134 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
         v_row[w] = V;
 }
 
-/* Trace-back through the blocks of chunk `diagonal` (Sec. II-C-1: from S[m][n] back to S[0][0]).
+/* The sweep in one launch, by stripes: work-group wb owns word block wb for all n rows and runs
+ * the inner wavefront of lcs_sweep down the whole stripe, so the critical path is
+ * n / STEP_ROWS + words (+ STAGE per stripe) steps instead of a block diagonal's full height per
+ * diagonal. The crossing bits of row group g pass from stripe wb to wb + 1 through
+ * `edges[(wb + 1) * groups + g]`, written with EDGE_READY set (so STEP_ROWS <= 31) into a column the
+ * host zeroed; every STAGE steps the stripe waits for the next STAGE groups' edges to be ready and
+ * copies them to local memory, with the symbols of b those groups read (a ring of RING_GROUPS row
+ * groups of CODE_T codes: work-items read them far apart, which local memory serves at once and
+ * the cache line by line). A stripe waits only for the one to its left, which started before it
+ * (work-groups start in order of their index, as decoupled look-back scans assume), so the launch
+ * always progresses. Each edge carries its own flag: no ordering between separate stores is
+ * assumed. A work-item reads its rows' masks masks[code][w] a step ahead; every whole group runs
+ * without a branch (branches between rows keep the compiler from overlapping them). With `store`, row r
+ * of word t of stripe wb goes to bits[wb * tile_words + t * n + r], the blocks of lcs_trace with
+ * rows = n. */
+#define EDGE_READY 0x80000000u
+#ifndef CODE_T
+#define CODE_T uint
+#endif
+#ifndef RING_GROUPS
+#define RING_GROUPS 256
+#endif
+#define SET_MASK(dst, code) dst = masks[(ulong)(code) * words + w_read]
+#define RING(r) ring[((r) / STEP_ROWS) % RING_GROUPS * STEP_ROWS + (r) % STEP_ROWS]
+
+/* Copies the symbol codes of row groups [first, last) of b into the ring, all work-items together. */
+inline void load_codes(__local CODE_T *ring, __global const uint *b_codes, const uint first, const uint last,
+                       const uint n, const uint t)
+{
+    const uint end = min(last * STEP_ROWS, n);
+    for (uint r = first * STEP_ROWS + t; r < end; r += WORDS_PER_BLOCK)
+        RING(r) = (CODE_T)b_codes[r];
+}
+
+__kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
+void lcs_stripes(__global const ulong *restrict masks, __global const uint *restrict b_codes,
+                 __global ulong *restrict v_row, __global uint *edges, __global ulong *restrict bits,
+                 const ulong tile_words, const int store, const uint words, const uint n)
+{
+    __local uint carry[2][WORDS_PER_BLOCK];
+    __local uint edge_in[STAGE];
+    __local CODE_T ring[RING_GROUPS * STEP_ROWS];
+    const uint t = get_local_id(0);
+    const uint wb = get_group_id(0);
+    const uint w = wb * WORDS_PER_BLOCK + t;
+    const uint groups = (n + STEP_ROWS - 1u) / STEP_ROWS;
+    const int active = w < words;
+    const uint w_read = min(w, words - 1u);  /* work-items past a's end compute on a real word, unused */
+    volatile __global const uint *edges_in = edges + (ulong)wb * groups;
+    volatile __global uint *edges_out = edges + (ulong)(wb + 1u) * groups;
+    __global ulong *column = bits + (ulong)wb * tile_words + (ulong)t * n;
+    ulong V = active ? v_row[w] : ~(ulong)0;
+    load_codes(ring, b_codes, 0u, 1u, n, t);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong M_next[STEP_ROWS];
+#pragma unroll
+    for (uint k = 0; k < STEP_ROWS; ++k) {
+        const uint code = RING(k);
+        SET_MASK(M_next[k], k < n ? code : 0u);
+    }
+    const uint steps = groups + WORDS_PER_BLOCK - 1u;
+    for (uint s = 0; s < steps; ++s) {
+        if (s % STAGE == 0u && s < groups) {
+            /* groups s + 1 .. s + STAGE: the ring keeps the oldest group still read, s - WORDS_PER_BLOCK + 1 */
+            load_codes(ring, b_codes, s + 1u, s + STAGE + 1u, n, t);
+            for (uint k = t; k < STAGE; k += WORDS_PER_BLOCK) {
+                uint e = 0;
+                if (wb > 0 && s + k < groups)
+                    do
+                        e = edges_in[s + k];
+                    while (!(e & EDGE_READY));
+                edge_in[k] = e;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        const uint g = s - t;  /* wraps to a large value while s < t */
+        if (g < groups) {
+            const uint crossing_in = t == 0 ? edge_in[g % STAGE] : carry[(s + 1u) & 1u][t - 1u];
+            uint crossing_out = 0;
+            const uint r0 = g * STEP_ROWS;
+            ulong M_group[STEP_ROWS];
+            /* the next group's masks, without branches: past row n the code is 0 (never read) */
+#pragma unroll
+            for (uint k = 0; k < STEP_ROWS; ++k) {
+                M_group[k] = M_next[k];
+                const uint r = r0 + STEP_ROWS + k;
+                const uint code = RING(r);
+                SET_MASK(M_next[k], r < n ? code : 0u);
+            }
+            /* straight-line rows where the group is whole (the usual case), with or without stores */
+#define STRIPE_ROW(k)                                    \
+            uint cross = (crossing_in >> (k)) & 1u;      \
+            V = bits_row(V, M_group[k], &cross);         \
+            crossing_out |= cross << (k)
+            if (r0 + STEP_ROWS <= n && !(store && active)) {
+#pragma unroll
+                for (uint k = 0; k < STEP_ROWS; ++k) {
+                    STRIPE_ROW(k);
+                }
+            } else if (r0 + STEP_ROWS <= n) {
+#pragma unroll
+                for (uint k = 0; k < STEP_ROWS; ++k) {
+                    STRIPE_ROW(k);
+                    column[r0 + k] = V;
+                }
+            } else {
+#pragma unroll
+                for (uint k = 0; k < STEP_ROWS; ++k) {
+                    if (r0 + k < n) {
+                        STRIPE_ROW(k);
+                        if (store && active)
+                            column[r0 + k] = V;
+                    }
+                }
+            }
+#undef STRIPE_ROW
+            carry[s & 1u][t] = crossing_out;
+            if (t == WORDS_PER_BLOCK - 1u)
+                edges_out[g] = crossing_out | EDGE_READY;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (active)
+        v_row[w] = V;
+}
+
+/* Trace-back through the blocks of chunk `diagonal` (Sec. II-C-1: from S[m][n] back to S[0][0]);
+ * `rows` is the blocks' height (ROWS, or n for the stripes of lcs_stripes).
  * state = {i, j, length}: the current cell and the pairs found so far; pairs go to `pairs` from the
  * end (pairs[2 (capacity - 1 - k)] = a-position, + 1 = b-position of the k-th pair found).
  * At (i, j): bit i-1 of V_j set -> D[i][j] = D[i-1][j], step to i-1; else a[i-1] == b[j-1] -> a
@@ -180,7 +314,7 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global const uint *a_codes,
                __global const uint *b_codes, __global uint *state, __global uint *pairs, const uint capacity,
-               const uint first_block, const uint diagonal, const uint m)
+               const uint first_block, const uint diagonal, const uint m, const uint rows)
 {
     __local ulong window[2][LOCAL_SIZE];
     __local uint a_window[128];
@@ -198,21 +332,21 @@ void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global c
     while (walk[3]) {
         const uint i = walk[0], j = walk[1];
         const uint wb = i == 0 ? 0u : (uint)((i - 1u) / block_bits);
-        const uint rb = j == 0 ? 0u : (j - 1u) / ROWS;
+        const uint rb = j == 0 ? 0u : (j - 1u) / rows;
         const int inside = i > 0 && j > 0 && wb + rb == diagonal && wb >= first_block;
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!inside)
             break;
         /* the window: words t and t - 1 of block (wb, rb), rows r - LOCAL_SIZE + 1 .. r */
         const uint t = ((i - 1u) / 64u) % WORDS_PER_BLOCK;
-        const uint r = (j - 1u) % ROWS;
+        const uint r = (j - 1u) % rows;
         const uint r_low = r + 1u >= LOCAL_SIZE ? r + 1u - LOCAL_SIZE : 0u;
-        __global const ulong *tile = chunk + chunk_offset + (ulong)(wb - first_block) * TILE_WORDS;
+        __global const ulong *tile = chunk + chunk_offset + (ulong)(wb - first_block) * WORDS_PER_BLOCK * rows;
         const uint row = r_low + l;
         if (row <= r) {
-            window[0][l] = tile[(ulong)t * ROWS + row];
-            window[1][l] = t > 0 ? tile[(ulong)(t - 1u) * ROWS + row] : 0;
-            b_window[l] = b_codes[rb * ROWS + row];
+            window[0][l] = tile[(ulong)t * rows + row];
+            window[1][l] = t > 0 ? tile[(ulong)(t - 1u) * rows + row] : 0;
+            b_window[l] = b_codes[rb * rows + row];
         }
         const uint a_base = ((i - 1u) / 64u) * 64u;  /* first a-position of word t */
         for (uint k = l; k < 128u; k += LOCAL_SIZE) {
@@ -228,8 +362,8 @@ void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global c
                 if (ci == 0 || cj == 0)
                     break;
                 const uint word = (ci - 1u) / 64u;
-                const uint crow = (cj - 1u) % ROWS;
-                if (word < word_low || (cj - 1u) / ROWS != rb || crow < r_low)
+                const uint crow = (cj - 1u) % rows;
+                if (word < word_low || (cj - 1u) / rows != rb || crow < r_low)
                     break;
                 const uint which = word == (i - 1u) / 64u ? 0u : 1u;
                 const uint bit = (uint)((window[which][crow - r_low] >> ((ci - 1u) & 63u)) & 1u);

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from test_solvers import knapsacks
 
 import clsolve
+from clsolve.plugin import registry
 from clsolve.errors import DoesNotFitError, InvalidOptionError, InvalidProblemError, SolutionCheckError
 from clsolve.problems import LCS, TSP
 from clsolve.solution import Solution, check
@@ -20,6 +21,9 @@ SMALL_BLOCKS = {"words_per_block": 2, "rows_per_block": 8, "rows_per_step": 3}
 #: One row per inner step (one barrier per row) and the most rows a step may take.
 STEP_EXTREMES = ({"words_per_block": 3, "rows_per_block": 40, "rows_per_step": 1},
                  {"words_per_block": 2, "rows_per_block": 70, "rows_per_step": 32})
+#: Stripes: the default, one word and one row per step, and the most rows a step may take (31).
+STRIPES = ({"schedule": "stripes"}, {"schedule": "stripes", "words_per_block": 1, "rows_per_step": 1},
+           {"schedule": "stripes", "words_per_block": 3, "rows_per_step": 31})
 
 
 def plain_lcs(a, b) -> int:
@@ -57,7 +61,7 @@ def test_lcs_matches_plain_dp(pair, device):
     expected = plain_lcs(a, b)
     problem = LCS(a, b)
     for method in ("bits", "cells"):
-        for blocks in ({}, SMALL_BLOCKS) + STEP_EXTREMES:
+        for blocks in ({}, SMALL_BLOCKS) + STEP_EXTREMES + (STRIPES if method == "bits" else ()):
             solution = clsolve.solve(problem, solver="wavefront", device=device, method=method, poison=True, **blocks)
             assert solution.value == expected  # and the engine checked the positions: common, increasing
             assert solution.positions.shape == (expected, 2)
@@ -79,6 +83,72 @@ def test_lcs_streams_rows_to_host(method, device):
     assert kept.stats["store"] == "device"
     assert streamed.value == kept.value == plain_lcs(a, b)
     np.testing.assert_array_equal(streamed.positions, kept.positions)
+
+
+@pytest.mark.parametrize("words_per_block, rows_per_step", [(2, 7), (1, 31), (5, 1), (64, 16)])
+def test_lcs_stripes_trace_the_same_pairs_as_diagonals(words_per_block, rows_per_step, device):
+    """Many stripes (up to 24), row groups that do not fill the last stage or the last group, and
+    poisoned bit rows: the stripes' bit rows are those of the block diagonals, so the trace-back
+    finds the same pairs, and the length-only sweep the same length."""
+    rng = np.random.default_rng(words_per_block * 100 + rows_per_step)
+    a, b = rng.integers(0, 4, 3000), rng.integers(0, 4, 2001)
+    problem = LCS(a, b)
+    stripes = {"schedule": "stripes", "words_per_block": words_per_block, "rows_per_step": rows_per_step}
+    got = clsolve.solve(problem, solver="wavefront", device=device, poison=True, **stripes)
+    want = clsolve.solve(problem, solver="wavefront", device=device, schedule="diagonals", poison=True)
+    assert got.stats["schedule"] == "stripes" and want.stats["schedule"] == "diagonals"
+    assert got.value == want.value == plain_lcs(a, b)
+    np.testing.assert_array_equal(got.positions, want.positions)
+    solver = registry.load("wavefront", **stripes)
+    length, _, details = solver.lcs_length(problem, device)
+    assert length == got.value and details["schedule"] == "stripes"
+
+
+@pytest.mark.parametrize("alphabet, code_type", [(3, None), (12, None), (1000, None), (6, ("uint", 4)),
+                                                 (300, ("uint", 4))])
+def test_lcs_stripes_symbol_codes(alphabet, code_type, device, monkeypatch):
+    """Symbol codes kept as uchar, ushort (1000 symbols) or uint in the stripes' ring."""
+    from clsolve_plugins.wavefront import lcs
+    if code_type is not None:
+        monkeypatch.setattr(lcs.Geometry, "code_type", property(lambda self: code_type))
+    rng = np.random.default_rng(alphabet)
+    a, b = rng.integers(0, alphabet, 1500), rng.integers(0, alphabet, 1700)
+    solution = clsolve.solve(LCS(a, b), solver="wavefront", device=device, schedule="stripes", words_per_block=4,
+                             rows_per_step=5, poison=True)
+    assert solution.value == plain_lcs(a, b)
+    sigma = LCS(a, b).codes()[2]
+    geo = lcs.geometry(LCS(a, b), device, "bits", 4, None, 5, "stripes", sigma)
+    assert geo.code_type[0] == (code_type[0] if code_type else "ushort" if alphabet == 1000 else "uchar")
+
+
+def test_lcs_schedule_choice_and_refusals(device):
+    from types import SimpleNamespace
+
+    from clsolve_plugins.wavefront import lcs
+    problem = LCS("GATTACA" * 50, "TAGACCA" * 40)
+    plan = clsolve.plan(problem, "wavefront", device)
+    assert plan.details["schedule"] == ("stripes" if device.is_gpu else "diagonals")
+    for options in ({"rows_per_block": 64}, {"method": "cells"}, {"store": "host"}, {"rows_per_step": 32}):
+        assert clsolve.plan(problem, "wavefront", device, **options).details["schedule"] == "diagonals"
+    assert clsolve.plan(problem, "wavefront", device, schedule="stripes").details["schedule"] == "stripes"
+    with pytest.raises(InvalidOptionError, match="schedule must be one of"):
+        clsolve.plan(problem, "wavefront", device, schedule="rows")
+    with pytest.raises(InvalidOptionError, match="bit-parallel sweep only"):
+        clsolve.plan(problem, "wavefront", device, schedule="stripes", method="cells")
+    with pytest.raises(InvalidOptionError, match="rows_per_block applies"):
+        clsolve.plan(problem, "wavefront", device, schedule="stripes", rows_per_block=64)
+    with pytest.raises(InvalidOptionError, match=r"1\.\.31 with schedule='stripes'"):
+        clsolve.plan(problem, "wavefront", device, schedule="stripes", rows_per_step=32)
+    with pytest.raises(DoesNotFitError, match="store='host' streams block diagonals"):
+        clsolve.plan(problem, "wavefront", device, schedule="stripes", store="host")
+    with pytest.raises(DoesNotFitError, match="keeping .* on the device does not fit"):
+        clsolve.plan(problem, "wavefront", device, schedule="stripes", device_memory_limit=20_000)
+    # auto falls back to diagonals where the stripes' bit rows pass one allocation
+    small = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=48 * 1024, label="small",
+                            max_allocation=10_000)
+    options = registry.load("wavefront").options
+    assert lcs.choose_schedule(problem, small, "bits", 4, options, bit_rows=True) == "diagonals"
+    assert lcs.choose_schedule(problem, small, "bits", 4, options, bit_rows=False) == "stripes"
 
 
 @SETTINGS

@@ -1,10 +1,18 @@
 """LCS on the wavefront model (kernels in ``opencl/wavefront_lcs.cl``).
 
-The grid is cut into blocks of ``words_per_block`` 64-bit words of ``a`` x ``rows_per_block`` rows
-(symbols of ``b``); one launch per block diagonal, so 1e5 x 1e5 takes about a hundred launches, not
-2e5. The finished blocks of diagonal d form chunk d of a ``RowStore``: kept on the device when the
-bit rows fit, else streamed to host memory while later diagonals compute. The trace-back walks the
-chunks from the last diagonal down, on the device.
+Two schedules of the same bit-parallel sweep:
+
+* ``diagonals``: the grid is cut into blocks of ``words_per_block`` 64-bit words of ``a`` x
+  ``rows_per_block`` rows (symbols of ``b``); one launch per block diagonal, so 1e5 x 1e5 takes about
+  a hundred launches, not 2e5. The finished blocks of diagonal d form chunk d of a ``RowStore``:
+  kept on the device when the bit rows fit, else streamed to host memory while later diagonals
+  compute.
+* ``stripes``: one launch; work-group wb owns word block wb for all n rows and passes its carries
+  to the stripe on its right through flagged edges in global memory, so the critical path is about
+  n / rows_per_step + words steps, not a block's height per block diagonal. Every bit row stays on
+  the device (chunk wb = stripe wb).
+
+The trace-back walks the chunks from the last one down, on the device.
 """
 from __future__ import annotations
 
@@ -17,6 +25,7 @@ import pyopencl as cl
 from clsolve.dp.rowstore import RowStore, plan_store
 from clsolve.errors import DoesNotFitError, InvalidOptionError
 from clsolve.plugin.contract import Plan
+from clsolve.plugin.plan import format_bytes
 from clsolve.problems import LCS
 from clsolve.runtime import kernels
 from clsolve.runtime.deadline import Pacer
@@ -41,6 +50,14 @@ MASKS_AUTO_LIMIT = 2**30
 RATES = {("bits", True): 7e11, ("bits", False): 5e9, ("cells", True): 3e10, ("cells", False): 3e8}
 LAUNCH_SECONDS = {True: 1.2e-5, False: 4e-5}
 METHODS = ("auto", "bits", "cells")
+SCHEDULES = ("auto", "diagonals", "stripes")
+#: Stripes: default words per work-group and rows per step (at most 31: an edge's top bit is its
+#: ready flag), and the row groups whose edges a stripe fetches at once.
+STRIPE_WORDS_PER_BLOCK = 64
+STRIPE_ROWS_PER_STEP = 16
+STRIPE_STAGE = 16
+#: Bytes each chunk of a store starts on (``RowStore`` packs chunks at this alignment).
+CHUNK_ALIGN = 256
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,22 @@ class Geometry:
     rows: int
     step_rows: int = 1
     method: str = "bits"
+    schedule: str = "diagonals"
+    stage: int = STRIPE_STAGE
+    sigma: int = 0
+
+    @property
+    def code_type(self) -> tuple[str, int]:
+        """The C type and bytes of a symbol code in the stripes' ring (codes go up to sigma + 1)."""
+        return ("uchar", 1) if self.sigma + 2 <= 2**8 else ("ushort", 2) if self.sigma + 2 <= 2**16 else ("uint", 4)
+
+    @property
+    def ring_groups(self) -> int:
+        """Row groups of symbol codes a stripe keeps: a power of two above words_per_block + stage."""
+        return 1 << (self.words_per_block + self.stage).bit_length()
+
+    def stripe_defines(self) -> dict[str, object]:
+        return {"CODE_T": self.code_type[0], "RING_GROUPS": self.ring_groups}
 
     @property
     def groups(self) -> int:
@@ -78,8 +111,22 @@ class Geometry:
 
     @property
     def steps(self) -> int:
-        """The sweep's critical path in inner-wavefront steps (a block takes groups + words - 1)."""
+        """The sweep's critical path in inner-wavefront steps: a block takes groups + words - 1; a
+        stripe starts about words_per_block + stage steps after the one to its left."""
+        if self.schedule == "stripes":
+            return self.groups + self.word_blocks * (self.words_per_block + self.stage) - self.stage - 1
         return self.diagonals * (self.groups + self.words_per_block - 1)
+
+    @property
+    def tile_stride(self) -> int:
+        """Bytes from one stripe's bit rows to the next (stripes: one buffer, chunks packed aligned)."""
+        return -(-self.tile_bytes // CHUNK_ALIGN) * CHUNK_ALIGN
+
+    @property
+    def edge_words(self) -> int:
+        """uints of the edges buffer: crossing bits of each row group into each word block (and past the last)."""
+        return (self.word_blocks + 1) * 2 * self.groups if self.schedule == "diagonals" else \
+            (self.word_blocks + 1) * self.groups
 
     def blocks_of(self, diagonal: int) -> tuple[int, int]:
         """First word block and number of blocks on a block diagonal."""
@@ -92,8 +139,11 @@ class Geometry:
 
 
 def geometry(problem: LCS, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
-             rows_per_step: int | None = None) -> Geometry:
-    """The block tiling for ``method`` ("bits" or "cells"), checked against the device's limits."""
+             rows_per_step: int | None = None, schedule: str = "diagonals", sigma: int = 0) -> Geometry:
+    """The block tiling for ``method`` ("bits" or "cells") and ``schedule`` ("diagonals" or
+    "stripes", whose kernel depends on the ``sigma`` common symbols), checked against the device's limits."""
+    if schedule == "stripes":
+        return _stripes(problem, device, method, words_per_block, rows_per_block, rows_per_step, sigma)
     words = -(-problem.m // 64)
     limit = device.max_work_group_size
     default_words, default_rows = words_per_block is None, rows_per_block is None
@@ -128,6 +178,56 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
                     method)
 
 
+def _stripes(problem: LCS, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
+             rows_per_step: int | None, sigma: int) -> Geometry:
+    """The stripes of ``lcs_stripes``: words_per_block words for all n rows each."""
+    if method != "bits":
+        raise InvalidOptionError("schedule='stripes' runs the bit-parallel sweep only (method='bits' or 'auto')")
+    if rows_per_block is not None:
+        raise InvalidOptionError("rows_per_block applies to schedule='diagonals'; a stripe is all n rows high")
+    limit = device.max_work_group_size
+    words_per_block = min(STRIPE_WORDS_PER_BLOCK, limit) if words_per_block is None else words_per_block
+    rows_per_step = STRIPE_ROWS_PER_STEP if rows_per_step is None else rows_per_step
+    if not 1 <= int(words_per_block) <= limit:
+        raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
+                                 f"got {words_per_block}")
+    if not 1 <= int(rows_per_step) <= 31:
+        raise InvalidOptionError(f"rows_per_step must be in 1..31 with schedule='stripes' (an edge's top bit is "
+                                 f"its ready flag), got {rows_per_step}")
+    if limit < TRACE_LOCAL_SIZE:
+        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
+    geo = Geometry(problem.m, problem.n, -(-problem.m // 64), int(words_per_block), problem.n, int(rows_per_step),
+                   method, "stripes", STRIPE_STAGE, sigma)
+    local_bytes = geo.words_per_block * 8 + geo.stage * 4 + geo.ring_groups * geo.step_rows * geo.code_type[1]
+    if local_bytes > device.local_memory:
+        raise InvalidOptionError(f"stripes of {geo.words_per_block} words with {geo.step_rows} rows per step need "
+                                 f"{local_bytes} bytes of local memory; {device.label} has {device.local_memory}")
+    return geo
+
+
+def choose_schedule(problem: LCS, device: Device, method: str, sigma: int, options, bit_rows: bool) -> str:
+    """``options.schedule``, or for ``auto``: stripes on a GPU for the bit-parallel sweep with the
+    default blocks, when the bit rows (if kept, ``bit_rows``) fit in one device allocation beside
+    the rest; else diagonals."""
+    schedule = getattr(options, "schedule", "auto")
+    if schedule not in SCHEDULES:
+        raise InvalidOptionError(f"schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
+    if schedule != "auto":
+        return schedule
+    if not device.is_gpu or method != "bits" or options.rows_per_block is not None or options.store == "host":
+        return "diagonals"
+    if options.rows_per_step is not None and not 1 <= options.rows_per_step <= 31:
+        return "diagonals"  # the diagonals' checks name the limits of the default schedule
+    if bit_rows:
+        try:
+            geo = _stripes(problem, device, method, options.words_per_block, None, options.rows_per_step, sigma)
+        except InvalidOptionError:
+            return "diagonals"
+        if geo.tile_stride * geo.word_blocks > device.max_allocation:
+            return "diagonals"
+    return "stripes"
+
+
 def _local_bytes(method: str, words_per_block: int, rows_per_block: int, rows_per_step: int) -> int:
     """The sweep's local memory: symbols, crossing bits in and out, carries, and for cells the
     block's symbols of a."""
@@ -152,22 +252,16 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         return Plan(solver=name, details={"method": "empty"})
     sigma = problem.codes()[2]
     method = choose_method(problem, options.method, sigma)
-    rows = options.rows_per_block
-    while True:
-        geo = geometry(problem, device, method, options.words_per_block, rows, options.rows_per_step)
-        buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
-                   "edges": (geo.word_blocks + 1) * 2 * geo.groups * 4, "pairs": min(problem.m, problem.n) * 8}
-        if method == "bits":
-            buffers["masks"] = (sigma + 2) * geo.words * 8
+    schedule = choose_schedule(problem, device, method, sigma, options, bit_rows=True)
+    if schedule == "stripes":
         try:
-            store = plan_store(f"LCS {problem.m} x {problem.n}: bit rows", geo.chunk_bytes(), device,
-                               sum(buffers.values()), options.device_memory_limit, options.store)
-            break
-        except DoesNotFitError as exc:
-            if options.rows_per_block is None and geo.rows > MIN_DEFAULT_ROWS:
-                rows = geo.rows // 2  # shorter default blocks: smaller chunks, a smaller ring of slots
-                continue
-            raise DoesNotFitError(f"{exc}; the bit rows take m x n / 8 bytes") from None
+            geo, buffers, store = _plan_stripes(problem, device, method, sigma, options)
+        except DoesNotFitError:
+            if options.schedule == "stripes":
+                raise
+            schedule = "diagonals"
+    if schedule == "diagonals":
+        geo, buffers, store = _plan_diagonals(problem, device, method, sigma, options)
     other = sum(buffers.values())
     buffers.update(store.device_buffers("bit_rows", device))
     rate = RATES[(method, device.is_gpu)]
@@ -177,9 +271,50 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         host_buffers={"bit_rows": store.host_bytes} if store.host_bytes else {},
         cell_updates=problem.cells(), launches=launches,
         seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
-        details={"method": method, "store": store.mode, "words_per_block": geo.words_per_block,
+        details={"method": method, "schedule": geo.schedule, "sigma": sigma, "store": store.mode, "words_per_block": geo.words_per_block,
                  "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals,
                  "steps": geo.steps, "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
+
+
+def _buffers(problem: LCS, geo: Geometry, sigma: int) -> dict[str, int]:
+    """The sweep's device buffers besides the bit rows."""
+    buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
+               "edges": geo.edge_words * 4, "pairs": min(problem.m, problem.n) * 8}
+    if geo.method == "bits":
+        buffers["masks"] = (sigma + 2) * geo.words * 8
+    return buffers
+
+
+def _plan_diagonals(problem: LCS, device: Device, method: str, sigma: int, options):
+    """Geometry, buffers and store of the diagonal schedule; default blocks shrink until the store fits."""
+    rows = options.rows_per_block
+    while True:
+        geo = geometry(problem, device, method, options.words_per_block, rows, options.rows_per_step)
+        buffers = _buffers(problem, geo, sigma)
+        try:
+            store = plan_store(f"LCS {problem.m} x {problem.n}: bit rows", geo.chunk_bytes(), device,
+                               sum(buffers.values()), options.device_memory_limit, options.store)
+            return geo, buffers, store
+        except DoesNotFitError as exc:
+            if options.rows_per_block is None and geo.rows > MIN_DEFAULT_ROWS:
+                rows = geo.rows // 2  # shorter default blocks: smaller chunks, a smaller ring of slots
+                continue
+            raise DoesNotFitError(f"{exc}; the bit rows take m x n / 8 bytes") from None
+
+
+def _plan_stripes(problem: LCS, device: Device, method: str, sigma: int, options):
+    """Geometry, buffers and store of the stripes: every bit row on the device, in one allocation."""
+    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,
+                   "stripes", sigma)
+    buffers = _buffers(problem, geo, sigma)
+    what = f"LCS {problem.m} x {problem.n}: bit rows (schedule='stripes' keeps them on the device in one allocation)"
+    if options.store == "host":
+        raise DoesNotFitError(f"{what}: store='host' streams block diagonals; use schedule='diagonals'")
+    store = plan_store(what, geo.chunk_bytes(), device, sum(buffers.values()), options.device_memory_limit, "device")
+    if geo.tile_stride * geo.word_blocks > device.max_allocation:
+        raise DoesNotFitError(f"{what}: {format_bytes(geo.tile_stride * geo.word_blocks)} pass {device.label}'s "
+                              f"largest allocation ({format_bytes(device.max_allocation)})")
+    return geo, buffers, store
 
 
 class _Sweep:
@@ -191,8 +326,14 @@ class _Sweep:
         method = geo.method
         with timings.phase("upload"):
             a_codes, b_codes, sigma = problem.codes() if codes is None else codes
-            defines = {"ROWS": geo.rows, "STEP_ROWS": geo.step_rows, "GROUPS": geo.groups,
+            # stripes run lcs_stripes alone: lcs_sweep's block height is then one step (its local
+            # arrays stay small, and one program serves every n)
+            stripes = geo.schedule == "stripes"
+            defines = {"ROWS": geo.step_rows if stripes else geo.rows, "STEP_ROWS": geo.step_rows,
+                       "GROUPS": 1 if stripes else geo.groups, "STAGE": geo.stage,
                        "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE}
+            if stripes:
+                defines.update(geo.stripe_defines())
             if method == "cells":
                 defines["CELLS"] = 1
             self.program = kernels.program(device, LCS_SOURCE, defines)
@@ -201,7 +342,7 @@ class _Sweep:
             self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
             self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
             self.v_row = cl.Buffer(ctx, flags.READ_WRITE, geo.words * 8)
-            edges = np.zeros((geo.word_blocks + 1) * 2 * geo.groups, dtype=np.uint32)
+            edges = np.zeros(geo.edge_words, dtype=np.uint32)
             self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
             words = np.uint32(geo.words)
             self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
@@ -213,7 +354,9 @@ class _Sweep:
             queue.finish()
 
     def run(self, store: RowStore | None) -> cl.Event | None:
-        """Enqueue every block diagonal; with ``store``, each diagonal's blocks go to its chunk."""
+        """Enqueue the sweep; with ``store``, each block diagonal's blocks (each stripe) go to its chunk."""
+        if self.geo.schedule == "stripes":
+            return self._run_stripes(store)
         geo, queue = self.geo, self.device.queue
         kernel = self.program.kernel("lcs_sweep").set(
             masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
@@ -234,6 +377,20 @@ class _Sweep:
             pacer.launch()
         return event
 
+    def _run_stripes(self, store: RowStore | None) -> cl.Event:
+        """One launch of lcs_stripes; its chunks are the store's first buffer, one stripe apart."""
+        geo = self.geo
+        if store is not None:
+            bits, offset, _ = store.slot(0)
+            assert offset == 0 and all(store.slot(k)[:2] == (bits, k * geo.tile_stride) for k in range(geo.word_blocks))
+        else:
+            bits = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8)
+        return self.program.kernel("lcs_stripes").set(
+            masks=self.masks, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges, bits=bits,
+            tile_words=np.uint64(geo.tile_stride // 8), store=np.int32(store is not None),
+            words=np.uint32(geo.words), n=np.uint32(geo.n)
+        ).enqueue(self.device.queue, (geo.word_blocks * geo.words_per_block,), (geo.words_per_block,))
+
     def length(self) -> int:
         row = np.empty(self.geo.words, dtype=np.uint64)
         cl.enqueue_copy(self.device.queue, row, self.v_row, is_blocking=True)
@@ -250,12 +407,15 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     with timings.phase("upload"):
         codes = problem.codes()
     method = choose_method(problem, options.method, codes[2])
-    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step)
+    schedule = choose_schedule(problem, device, method, codes[2], options, bit_rows=False)
+    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,
+                   schedule, codes[2])
     sweep = _Sweep(problem, device, geo, timings, codes)
     with timings.phase("kernels"):
         sweep.run(None)
         device.queue.finish()
-    details = {"method": sweep.method, "words_per_block": geo.words_per_block, "rows_per_block": geo.rows,
+    details = {"method": sweep.method, "schedule": geo.schedule, "words_per_block": geo.words_per_block,
+               "rows_per_block": geo.rows,
                "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps}
     return sweep.length(), timings, details
 
@@ -265,8 +425,10 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     if problem.m == 0 or problem.n == 0:
         return Solution(0, np.zeros(0, bool), True, "", "", timings, positions=np.zeros((0, 2), np.int64))
     details = plan.details
-    geo = geometry(problem, device, str(details["method"]), details["words_per_block"], details["rows_per_block"],
-                   details["rows_per_step"])
+    stripes = details["schedule"] == "stripes"
+    geo = geometry(problem, device, str(details["method"]), details["words_per_block"],
+                   None if stripes else details["rows_per_block"], details["rows_per_step"], str(details["schedule"]),
+                   int(details["sigma"]))
     sweep = _Sweep(problem, device, geo, timings)
     store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
                             options.device_memory_limit, str(details["store"]))
@@ -283,7 +445,7 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
             positions = _trace(sweep, store, length, options.poison)
     finally:
         store.release()
-    stats = {"method": sweep.method, "store": store_plan.mode, "diagonals": geo.diagonals, "steps": geo.steps,
+    stats = {"method": sweep.method, "schedule": geo.schedule, "store": store_plan.mode, "diagonals": geo.diagonals, "steps": geo.steps,
              "words_per_block": geo.words_per_block, "rows_per_block": geo.rows, "rows_per_step": geo.step_rows,
              "bit_row_bytes": store_plan.total_bytes}
     if store_plan.mode == "host":
@@ -306,7 +468,8 @@ def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndar
     state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
     state_buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=state)
     kernel = sweep.program.kernel("lcs_trace").set(a_codes=sweep.a_codes, b_codes=sweep.b_codes, state=state_buffer,
-                                                   pairs=pairs, capacity=np.uint32(capacity), m=np.uint32(problem.m))
+                                                   pairs=pairs, capacity=np.uint32(capacity), m=np.uint32(problem.m),
+                                                   rows=np.uint32(geo.rows))
     host_mode = store.plan.mode == "host"
     for d in range(geo.diagonals - 1, -1, -1):
         first, count = geo.blocks_of(d)

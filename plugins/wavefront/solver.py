@@ -31,6 +31,7 @@ class Options:
     words_per_block: int | None = None
     rows_per_block: int | None = None
     rows_per_step: int | None = None
+    schedule: str = "auto"
     poison: bool = False
 
 
@@ -41,22 +42,27 @@ class WavefrontSolver(DeviceSolver):
 
     def __init__(self, method: str = "auto", store: str = "auto", device_memory_limit: int | None = None,
                  words_per_block: int | None = None, rows_per_block: int | None = None,
-                 rows_per_step: int | None = None, poison: bool = False):
+                 rows_per_step: int | None = None, schedule: str = "auto", poison: bool = False):
         """``method`` (LCS): ``bits`` (bit-parallel), ``cells`` (eq. 2 cell by cell, any alphabet) or
         ``auto`` (bits unless the match masks would pass 1 GiB). ``store``: where the rows the answer
         needs are kept, ``device``, ``host`` (streamed during the sweep) or ``auto`` (the device when they
         fit). ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
         stream to host memory. ``words_per_block`` / ``rows_per_block`` (LCS) override the block tiling,
-        ``rows_per_step`` the rows a work-item updates between two barriers (1..32).
+        ``rows_per_step`` the rows a work-item updates between two barriers (1..32; 1..31 for stripes).
+        ``schedule`` (LCS, bit-parallel): ``diagonals`` (one launch per block diagonal; bit rows may
+        stream to host memory), ``stripes`` (one launch, a work-group per block of words for all rows;
+        bit rows on the device) or ``auto`` (stripes on a GPU where they apply).
         ``poison`` fills device buffers with garbage first (tests: an unwritten cell shows)."""
         if method not in lcs.METHODS:
             raise InvalidOptionError(f"method must be one of {', '.join(lcs.METHODS)}, got {method!r}")
+        if schedule not in lcs.SCHEDULES:
+            raise InvalidOptionError(f"schedule must be one of {', '.join(lcs.SCHEDULES)}, got {schedule!r}")
         if store not in STORES:
             raise InvalidOptionError(f"store must be one of {', '.join(STORES)}, got {store!r}")
         if device_memory_limit is not None and int(device_memory_limit) <= 0:
             raise InvalidOptionError(f"device_memory_limit must be a positive number of bytes, got {device_memory_limit}")
         self.options = Options(method, store, None if device_memory_limit is None else int(device_memory_limit),
-                               words_per_block, rows_per_block, rows_per_step, bool(poison))
+                               words_per_block, rows_per_block, rows_per_step, schedule, bool(poison))
 
     def accepts(self, problem) -> str | None:
         if isinstance(problem, LCS):

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from test_solvers import knapsacks
 
 import clsolve
-from clsolve.plugin import registry
 from clsolve.errors import DoesNotFitError, InvalidOptionError, InvalidProblemError, SolutionCheckError
+from clsolve.plugin import registry
 from clsolve.problems import LCS, TSP
 from clsolve.solution import Solution, check
 

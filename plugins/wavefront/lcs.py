@@ -271,7 +271,8 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         host_buffers={"bit_rows": store.host_bytes} if store.host_bytes else {},
         cell_updates=problem.cells(), launches=launches,
         seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
-        details={"method": method, "schedule": geo.schedule, "sigma": sigma, "store": store.mode, "words_per_block": geo.words_per_block,
+        details={"method": method, "schedule": geo.schedule, "sigma": sigma, "store": store.mode,
+                 "words_per_block": geo.words_per_block,
                  "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals,
                  "steps": geo.steps, "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
 
@@ -445,7 +446,8 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
             positions = _trace(sweep, store, length, options.poison)
     finally:
         store.release()
-    stats = {"method": sweep.method, "schedule": geo.schedule, "store": store_plan.mode, "diagonals": geo.diagonals, "steps": geo.steps,
+    stats = {"method": sweep.method, "schedule": geo.schedule, "store": store_plan.mode, "diagonals": geo.diagonals,
+             "steps": geo.steps,
              "words_per_block": geo.words_per_block, "rows_per_block": geo.rows, "rows_per_step": geo.step_rows,
              "bit_row_bytes": store_plan.total_bytes}
     if store_plan.mode == "host":

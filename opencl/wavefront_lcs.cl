@@ -24,7 +24,8 @@
  *
  * Build options: ROWS, STEP_ROWS (rows per inner step, 1..32), GROUPS (= ROWS / STEP_ROWS rounded up),
  * STAGE, RING_GROUPS, CODE_T (lcs_stripes: see there),
- * WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE (the trace's work-group size), CELLS.
+ * WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE (the trace's work-group size: rows of its
+ * window), TRACE_WORDS (words of the trace's window), CELLS.
  */
 
 #define TILE_WORDS ((ulong)WORDS_PER_BLOCK * ROWS)
@@ -190,8 +191,8 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
  * always progresses. Each edge carries its own flag: no ordering between separate stores is
  * assumed. A work-item reads its rows' masks masks[code][w] a step ahead; every whole group runs
  * without a branch (branches between rows keep the compiler from overlapping them). With `store`, row r
- * of word t of stripe wb goes to bits[wb * tile_words + t * n + r], the blocks of lcs_trace with
- * rows = n. */
+ * of word t of stripe wb goes to bits[wb * tile_words + t * pitch + r] (pitch: n rounded up to
+ * even), the blocks of lcs_trace with rows = pitch. */
 #define EDGE_READY 0x80000000u
 #ifndef CODE_T
 #define CODE_T uint
@@ -214,7 +215,7 @@ inline void load_codes(__local CODE_T *ring, __global const uint *b_codes, const
 __kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
 void lcs_stripes(__global const ulong *restrict masks, __global const uint *restrict b_codes,
                  __global ulong *restrict v_row, __global uint *edges, __global ulong *restrict bits,
-                 const ulong tile_words, const int store, const uint words, const uint n)
+                 const ulong tile_words, const uint pitch, const int store, const uint words, const uint n)
 {
     __local uint carry[2][WORDS_PER_BLOCK];
     __local uint edge_in[STAGE];
@@ -227,7 +228,7 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
     const uint w_read = min(w, words - 1u);  /* work-items past a's end compute on a real word, unused */
     volatile __global const uint *edges_in = edges + (ulong)wb * groups;
     volatile __global uint *edges_out = edges + (ulong)(wb + 1u) * groups;
-    __global ulong *column = bits + (ulong)wb * tile_words + (ulong)t * n;
+    __global ulong *column = bits + (ulong)wb * tile_words + (ulong)t * pitch;
     ulong V = active ? v_row[w] : ~(ulong)0;
     load_codes(ring, b_codes, 0u, 1u, n, t);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -277,11 +278,23 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
                     STRIPE_ROW(k);
                 }
             } else if (r0 + STEP_ROWS <= n) {
+                ulong rows_out[STEP_ROWS];
 #pragma unroll
                 for (uint k = 0; k < STEP_ROWS; ++k) {
                     STRIPE_ROW(k);
-                    column[r0 + k] = V;
+                    rows_out[k] = V;
                 }
+#if STEP_ROWS % 2 == 0
+                /* 16-byte stores (pitch, tile_words and r0 are even): half as many store requests */
+                __global ulong2 *pairs = (__global ulong2 *)(column + r0);
+#pragma unroll
+                for (uint k = 0; k < STEP_ROWS / 2; ++k)
+                    pairs[k] = (ulong2)(rows_out[2 * k], rows_out[2 * k + 1]);
+#else
+#pragma unroll
+                for (uint k = 0; k < STEP_ROWS; ++k)
+                    column[r0 + k] = rows_out[k];
+#endif
             } else {
 #pragma unroll
                 for (uint k = 0; k < STEP_ROWS; ++k) {
@@ -308,16 +321,17 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
  * state = {i, j, length}: the current cell and the pairs found so far; pairs go to `pairs` from the
  * end (pairs[2 (capacity - 1 - k)] = a-position, + 1 = b-position of the k-th pair found).
  * At (i, j): bit i-1 of V_j set -> D[i][j] = D[i-1][j], step to i-1; else a[i-1] == b[j-1] -> a
- * pair, step to (i-1, j-1); else D[i][j] = D[i][j-1], step to j-1. The work-group prefetches a
- * window of LOCAL_SIZE rows x 2 words of the bit rows and the matching symbols into local memory;
- * work-item 0 walks it. Returns when the walk leaves the chunk (the host launches the next one). */
+ * pair, step to (i-1, j-1); else D[i][j] = D[i][j-1], step to j-1; a run of ones in V_j is
+ * stepped over at once. The work-group prefetches a window of LOCAL_SIZE rows x TRACE_WORDS words
+ * of the bit rows and the matching symbols into local memory; work-item 0 walks it. Returns when
+ * the walk leaves the chunk (the host launches the next one). */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global const uint *a_codes,
                __global const uint *b_codes, __global uint *state, __global uint *pairs, const uint capacity,
                const uint first_block, const uint diagonal, const uint m, const uint rows)
 {
-    __local ulong window[2][LOCAL_SIZE];
-    __local uint a_window[128];
+    __local ulong window[TRACE_WORDS][LOCAL_SIZE];
+    __local uint a_window[TRACE_WORDS * 64];
     __local uint b_window[LOCAL_SIZE];
     __local uint walk[4];  /* i, j, length, go on */
     const uint l = get_local_id(0);
@@ -337,43 +351,44 @@ void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global c
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!inside)
             break;
-        /* the window: words t and t - 1 of block (wb, rb), rows r - LOCAL_SIZE + 1 .. r */
+        /* the window: words t, t - 1, .. t - TRACE_WORDS + 1 of block (wb, rb) (those >= 0), rows
+         * r - LOCAL_SIZE + 1 .. r */
         const uint t = ((i - 1u) / 64u) % WORDS_PER_BLOCK;
         const uint r = (j - 1u) % rows;
         const uint r_low = r + 1u >= LOCAL_SIZE ? r + 1u - LOCAL_SIZE : 0u;
         __global const ulong *tile = chunk + chunk_offset + (ulong)(wb - first_block) * WORDS_PER_BLOCK * rows;
         const uint row = r_low + l;
         if (row <= r) {
-            window[0][l] = tile[(ulong)t * rows + row];
-            window[1][l] = t > 0 ? tile[(ulong)(t - 1u) * rows + row] : 0;
+#pragma unroll
+            for (uint q = 0; q < TRACE_WORDS; ++q)
+                window[q][l] = t >= q ? tile[(ulong)(t - q) * rows + row] : 0;
             b_window[l] = b_codes[rb * rows + row];
         }
-        const uint a_base = ((i - 1u) / 64u) * 64u;  /* first a-position of word t */
-        for (uint k = l; k < 128u; k += LOCAL_SIZE) {
-            const uint pos = a_base + k;  /* k < 64: word t; k >= 64: word t - 1 (stored at 64..127) */
-            const uint at = k < 64u ? pos : a_base - 128u + k;
-            a_window[k] = (k < 64u || t > 0) && at < m ? a_codes[at] : 0u;  /* past a's end: never walked */
+        const uint word_top = (i - 1u) / 64u;
+        for (uint k = l; k < TRACE_WORDS * 64u; k += LOCAL_SIZE) {
+            const uint q = k / 64u;  /* a_window[q * 64 + b]: position b of word word_top - q */
+            const uint at = (word_top - q) * 64u + k % 64u;
+            a_window[k] = t >= q && at < m ? a_codes[at] : 0u;  /* past a's end: never walked */
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (l == 0) {
             uint ci = i, cj = j, length = walk[2];
-            const uint word_low = t > 0 ? (i - 1u) / 64u - 1u : (i - 1u) / 64u;
-            for (;;) {
-                if (ci == 0 || cj == 0)
-                    break;
-                const uint word = (ci - 1u) / 64u;
-                const uint crow = (cj - 1u) % rows;
-                if (word < word_low || (cj - 1u) / rows != rb || crow < r_low)
-                    break;
-                const uint which = word == (i - 1u) / 64u ? 0u : 1u;
-                const uint bit = (uint)((window[which][crow - r_low] >> ((ci - 1u) & 63u)) & 1u);
-                if (bit) {
-                    --ci;
+            const uint word_low = word_top - min(t, TRACE_WORDS - 1u);
+            /* the window holds cells i > i_floor (words word_low .. word_top), j > j_floor (its rows) */
+            const uint i_floor = word_low * 64u, j_floor = rb * rows + r_low;
+            while (ci > i_floor && cj > j_floor) {
+                const uint x = ci - 1u, b = x & 63u, row = cj - 1u - j_floor;
+                const uint which = word_top - x / 64u;
+                const ulong bits = window[which][row];
+                if ((bits >> b) & 1u) {
+                    /* a run of ones in V_j below bit b: D[i][j] == D[i-1][j] all along it */
+                    const ulong flipped = ~(bits << (63u - b));
+                    const uint ones = flipped == 0 ? 64u : (uint)clz(flipped);
+                    ci -= min(ones, b + 1u);
                 } else {
-                    const uint a_symbol = a_window[which * 64u + ((ci - 1u) & 63u)];
-                    if (a_symbol == b_window[crow - r_low]) {
+                    if (a_window[which * 64u + b] == b_window[row]) {
                         ++length;
-                        pairs[2u * (capacity - length)] = ci - 1u;
+                        pairs[2u * (capacity - length)] = x;
                         pairs[2u * (capacity - length) + 1u] = cj - 1u;
                         --ci;
                     }

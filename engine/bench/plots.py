@@ -93,6 +93,10 @@ def _wavefront(result: dict, ax) -> None:
     sizes = [r["m"] for r in lcs]
     ax.plot(sizes, [r["value_only_cells_per_second"] for r in lcs], "o-", label="length only")
     ax.plot(sizes, [r.get("value_only_sweep_cells_per_second") for r in lcs], "^:", label="sweep kernels alone")
+    diagonals = [(r["m"], r["cells"] / r["diagonals_value_only_seconds"]) for r in lcs
+                 if r.get("diagonals_value_only_seconds")]
+    if diagonals:
+        ax.plot([m for m, _ in diagonals], [v for _, v in diagonals], "v--", label="length only, block diagonals")
     with_sub = [(r["m"], r["subsequence_cells_per_second"]) for r in lcs if r.get("subsequence_cells_per_second")]
     ax.plot([m for m, _ in with_sub], [v for _, v in with_sub], "s-", label="with the subsequence")
     if result.get("pylcs"):

@@ -2,9 +2,11 @@
 
 * LCS of two random strings (alphabet 4) for lengths 1e4 .. 1e6: cell updates per second value-only
   (the sweep, no bit rows kept) and with the subsequence (bit rows kept, traced back), the store the
-  plan chose, and for a run forced to stream its rows to host memory the share of copy time hidden
-  behind compute. The floor for the subsequence run is writing m x n / 8 bytes of bit rows at the
-  device's copy bandwidth; the sweep's own floor is its critical path of n + words block steps.
+  plan chose, the default schedule (stripes on a GPU) beside the block diagonals, and for a run
+  forced to stream its rows to host memory the share of copy time hidden behind compute. The floor
+  for the subsequence run is writing m x n / 8 bytes of bit rows at the device's copy bandwidth; the
+  sweep is bound by its critical path (``steps``: n / rows_per_step + words inner steps for
+  stripes, a block's height per block diagonal for diagonals), reported in ns per step.
 * Held-Karp TSP: random Euclidean instances (TSPLIB EUC_2D rounding) from n = 16 up to the largest n
   the device holds (or ``--max-cities``), the TSPLIB files of the data folder, and one run streamed.
 * ``pylcs`` and ``python-tsp``, when installed, timed on the same machine for comparison.
@@ -77,7 +79,11 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
                    value_only_sweep_seconds=sweep, value_only_sweep_cells_per_second=cells / sweep,
                    steps=steps, sweep_ns_per_step=sweep / steps * 1e9, geometry=details)
         _log(f"lcs {length}: value only {seconds:.4f} s end to end, {cells / seconds / 1e9:.1f} G cells/s "
-             f"(sweep alone {sweep:.4f} s, {cells / sweep / 1e9:.1f} G cells/s)")
+             f"(sweep alone {sweep:.4f} s, {cells / sweep / 1e9:.1f} G cells/s, {details['schedule']})")
+        if details["schedule"] != "diagonals":
+            diagonals, sweeps = registry.load("wavefront", schedule="diagonals"), []
+            other, _ = _best(repeats, lambda: _keep_sweep(sweeps, diagonals.lcs_length(problem, device)))
+            row.update(diagonals_value_only_seconds=other, diagonals_value_only_sweep_seconds=min(sweeps))
         try:
             plan = checked.plan(solver, problem, device)
             seconds, solution = _best(repeats, lambda: solver.solve(problem, device, plan))
@@ -85,11 +91,17 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
             assert solution.value == value
             floor = cells / 8 / bandwidth
             row.update(subsequence_seconds=seconds, subsequence_cells_per_second=cells / seconds,
+                       schedule=solution.stats["schedule"],
                        store=solution.stats["store"], diagonals=solution.stats["diagonals"],
                        bit_row_bytes=solution.stats["bit_row_bytes"], bit_row_write_floor_seconds=floor,
                        ratio_to_floor=floor / seconds, timings=solution.timings.to_dict())
             _log(f"lcs {length}: with subsequence {seconds:.4f} s, {cells / seconds / 1e9:.1f} G cells/s "
-                 f"({solution.stats['store']})")
+                 f"({solution.stats['store']}, {solution.stats['schedule']})")
+            if solution.stats["schedule"] != "diagonals":
+                diagonals = registry.load("wavefront", schedule="diagonals")
+                other_plan = checked.plan(diagonals, problem, device)
+                other, _ = _best(repeats, lambda: diagonals.solve(problem, device, other_plan))
+                row["diagonals_subsequence_seconds"] = other
         except DoesNotFitError as exc:
             row["subsequence_refused"] = str(exc)
             _log(f"lcs {length}: with subsequence refused: {exc}")
@@ -97,6 +109,9 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
     return rows
 
 
+#: Stripes (words per work-group) and rows per inner step of the stripes' tiling sweep.
+STRIPE_WORDS = (32, 64, 128, 256)
+STRIPE_STEP_ROWS = (4, 8, 12, 16, 24, 31)
 #: Block shapes (words per block, rows per block) and rows per inner step of the tiling sweep.
 TILING_SHAPES = ((32, 1024), (32, 2048), (64, 1024), (64, 2048), (128, 1024), (128, 2048), (128, 4096),
                  (256, 2048), (256, 4096))
@@ -104,15 +119,18 @@ TILING_STEP_ROWS = (1, 2, 4, 8, 16, 32)
 
 
 def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> list[dict]:
-    """Value-only sweeps of one size under several block shapes (words per block x rows per block)
-    and rows per inner step (rows a work-item updates between two barriers)."""
+    """Value-only sweeps of one size under several block shapes (words per block x rows per block,
+    block diagonals; words per stripe) and rows per inner step (rows a work-item updates between
+    two barriers)."""
     problem = random_strings(length, seed=length)
     rows = []
     shapes, steps = (TILING_SHAPES[:1], (1, 8)) if quick else (TILING_SHAPES, TILING_STEP_ROWS)
-    for (words, block_rows), step_rows in itertools.product(shapes, steps):
+    stripes = [((words, None), step) for words, step in itertools.product(STRIPE_WORDS, STRIPE_STEP_ROWS)]
+    for (words, block_rows), step_rows in stripes[:2 if quick else None] + list(itertools.product(shapes, steps)):
         if words > device.max_work_group_size:
             continue
-        shape = {"words_per_block": words, "rows_per_block": block_rows, "rows_per_step": step_rows}
+        shape = {"schedule": "stripes" if block_rows is None else "diagonals", "words_per_block": words,
+                 "rows_per_block": block_rows, "rows_per_step": step_rows}
         solver = registry.load("wavefront", **shape)
         sweeps = []
         try:
@@ -124,7 +142,7 @@ def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> 
         rows.append({**shape, "seconds": seconds, "cells_per_second": problem.cells() / seconds, "steps": steps,
                      "sweep_seconds": sweep, "sweep_cells_per_second": problem.cells() / sweep,
                      "sweep_ns_per_step": sweep / steps * 1e9})
-        _log(f"lcs {length} tiling {words} x {block_rows}, {step_rows} rows per step: "
+        _log(f"lcs {length} tiling {shape['schedule']} {words} x {block_rows}, {step_rows} rows per step: "
              f"{problem.cells() / seconds / 1e9:.1f} G cells/s end to end, sweep {problem.cells() / sweep / 1e9:.1f}")
     return rows
 

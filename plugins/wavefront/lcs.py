@@ -42,8 +42,11 @@ DEFAULT_ROWS_PER_BLOCK = {True: 4096, False: 128}
 DEFAULT_ROWS_PER_STEP = 4
 #: Default blocks are halved down to this many rows when the plan's store does not fit otherwise.
 MIN_DEFAULT_ROWS = 64
-#: Work-group of the trace-back: rows of bit words prefetched per window.
-TRACE_LOCAL_SIZE = 64
+#: Work-group of the trace-back (rows of bit words prefetched per window): at most this many, at
+#: least TRACE_MIN_LOCAL_SIZE; and the words of a window.
+TRACE_LOCAL_SIZE = 256
+TRACE_MIN_LOCAL_SIZE = 64
+TRACE_WORDS = 4
 #: Mask tables larger than this make ``method="auto"`` take the cell sweep (no masks).
 MASKS_AUTO_LIMIT = 2**30
 #: Planning rates (cell updates per second) and the cost of one launch.
@@ -172,8 +175,8 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
     if local_bytes > device.local_memory:
         raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
                                  f"of local memory; {device.label} has {device.local_memory}")
-    if limit < TRACE_LOCAL_SIZE:
-        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
+    if limit < TRACE_MIN_LOCAL_SIZE:
+        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_MIN_LOCAL_SIZE}; {device.label} allows {limit}")
     return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step),
                     method)
 
@@ -194,9 +197,10 @@ def _stripes(problem: LCS, device: Device, method: str, words_per_block: int | N
     if not 1 <= int(rows_per_step) <= 31:
         raise InvalidOptionError(f"rows_per_step must be in 1..31 with schedule='stripes' (an edge's top bit is "
                                  f"its ready flag), got {rows_per_step}")
-    if limit < TRACE_LOCAL_SIZE:
-        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_LOCAL_SIZE}; {device.label} allows {limit}")
-    geo = Geometry(problem.m, problem.n, -(-problem.m // 64), int(words_per_block), problem.n, int(rows_per_step),
+    if limit < TRACE_MIN_LOCAL_SIZE:
+        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_MIN_LOCAL_SIZE}; {device.label} allows {limit}")
+    pitch = problem.n + problem.n % 2  # even: the stripes store rows in pairs, 16 bytes at once
+    geo = Geometry(problem.m, problem.n, -(-problem.m // 64), int(words_per_block), pitch, int(rows_per_step),
                    method, "stripes", STRIPE_STAGE, sigma)
     local_bytes = geo.words_per_block * 8 + geo.stage * 4 + geo.ring_groups * geo.step_rows * geo.code_type[1]
     if local_bytes > device.local_memory:
@@ -324,15 +328,17 @@ class _Sweep:
     def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings,
                  codes: tuple[np.ndarray, np.ndarray, int] | None = None):
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
+        self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
         method = geo.method
         with timings.phase("upload"):
             a_codes, b_codes, sigma = problem.codes() if codes is None else codes
             # stripes run lcs_stripes alone: lcs_sweep's block height is then one step (its local
             # arrays stay small, and one program serves every n)
             stripes = geo.schedule == "stripes"
-            defines = {"ROWS": geo.step_rows if stripes else geo.rows, "STEP_ROWS": geo.step_rows,
-                       "GROUPS": 1 if stripes else geo.groups, "STAGE": geo.stage,
-                       "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": TRACE_LOCAL_SIZE}
+            defines: dict[str, object] = {"ROWS": geo.step_rows if stripes else geo.rows, "STEP_ROWS": geo.step_rows,
+                                          "GROUPS": 1 if stripes else geo.groups, "STAGE": geo.stage,
+                                          "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": self.trace_size,
+                                          "TRACE_WORDS": TRACE_WORDS}
             if stripes:
                 defines.update(geo.stripe_defines())
             if method == "cells":
@@ -388,7 +394,7 @@ class _Sweep:
             bits = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8)
         return self.program.kernel("lcs_stripes").set(
             masks=self.masks, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges, bits=bits,
-            tile_words=np.uint64(geo.tile_stride // 8), store=np.int32(store is not None),
+            tile_words=np.uint64(geo.tile_stride // 8), pitch=np.uint32(geo.rows), store=np.int32(store is not None),
             words=np.uint32(geo.words), n=np.uint32(geo.n)
         ).enqueue(self.device.queue, (geo.word_blocks * geo.words_per_block,), (geo.words_per_block,))
 
@@ -487,7 +493,7 @@ def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndar
         else:
             buffer, offset = store.readable(d)
         kernel.set(chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d)
-                   ).enqueue(queue, (TRACE_LOCAL_SIZE,), (TRACE_LOCAL_SIZE,))
+                   ).enqueue(queue, (sweep.trace_size,), (sweep.trace_size,))
     cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
     found = np.empty(capacity * 2, dtype=np.uint32)
     cl.enqueue_copy(queue, found, pairs, is_blocking=True)

@@ -24,10 +24,12 @@ import pyopencl as cl
 
 from clsolve.dp.rowstore import RowStore, plan_store
 from clsolve.errors import DoesNotFitError, InvalidOptionError
+from clsolve.plugin import cache
 from clsolve.plugin.contract import Plan
 from clsolve.plugin.plan import format_bytes
 from clsolve.problems import LCS
 from clsolve.runtime import kernels
+from clsolve.runtime.buffers import fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
@@ -242,6 +244,11 @@ def _local_bytes(method: str, words_per_block: int, rows_per_block: int, rows_pe
     return local_bytes
 
 
+def symbol_codes(problem: LCS) -> tuple[np.ndarray, np.ndarray, int]:
+    """``problem.codes()``, computed once per problem (its plan and its solve both need them)."""
+    return cache.per_problem(problem, "symbol codes", problem.codes)
+
+
 def choose_method(problem: LCS, method: str, sigma: int) -> str:
     """``method``, or for ``auto`` bits unless the masks of the ``sigma`` common symbols pass the limit."""
     if method not in METHODS:
@@ -254,7 +261,7 @@ def choose_method(problem: LCS, method: str, sigma: int) -> str:
 def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
     if problem.m == 0 or problem.n == 0:
         return Plan(solver=name, details={"method": "empty"})
-    sigma = problem.codes()[2]
+    sigma = symbol_codes(problem)[2]
     method = choose_method(problem, options.method, sigma)
     schedule = choose_schedule(problem, device, method, sigma, options, bit_rows=True)
     if schedule == "stripes":
@@ -331,7 +338,7 @@ class _Sweep:
         self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
         method = geo.method
         with timings.phase("upload"):
-            a_codes, b_codes, sigma = problem.codes() if codes is None else codes
+            a_codes, b_codes, sigma = symbol_codes(problem) if codes is None else codes
             # stripes run lcs_stripes alone: lcs_sweep's block height is then one step (its local
             # arrays stay small, and one program serves every n)
             stripes = geo.schedule == "stripes"
@@ -349,8 +356,8 @@ class _Sweep:
             self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
             self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
             self.v_row = cl.Buffer(ctx, flags.READ_WRITE, geo.words * 8)
-            edges = np.zeros(geo.edge_words, dtype=np.uint32)
-            self.edges = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=edges)
+            self.edges = cl.Buffer(ctx, flags.READ_WRITE, geo.edge_words * 4)
+            fill(queue, self.edges, 0)  # stripes: no edge is ready; diagonals: zeros enter the first word block
             words = np.uint32(geo.words)
             self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
             self.masks = cl.Buffer(ctx, flags.READ_WRITE, (sigma + 2) * geo.words * 8 if method == "bits" else 8)
@@ -412,7 +419,7 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     if problem.m == 0 or problem.n == 0:
         return 0, timings, {"method": "empty"}
     with timings.phase("upload"):
-        codes = problem.codes()
+        codes = symbol_codes(problem)
     method = choose_method(problem, options.method, codes[2])
     schedule = choose_schedule(problem, device, method, codes[2], options, bit_rows=False)
     geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,

@@ -172,10 +172,11 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     pick = rng.choice
     out = [("sequential", {}), ("auto", {})]
     out.append(("wavefront", {"store": pick(["auto", "device", "host"]), "poison": True,
-                              **({"method": pick(["auto", "bits", "cells"])} if isinstance(problem, LCS) else {}),
+                              **({"method": pick(["auto", "bits", "cells"]),
+                                  "schedule": pick(["auto", "diagonals"])} if isinstance(problem, LCS) else {}),
                               **({"device_memory_limit": pick([2**16, 2**20])} if rng.random() < 0.3 else {})}))
     if isinstance(problem, clsolve.Knapsack):
-        out.append(("dp-rows", {"items_per_launch": pick([1, 2]), "value_bits": pick([None, 64]),
+        out.append(("dp-rows", {"items_per_launch": pick([1, 2, 3, 4]), "value_bits": pick([None, 64]),
                                 "presolve": pick([True, False]), "poison": True}))
         out.append(("dp-batch", {"method": pick(["auto", "dp", "enumerate"]), "presolve": pick([True, False]),
                                  "poison": True, **({"memory_limit": 2**16} if rng.random() < 0.2 else {})}))

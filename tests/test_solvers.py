@@ -56,7 +56,7 @@ def test_decision_table_is_fully_written_and_equals_sequential(problem, device):
     values, packed = SequentialSolver().decisions(problem)
     expected = np.unpackbits(packed, axis=1)[:, : problem.cells()].astype(bool)
     for bits in (32, 64):
-        for per_launch in (1, 2):
+        for per_launch in (1, 2, 3, 4):
             solver = RowParallelSolver(value_bits=bits, poison=True, items_per_launch=per_launch)
             value, table = solver.decisions(problem, device)
             assert value == values[-1]
@@ -70,7 +70,7 @@ def test_value_bound_is_never_below_the_optimum_nor_a_profit(problem):
     assert value_bound(problem) >= int(problem.profits.max())
 
 
-@pytest.mark.parametrize("per_launch", [1, 2])
+@pytest.mark.parametrize("per_launch", [1, 2, 4])
 def test_32_bit_values_where_the_lp_bound_fits_though_the_profits_do_not(device, per_launch):
     """Profits summing to about 6e9 but at most ~15 of 60 items fit: every state is a feasible set's
     profit, below the LP bound, so 32-bit values suffice and the answer is exact."""
@@ -115,7 +115,7 @@ def test_local_size_and_forced_value_bits(device):
     expected = clsolve.solve(problem, solver="sequential").value
     for local_size in (1, 32, 64):
         for bits in (32, 64):
-            for per_launch in (1, 2):
+            for per_launch in (1, 2, 3, 4):
                 assert clsolve.solve(problem, solver="dp-rows", device=device, local_size=local_size,
                                      value_bits=bits, items_per_launch=per_launch, poison=True).value == expected
 
@@ -123,7 +123,7 @@ def test_local_size_and_forced_value_bits(device):
 # items per chunk -> chunks of 25 items, all packed into one device buffer at 256-byte aligned
 # offsets (the kernels' decisions_offset); 3 leaves a single item at the end of every chunk
 @pytest.mark.parametrize("items, chunks", [(4, 7), (3, 9)])
-@pytest.mark.parametrize("per_launch", [1, 2])
+@pytest.mark.parametrize("per_launch", [1, 2, 3, 4])
 def test_decision_rows_in_chunks_at_offsets(device, monkeypatch, items, chunks, per_launch):
     from clsolve.dp import rowstore
     rng = np.random.default_rng(3)
@@ -270,4 +270,4 @@ def test_unknown_solver_and_option():
     with pytest.raises(clsolve.InvalidOptionError, match="dp-rows"):
         clsolve.solve(problem, solver="dp-rows", colour="red")
     with pytest.raises(clsolve.InvalidOptionError, match="items_per_launch"):
-        clsolve.solve(problem, solver="dp-rows", items_per_launch=3)
+        clsolve.solve(problem, solver="dp-rows", items_per_launch=5)

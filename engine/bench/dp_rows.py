@@ -33,10 +33,10 @@ def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
     return Knapsack(profits, weights, capacity, name=f"uncorrelated n={n} c={capacity}")
 
 
-def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, repeats: int) -> dict:
+def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, repeats: int, **options) -> dict:
     best = None
     for _ in range(repeats):
-        solution = api.solve(problem, solver=solver, device=device)
+        solution = api.solve(problem, solver=solver, device=device, **options)
         if best is None or solution.timings.kernels < best.timings.kernels:
             best = solution
     states = problem.cells()
@@ -60,6 +60,15 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
     }
 
 
+#: Items per pass compared on every KP01 case (dp-rows).
+ITEMS_PER_LAUNCH = (1, 2, 3, 4)
+
+
+def _brief(record: dict) -> dict:
+    return {"kernel_seconds": record["seconds"]["kernels"], "cell_updates_per_second": record["cell_updates_per_second"],
+            "value": record["value"]}
+
+
 def run_dp_rows(args) -> dict:
     args.solver = args.solver or "dp-rows"
     device = get_device(args.device)
@@ -74,7 +83,12 @@ def run_dp_rows(args) -> dict:
         for n in items:
             problem = uncorrelated(n, capacity, seed=n + capacity)
             print(f"kp01 {problem.name}", file=sys.stderr)
-            cases.append({"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)})
+            case = {"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)}
+            if args.solver == "dp-rows":  # the other numbers of items per pass, same instance
+                case["by_items_per_launch"] = {
+                    str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats, items_per_launch=k))
+                    for k in ITEMS_PER_LAUNCH}
+            cases.append(case)
     root = data_root(args.data)
     class_a = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
     if class_a is not None and class_a.is_file():

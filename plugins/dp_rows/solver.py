@@ -70,15 +70,16 @@ class RowParallelSolver(DeviceSolver):
                  device_memory_limit: int | None = None):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch`` is 2 (default: two items
-        fused per pass, so each row is read and written once per two items) or 1 (the paper's one
-        launch per item). ``store``: where the decision rows are kept for the trace-back, ``device``,
-        ``host`` (streamed during the sweep) or ``auto`` (the device when they fit).
+        fused per pass, so each row is read and written once per two items), 1 (the paper's one
+        launch per item), or 3 or 4 (the row read at 2^k offsets, written once per k items).
+        ``store``: where the decision rows are kept for the trace-back, ``device``, ``host``
+        (streamed during the sweep) or ``auto`` (the device when they fit).
         ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
         stream to host memory. ``poison`` fills every device buffer with a garbage pattern before
         solving, so that a state the kernels fail to write shows up as a wrong answer (used by the
         tests). ``presolve`` applies the exact reductions of ``clsolve.dp.presolve`` first."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
-        self.items_per_launch = options.choice("items_per_launch", items_per_launch, (1, 2))
+        self.items_per_launch = options.choice("items_per_launch", items_per_launch, (1, 2, 3, 4))
         self.local_size = options.power_of_two("local_size", local_size)
         self.poison = options.flag("poison", poison)
         self.presolve = options.flag("presolve", presolve)
@@ -96,12 +97,14 @@ class RowParallelSolver(DeviceSolver):
         return work_group_size(device.max_work_group_size, self.local_size)
 
     def _launches(self, chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """(first item, items) of each launch: pairs inside a chunk, a single item where one is left."""
+        """(first item, items) of each launch: items_per_launch items inside a chunk; what is left at
+        a chunk's end in pairs and a single item."""
         out = []
         for first, count in chunks:
             item = first
             while item < first + count:
-                width = min(self.items_per_launch, first + count - item)
+                left = first + count - item
+                width = self.items_per_launch if left >= self.items_per_launch else min(2, left)
                 out.append((item, width))
                 item += width
         return out
@@ -111,7 +114,7 @@ class RowParallelSolver(DeviceSolver):
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
         other = 2 * layout.states * dtype.itemsize + problem.n * (12 + dtype.itemsize + 1) + 16
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
-                                  other, self.device_memory_limit, mode, multiple=2)
+                                  other, self.device_memory_limit, mode, multiple=max(2, self.items_per_launch))
         return store, chunks, other
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
@@ -126,7 +129,7 @@ class RowParallelSolver(DeviceSolver):
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
-        passes = sum(-(-count // self.items_per_launch) for _, count in chunks)  # _launches, counted
+        passes = len(self._launches(chunks))
         moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
         launches = passes + (len(chunks) if store.mode == "device" else 0)
         return Plan(
@@ -150,8 +153,11 @@ class RowParallelSolver(DeviceSolver):
         with timings.phase("host"):
             dtype = value_dtype(problem, self.value_bits, value_bound(problem))
             layout = DecisionLayout(problem.cells(), int(plan.details["local_size"]))
-            program = kernels.program(device, SOURCE, {
-                "VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size})
+            defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m,
+                                          "LOCAL_SIZE": layout.local_size}
+            if self.items_per_launch > 2:
+                defines["GROUP"] = self.items_per_launch
+            program = kernels.program(device, SOURCE, defines)
         with timings.phase("upload"):
             held = self._upload(problem, device, layout, dtype, str(plan.details["store"]))
         try:
@@ -204,11 +210,14 @@ class RowParallelSolver(DeviceSolver):
         handed to the store when written; returns the number of passes."""
         span1, span2 = spans(problem)
         # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
+        names = {1: "dp_rows_item", 2: "dp_rows_pair"}
+        if self.items_per_launch > 2:
+            names[self.items_per_launch] = "dp_rows_group"
         by_width = {width: [program.kernel(name).set(
             prev=held.rows[parity], next=held.rows[1 - parity], weights=held.weights, profits=held.profits,
             states=np.uint32(layout.states), span1=np.uint32(span1), span2=np.uint32(span2),
             words_per_row=np.uint64(layout.words_per_row)) for parity in range(2)]
-            for width, name in ((1, "dp_rows_item"), (2, "dp_rows_pair"))}
+            for width, name in names.items()}
         global_size, group = (layout.tiles * layout.local_size,), (layout.local_size,)
         passes = 0
         pacer = Pacer(device.queue, f"{self.name} rows", plan.launches)

@@ -271,3 +271,20 @@ def test_unknown_solver_and_option():
         clsolve.solve(problem, solver="dp-rows", colour="red")
     with pytest.raises(clsolve.InvalidOptionError, match="items_per_launch"):
         clsolve.solve(problem, solver="dp-rows", items_per_launch=5)
+
+
+def test_items_per_pass_by_default(device):
+    """4 items per pass on short 1-D rows, 3 on long ones, pairs for m = 2 and 3; asked for, as asked."""
+    from clsolve_plugins.dp_rows.solver import SMALL_ROW
+    rng = np.random.default_rng(11)
+    short = clsolve.Knapsack(rng.integers(1, 100, 9), rng.integers(1, 50, 9), 200)
+    long = clsolve.Knapsack(rng.integers(1, 100, 9), rng.integers(SMALL_ROW // 4, SMALL_ROW, 9), SMALL_ROW + 5)
+    two = clsolve.Knapsack(rng.integers(1, 100, 9), rng.integers(1, 50, (9, 2)), [300, 300], weights_by="item")
+    for problem, default in ((short, 4), (long, 3), (two, 2)):
+        plan = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False)
+        assert plan.details["items_per_launch"] == default
+        solution = clsolve.solve(problem, solver="dp-rows", device=device, presolve=False, poison=True)
+        assert solution.value == clsolve.solve(problem, solver="sequential").value
+        assert f"{default} item(s) per pass" in solution.notes[0]
+    assert clsolve.plan(long, solver="dp-rows", device=device, presolve=False,
+                        items_per_launch=1).details["items_per_launch"] == 1

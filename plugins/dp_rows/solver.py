@@ -44,6 +44,8 @@ from clsolve.solution import Solution, Timings
 
 #: The kernels ([LLMF], Algorithms 2.1-2.2).
 SOURCE = kernels.builtin("dp_rows.cl")
+#: Rows of at most this many states take 4 items per pass by default (m = 1; see ``items_per_pass``).
+SMALL_ROW = 2**18
 STORES = ("auto", "device", "host")
 
 
@@ -66,12 +68,13 @@ class RowParallelSolver(DeviceSolver):
     summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, rows streamed to host past device memory"
 
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
-                 items_per_launch: int = 2, presolve: bool = True, store: str = "auto",
+                 items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",
                  device_memory_limit: int | None = None):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
-        ``local_size`` overrides the work-group size. ``items_per_launch`` is 2 (default: two items
-        fused per pass, so each row is read and written once per two items), 1 (the paper's one
-        launch per item), or 3 or 4 (the row read at 2^k offsets, written once per k items).
+        ``local_size`` overrides the work-group size. ``items_per_launch``: 1 (the paper's one launch
+        per item), 2 (two items fused per pass, so each row is read and written once per two items),
+        3 or 4 (the row read at 2^k offsets, written once per k items), or None (default: the
+        measured best, see ``items_per_pass``).
         ``store``: where the decision rows are kept for the trace-back, ``device``, ``host``
         (streamed during the sweep) or ``auto`` (the device when they fit).
         ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
@@ -79,7 +82,7 @@ class RowParallelSolver(DeviceSolver):
         solving, so that a state the kernels fail to write shows up as a wrong answer (used by the
         tests). ``presolve`` applies the exact reductions of ``clsolve.dp.presolve`` first."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
-        self.items_per_launch = options.choice("items_per_launch", items_per_launch, (1, 2, 3, 4))
+        self.items_per_launch = options.choice("items_per_launch", items_per_launch, (None, 1, 2, 3, 4))
         self.local_size = options.power_of_two("local_size", local_size)
         self.poison = options.flag("poison", poison)
         self.presolve = options.flag("presolve", presolve)
@@ -96,25 +99,36 @@ class RowParallelSolver(DeviceSolver):
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)
 
-    def _launches(self, chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """(first item, items) of each launch: items_per_launch items inside a chunk; what is left at
-        a chunk's end in pairs and a single item."""
+    def items_per_pass(self, problem: Knapsack) -> int:
+        """``items_per_launch``, or by default (``bench dp-rows`` and class A on the H100): for m = 1,
+        4 items per pass on rows of at most SMALL_ROW states (launches dominate there), else 3 (the
+        row's 8 reads mostly hit the cache); for m = 2, 3 pairs (the group's states cost divisions)."""
+        if self.items_per_launch is not None:
+            return int(self.items_per_launch)
+        if problem.m > 1:
+            return 2
+        return 4 if problem.cells() <= SMALL_ROW else 3
+
+    @staticmethod
+    def _launches(chunks: list[tuple[int, int]], per_pass: int) -> list[tuple[int, int]]:
+        """(first item, items) of each launch: per_pass items inside a chunk; what is left at a
+        chunk's end in pairs and a single item."""
         out = []
         for first, count in chunks:
             item = first
             while item < first + count:
                 left = first + count - item
-                width = self.items_per_launch if left >= self.items_per_launch else min(2, left)
+                width = per_pass if left >= per_pass else min(2, left)
                 out.append((item, width))
                 item += width
         return out
 
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
-               mode: str) -> tuple[StorePlan, list[tuple[int, int]], int]:
+               mode: str, per_pass: int) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
         other = 2 * layout.states * dtype.itemsize + problem.n * (12 + dtype.itemsize + 1) + 16
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
-                                  other, self.device_memory_limit, mode, multiple=max(2, self.items_per_launch))
+                                  other, self.device_memory_limit, mode, multiple=max(2, per_pass))
         return store, chunks, other
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
@@ -124,12 +138,13 @@ class RowParallelSolver(DeviceSolver):
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
         states = problem.cells()
         layout = DecisionLayout(states, self._local_size(device))
-        store, chunks, _ = self._store(problem, layout, dtype, device, self.store)
+        per_pass = self.items_per_pass(problem)
+        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass)
         buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
-        passes = len(self._launches(chunks))
+        passes = len(self._launches(chunks, per_pass))
         moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
         launches = passes + (len(chunks) if store.mode == "device" else 0)
         return Plan(
@@ -142,7 +157,7 @@ class RowParallelSolver(DeviceSolver):
                      + store.host_bytes / MODEL_COPY_BANDWIDTH + 0.002),
             details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
                      "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
-                     "states_per_row": states, "items_per_launch": self.items_per_launch},
+                     "states_per_row": states, "items_per_launch": per_pass},
         )
 
     # -- solving -----------------------------------------------------------------------------
@@ -155,11 +170,12 @@ class RowParallelSolver(DeviceSolver):
             layout = DecisionLayout(problem.cells(), int(plan.details["local_size"]))
             defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m,
                                           "LOCAL_SIZE": layout.local_size}
-            if self.items_per_launch > 2:
-                defines["GROUP"] = self.items_per_launch
+            per_pass = int(plan.details["items_per_launch"])
+            if per_pass > 2:
+                defines["GROUP"] = per_pass
             program = kernels.program(device, SOURCE, defines)
         with timings.phase("upload"):
-            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]))
+            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]), per_pass)
         try:
             with timings.phase("kernels"):
                 passes = self._sweep(problem, device, plan, program, layout, held)
@@ -185,10 +201,10 @@ class RowParallelSolver(DeviceSolver):
         return int(value[0]), found, timings
 
     def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype,
-                mode: str) -> _Buffers:
+                mode: str, per_pass: int) -> _Buffers:
         """The items, two value rows, the store of decision rows, the answer's buffers."""
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
-        store, chunks, _ = self._store(problem, layout, dtype, device, mode)
+        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass)
         held = _Buffers(
             weights=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=clamped_weights(problem)),
             profits=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)),
@@ -211,8 +227,9 @@ class RowParallelSolver(DeviceSolver):
         span1, span2 = spans(problem)
         # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
         names = {1: "dp_rows_item", 2: "dp_rows_pair"}
-        if self.items_per_launch > 2:
-            names[self.items_per_launch] = "dp_rows_group"
+        per_pass = int(plan.details["items_per_launch"])
+        if per_pass > 2:
+            names[per_pass] = "dp_rows_group"
         by_width = {width: [program.kernel(name).set(
             prev=held.rows[parity], next=held.rows[1 - parity], weights=held.weights, profits=held.profits,
             states=np.uint32(layout.states), span1=np.uint32(span1), span2=np.uint32(span2),
@@ -227,7 +244,7 @@ class RowParallelSolver(DeviceSolver):
                 for kernel in pair:
                     kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
             event = None
-            for item, width in self._launches([(first, count)]):
+            for item, width in self._launches([(first, count)], per_pass):
                 event = by_width[width][passes & 1].set(item=np.uint32(item)).enqueue(
                     device.queue, global_size, group, wait_for=wait if item == first else None)
                 passes += 1
@@ -276,7 +293,7 @@ class RowParallelSolver(DeviceSolver):
         return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
                         device=device.label, timings=timings, stats={"store": store},
                         notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
-                               f"{self.items_per_launch} item(s) per pass, decision rows kept on the {store}"])
+                               f"{plan.details['items_per_launch']} item(s) per pass, decision rows kept on the {store}"])
 
     def decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
         """The value and the whole decision table of ``problem`` as given (no presolve), shape

@@ -170,13 +170,13 @@ def test_lcs_codes_from_lookup_tables_equal_codes_from_sorting(low, span, m, n, 
 def test_lcs_default_blocks_shrink_to_fit_local_memory():
     from types import SimpleNamespace
 
-    from clsolve_plugins.wavefront import lcs
+    from clsolve_plugins.wavefront import lcs, lcs_tiling
     problem = LCS(np.zeros(10_000, int), np.zeros(10_000, int))
     for local_memory in (48 * 1024, 32 * 1024, 16 * 1024):
         small = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=local_memory, label="small")
         for method in ("bits", "cells"):
             geo = lcs.geometry(problem, small, method, None, None)
-            assert lcs._local_bytes(method, geo.words_per_block, geo.rows, geo.step_rows) <= local_memory
+            assert lcs_tiling._local_bytes(method, geo.words_per_block, geo.rows, geo.step_rows) <= local_memory
             assert geo.rows >= 64
     with pytest.raises(InvalidOptionError, match="local memory"):  # explicit shapes are never changed
         lcs.geometry(problem, small, "cells", 128, 4096)
@@ -185,9 +185,9 @@ def test_lcs_default_blocks_shrink_to_fit_local_memory():
 def test_lcs_default_blocks_shrink_to_fit_a_tight_memory_limit(device, monkeypatch):
     """Tall default blocks make large chunks; under a tight limit the plan halves the default rows
     until a ring of slots fits, rather than refusing (rows asked for explicitly are kept)."""
-    from clsolve_plugins.wavefront import lcs
-    monkeypatch.setattr(lcs, "DEFAULT_ROWS_PER_BLOCK", {True: 4096, False: 4096})
-    monkeypatch.setattr(lcs, "DEFAULT_WORDS_PER_BLOCK", {True: 64, False: 64})
+    from clsolve_plugins.wavefront import lcs_tiling
+    monkeypatch.setattr(lcs_tiling, "DEFAULT_ROWS_PER_BLOCK", {True: 4096, False: 4096})
+    monkeypatch.setattr(lcs_tiling, "DEFAULT_WORDS_PER_BLOCK", {True: 64, False: 64})
     rng = np.random.default_rng(5)
     problem = LCS(rng.integers(0, 4, 5000), rng.integers(0, 4, 4000))
     plan = clsolve.plan(problem, "wavefront", device, device_memory_limit=1_000_000)

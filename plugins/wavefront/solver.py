@@ -2,8 +2,8 @@
 model (``clsolve.dp.rowstore``): the sweep keeps only its live rows on the device and the finished
 part of the grid the answer needs stays on the device or streams to host memory.
 
-* ``LCS``      block-diagonal sweep, bit-parallel (``method="bits"``) or cell by cell (``"cells"``);
-               the subsequence traced back on the device (``lcs.py``).
+* ``LCS``      bit-parallel sweep (``method="bits"``) by stripes or block diagonals (``lcs_tiling.py``),
+               or cell by cell (``"cells"``); the subsequence traced back on the device (``lcs.py``).
 * ``Knapsack`` KP1, row by row (item by item), decision rows kept for the items (``knapsack.py``).
 * ``TSP``      Held-Karp, one level per subset size, predecessors kept for the tour (``held_karp.py``).
 """

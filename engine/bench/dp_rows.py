@@ -91,6 +91,7 @@ def run_dp_rows(args) -> dict:
             cases.append(case)
     root = data_root(args.data)
     class_a = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
+    class_a_by: dict[str, float] = {}
     if class_a is not None and class_a.is_file():
         problems = formats.read(class_a)
         if args.quick:
@@ -98,6 +99,9 @@ def run_dp_rows(args) -> dict:
         for problem in problems:
             print(f"class A {problem.name}", file=sys.stderr)
             cases.append({"set": "class-a", **measure(problem, args.solver, device, bandwidth, args.repeats)})
+        if args.solver == "dp-rows":  # all 43 under each number of items per pass
+            class_a_by = {str(k): sum(measure(p, args.solver, device, bandwidth, args.repeats, items_per_launch=k)
+                                      ["seconds"]["total"] for p in problems) for k in ITEMS_PER_LAUNCH}
     else:
         print("class A data not found (pass --data): skipped", file=sys.stderr)
     return {
@@ -105,4 +109,5 @@ def run_dp_rows(args) -> dict:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": device.describe(), "copy_bandwidth_bytes_per_second": bandwidth,
         "repeats": args.repeats, "cases": cases,
+        **({"class_a_seconds_by_items_per_launch": class_a_by} if class_a_by else {}),
     }

@@ -330,15 +330,17 @@ class LCS:
             span = max(int(self.a.max()), int(self.b.max())) - low + 1
             if span <= max(DENSE_CODE_SPAN, 4 * (self.m + self.n)):
                 # symbols in a short range (text, DNA, bytes): lookup tables, no sorting
+                a_index = self.a - low if low else self.a
+                b_index = self.b - low if low else self.b
                 in_a = np.zeros(span, dtype=bool)
-                in_a[self.a - low] = True
+                in_a[a_index] = True
                 in_b = np.zeros(span, dtype=bool)
-                in_b[self.b - low] = True
+                in_b[b_index] = True
                 common = in_a & in_b
                 sigma = int(np.count_nonzero(common))
                 rank = (np.cumsum(common, dtype=np.uint32) - 1).astype(np.uint32)
-                a_codes = np.where(common, rank, np.uint32(sigma))[self.a - low]
-                b_codes = np.where(common, rank, np.uint32(sigma + 1))[self.b - low]
+                a_codes = np.where(common, rank, np.uint32(sigma))[a_index]
+                b_codes = np.where(common, rank, np.uint32(sigma + 1))[b_index]
                 return a_codes, b_codes, sigma
         common = np.intersect1d(self.a, self.b)
         sigma = int(common.size)

@@ -379,14 +379,16 @@ void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global c
             while (ci > i_floor && cj > j_floor) {
                 const uint x = ci - 1u, b = x & 63u, row = cj - 1u - j_floor;
                 const uint which = word_top - x / 64u;
+                /* the three reads at once (the symbols are needed only on a 0 bit): one wait, not two */
                 const ulong bits = window[which][row];
+                const uint a_symbol = a_window[which * 64u + b], b_symbol = b_window[row];
                 if ((bits >> b) & 1u) {
                     /* a run of ones in V_j below bit b: D[i][j] == D[i-1][j] all along it */
                     const ulong flipped = ~(bits << (63u - b));
                     const uint ones = flipped == 0 ? 64u : (uint)clz(flipped);
                     ci -= min(ones, b + 1u);
                 } else {
-                    if (a_window[which * 64u + b] == b_window[row]) {
+                    if (a_symbol == b_symbol) {
                         ++length;
                         pairs[2u * (capacity - length)] = x;
                         pairs[2u * (capacity - length) + 1u] = cj - 1u;

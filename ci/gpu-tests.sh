@@ -9,10 +9,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheelhouse="${WHEELHOUSE:-$root/.whl}"
 site="${SITE:-/tmp/clsolve-site}"
 out="${OUT:-$root}"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$wheelhouse"/*.whl
-if compgen -G "$root/.whl-bench/*.whl" >/dev/null; then  # comparison codes from ci/bench-wheels.sh
+# comparison codes from ci/bench-wheels.sh first: pip --target --upgrade replaces whole folders (bin/
+# among them), so clsolve's wheelhouse goes in last and its command and shared packages win
+if compgen -G "$root/.whl-bench/*.whl" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$root"/.whl-bench/*.whl
 fi
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" "$wheelhouse"/*.whl
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH"
 export CLSOLVE_OFFLINE=1 CLSOLVE_DEVICE="${CLSOLVE_DEVICE:-gpu}" POCL_CACHE_DIR="${POCL_CACHE_DIR:-/tmp/clsolve-pocl-cache}"
 cd "$root"

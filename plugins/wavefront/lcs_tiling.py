@@ -117,12 +117,7 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
     words_per_block = min(DEFAULT_WORDS_PER_BLOCK[device.is_gpu], limit) if words_per_block is None else words_per_block
     rows_per_block = DEFAULT_ROWS_PER_BLOCK[device.is_gpu] if rows_per_block is None else rows_per_block
     rows_per_step = DEFAULT_ROWS_PER_STEP if rows_per_step is None else rows_per_step
-    if not 1 <= int(words_per_block) <= limit:
-        raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
-                                 f"got {words_per_block}")
-    if not 1 <= int(rows_per_step) <= 32:
-        raise InvalidOptionError(f"rows_per_step must be in 1..32 (the crossing bits of a step share a 32-bit word), "
-                                 f"got {rows_per_step}")
+    _check_step(device, words_per_block, rows_per_step, 32, "(the crossing bits of a step share a 32-bit word)")
     # defaults (never shapes asked for) shrink until a block fits the device's local memory
     while _local_bytes(method, words_per_block, rows_per_block, rows_per_step) > device.local_memory:
         if default_rows and rows_per_block > 512:
@@ -139,10 +134,21 @@ def geometry(problem: LCS, device: Device, method: str, words_per_block: int | N
     if local_bytes > device.local_memory:
         raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
                                  f"of local memory; {device.label} has {device.local_memory}")
-    if limit < TRACE_MIN_LOCAL_SIZE:
-        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_MIN_LOCAL_SIZE}; {device.label} allows {limit}")
     return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step),
                     method)
+
+
+def _check_step(device: Device, words_per_block: int, rows_per_step: int, most_rows: int, why: str) -> None:
+    """Words per work-group within the device's limit, rows per step in 1..most_rows, and work-groups
+    large enough for the trace-back."""
+    limit = device.max_work_group_size
+    if not 1 <= int(words_per_block) <= limit:
+        raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
+                                 f"got {words_per_block}")
+    if not 1 <= int(rows_per_step) <= most_rows:
+        raise InvalidOptionError(f"rows_per_step must be in 1..{most_rows} {why}, got {rows_per_step}")
+    if limit < TRACE_MIN_LOCAL_SIZE:
+        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_MIN_LOCAL_SIZE}; {device.label} allows {limit}")
 
 
 def _stripes(problem: LCS, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
@@ -155,14 +161,7 @@ def _stripes(problem: LCS, device: Device, method: str, words_per_block: int | N
     limit = device.max_work_group_size
     words_per_block = min(STRIPE_WORDS_PER_BLOCK, limit) if words_per_block is None else words_per_block
     rows_per_step = STRIPE_ROWS_PER_STEP if rows_per_step is None else rows_per_step
-    if not 1 <= int(words_per_block) <= limit:
-        raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
-                                 f"got {words_per_block}")
-    if not 1 <= int(rows_per_step) <= 31:
-        raise InvalidOptionError(f"rows_per_step must be in 1..31 with schedule='stripes' (an edge's top bit is "
-                                 f"its ready flag), got {rows_per_step}")
-    if limit < TRACE_MIN_LOCAL_SIZE:
-        raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_MIN_LOCAL_SIZE}; {device.label} allows {limit}")
+    _check_step(device, words_per_block, rows_per_step, 31, "with schedule='stripes' (an edge's top bit is its ready flag)")
     pitch = problem.n + problem.n % 2  # even: the stripes store rows in pairs, 16 bytes at once
     geo = Geometry(problem.m, problem.n, -(-problem.m // 64), int(words_per_block), pitch, int(rows_per_step),
                    method, "stripes", STRIPE_STAGE, sigma)

@@ -3,9 +3,12 @@
 For the paper's dense DP (one item per pass) every cell update must at least read the previous value
 and write the new one (2 x value bytes) plus one decision bit, so ``floor_seconds = cell_updates *
 bytes_per_cell / copy_bandwidth``; ``ratio_to_floor = floor_seconds / kernel_seconds`` (1.0 = at that
-floor; above 1 is possible because dp-rows fuses two items per pass). ``ratio_to_fused_floor`` uses
-the fused scheme's own floor (one value read and written per two items, plus the bits). Results are
-JSON (stdout, or ``--out``); progress goes to stderr.
+floor; above 1 is possible because dp-rows fuses items). ``ratio_to_fused_floor`` uses the pairs'
+floor (one value read and written per two items, plus the bits); ``ratio_to_pass_floor`` the floor
+of the items per pass the solve used (k: a value read and written per k items, 2 x value / k + 1/8
+bytes), and ``cache_bytes_per_cell`` what k items per pass read through the cache per update (the
+previous row at 2^k points and the write, (2^k + 1) x value / k + 1/8 bytes). Results are JSON
+(stdout, or ``--out``); progress goes to stderr.
 """
 from __future__ import annotations
 
@@ -42,6 +45,10 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
     states = problem.cells()
     updates = problem.n * states
     value_bytes = value_dtype(problem).itemsize
+    if "value_type" in best.stats:  # the type the solve chose (dp-rows: by the LP bound)
+        value_bytes = 4 if best.stats["value_type"] == "int" else 8
+    per_pass = int(best.stats.get("items_per_launch", 2))
+    pass_bytes_per_cell = 2 * value_bytes / per_pass + 1 / 8
     bytes_per_cell = 2 * value_bytes + 1 / 8          # one item per pass: read f_{i-1}, write f_i, one bit
     fused_bytes_per_cell = value_bytes + 1 / 8        # two items per pass: a row read and written per pair
     floor = updates * bytes_per_cell / bandwidth
@@ -56,6 +63,9 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
         "ratio_to_floor": floor / t.kernels if t.kernels else None,
         "fused_bytes_per_cell_floor": fused_bytes_per_cell,
         "ratio_to_fused_floor": updates * fused_bytes_per_cell / bandwidth / t.kernels if t.kernels else None,
+        "items_per_pass": per_pass, "pass_bytes_per_cell_floor": pass_bytes_per_cell,
+        "ratio_to_pass_floor": updates * pass_bytes_per_cell / bandwidth / t.kernels if t.kernels else None,
+        "cache_bytes_per_cell": ((2 ** per_pass + 1) * value_bytes) / per_pass + 1 / 8,
         "notes": best.notes,
     }
 

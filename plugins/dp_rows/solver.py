@@ -291,7 +291,9 @@ class RowParallelSolver(DeviceSolver):
             raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
         store = plan.details["store"]
         return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
-                        device=device.label, timings=timings, stats={"store": store},
+                        device=device.label, timings=timings,
+                        stats={"store": store, "items_per_launch": int(plan.details["items_per_launch"]),
+                               "value_type": plan.details["value_type"]},
                         notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
                                f"{plan.details['items_per_launch']} item(s) per pass, decision rows kept on the {store}"])
 

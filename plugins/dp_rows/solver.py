@@ -1,8 +1,9 @@
 """Host side of ``dp-rows`` (kernels in ``opencl/dp_rows.cl``).
 
-Per item i one launch computes row i of the DP over every state, writing row i of the decision bits
-(n x states bits in total); the two value rows swap roles between launches (two kernel objects with
-fixed arguments, so each launch sets only the item index). The decision rows are kept for the
+Per item i (or per 2, 3 or 4 items: ``items_per_launch``) one launch computes the next row of the DP
+over every state, writing one row of decision bits per item (n x states bits in total); the two
+value rows swap roles between launches (kernel objects with fixed arguments, so each launch sets
+only the item index). The decision rows are kept for the
 trace-back in a ``RowStore`` (``clsolve.dp.rowstore``), in chunks of whole rows: on the device when
 they fit (each chunk within the device's largest allocation), a single work-item then walking them
 back (Algorithm 2.1, steps 8-12) so only the value and the item vector are read back; otherwise
@@ -65,7 +66,7 @@ class _Buffers:
 
 class RowParallelSolver(DeviceSolver):
     name = "dp-rows"
-    summary = "row-parallel DP on an OpenCL device, one launch per item, m = 1..3, rows streamed to host past device memory"
+    summary = "row-parallel DP on an OpenCL device, 1 to 4 items per launch, m = 1..3, rows streamed to host past device memory"
 
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
                  items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",

@@ -14,7 +14,7 @@
  * wb - 1 into wb, and `v_row[w]` carries word w from row block rb - 1 into rb.
  *
  * lcs_sweep fills the blocks by one of two recurrences (build option CELLS picks the second):
- *   bits       the bit-parallel recurrence of Crochemore et al. (2001) / Hyyro (2004):
+ *   bits       the bit-parallel recurrence of [CIPR01] / [Hyy04]:
  *              V' = (V + (V & M[b_j])) | (V & ~M[b_j]), 64 cells per word operation, the addition's
  *              carry rippling from word to word along the row;
  *   cells      the cell recurrence of eq. (2) itself, 64 cells per work-item per step (no masks,
@@ -186,13 +186,13 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
  * host zeroed; every STAGE steps the stripe waits for the next STAGE groups' edges to be ready and
  * copies them to local memory, with the symbols of b those groups read (a ring of RING_GROUPS row
  * groups of CODE_T codes: work-items read them far apart, which local memory serves at once and
- * the cache line by line). A stripe waits only for the one to its left, which started before it
- * (work-groups start in order of their index, as decoupled look-back scans assume), so the launch
- * always progresses. Each edge carries its own flag: no ordering between separate stores is
- * assumed. A work-item reads its rows' masks masks[code][w] a step ahead; every whole group runs
- * without a branch (branches between rows keep the compiler from overlapping them). With `store`, row r
- * of word t of stripe wb goes to bits[wb * tile_words + t * pitch + r] (pitch: n rounded up to
- * even), the blocks of lcs_trace with rows = pitch. */
+ * the cache line by line). A stripe waits only for the one to its left, which started before
+ * it (work-groups start in order of their index, as decoupled look-back scans [MG16] assume), so
+ * the launch always progresses. Each edge carries its own flag: no ordering between separate
+ * stores is assumed. A work-item reads its rows' masks masks[code][w] a step ahead; every whole
+ * group runs without a branch (branches between rows keep the compiler from overlapping them).
+ * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + t * pitch + r] (pitch:
+ * n rounded up to even), the blocks of lcs_trace with rows = pitch. */
 #define EDGE_READY 0x80000000u
 #ifndef CODE_T
 #define CODE_T uint

@@ -1,6 +1,7 @@
 """The wavefront plugin ([OM]): LCS against a plain CPU DP, TSP against brute force and the
 TSPLIB optima, KP1 against dp-rows; rows kept on the device and streamed to host memory."""
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -321,3 +322,33 @@ def test_lcs_sequence_files(tmp_path, data, device):
     fasta.write_text(">one\nGATT\nACA\n>two\nTAGACCA\n")
     (problem,) = clsolve.io.formats.read(fasta)
     assert problem.name == "one / two" and clsolve.solve(problem, device=device).value == 4
+
+
+def test_lcs_stripes_keep_the_time_limit(device):
+    """The stripes' sweep is one launch nothing can interrupt: under a time limit it starts only when
+    predicted to end in time (else TimeLimitError at once, naming the diagonals), and ``auto`` takes
+    the block diagonals, stopped between launches, where the stripes would not fit."""
+    from types import SimpleNamespace
+
+    from clsolve.runtime import deadline
+    from clsolve_plugins.wavefront import lcs
+    rng = np.random.default_rng(9)
+    length = 4_000_000 if device.is_gpu else 100_000  # predicted: about 1 s (GPU), 2 s (CPU)
+    huge = LCS(rng.integers(0, 4, length), rng.integers(0, 4, length))
+    solver = registry.load("wavefront", schedule="stripes")
+    began = time.perf_counter()
+    with deadline.limit(0.5), pytest.raises(clsolve.TimeLimitError, match="schedule='diagonals'"):
+        solver.lcs_length(huge, device)
+    assert time.perf_counter() - began < 0.55
+    gpu = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=48 * 1024, label="gpu",
+                          max_allocation=2**34)
+    options = registry.load("wavefront").options
+    small = LCS("GATTACA" * 100, "TAGACCA" * 100)
+    huge = LCS(rng.integers(0, 4, 4_000_000), rng.integers(0, 4, 4_000_000))
+    with deadline.limit(0.5):
+        assert lcs._in_time(huge, gpu, options, "stripes", 4) == "diagonals"
+        assert lcs._in_time(small, gpu, options, "stripes", 4) == "stripes"
+    assert lcs._in_time(huge, gpu, options, "stripes", 4) == "stripes"  # no limit
+    forced = registry.load("wavefront", schedule="stripes").options
+    with deadline.limit(0.5):
+        assert lcs._in_time(huge, gpu, forced, "stripes", 4) == "stripes"  # asked for: refused at launch

@@ -22,12 +22,12 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve.dp.rowstore import RowStore, plan_store
-from clsolve.errors import DoesNotFitError, InvalidOptionError
+from clsolve.errors import DoesNotFitError, InvalidOptionError, TimeLimitError
 from clsolve.plugin import cache
 from clsolve.plugin.contract import Plan
 from clsolve.plugin.plan import format_bytes
 from clsolve.problems import LCS
-from clsolve.runtime import kernels
+from clsolve.runtime import deadline, kernels
 from clsolve.runtime.buffers import fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
@@ -50,6 +50,12 @@ MASKS_AUTO_LIMIT = 2**30
 RATES = {("bits", True): 7e11, ("bits", False): 5e9, ("cells", True): 3e10, ("cells", False): 3e8}
 LAUNCH_SECONDS = {True: 1.2e-5, False: 4e-5}
 METHODS = ("auto", "bits", "cells")
+#: The stripes' time model on a GPU (``stripes_seconds``): an inner step of r rows takes
+#: STEP_BASE + r x STEP_PER_ROW seconds, and no sweep beats the peak rate; with margin over
+#: ``clsolve bench wavefront`` on the H100 (16 rows: about 620 ns a step; 20 T cell updates/s at 1e6).
+STEP_BASE_SECONDS = 1.5e-7
+STEP_ROW_SECONDS = 5e-8
+STRIPE_PEAK_RATE = 1.5e13
 
 
 def symbol_codes(problem: LCS) -> tuple[np.ndarray, np.ndarray, int]:
@@ -71,7 +77,8 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         return Plan(solver=name, details={"method": "empty"})
     sigma = symbol_codes(problem)[2]
     method = choose_method(problem, options.method, sigma)
-    schedule = choose_schedule(problem, device, method, sigma, options, bit_rows=True)
+    schedule = _in_time(problem, device, options, choose_schedule(problem, device, method, sigma, options,
+                                                                  bit_rows=True), sigma)
     if schedule == "stripes":
         try:
             geo, buffers, store = _plan_stripes(problem, device, method, sigma, options)
@@ -84,16 +91,35 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
     other = sum(buffers.values())
     buffers.update(store.device_buffers("bit_rows", device))
     rate = RATES[(method, device.is_gpu)]
+    sweep = stripes_seconds(geo, device) if geo.schedule == "stripes" else problem.cells() / rate
     launches = geo.diagonals * 2 + 3
     return Plan(
         solver=name, device_buffers=buffers,
         host_buffers={"bit_rows": store.host_bytes} if store.host_bytes else {},
         cell_updates=problem.cells(), launches=launches,
-        seconds=problem.cells() / rate + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
+        seconds=sweep + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
         details={"method": method, "schedule": geo.schedule, "sigma": sigma, "store": store.mode,
                  "words_per_block": geo.words_per_block,
                  "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals,
                  "steps": geo.steps, "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
+
+
+def stripes_seconds(geo: Geometry, device: Device) -> float:
+    """The predicted time of the stripes' one launch: on a GPU its critical path (``geo.steps`` inner
+    steps) or its cell updates at the peak rate, whichever is longer; elsewhere the planning rate."""
+    if device.is_gpu:
+        step = STEP_BASE_SECONDS + geo.step_rows * STEP_ROW_SECONDS
+        return max(geo.steps * step, geo.m * geo.n / STRIPE_PEAK_RATE)
+    return geo.m * geo.n / RATES[("bits", False)]
+
+
+def _in_time(problem: LCS, device: Device, options, schedule: str, sigma: int) -> str:
+    """Under a time limit, ``auto`` keeps the stripes only where their one launch, which nothing can
+    interrupt, is predicted to end in time; else the block diagonals, stopped between launches."""
+    if schedule != "stripes" or options.schedule != "auto" or not deadline.current().limited:
+        return schedule
+    geo = geometry(problem, device, "bits", options.words_per_block, None, options.rows_per_step, "stripes", sigma)
+    return schedule if deadline.current().allows(stripes_seconds(geo, device)) else "diagonals"
 
 
 def _buffers(problem: LCS, geo: Geometry, sigma: int) -> dict[str, int]:
@@ -200,8 +226,16 @@ class _Sweep:
         return event
 
     def _run_stripes(self, store: RowStore | None) -> cl.Event:
-        """One launch of lcs_stripes; its chunks are the store's first buffer, one stripe apart."""
+        """One launch of lcs_stripes; its chunks are the store's first buffer, one stripe apart.
+        Under a time limit the launch starts only if it is predicted to end in time."""
         geo = self.geo
+        predicted = stripes_seconds(geo, self.device)
+        limit = deadline.current()
+        if not limit.allows(predicted):
+            limit.check("before the sweep")  # past the limit already: say so
+            raise TimeLimitError(f"time limit of {limit.seconds:g} s: the stripes' sweep is one launch, predicted to "
+                                 f"take {predicted:.3g} s, and {max(limit.remaining(), 0):.3g} s are left; "
+                                 "schedule='diagonals' can be stopped between launches; no answer was found in time")
         if store is not None:
             bits, offset, _ = store.slot(0)
             assert offset == 0 and all(store.slot(k)[:2] == (bits, k * geo.tile_stride) for k in range(geo.word_blocks))
@@ -229,7 +263,8 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     with timings.phase("upload"):
         codes = symbol_codes(problem)
     method = choose_method(problem, options.method, codes[2])
-    schedule = choose_schedule(problem, device, method, codes[2], options, bit_rows=False)
+    schedule = _in_time(problem, device, options, choose_schedule(problem, device, method, codes[2], options,
+                                                                  bit_rows=False), codes[2])
     geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,
                    schedule, codes[2])
     sweep = _Sweep(problem, device, geo, timings, codes)

@@ -200,7 +200,7 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
 #ifndef RING_GROUPS
 #define RING_GROUPS 256
 #endif
-#define SET_MASK(dst, code) dst = masks[(ulong)(code) * words + w_read]
+#define STRIPE_MASK(code) masks[(ulong)(code) * words + w_read]
 #define RING(r) ring[((r) / STEP_ROWS) % RING_GROUPS * STEP_ROWS + (r) % STEP_ROWS]
 
 /* Copies the symbol codes of row groups [first, last) of b into the ring, all work-items together. */
@@ -236,7 +236,7 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
 #pragma unroll
     for (uint k = 0; k < STEP_ROWS; ++k) {
         const uint code = RING(k);
-        SET_MASK(M_next[k], k < n ? code : 0u);
+        M_next[k] = STRIPE_MASK(k < n ? code : 0u);
     }
     const uint steps = groups + WORDS_PER_BLOCK - 1u;
     for (uint s = 0; s < steps; ++s) {
@@ -265,7 +265,7 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
                 M_group[k] = M_next[k];
                 const uint r = r0 + STEP_ROWS + k;
                 const uint code = RING(r);
-                SET_MASK(M_next[k], r < n ? code : 0u);
+                M_next[k] = STRIPE_MASK(r < n ? code : 0u);
             }
             /* straight-line rows where the group is whole (the usual case), with or without stores */
 #define STRIPE_ROW(k)                                    \
@@ -379,7 +379,7 @@ void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global c
             while (ci > i_floor && cj > j_floor) {
                 const uint x = ci - 1u, b = x & 63u, row = cj - 1u - j_floor;
                 const uint which = word_top - x / 64u;
-                /* the three reads at once (the symbols are needed only on a 0 bit): one wait, not two */
+                /* the three reads issued together (the symbols are needed only on a 0 bit) */
                 const ulong bits = window[which][row];
                 const uint a_symbol = a_window[which * 64u + b], b_symbol = b_window[row];
                 if ((bits >> b) & 1u) {

@@ -50,25 +50,21 @@ def euclidean(n: int, seed: int) -> TSP:
     return TSP(distances_from_coordinates("EUC_2D", xy), name=f"euclidean n={n} seed={seed}")
 
 
-def _best(repeats: int, run):
+def _best(repeats: int, run, prepare=lambda: None):
+    """The shortest of ``repeats`` timings of ``run(prepare())``, ``prepare`` untimed, and the last result."""
     best, out = float("inf"), None
     for _ in range(max(1, repeats)):
+        argument = prepare()
         start = time.perf_counter()
-        out = run()
+        out = run(argument)
         best = min(best, time.perf_counter() - start)
     return best, out
 
 
 def _best_fresh(repeats: int, problem: LCS, run):
-    """``_best`` of ``run(copy)``, each on a fresh copy of ``problem`` made untimed: what a solver
-    computes once per problem (symbol codes) is paid in every timed run."""
-    best, out = float("inf"), None
-    for _ in range(max(1, repeats)):
-        copy = LCS(problem.a, problem.b, name=problem.name)
-        start = time.perf_counter()
-        out = run(copy)
-        best = min(best, time.perf_counter() - start)
-    return best, out
+    """``_best`` of ``run(copy)`` on a fresh copy of ``problem`` each time: what a solver computes
+    once per problem (symbol codes) is paid in every timed run."""
+    return _best(repeats, run, lambda: LCS(problem.a, problem.b, name=problem.name))
 
 
 def _solve(solver, problem: LCS, device):
@@ -184,7 +180,7 @@ def bench_lcs_streamed(device, length: int) -> dict:
 def bench_lcs_cells(device, length: int) -> dict:
     problem = random_strings(length, seed=length)
     solver = registry.load("wavefront", method="cells")
-    seconds, (value, _, _) = _best(2, lambda: solver.lcs_length(problem, device))
+    seconds, (value, _, _) = _best(2, lambda _: solver.lcs_length(problem, device))
     _log(f"lcs {length} cell sweep: {seconds:.4f} s, {problem.cells() / seconds / 1e9:.2f} G cells/s")
     return {"m": length, "n": length, "method": "cells", "value_only_seconds": seconds,
             "value_only_cells_per_second": problem.cells() / seconds, "length": value}
@@ -207,7 +203,7 @@ def bench_pylcs(length: int) -> dict | None:
 def bench_tsp_case(device, problem: TSP, repeats: int, store: str = "auto") -> dict:
     solver = registry.load("wavefront", store=store)
     plan = checked.plan(solver, problem, device)
-    seconds, solution = _best(repeats, lambda: solver.solve(problem, device, plan))
+    seconds, solution = _best(repeats, lambda _: solver.solve(problem, device, plan))
     check(problem, solution)
     stats = solution.stats
     row = {"name": problem.name, "n": problem.n, "seconds": seconds, "value": int(solution.value),

@@ -33,9 +33,7 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
-from .lcs_tiling import MIN_DEFAULT_ROWS, SCHEDULES, Geometry, choose_schedule, geometry
-
-__all__ = ["SCHEDULES", "METHODS", "plan_lcs", "solve_lcs", "lcs_length"]
+from .lcs_tiling import MIN_DEFAULT_ROWS, Geometry, choose_schedule, geometry
 
 #: The kernels: bit-parallel LCS by block diagonals ([OM]).
 LCS_SOURCE = kernels.builtin("wavefront_lcs.cl")

@@ -18,7 +18,7 @@ from clsolve.problems import LCS, TSP, Knapsack
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution
 
-from . import held_karp, knapsack, lcs
+from . import held_karp, knapsack, lcs, lcs_tiling
 
 STORES = ("auto", "device", "host")
 
@@ -55,8 +55,8 @@ class WavefrontSolver(DeviceSolver):
         ``poison`` fills device buffers with garbage first (tests: an unwritten cell shows)."""
         if method not in lcs.METHODS:
             raise InvalidOptionError(f"method must be one of {', '.join(lcs.METHODS)}, got {method!r}")
-        if schedule not in lcs.SCHEDULES:
-            raise InvalidOptionError(f"schedule must be one of {', '.join(lcs.SCHEDULES)}, got {schedule!r}")
+        if schedule not in lcs_tiling.SCHEDULES:
+            raise InvalidOptionError(f"schedule must be one of {', '.join(lcs_tiling.SCHEDULES)}, got {schedule!r}")
         if store not in STORES:
             raise InvalidOptionError(f"store must be one of {', '.join(STORES)}, got {store!r}")
         if device_memory_limit is not None and int(device_memory_limit) <= 0:

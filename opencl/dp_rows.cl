@@ -1,7 +1,8 @@
 /* dp-rows: the row-parallel 0-1 knapsack DP for m = 1..3 capacity dimensions.
  * [LLMF], Algorithms 2.1/2.2 (Boyer's Algorithm 1 in [HC22] for m = 1): one launch per item i,
  * one work-item per group of 32 states of row i (dp_rows_item), or two items per launch
- * (dp_rows_pair, below), or GROUP = 3 or 4 (dp_rows_group), recurrence (1) of [LLMF]:
+ * (dp_rows_pair, below), or GROUP = 3 or 4 (dp_rows_group), or many passes of GROUP = 1 to 4 items
+ * chained in one launch (dp_rows_chain), recurrence (1) of [LLMF]:
  *     f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i)   if c >= w_i in every dimension
  *     f_i(c) = f_{i-1}(c)                                otherwise
  * with U_i(c) = 1 exactly when the second term is strictly larger (the item is taken).
@@ -105,6 +106,52 @@ void dp_rows_pair(__global const VALUE_T *restrict prev, __global VALUE_T *restr
  * and g[0] ends as f_{item+GROUP-1}(c). U_j(c) is the one-item recurrence's bit: f_j(c) from the
  * take branch, strictly larger. Weight sums saturate (add_sat): a sum past the capacity never fits. */
 #define POINTS (1u << GROUP)
+
+/* The weight sums W(S) of every set S of the GROUP items from `item` on (bit j of S: item + j), and
+ * their profits; items at or past `end` weigh more than any capacity (a chained pass's last group). */
+inline void group_items(__global const uint *weights, __global const VALUE_T *profits, const uint item,
+                        const uint end, uint3 *sum_w, VALUE_T *p)
+{
+    sum_w[0] = (uint3)(0u, 0u, 0u);
+#pragma unroll
+    for (uint j = 0; j < GROUP; ++j) {
+        const int real = item + j < end;
+        const uint3 w = real ? item_weight(weights, item + j) : (uint3)(UINT_MAX, 0u, 0u);
+        p[j] = real ? profits[item + j] : 0;
+#pragma unroll
+        for (uint S = 0; S < (1u << j); ++S)
+            sum_w[S | (1u << j)] = add_sat(sum_w[S], w);
+    }
+}
+
+/* f_{item+GROUP-1}(c) from f = f_{item-1} (`prev`), read at the points c - W(S) that fit; bit `bit`
+ * of bits[j] is set where item + j is taken at c. */
+inline VALUE_T group_state(__global const VALUE_T *prev, const uint c, const uint span1, const uint span2,
+                           const uint3 *sum_w, const VALUE_T *p, uint *bits, const uint bit)
+{
+    const uint3 cap = state_capacity(c, span1, span2);
+    VALUE_T g[POINTS];
+#pragma unroll
+    for (uint S = 0; S < POINTS; ++S)
+        g[S] = fits(cap, sum_w[S]) ? prev[c - shift(sum_w[S], span1, span2)] : 0;  /* 0: never read */
+#pragma unroll
+    for (uint j = 0; j < GROUP; ++j) {
+#pragma unroll
+        for (uint S = 0; S < POINTS; S += 2u << j) {  /* the sets of items after j */
+            const uint T = S | (1u << j);
+            if (fits(cap, sum_w[T])) {
+                const VALUE_T take = g[T] + p[j];
+                if (take > g[S]) {
+                    g[S] = take;
+                    if (S == 0)
+                        bits[j] |= 1u << bit;
+                }
+            }
+        }
+    }
+    return g[0];
+}
+
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_rows_group(__global const VALUE_T *restrict prev, __global VALUE_T *restrict next,
                    __global uint *restrict decisions, const ulong decisions_offset,
@@ -117,48 +164,101 @@ void dp_rows_group(__global const VALUE_T *restrict prev, __global VALUE_T *rest
     uint3 sum_w[POINTS];
     VALUE_T p[GROUP];
     uint bits[GROUP];
-    sum_w[0] = (uint3)(0u, 0u, 0u);
+    group_items(weights, profits, item, UINT_MAX, sum_w, p);
 #pragma unroll
-    for (uint j = 0; j < GROUP; ++j) {
-        const uint3 w = item_weight(weights, item + j);
-        p[j] = profits[item + j];
+    for (uint j = 0; j < GROUP; ++j)
         bits[j] = 0;
-#pragma unroll
-        for (uint S = 0; S < (1u << j); ++S)
-            sum_w[S | (1u << j)] = add_sat(sum_w[S], w);
-    }
     const uint base = tile * TILE_STATES + lid;
     for (uint k = 0; k < 32u; ++k) {
         const uint c = base + k * LOCAL_SIZE;
-        if (c >= states)
-            continue;
-        const uint3 cap = state_capacity(c, span1, span2);
-        VALUE_T g[POINTS];
-#pragma unroll
-        for (uint S = 0; S < POINTS; ++S)
-            g[S] = fits(cap, sum_w[S]) ? prev[c - shift(sum_w[S], span1, span2)] : 0;  /* 0: never read */
-#pragma unroll
-        for (uint j = 0; j < GROUP; ++j) {
-#pragma unroll
-            for (uint S = 0; S < POINTS; S += 2u << j) {  /* the sets of items after j */
-                const uint T = S | (1u << j);
-                if (fits(cap, sum_w[T])) {
-                    const VALUE_T take = g[T] + p[j];
-                    if (take > g[S]) {
-                        g[S] = take;
-                        if (S == 0)
-                            bits[j] |= 1u << k;
-                    }
-                }
-            }
-        }
-        next[c] = g[0];
+        if (c < states)
+            next[c] = group_state(prev, c, span1, span2, sum_w, p, bits, k);
     }
     const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid;
 #pragma unroll
     for (uint j = 0; j < GROUP; ++j)
         decisions[word + j * words_per_row] = bits[j];
 }
+
+#ifdef SPLIT
+/* Many passes in one launch (the chain): work-group t owns tile t of the row (TILE_STATES states)
+ * for every pass. Pass s applies GROUP items from first + s * GROUP on (fewer in the last pass) to
+ * row slot (base + s) % slots of `ring`, writing slot (base + s + 1) % slots, so a launch of at most
+ * slots - 1 passes writes each slot once. Pass s of tile t reads the states c - W(S) >= t * TILE_STATES
+ * - W(all), so it waits until every tile from the one holding that state up to t - 1 has finished pass
+ * s - 1: `progress[u]` counts the passes tile u finished since the solve began (`done` before this
+ * launch), stored after a global fence. Tiles wait only on tiles to their left, which started before
+ * them (work-groups start in index order, as decoupled look-back scans [MG16] assume), so the launch
+ * always progresses. Slots are whole tiles apart (`pitch` = tiles x TILE_STATES) and a slot is written
+ * once per launch, so no cache line a work-group reads is still being written. SPLIT work-items share
+ * each decision word (SPLIT divides 32): work-item (q, l) computes bits q * 32 / SPLIT .. of word l,
+ * ORed in local memory; the words are exactly those of dp_rows_group. */
+#define BITS_PER_ITEM (32u / SPLIT)
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE * SPLIT, 1, 1)))
+void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, const uint slots,
+                   __global uint *restrict decisions, const ulong decisions_offset,
+                   __global const uint *weights, __global const VALUE_T *profits,
+                   const uint states, const uint span1, const uint span2,
+                   const ulong words_per_row, const uint chunk_first, const uint first, const uint count,
+                   volatile __global uint *progress, const uint done)
+{
+    __local uint partial[GROUP][SPLIT][LOCAL_SIZE];
+    const uint x = get_local_id(0);
+    const uint lid = x % LOCAL_SIZE, q = x / LOCAL_SIZE;
+    const uint tile = get_group_id(0);
+    const uint start = tile * TILE_STATES;
+    const uint end = first + count;
+    const uint passes = (count + GROUP - 1u) / GROUP;
+    for (uint s = 0; s < passes; ++s) {
+        const uint item = first + s * GROUP;
+        uint3 sum_w[POINTS];
+        VALUE_T p[GROUP];
+        uint bits[GROUP];
+        group_items(weights, profits, item, end, sum_w, p);
+        if (s > 0) {  /* pass s - 1 of the tiles this pass reads */
+            uint3 w = (uint3)(0u, 0u, 0u);
+            for (uint j = item; j < min(item + GROUP, end); ++j)
+                w = add_sat(w, item_weight(weights, j));
+            const ulong reach = (ulong)w.x * span1 + (ulong)w.y * span2 + w.z;
+            const uint lowest = reach >= start ? 0u : (uint)((start - reach) / TILE_STATES);
+            for (uint u = lowest + x; u < tile; u += LOCAL_SIZE * SPLIT)
+                while (progress[u] < done + s)
+                    ;
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        __global const VALUE_T *prev = ring + (ulong)((base + s) % slots) * pitch;
+        __global VALUE_T *next = ring + (ulong)((base + s + 1u) % slots) * pitch;
+#pragma unroll
+        for (uint j = 0; j < GROUP; ++j)
+            bits[j] = 0;
+        for (uint k = 0; k < BITS_PER_ITEM; ++k) {
+            const uint bit = q * BITS_PER_ITEM + k;
+            const uint c = start + bit * LOCAL_SIZE + lid;
+            if (c < states)
+                next[c] = group_state(prev, c, span1, span2, sum_w, p, bits, bit);
+        }
+#pragma unroll
+        for (uint j = 0; j < GROUP; ++j)
+            partial[j][q][lid] = bits[j];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (q == 0) {
+            const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid;
+#pragma unroll
+            for (uint j = 0; j < GROUP; ++j) {
+                uint all = 0;
+                for (uint r = 0; r < SPLIT; ++r)
+                    all |= partial[j][r][lid];
+                if (item + j < end)
+                    decisions[word + j * words_per_row] = all;
+            }
+        }
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (x == 0)
+            atomic_xchg(&progress[tile], done + s + 1u);
+    }
+}
+#endif
 #endif
 
 /* Backtracking (steps 8-12 of Algorithm 2.1) over the items of one decision chunk, newest first,

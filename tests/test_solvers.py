@@ -64,6 +64,78 @@ def test_decision_table_is_fully_written_and_equals_sequential(problem, device):
 
 
 @SETTINGS
+@given(problem=knapsacks(max_n=20, max_capacity=200), chain=st.integers(2, 6), per_launch=st.integers(1, 4),
+       local_size=st.sampled_from([1, 2, 32]))
+def test_chained_passes_write_the_decision_table_of_sequential(problem, device, chain, per_launch, local_size):
+    """Passes chained in one launch: every bit of every item and state, from poisoned buffers, with
+    tiles of 32 states (local_size 1: many tiles, each waiting on those to its left), launches ending
+    in a part pass, and the ring's slots wrapping."""
+    values, packed = SequentialSolver().decisions(problem)
+    expected = np.unpackbits(packed, axis=1)[:, : problem.cells()].astype(bool)
+    solver = RowParallelSolver(poison=True, items_per_launch=per_launch, chain=chain, local_size=local_size)
+    value, table = solver.decisions(problem, device)
+    assert value == values[-1]
+    np.testing.assert_array_equal(table, expected)
+
+
+@pytest.mark.parametrize("per_launch", [1, 3, 4])
+def test_chained_passes_on_long_rows_and_heavy_items(device, per_launch):
+    """Rows of many tiles, items heavier than many tiles (the waits reach far left), zero weights,
+    items that never fit; the answer checked and equal to one launch per pass."""
+    rng = np.random.default_rng(per_launch)
+    weights = np.concatenate([rng.integers(1, 40_000, 40), [0, 0, 70_000, 5, 3]])
+    problem = clsolve.Knapsack(rng.integers(1, 1000, weights.size), weights, 60_000)
+    expected = clsolve.solve(problem, solver="dp-rows", device=device, chain=1, items_per_launch=1, presolve=False)
+    for chain in (2, 9, 64):
+        plan = clsolve.plan(problem, solver="dp-rows", device=device, chain=chain, items_per_launch=per_launch,
+                            presolve=False)
+        assert plan.details["chain"] == chain and "rows" in plan.device_buffers
+        assert plan.launches == -(-problem.n // (chain * per_launch)) + 1  # and the trace-back
+        solution = clsolve.solve(problem, solver="dp-rows", device=device, chain=chain, items_per_launch=per_launch,
+                                 poison=True, presolve=False, local_size=64)
+        assert solution.value == expected.value
+        clsolve.solution.check(problem, solution)
+
+
+@pytest.mark.parametrize("chain", [2, 5])
+def test_chained_passes_over_chunks_of_decision_rows(device, monkeypatch, chain):
+    """Decision rows in chunks of 7 items: launches stop at each chunk's end (a part pass there)."""
+    from clsolve.dp import rowstore
+    rng = np.random.default_rng(5)
+    problem = clsolve.Knapsack(rng.integers(1, 100, 25), rng.integers(1, 60, 25), 3000)
+    monkeypatch.setattr(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: 7)
+    solver = RowParallelSolver(poison=True, items_per_launch=3, presolve=False, chain=chain)
+    plan = checked.plan(solver, problem, device)
+    assert plan.details["decision_chunks"] == 4
+    solution = solver.solve(problem, device, plan)
+    assert solution.value == clsolve.solve(problem, solver="sequential").value
+    clsolve.solution.check(problem, solution)
+
+
+def test_chain_by_default(device):
+    """On a GPU short rows chain CHAIN_PASSES passes (fewer where the ring would pass CHAIN_RING_BYTES),
+    long rows and other devices one pass per launch; asked for, as asked."""
+    from types import SimpleNamespace
+
+    from clsolve_plugins.dp_rows.solver import CHAIN_LOCAL_SIZE, CHAIN_PASSES, CHAIN_RING_BYTES, CHAIN_ROW
+    gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024)
+    cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096)
+    int32 = np.dtype(np.int32)
+    short = RowParallelSolver().chain_passes(10**5, int32, gpu)
+    assert (short.passes, short.local_size, short.split) == (CHAIN_PASSES, CHAIN_LOCAL_SIZE, 8)
+    assert short.pitch % (32 * CHAIN_LOCAL_SIZE) == 0 and short.pitch >= 10**5
+    assert RowParallelSolver().chain_passes(CHAIN_ROW + 1, int32, gpu).passes == 1
+    assert RowParallelSolver().chain_passes(10**5, int32, cpu).passes == 1
+    assert RowParallelSolver(chain=7).chain_passes(CHAIN_ROW + 1, int32, cpu).passes == 7
+    row = (CHAIN_ROW + 32 * CHAIN_LOCAL_SIZE) * 8
+    wide = RowParallelSolver().chain_passes(CHAIN_ROW, np.dtype(np.int64), gpu)
+    assert wide.passes == min(CHAIN_PASSES, CHAIN_RING_BYTES // row - 1)
+    assert RowParallelSolver(local_size=512).chain_passes(10**5, int32, gpu).split == 2
+    with pytest.raises(clsolve.InvalidOptionError, match="chain"):
+        clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", device=device, chain=0)
+
+
+@SETTINGS
 @given(problem=knapsacks(big_profits=True))
 def test_value_bound_is_never_below_the_optimum_nor_a_profit(problem):
     assert value_bound(problem) >= brute_force(problem)
@@ -165,7 +237,8 @@ def test_decision_rows_streamed_to_host_match_sequential(problem, device):
     solver = RowParallelSolver(poison=True, presolve=False, store="host")
     original = rowstore.HOST_CHUNK_BYTES
     try:
-        rowstore.HOST_CHUNK_BYTES = 3 * DecisionLayout(problem.cells(), solver._local_size(device)).row_bytes
+        local_size = int(checked.plan(solver, problem, device).details["local_size"])
+        rowstore.HOST_CHUNK_BYTES = 3 * DecisionLayout(problem.cells(), local_size).row_bytes
         solution = solver.solve(problem, device, checked.plan(solver, problem, device))
         clsolve.solution.check(problem, solution)
         values, packed = SequentialSolver().decisions(problem)

@@ -18,18 +18,18 @@ FILL_ITEMS = 2**20
 _simulators: dict[int, bool] = {}  # per cl_device: whether it is a simulator
 
 
-def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int) -> None:
-    """Set every byte of ``buffer`` to ``byte`` (enqueued; no wait, except for the last 1..3 bytes of a
-    buffer past ``KERNEL_FILL_BYTES`` whose size is not a multiple of 4)."""
+def fill(queue: cl.CommandQueue, buffer: cl.Buffer, byte: int, size: int | None = None) -> None:
+    """Set every byte of ``buffer`` (or its first ``size`` bytes) to ``byte`` (enqueued; no wait, except
+    for the last 1..3 bytes of a fill past ``KERNEL_FILL_BYTES`` whose size is not a multiple of 4)."""
     pattern = np.array([int(byte) * 0x01010101], dtype=np.uint32)
-    size = buffer.size
+    size = buffer.size if size is None else int(size)
     if _simulated(queue):
         # Oclgrind's uninitialized-memory check does not count clEnqueueFillBuffer as a write (nor
         # every partial write): on the simulator the bytes come from the host, the whole buffer at once
         cl.enqueue_copy(queue, buffer, np.full(size, byte, dtype=np.uint8), is_blocking=True)
         return
     if size > KERNEL_FILL_BYTES:
-        _fill_by_kernel(queue, buffer, pattern, byte)
+        _fill_by_kernel(queue, buffer, pattern, byte, size)
         return
     offset = 0
     while offset + 4 <= size:
@@ -48,11 +48,11 @@ def _simulated(queue: cl.CommandQueue) -> bool:
     return found
 
 
-def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarray, byte: int) -> None:
+def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarray, byte: int, size: int) -> None:
     program = kernels.program(get_device(queue.device), kernels.builtin("fill.cl"))  # the device's own context and queue
-    words = buffer.size // 4
+    words = size // 4
     program.kernel("fill_words").set(buffer=buffer, count=np.uint64(words), pattern=np.uint32(pattern[0])
                                      ).enqueue(queue, (FILL_ITEMS,), None)
-    tail = buffer.size - 4 * words
+    tail = size - 4 * words
     if tail:
         cl.enqueue_copy(queue, buffer, np.full(tail, byte, dtype=np.uint8), dst_offset=4 * words, is_blocking=True)

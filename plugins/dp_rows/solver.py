@@ -1,9 +1,12 @@
 """Host side of ``dp-rows`` (kernels in ``opencl/dp_rows.cl``).
 
-Per item i (or per 2, 3 or 4 items: ``items_per_launch``) one launch computes the next row of the DP
-over every state, writing one row of decision bits per item (n x states bits in total); the two
-value rows swap roles between launches (kernel objects with fixed arguments, so each launch sets
-only the item index). The decision rows are kept for the
+Per item i (or per 2, 3 or 4 items: ``items_per_launch``) one pass computes the next row of the DP
+over every state, writing one row of decision bits per item (n x states bits in total). Either each
+pass is a launch, the two value rows swapping roles between launches (kernel objects with fixed
+arguments, so each launch sets only the item index), or ``chain`` passes run in one launch
+(``dp_rows_chain``: each work-group owns a tile of the row for all of them, the rows of the passes in
+a ring of slots, tiles waiting for the tiles to their left through progress counters), so a short
+row is no longer a launch per pass. The decision rows are kept for the
 trace-back in a ``RowStore`` (``clsolve.dp.rowstore``), in chunks of whole rows: on the device when
 they fit (each chunk within the device's largest allocation), a single work-item then walking them
 back (Algorithm 2.1, steps 8-12) so only the value and the item vector are read back; otherwise
@@ -47,6 +50,16 @@ from clsolve.solution import Solution, Timings
 SOURCE = kernels.builtin("dp_rows.cl")
 #: Rows of at most this many states take 4 items per pass by default (m = 1; see ``items_per_pass``).
 SMALL_ROW = 2**18
+#: On a GPU, rows of at most this many states chain CHAIN_PASSES passes per launch by default, in a
+#: ring of at most CHAIN_RING_BYTES (``chain_passes``); the most passes one launch may chain.
+CHAIN_ROW = 2**20
+CHAIN_PASSES = 64
+CHAIN_RING_BYTES = 2**28
+MAX_CHAIN = 4096
+#: Work-items sharing a decision word in the chained kernel (at most; it divides 32).
+CHAIN_SPLIT = 8
+#: Decision words per tile in the chained kernel by default: tiles of 32 x CHAIN_LOCAL_SIZE states.
+CHAIN_LOCAL_SIZE = 32
 STORES = ("auto", "device", "host")
 
 
@@ -57,11 +70,28 @@ class _Buffers:
 
     weights: cl.Buffer
     profits: cl.Buffer
-    rows: list[cl.Buffer]
+    rows: list[cl.Buffer]  # two rows, or the chain's ring of slots
     store: RowStore
     chunks: list[tuple[int, int]]
     selected: cl.Buffer
     remaining: cl.Buffer
+    progress: cl.Buffer | None  # the chain's passes finished, per tile
+
+
+@dataclass(frozen=True)
+class Chain:
+    """How a solve's passes run: ``passes`` per launch (1: a launch per pass, two rows; more: the
+    chained kernel over a ring of passes + 1 slots of ``pitch`` states), ``split`` work-items per
+    decision word."""
+
+    passes: int
+    split: int
+    pitch: int
+    local_size: int
+
+    @property
+    def slots(self) -> int:
+        return self.passes + 1 if self.passes > 1 else 2
 
 
 class RowParallelSolver(DeviceSolver):
@@ -70,12 +100,14 @@ class RowParallelSolver(DeviceSolver):
 
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
                  items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",
-                 device_memory_limit: int | None = None):
+                 device_memory_limit: int | None = None, chain: int | None = None):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch``: 1 (the paper's one launch
         per item), 2 (two items fused per pass, so each row is read and written once per two items),
         3 or 4 (the row read at 2^k offsets, written once per k items), or None (default: the
-        measured best, see ``items_per_pass``).
+        measured best, see ``items_per_pass``). ``chain``: passes per launch; 1 launches each pass
+        on its own, more run that many passes in one launch (the rows in a ring of chain + 1 slots),
+        None (default) chains short rows on a GPU (see ``chain_passes``).
         ``store``: where the decision rows are kept for the trace-back, ``device``, ``host``
         (streamed during the sweep) or ``auto`` (the device when they fit).
         ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
@@ -89,6 +121,7 @@ class RowParallelSolver(DeviceSolver):
         self.presolve = options.flag("presolve", presolve)
         self.store = options.choice("store", store, STORES)
         self.device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
+        self.chain = options.integer("chain", chain, minimum=1, maximum=MAX_CHAIN, none=True)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -97,7 +130,9 @@ class RowParallelSolver(DeviceSolver):
         reduced = reduction(problem, self.presolve).problem
         return None if reduced is None else dp_accepts(reduced, self.name, problem)
 
-    def _local_size(self, device: Device) -> int:
+    def _local_size(self, device: Device, chained: bool) -> int:
+        if chained and self.local_size is None:
+            return min(CHAIN_LOCAL_SIZE, work_group_size(device.max_work_group_size, None))
         return work_group_size(device.max_work_group_size, self.local_size)
 
     def items_per_pass(self, problem: Knapsack) -> int:
@@ -110,12 +145,32 @@ class RowParallelSolver(DeviceSolver):
             return 2
         return 4 if problem.cells() <= SMALL_ROW else 3
 
+    def chain_passes(self, states: int, dtype: np.dtype, device: Device) -> Chain:
+        """``chain``, or by default (``bench dp-rows`` on the H100): CHAIN_PASSES passes per launch on a
+        GPU for rows of at most CHAIN_ROW states, as many as a ring of CHAIN_RING_BYTES holds; else 1.
+        Chained, the work-groups are ``local_size`` (default CHAIN_LOCAL_SIZE) x ``split`` work-items."""
+        passes = self.chain
+        if passes is None:
+            row = (states + 32 * CHAIN_LOCAL_SIZE) * dtype.itemsize
+            passes = min(CHAIN_PASSES, CHAIN_RING_BYTES // row - 1) if device.is_gpu and states <= CHAIN_ROW else 1
+        passes = max(1, passes)
+        layout = DecisionLayout(states, self._local_size(device, passes > 1))
+        split = 1
+        while split < CHAIN_SPLIT and 2 * split * layout.local_size <= device.max_work_group_size:
+            split *= 2
+        return Chain(passes, split, layout.tiles * layout.tile_states, layout.local_size)
+
     @staticmethod
-    def _launches(chunks: list[tuple[int, int]], per_pass: int) -> list[tuple[int, int]]:
-        """(first item, items) of each launch: per_pass items inside a chunk; what is left at a
-        chunk's end in pairs and a single item."""
-        out = []
+    def _launches(chunks: list[tuple[int, int]], per_pass: int, chain: int = 1) -> list[tuple[int, int]]:
+        """(first item, items) of each launch: per_pass items inside a chunk, what is left at a chunk's
+        end in pairs and a single item; chained, up to chain x per_pass items (the last pass of a
+        chunk may hold fewer)."""
+        out: list[tuple[int, int]] = []
         for first, count in chunks:
+            if chain > 1:
+                out.extend((item, min(chain * per_pass, first + count - item))
+                           for item in range(first, first + count, chain * per_pass))
+                continue
             item = first
             while item < first + count:
                 left = first + count - item
@@ -125,12 +180,17 @@ class RowParallelSolver(DeviceSolver):
         return out
 
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
-               mode: str, per_pass: int) -> tuple[StorePlan, list[tuple[int, int]], int]:
+               mode: str, per_pass: int, chain: Chain) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
-        other = 2 * layout.states * dtype.itemsize + problem.n * (12 + dtype.itemsize + 1) + 16
+        other = self._rows_bytes(layout, dtype, chain) + 4 * layout.tiles + problem.n * (12 + dtype.itemsize + 1) + 16
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
                                   other, self.device_memory_limit, mode, multiple=max(2, per_pass))
         return store, chunks, other
+
+    @staticmethod
+    def _rows_bytes(layout: DecisionLayout, dtype: np.dtype, chain: Chain) -> int:
+        """The value rows: two, or the chain's ring."""
+        return (2 * layout.states if chain.passes == 1 else chain.slots * chain.pitch) * dtype.itemsize
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
@@ -138,16 +198,20 @@ class RowParallelSolver(DeviceSolver):
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
         states = problem.cells()
-        layout = DecisionLayout(states, self._local_size(device))
+        chain = self.chain_passes(states, dtype, device)
+        layout = DecisionLayout(states, chain.local_size)
         per_pass = self.items_per_pass(problem)
-        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass)
-        buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
+        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass, chain)
+        if chain.passes == 1:
+            buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
+        else:
+            buffers = {"rows": self._rows_bytes(layout, dtype, chain), "progress": 4 * layout.tiles}
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
         passes = len(self._launches(chunks, per_pass))
         moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
-        launches = passes + (len(chunks) if store.mode == "device" else 0)
+        launches = len(self._launches(chunks, per_pass, chain.passes)) + (len(chunks) if store.mode == "device" else 0)
         return Plan(
             solver=self.name,
             device_buffers=buffers,
@@ -158,7 +222,8 @@ class RowParallelSolver(DeviceSolver):
                      + store.host_bytes / MODEL_COPY_BANDWIDTH + 0.002),
             details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
                      "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
-                     "states_per_row": states, "items_per_launch": per_pass},
+                     "states_per_row": states, "items_per_launch": per_pass, "chain": chain.passes,
+                     "split": chain.split},
         )
 
     # -- solving -----------------------------------------------------------------------------
@@ -172,17 +237,25 @@ class RowParallelSolver(DeviceSolver):
             defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m,
                                           "LOCAL_SIZE": layout.local_size}
             per_pass = int(plan.details["items_per_launch"])
-            if per_pass > 2:
+            chain = Chain(int(plan.details["chain"]), int(plan.details["split"]), layout.tiles * layout.tile_states,
+                          layout.local_size)
+            if per_pass > 2 or chain.passes > 1:
                 defines["GROUP"] = per_pass
+            if chain.passes > 1:
+                defines["SPLIT"] = chain.split
             program = kernels.program(device, SOURCE, defines)
         with timings.phase("upload"):
-            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]), per_pass)
+            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]), per_pass, chain)
         try:
             with timings.phase("kernels"):
-                passes = self._sweep(problem, device, plan, program, layout, held)
+                if chain.passes > 1:
+                    last = self._chain(problem, device, plan, program, layout, held, chain)
+                else:
+                    last = self._sweep(problem, device, plan, program, layout, held)
                 value = np.zeros(1, dtype=dtype)
-                cl.enqueue_copy(device.queue, value, held.rows[passes & 1],
-                                src_offset=(layout.states - 1) * dtype.itemsize)
+                cl.enqueue_copy(device.queue, value, held.rows[0] if chain.passes > 1 else held.rows[last],
+                                src_offset=((last * chain.pitch if chain.passes > 1 else 0) + layout.states - 1)
+                                * dtype.itemsize)
                 if not keep_decisions and held.store.plan.mode == "device":
                     self._backtrack(problem, device, program, layout, held)
                 device.queue.finish()
@@ -202,29 +275,36 @@ class RowParallelSolver(DeviceSolver):
         return int(value[0]), found, timings
 
     def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype,
-                mode: str, per_pass: int) -> _Buffers:
-        """The items, two value rows, the store of decision rows, the answer's buffers."""
+                mode: str, per_pass: int, chain: Chain) -> _Buffers:
+        """The items, the value rows (two, or the chain's ring, its first slot zero), the store of
+        decision rows, the answer's buffers (and the chain's progress counters, zero)."""
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
-        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass)
+        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, chain)
+        chained = chain.passes > 1
+        row_bytes = (chain.pitch if chained else layout.states) * dtype.itemsize
         held = _Buffers(
             weights=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=clamped_weights(problem)),
             profits=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)),
-            rows=[cl.Buffer(ctx, flags.READ_WRITE, layout.states * dtype.itemsize) for _ in range(2)],
+            rows=([cl.Buffer(ctx, flags.READ_WRITE, chain.slots * row_bytes)] if chained
+                  else [cl.Buffer(ctx, flags.READ_WRITE, row_bytes) for _ in range(2)]),
             store=RowStore(device, store, poison=POISON_BYTE if self.poison else None),
             chunks=chunks, selected=cl.Buffer(ctx, flags.READ_WRITE, problem.n),
             remaining=cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
-                                hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m))))
+                                hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m))),
+            progress=cl.Buffer(ctx, flags.READ_WRITE, 4 * layout.tiles) if chained else None)
         if self.poison:
-            for buf in (held.rows[1], held.selected):
+            for buf in held.rows[-1:] + [held.selected]:
                 fill(queue, buf, POISON_BYTE)
-        fill(queue, held.rows[0], 0)
+        fill(queue, held.rows[0], 0, row_bytes)
+        if held.progress is not None:
+            fill(queue, held.progress, 0)
         queue.finish()
         return held
 
     def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
                layout: DecisionLayout, held: _Buffers) -> int:
-        """One launch per item (or pair of items), rows ping-ponging, each chunk of decision rows
-        handed to the store when written; returns the number of passes."""
+        """One launch per pass, rows ping-ponging, each chunk of decision rows handed to the store when
+        written; returns which row holds the last pass."""
         span1, span2 = spans(problem)
         # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
         names = {1: "dp_rows_item", 2: "dp_rows_pair"}
@@ -251,7 +331,34 @@ class RowParallelSolver(DeviceSolver):
                 passes += 1
                 pacer.launch()
             held.store.finished(k, event)
-        return passes
+        return passes & 1
+
+    def _chain(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
+               layout: DecisionLayout, held: _Buffers, chain: Chain) -> int:
+        """``chain.passes`` passes per launch over the ring, each chunk of decision rows handed to the
+        store when written; returns the slot holding the last pass."""
+        span1, span2 = spans(problem)
+        per_pass = int(plan.details["items_per_launch"])
+        kernel = program.kernel("dp_rows_chain").set(
+            ring=held.rows[0], pitch=np.uint64(chain.pitch), slots=np.uint32(chain.slots),
+            weights=held.weights, profits=held.profits, states=np.uint32(layout.states), span1=np.uint32(span1),
+            span2=np.uint32(span2), words_per_row=np.uint64(layout.words_per_row), progress=held.progress)
+        group = layout.local_size * chain.split
+        slot = done = 0
+        pacer = Pacer(device.queue, f"{self.name} chained rows", plan.launches)
+        for k, (first, count) in enumerate(held.chunks):
+            buffer, offset, wait = held.store.slot(k)
+            kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
+            event = None
+            for item, items in self._launches([(first, count)], per_pass, chain.passes):
+                event = kernel.set(base=np.uint32(slot), first=np.uint32(item), count=np.uint32(items),
+                                   done=np.uint32(done)).enqueue(
+                    device.queue, (layout.tiles * group,), (group,), wait_for=wait if item == first else None)
+                passes = -(-items // per_pass)
+                slot, done = (slot + passes) % chain.slots, done + passes
+                pacer.launch()
+            held.store.finished(k, event)
+        return slot
 
     def _backtrack(self, problem: Knapsack, device: Device, program: kernels.Program, layout: DecisionLayout,
                    held: _Buffers) -> None:

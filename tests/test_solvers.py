@@ -117,20 +117,20 @@ def test_chain_by_default(device):
     long rows and other devices one pass per launch; asked for, as asked."""
     from types import SimpleNamespace
 
-    from clsolve_plugins.dp_rows.solver import CHAIN_LOCAL_SIZE, CHAIN_PASSES, CHAIN_RING_BYTES, CHAIN_ROW
+    from clsolve_plugins.dp_rows.chain import CHAIN_LOCAL_SIZE, CHAIN_PASSES, CHAIN_RING_BYTES, CHAIN_ROW, choose
     gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024)
     cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096)
     int32 = np.dtype(np.int32)
-    short = RowParallelSolver().chain_passes(10**5, int32, gpu)
+    short = choose(None, None, 10**5, int32, gpu)
     assert (short.passes, short.local_size, short.split) == (CHAIN_PASSES, CHAIN_LOCAL_SIZE, 8)
     assert short.pitch % (32 * CHAIN_LOCAL_SIZE) == 0 and short.pitch >= 10**5
-    assert RowParallelSolver().chain_passes(CHAIN_ROW + 1, int32, gpu).passes == 1
-    assert RowParallelSolver().chain_passes(10**5, int32, cpu).passes == 1
-    assert RowParallelSolver(chain=7).chain_passes(CHAIN_ROW + 1, int32, cpu).passes == 7
+    assert choose(None, None, CHAIN_ROW + 1, int32, gpu).passes == 1
+    assert choose(None, None, 10**5, int32, cpu).passes == 1
+    assert choose(7, None, CHAIN_ROW + 1, int32, cpu).passes == 7
     row = (CHAIN_ROW + 32 * CHAIN_LOCAL_SIZE) * 8
-    wide = RowParallelSolver().chain_passes(CHAIN_ROW, np.dtype(np.int64), gpu)
+    wide = choose(None, None, CHAIN_ROW, np.dtype(np.int64), gpu)
     assert wide.passes == min(CHAIN_PASSES, CHAIN_RING_BYTES // row - 1)
-    assert RowParallelSolver(local_size=512).chain_passes(10**5, int32, gpu).split == 2
+    assert choose(None, 512, 10**5, int32, gpu).split == 2
     with pytest.raises(clsolve.InvalidOptionError, match="chain"):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", device=device, chain=0)
 

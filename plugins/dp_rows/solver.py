@@ -33,7 +33,6 @@ from clsolve.dp.table import (
     spans,
     value_bound,
     value_dtype,
-    work_group_size,
 )
 from clsolve.errors import UnsupportedProblemError
 from clsolve.plugin import options
@@ -46,20 +45,13 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+from . import chain as chaining
+from .chain import Chain
+
 #: The kernels ([LLMF], Algorithms 2.1-2.2).
 SOURCE = kernels.builtin("dp_rows.cl")
 #: Rows of at most this many states take 4 items per pass by default (m = 1; see ``items_per_pass``).
 SMALL_ROW = 2**18
-#: On a GPU, rows of at most this many states chain CHAIN_PASSES passes per launch by default, in a
-#: ring of at most CHAIN_RING_BYTES (``chain_passes``); the most passes one launch may chain.
-CHAIN_ROW = 2**20
-CHAIN_PASSES = 64
-CHAIN_RING_BYTES = 2**28
-MAX_CHAIN = 4096
-#: Work-items sharing a decision word in the chained kernel (at most; it divides 32).
-CHAIN_SPLIT = 8
-#: Decision words per tile in the chained kernel by default: tiles of 32 x CHAIN_LOCAL_SIZE states.
-CHAIN_LOCAL_SIZE = 32
 STORES = ("auto", "device", "host")
 
 
@@ -78,22 +70,6 @@ class _Buffers:
     progress: cl.Buffer | None  # the chain's passes finished, per tile
 
 
-@dataclass(frozen=True)
-class Chain:
-    """How a solve's passes run: ``passes`` per launch (1: a launch per pass, two rows; more: the
-    chained kernel over a ring of passes + 1 slots of ``pitch`` states), ``split`` work-items per
-    decision word."""
-
-    passes: int
-    split: int
-    pitch: int
-    local_size: int
-
-    @property
-    def slots(self) -> int:
-        return self.passes + 1 if self.passes > 1 else 2
-
-
 class RowParallelSolver(DeviceSolver):
     name = "dp-rows"
     summary = "row-parallel DP on an OpenCL device, 1 to 4 items per launch, m = 1..3, rows streamed to host past device memory"
@@ -107,7 +83,7 @@ class RowParallelSolver(DeviceSolver):
         3 or 4 (the row read at 2^k offsets, written once per k items), or None (default: the
         measured best, see ``items_per_pass``). ``chain``: passes per launch; 1 launches each pass
         on its own, more run that many passes in one launch (the rows in a ring of chain + 1 slots),
-        None (default) chains short rows on a GPU (see ``chain_passes``).
+        None (default) chains short rows on a GPU (see ``chain.choose``).
         ``store``: where the decision rows are kept for the trace-back, ``device``, ``host``
         (streamed during the sweep) or ``auto`` (the device when they fit).
         ``device_memory_limit`` (bytes) caps what the solve may use on the device, so that rows
@@ -121,7 +97,7 @@ class RowParallelSolver(DeviceSolver):
         self.presolve = options.flag("presolve", presolve)
         self.store = options.choice("store", store, STORES)
         self.device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
-        self.chain = options.integer("chain", chain, minimum=1, maximum=MAX_CHAIN, none=True)
+        self.chain = options.integer("chain", chain, minimum=1, maximum=chaining.MAX_CHAIN, none=True)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -129,11 +105,6 @@ class RowParallelSolver(DeviceSolver):
             return f"{self.name} solves knapsack problems only"
         reduced = reduction(problem, self.presolve).problem
         return None if reduced is None else dp_accepts(reduced, self.name, problem)
-
-    def _local_size(self, device: Device, chained: bool) -> int:
-        if chained and self.local_size is None:
-            return min(CHAIN_LOCAL_SIZE, work_group_size(device.max_work_group_size, None))
-        return work_group_size(device.max_work_group_size, self.local_size)
 
     def items_per_pass(self, problem: Knapsack) -> int:
         """``items_per_launch``, or by default (``bench dp-rows`` and class A on the H100): for m = 1,
@@ -145,52 +116,13 @@ class RowParallelSolver(DeviceSolver):
             return 2
         return 4 if problem.cells() <= SMALL_ROW else 3
 
-    def chain_passes(self, states: int, dtype: np.dtype, device: Device) -> Chain:
-        """``chain``, or by default (``bench dp-rows`` on the H100): CHAIN_PASSES passes per launch on a
-        GPU for rows of at most CHAIN_ROW states, as many as a ring of CHAIN_RING_BYTES holds; else 1.
-        Chained, the work-groups are ``local_size`` (default CHAIN_LOCAL_SIZE) x ``split`` work-items."""
-        passes = self.chain
-        if passes is None:
-            row = (states + 32 * CHAIN_LOCAL_SIZE) * dtype.itemsize
-            passes = min(CHAIN_PASSES, CHAIN_RING_BYTES // row - 1) if device.is_gpu and states <= CHAIN_ROW else 1
-        passes = max(1, passes)
-        layout = DecisionLayout(states, self._local_size(device, passes > 1))
-        split = 1
-        while split < CHAIN_SPLIT and 2 * split * layout.local_size <= device.max_work_group_size:
-            split *= 2
-        return Chain(passes, split, layout.tiles * layout.tile_states, layout.local_size)
-
-    @staticmethod
-    def _launches(chunks: list[tuple[int, int]], per_pass: int, chain: int = 1) -> list[tuple[int, int]]:
-        """(first item, items) of each launch: per_pass items inside a chunk, what is left at a chunk's
-        end in pairs and a single item; chained, up to chain x per_pass items (the last pass of a
-        chunk may hold fewer)."""
-        out: list[tuple[int, int]] = []
-        for first, count in chunks:
-            if chain > 1:
-                out.extend((item, min(chain * per_pass, first + count - item))
-                           for item in range(first, first + count, chain * per_pass))
-                continue
-            item = first
-            while item < first + count:
-                left = first + count - item
-                width = per_pass if left >= per_pass else min(2, left)
-                out.append((item, width))
-                item += width
-        return out
-
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
                mode: str, per_pass: int, chain: Chain) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
-        other = self._rows_bytes(layout, dtype, chain) + 4 * layout.tiles + problem.n * (12 + dtype.itemsize + 1) + 16
+        other = chain.rows_bytes(layout.states, dtype) + 4 * layout.tiles + problem.n * (12 + dtype.itemsize + 1) + 16
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
                                   other, self.device_memory_limit, mode, multiple=max(2, per_pass))
         return store, chunks, other
-
-    @staticmethod
-    def _rows_bytes(layout: DecisionLayout, dtype: np.dtype, chain: Chain) -> int:
-        """The value rows: two, or the chain's ring."""
-        return (2 * layout.states if chain.passes == 1 else chain.slots * chain.pitch) * dtype.itemsize
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
@@ -198,20 +130,20 @@ class RowParallelSolver(DeviceSolver):
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
         states = problem.cells()
-        chain = self.chain_passes(states, dtype, device)
+        chain = chaining.choose(self.chain, self.local_size, states, dtype, device)
         layout = DecisionLayout(states, chain.local_size)
         per_pass = self.items_per_pass(problem)
         store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass, chain)
         if chain.passes == 1:
             buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
         else:
-            buffers = {"rows": self._rows_bytes(layout, dtype, chain), "progress": 4 * layout.tiles}
+            buffers = {"rows": chain.rows_bytes(layout.states, dtype), "progress": 4 * layout.tiles}
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
-        passes = len(self._launches(chunks, per_pass))
+        passes = len(chaining.launches(chunks, per_pass))
         moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
-        launches = len(self._launches(chunks, per_pass, chain.passes)) + (len(chunks) if store.mode == "device" else 0)
+        launches = len(chaining.launches(chunks, per_pass, chain.passes)) + (len(chunks) if store.mode == "device" else 0)
         return Plan(
             solver=self.name,
             device_buffers=buffers,
@@ -325,7 +257,7 @@ class RowParallelSolver(DeviceSolver):
                 for kernel in pair:
                     kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
             event = None
-            for item, width in self._launches([(first, count)], per_pass):
+            for item, width in chaining.launches([(first, count)], per_pass):
                 event = by_width[width][passes & 1].set(item=np.uint32(item)).enqueue(
                     device.queue, global_size, group, wait_for=wait if item == first else None)
                 passes += 1
@@ -350,7 +282,7 @@ class RowParallelSolver(DeviceSolver):
             buffer, offset, wait = held.store.slot(k)
             kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
             event = None
-            for item, items in self._launches([(first, count)], per_pass, chain.passes):
+            for item, items in chaining.launches([(first, count)], per_pass, chain.passes):
                 event = kernel.set(base=np.uint32(slot), first=np.uint32(item), count=np.uint32(items),
                                    done=np.uint32(done)).enqueue(
                     device.queue, (layout.tiles * group,), (group,), wait_for=wait if item == first else None)

@@ -1,0 +1,82 @@
+"""How ``dp-rows`` groups its passes into launches: a launch per pass (two value rows), or many passes
+chained in one launch (``dp_rows_chain`` in ``opencl/dp_rows.cl``: work-groups own tiles of the row
+for all of them, the rows in a ring of slots, each tile waiting for the tiles to its left), so a
+short row no longer costs a launch per pass."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from clsolve.dp.table import DecisionLayout, work_group_size
+from clsolve.runtime.devices import Device
+
+#: On a GPU, rows of at most CHAIN_ROW states chain CHAIN_PASSES passes per launch by default, in a
+#: ring of at most CHAIN_RING_BYTES (``choose``); MAX_CHAIN is the most one launch may chain.
+CHAIN_ROW = 2**20
+CHAIN_PASSES = 64
+CHAIN_RING_BYTES = 2**28
+MAX_CHAIN = 4096
+#: Work-items sharing a decision word in the chained kernel (at most; it divides 32).
+CHAIN_SPLIT = 8
+#: Decision words per tile in the chained kernel by default: tiles of 32 x CHAIN_LOCAL_SIZE states.
+CHAIN_LOCAL_SIZE = 32
+
+
+@dataclass(frozen=True)
+class Chain:
+    """How a solve's passes run: ``passes`` per launch (1: a launch per pass over two rows; more: the
+    chained kernel over a ring of passes + 1 slots of ``pitch`` states), with work-groups of
+    ``local_size`` (the decision layout's) x ``split`` work-items, ``split`` sharing each word."""
+
+    passes: int
+    split: int
+    pitch: int
+    local_size: int
+
+    @property
+    def slots(self) -> int:
+        return self.passes + 1 if self.passes > 1 else 2
+
+    def rows_bytes(self, states: int, dtype: np.dtype) -> int:
+        """The value rows: two, or the ring."""
+        return (2 * states if self.passes == 1 else self.slots * self.pitch) * dtype.itemsize
+
+
+def choose(asked: int | None, local_size: int | None, states: int, dtype: np.dtype, device: Device) -> Chain:
+    """``asked`` passes per launch, or by default (``bench dp-rows`` on the H100): CHAIN_PASSES on a GPU
+    for rows of at most CHAIN_ROW states, as many as a ring of CHAIN_RING_BYTES holds; else 1.
+    Chained, the decision words per tile are ``local_size`` (default CHAIN_LOCAL_SIZE)."""
+    passes = asked
+    if passes is None:
+        row = (states + 32 * CHAIN_LOCAL_SIZE) * dtype.itemsize
+        passes = min(CHAIN_PASSES, CHAIN_RING_BYTES // row - 1) if device.is_gpu and states <= CHAIN_ROW else 1
+    passes = max(1, passes)
+    if passes > 1 and local_size is None:
+        words = min(CHAIN_LOCAL_SIZE, work_group_size(device.max_work_group_size, None))
+    else:
+        words = work_group_size(device.max_work_group_size, local_size)
+    layout = DecisionLayout(states, words)
+    split = 1
+    while split < CHAIN_SPLIT and 2 * split * words <= device.max_work_group_size:
+        split *= 2
+    return Chain(passes, split, layout.tiles * layout.tile_states, words)
+
+
+def launches(chunks: list[tuple[int, int]], per_pass: int, chain: int = 1) -> list[tuple[int, int]]:
+    """(first item, items) of each launch: per_pass items inside a chunk, what is left at a chunk's end
+    in pairs and a single item; chained, up to chain x per_pass items (the last pass of a chunk may
+    hold fewer)."""
+    out: list[tuple[int, int]] = []
+    for first, count in chunks:
+        if chain > 1:
+            out.extend((item, min(chain * per_pass, first + count - item))
+                       for item in range(first, first + count, chain * per_pass))
+            continue
+        item = first
+        while item < first + count:
+            left = first + count - item
+            width = per_pass if left >= per_pass else min(2, left)
+            out.append((item, width))
+            item += width
+    return out

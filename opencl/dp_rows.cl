@@ -191,8 +191,10 @@ void dp_rows_group(__global const VALUE_T *restrict prev, __global VALUE_T *rest
  * them (work-groups start in index order, as decoupled look-back scans [MG16] assume), so the launch
  * always progresses. Slots are whole tiles apart (`pitch` = tiles x TILE_STATES) and a slot is written
  * once per launch, so no cache line a work-group reads is still being written. SPLIT work-items share
- * each decision word (SPLIT divides 32): work-item (q, l) computes bits q * 32 / SPLIT .. of word l,
- * ORed in local memory; the words are exactly those of dp_rows_group. */
+ * each decision word (SPLIT divides 32): work-item (q, l) computes bits q * 32 / SPLIT .. of word l
+ * and ORs them into local memory (two sets of words, by the pass's parity, so the words of a pass
+ * are written out, after its progress is stored, while the next pass runs); the words are exactly
+ * those of dp_rows_group. */
 #define BITS_PER_ITEM (32u / SPLIT)
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE * SPLIT, 1, 1)))
 void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, const uint slots,
@@ -202,15 +204,19 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
                    const ulong words_per_row, const uint chunk_first, const uint first, const uint count,
                    volatile __global uint *progress, const uint done)
 {
-    __local uint partial[GROUP][SPLIT][LOCAL_SIZE];
+    __local uint words[2][GROUP][LOCAL_SIZE];
     const uint x = get_local_id(0);
     const uint lid = x % LOCAL_SIZE, q = x / LOCAL_SIZE;
     const uint tile = get_group_id(0);
     const uint start = tile * TILE_STATES;
     const uint end = first + count;
     const uint passes = (count + GROUP - 1u) / GROUP;
+    if (q == 0)
+        for (uint j = 0; j < GROUP; ++j)
+            words[0][j][lid] = words[1][j][lid] = 0;
     for (uint s = 0; s < passes; ++s) {
         const uint item = first + s * GROUP;
+        __local uint (*mine)[LOCAL_SIZE] = words[s & 1u];
         uint3 sum_w[POINTS];
         VALUE_T p[GROUP];
         uint bits[GROUP];
@@ -225,7 +231,7 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
                 while (progress[u] < done + s)
                     ;
         }
-        barrier(CLK_GLOBAL_MEM_FENCE);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         __global const VALUE_T *prev = ring + (ulong)((base + s) % slots) * pitch;
         __global VALUE_T *next = ring + (ulong)((base + s + 1u) % slots) * pitch;
 #pragma unroll
@@ -239,23 +245,21 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
         }
 #pragma unroll
         for (uint j = 0; j < GROUP; ++j)
-            partial[j][q][lid] = bits[j];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (q == 0) {
-            const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid;
-#pragma unroll
-            for (uint j = 0; j < GROUP; ++j) {
-                uint all = 0;
-                for (uint r = 0; r < SPLIT; ++r)
-                    all |= partial[j][r][lid];
-                if (item + j < end)
-                    decisions[word + j * words_per_row] = all;
-            }
-        }
+            if (bits[j])
+                atomic_or(&mine[j][lid], bits[j]);
         mem_fence(CLK_GLOBAL_MEM_FENCE);
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         if (x == 0)
             atomic_xchg(&progress[tile], done + s + 1u);
+        if (q == 0) {
+            const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid;
+#pragma unroll
+            for (uint j = 0; j < GROUP; ++j) {
+                if (item + j < end)
+                    decisions[word + j * words_per_row] = mine[j][lid];
+                mine[j][lid] = 0;  /* for pass s + 2, after the next pass's barriers */
+            }
+        }
     }
 }
 #endif

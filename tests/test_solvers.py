@@ -113,8 +113,9 @@ def test_chained_passes_over_chunks_of_decision_rows(device, monkeypatch, chain)
 
 
 def test_chain_by_default(device):
-    """On a GPU short rows chain CHAIN_PASSES passes (fewer where the ring would pass CHAIN_RING_BYTES),
-    long rows and other devices one pass per launch; asked for, as asked."""
+    """On a GPU short rows chain CHAIN_PASSES passes (fewer where the ring would pass CHAIN_RING_BYTES or
+    a quarter of the device's memory), long rows and other devices one pass per launch; asked for, as
+    asked."""
     from types import SimpleNamespace
 
     from clsolve_plugins.dp_rows.chain import CHAIN_LOCAL_SIZE, CHAIN_PASSES, CHAIN_RING_BYTES, CHAIN_ROW, choose
@@ -122,7 +123,8 @@ def test_chain_by_default(device):
     cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096)
     int32 = np.dtype(np.int32)
     short = choose(None, None, 10**5, int32, gpu)
-    assert (short.passes, short.local_size, short.split) == (CHAIN_PASSES, CHAIN_LOCAL_SIZE, 8)
+    assert (short.passes, short.local_size, short.split) == (CHAIN_PASSES, CHAIN_LOCAL_SIZE, 32)
+    assert choose(None, None, 10**5, int32, gpu, ring_bytes=3 * 4 * 10**5).passes == 1  # under the device's memory
     assert short.pitch % (32 * CHAIN_LOCAL_SIZE) == 0 and short.pitch >= 10**5
     assert choose(None, None, CHAIN_ROW + 1, int32, gpu).passes == 1
     assert choose(None, None, 10**5, int32, cpu).passes == 1

@@ -18,7 +18,7 @@ CHAIN_PASSES = 64
 CHAIN_RING_BYTES = 2**28
 MAX_CHAIN = 4096
 #: Work-items sharing a decision word in the chained kernel (at most; it divides 32).
-CHAIN_SPLIT = 8
+CHAIN_SPLIT = 32
 #: Decision words per tile in the chained kernel by default: tiles of 32 x CHAIN_LOCAL_SIZE states.
 CHAIN_LOCAL_SIZE = 32
 
@@ -43,14 +43,17 @@ class Chain:
         return (2 * states if self.passes == 1 else self.slots * self.pitch) * dtype.itemsize
 
 
-def choose(asked: int | None, local_size: int | None, states: int, dtype: np.dtype, device: Device) -> Chain:
+def choose(asked: int | None, local_size: int | None, states: int, dtype: np.dtype, device: Device,
+           ring_bytes: int = CHAIN_RING_BYTES) -> Chain:
     """``asked`` passes per launch, or by default (``bench dp-rows`` on the H100): CHAIN_PASSES on a GPU
-    for rows of at most CHAIN_ROW states, as many as a ring of CHAIN_RING_BYTES holds; else 1.
-    Chained, the decision words per tile are ``local_size`` (default CHAIN_LOCAL_SIZE)."""
+    for rows of at most CHAIN_ROW states, as many as a ring of ``ring_bytes`` (at most
+    CHAIN_RING_BYTES) holds; else 1. Chained, the decision words per tile are ``local_size`` (default
+    CHAIN_LOCAL_SIZE)."""
     passes = asked
     if passes is None:
         row = (states + 32 * CHAIN_LOCAL_SIZE) * dtype.itemsize
-        passes = min(CHAIN_PASSES, CHAIN_RING_BYTES // row - 1) if device.is_gpu and states <= CHAIN_ROW else 1
+        fit = min(ring_bytes, CHAIN_RING_BYTES) // row - 1
+        passes = min(CHAIN_PASSES, fit) if device.is_gpu and states <= CHAIN_ROW and fit > 1 else 1
     passes = max(1, passes)
     if passes > 1 and local_size is None:
         words = min(CHAIN_LOCAL_SIZE, work_group_size(device.max_work_group_size, None))

@@ -20,7 +20,7 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve.dp.presolve import planned, presolved, reduction
-from clsolve.dp.rowstore import RowStore, StorePlan, plan_rows
+from clsolve.dp.rowstore import RowStore, StorePlan, device_budget, plan_rows
 from clsolve.dp.table import (
     MODEL_BANDWIDTH,
     MODEL_COPY_BANDWIDTH,
@@ -130,7 +130,8 @@ class RowParallelSolver(DeviceSolver):
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
         states = problem.cells()
-        chain = chaining.choose(self.chain, self.local_size, states, dtype, device)
+        chain = chaining.choose(self.chain, self.local_size, states, dtype, device,
+                                device_budget(device, 0, self.device_memory_limit) // 4)
         layout = DecisionLayout(states, chain.local_size)
         per_pass = self.items_per_pass(problem)
         store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass, chain)

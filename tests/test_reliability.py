@@ -75,8 +75,9 @@ def test_dp_solvers_keep_the_time_limit(device, solver):
 
 def test_solve_many_keeps_one_limit_for_the_batch(device):
     rng = np.random.default_rng(1)
-    problems = [clsolve.Knapsack(rng.integers(1, 1000, 400), rng.integers(1, 1000, 400), 60_000) for _ in range(40)]
-    clsolve.solve_many(problems[:2], solver="dp-rows", device=device)
+    small = [clsolve.Knapsack(rng.integers(1, 1000, 400), rng.integers(1, 1000, 400), 60_000) for _ in range(2)]
+    clsolve.solve_many(small, solver="dp-rows", device=device)  # builds the kernels the batch runs
+    problems = [clsolve.Knapsack(rng.integers(1, 1000, 2000), rng.integers(1, 1000, 2000), 300_000) for _ in range(80)]
     began = time.perf_counter()
     with pytest.raises(clsolve.TimeLimitError):
         clsolve.solve_many(problems, solver="dp-rows", device=device, time_limit=0.2)

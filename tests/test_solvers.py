@@ -123,7 +123,7 @@ def test_chain_by_default(device):
     cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096)
     int32 = np.dtype(np.int32)
     short = choose(None, None, 10**5, int32, gpu)
-    assert (short.passes, short.local_size, short.split) == (CHAIN_PASSES, CHAIN_LOCAL_SIZE, 32)
+    assert (short.passes, short.local_size, short.split) == (CHAIN_PASSES, CHAIN_LOCAL_SIZE, 8)
     assert choose(None, None, 10**5, int32, gpu, ring_bytes=3 * 4 * 10**5).passes == 1  # under the device's memory
     assert short.pitch % (32 * CHAIN_LOCAL_SIZE) == 0 and short.pitch >= 10**5
     assert choose(None, None, CHAIN_ROW + 1, int32, gpu).passes == 1
@@ -255,13 +255,13 @@ def test_decision_rows_streamed_to_host_match_sequential(problem, device):
 def test_device_memory_limit_streams_the_rows_and_says_so(device):
     rng = np.random.default_rng(5)
     problem = clsolve.Knapsack(rng.integers(1, 100, 60), rng.integers(1, 60, 60), 20_000)
-    wide = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False)
+    wide = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, chain=2)
     assert wide.details["store"] == "device" and not wide.host_buffers
     decisions = sum(size for name, size in wide.device_buffers.items() if name.startswith("decisions"))
-    narrow = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False,
+    narrow = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, chain=2,
                           device_memory_limit=wide.device_bytes - decisions // 2)
     assert narrow.details["store"] == "host" and narrow.host_buffers["decisions"] >= decisions
-    solution = clsolve.solve(problem, solver="dp-rows", device=device, presolve=False,
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, presolve=False, chain=2,
                              device_memory_limit=wide.device_bytes - decisions // 2)
     assert solution.value == clsolve.solve(problem, solver="sequential").value
     assert solution.stats["store"] == "host" and "kept on the host" in solution.notes[0]
@@ -349,7 +349,8 @@ def test_unknown_solver_and_option():
 
 
 def test_items_per_pass_by_default(device):
-    """4 items per pass on short 1-D rows, 3 on long ones, pairs for m = 2 and 3; asked for, as asked."""
+    """4 items per pass on short 1-D rows (pairs where they are chained), 3 on long ones, pairs for
+    m = 2 and 3; asked for, as asked."""
     from clsolve_plugins.dp_rows.solver import SMALL_ROW
     rng = np.random.default_rng(11)
     short = clsolve.Knapsack(rng.integers(1, 100, 9), rng.integers(1, 50, 9), 200)
@@ -357,6 +358,7 @@ def test_items_per_pass_by_default(device):
     two = clsolve.Knapsack(rng.integers(1, 100, 9), rng.integers(1, 50, (9, 2)), [300, 300], weights_by="item")
     for problem, default in ((short, 4), (long, 3), (two, 2)):
         plan = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False)
+        default = 2 if plan.details["chain"] > 1 else default
         assert plan.details["items_per_launch"] == default
         solution = clsolve.solve(problem, solver="dp-rows", device=device, presolve=False, poison=True)
         assert solution.value == clsolve.solve(problem, solver="sequential").value

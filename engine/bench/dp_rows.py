@@ -7,8 +7,11 @@ floor; above 1 is possible because dp-rows fuses items). ``ratio_to_fused_floor`
 floor (one value read and written per two items, plus the bits); ``ratio_to_pass_floor`` the floor
 of the items per pass the solve used (k: a value read and written per k items, 2 x value / k + 1/8
 bytes), and ``cache_bytes_per_cell`` what k items per pass read through the cache per update (the
-previous row at 2^k points and the write, (2^k + 1) x value / k + 1/8 bytes). Results are JSON
-(stdout, or ``--out``); progress goes to stderr.
+previous row at 2^k points and the write, (2^k + 1) x value / k + 1/8 bytes). Every KP01 case is
+also timed with one launch per pass (``chain=1``) and with passes chained in launches
+(``chain=CHAIN_PASSES``), 1 to 4 items per pass each; ``seconds_per_pass`` is what a pass took
+(kernels / passes), the floor of a chained short row. Results are JSON (stdout, or ``--out``);
+progress goes to stderr.
 """
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ from ..io import formats
 from ..problems import Knapsack
 from ..runtime.devices import Device, get_device
 from .common import copy_bandwidth, data_root
+
+CHAIN_PASSES = 32  # passes per launch the chained timings use (dp-rows' default for short rows)
 
 KP01_ITEMS = (1000, 2000, 5000, 10000)
 KP01_CAPACITIES = (10**5, 10**6, 10**7)
@@ -48,6 +53,7 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
     if "value_type" in best.stats:  # the type the solve chose (dp-rows: by the LP bound)
         value_bytes = 4 if best.stats["value_type"] == "int" else 8
     per_pass = int(best.stats.get("items_per_launch", 2))
+    passes = -(-problem.n // per_pass)
     pass_bytes_per_cell = 2 * value_bytes / per_pass + 1 / 8
     bytes_per_cell = 2 * value_bytes + 1 / 8          # one item per pass: read f_{i-1}, write f_i, one bit
     fused_bytes_per_cell = value_bytes + 1 / 8        # two items per pass: a row read and written per pair
@@ -66,6 +72,7 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
         "items_per_pass": per_pass, "pass_bytes_per_cell_floor": pass_bytes_per_cell,
         "ratio_to_pass_floor": updates * pass_bytes_per_cell / bandwidth / t.kernels if t.kernels else None,
         "cache_bytes_per_cell": ((2 ** per_pass + 1) * value_bytes) / per_pass + 1 / 8,
+        "chain": best.stats.get("chain"), "seconds_per_pass": t.kernels / passes if passes else None,
         "notes": best.notes,
     }
 
@@ -76,7 +83,7 @@ ITEMS_PER_LAUNCH = (1, 2, 3, 4)
 
 def _brief(record: dict) -> dict:
     return {"kernel_seconds": record["seconds"]["kernels"], "cell_updates_per_second": record["cell_updates_per_second"],
-            "value": record["value"]}
+            "value": record["value"], "seconds_per_pass": record["seconds_per_pass"]}
 
 
 def run_dp_rows(args) -> dict:
@@ -94,10 +101,11 @@ def run_dp_rows(args) -> dict:
             problem = uncorrelated(n, capacity, seed=n + capacity)
             print(f"kp01 {problem.name}", file=sys.stderr)
             case = {"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)}
-            if args.solver == "dp-rows":  # the other numbers of items per pass, same instance
-                case["by_items_per_launch"] = {
-                    str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats, items_per_launch=k))
-                    for k in ITEMS_PER_LAUNCH}
+            if args.solver == "dp-rows":  # each number of items per pass, a launch per pass or chained
+                for key, chain in (("by_items_per_launch", 1), ("chained_by_items_per_launch", CHAIN_PASSES)):
+                    case[key] = {str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats,
+                                                        items_per_launch=k, chain=chain))
+                                 for k in ITEMS_PER_LAUNCH}
             cases.append(case)
     root = data_root(args.data)
     class_a = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
@@ -109,8 +117,8 @@ def run_dp_rows(args) -> dict:
         for problem in problems:
             print(f"class A {problem.name}", file=sys.stderr)
             cases.append({"set": "class-a", **measure(problem, args.solver, device, bandwidth, args.repeats)})
-        if args.solver == "dp-rows":  # all 43 under each number of items per pass
-            class_a_by = {str(k): sum(measure(p, args.solver, device, bandwidth, args.repeats, items_per_launch=k)
+        if args.solver == "dp-rows":  # all 43 under each number of items per pass, a launch per pass
+            class_a_by = {str(k): sum(measure(p, args.solver, device, bandwidth, args.repeats, items_per_launch=k, chain=1)
                                       ["seconds"]["total"] for p in problems) for k in ITEMS_PER_LAUNCH}
     else:
         print("class A data not found (pass --data): skipped", file=sys.stderr)

@@ -14,11 +14,14 @@ from clsolve.runtime.devices import Device
 #: On a GPU, rows of at most CHAIN_ROW states chain CHAIN_PASSES passes per launch by default, in a
 #: ring of at most CHAIN_RING_BYTES (``choose``); MAX_CHAIN is the most one launch may chain.
 CHAIN_ROW = 2**20
-CHAIN_PASSES = 64
+CHAIN_PASSES = 32
 CHAIN_RING_BYTES = 2**28
 MAX_CHAIN = 4096
 #: Work-items sharing a decision word in the chained kernel (at most; it divides 32).
-CHAIN_SPLIT = 32
+CHAIN_SPLIT = 8
+#: Seconds a chained pass takes however short the row (a tile waits for its neighbours' progress:
+#: about 4.3 us on the H100 at 1e5 states, ``bench dp-rows``), for the plan's estimate.
+PASS_SECONDS = {"gpu": 5e-6, "other": 2e-4}
 #: Decision words per tile in the chained kernel by default: tiles of 32 x CHAIN_LOCAL_SIZE states.
 CHAIN_LOCAL_SIZE = 32
 

@@ -106,13 +106,15 @@ class RowParallelSolver(DeviceSolver):
         reduced = reduction(problem, self.presolve).problem
         return None if reduced is None else dp_accepts(reduced, self.name, problem)
 
-    def items_per_pass(self, problem: Knapsack) -> int:
-        """``items_per_launch``, or by default (``bench dp-rows`` and class A on the H100): for m = 1,
-        4 items per pass on rows of at most SMALL_ROW states (launches dominate there), else 3 (the
-        row's 8 reads mostly hit the cache); for m = 2, 3 pairs (the group's states cost divisions)."""
+    def items_per_pass(self, problem: Knapsack, chained: bool = False) -> int:
+        """``items_per_launch``, or by default (``bench dp-rows`` and class A on the H100): pairs where
+        passes are chained (a pass waits on its neighbours, and pairs read the fewest points); else
+        for m = 1, 4 items per pass on rows of at most SMALL_ROW states (launches dominate there),
+        3 on longer ones (the row's 8 reads mostly hit the cache); for m = 2, 3 pairs (the group's
+        states cost divisions)."""
         if self.items_per_launch is not None:
             return int(self.items_per_launch)
-        if problem.m > 1:
+        if problem.m > 1 or chained:
             return 2
         return 4 if problem.cells() <= SMALL_ROW else 3
 
@@ -133,7 +135,7 @@ class RowParallelSolver(DeviceSolver):
         chain = chaining.choose(self.chain, self.local_size, states, dtype, device,
                                 device_budget(device, 0, self.device_memory_limit) // 4)
         layout = DecisionLayout(states, chain.local_size)
-        per_pass = self.items_per_pass(problem)
+        per_pass = self.items_per_pass(problem, chain.passes > 1)
         store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass, chain)
         if chain.passes == 1:
             buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
@@ -152,6 +154,7 @@ class RowParallelSolver(DeviceSolver):
             cell_updates=problem.n * states,
             launches=launches,
             seconds=(moved / MODEL_BANDWIDTH[kind] + launches * MODEL_LAUNCH_SECONDS[kind]
+                     + (passes * chaining.PASS_SECONDS[kind] if chain.passes > 1 else 0.0)
                      + store.host_bytes / MODEL_COPY_BANDWIDTH + 0.002),
             details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
                      "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
@@ -278,7 +281,7 @@ class RowParallelSolver(DeviceSolver):
             span2=np.uint32(span2), words_per_row=np.uint64(layout.words_per_row), progress=held.progress)
         group = layout.local_size * chain.split
         slot = done = 0
-        pacer = Pacer(device.queue, f"{self.name} chained rows", plan.launches)
+        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches)
         for k, (first, count) in enumerate(held.chunks):
             buffer, offset, wait = held.store.slot(k)
             kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
@@ -334,9 +337,11 @@ class RowParallelSolver(DeviceSolver):
         return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
                         device=device.label, timings=timings,
                         stats={"store": store, "items_per_launch": int(plan.details["items_per_launch"]),
-                               "value_type": plan.details["value_type"]},
+                               "value_type": plan.details["value_type"], "chain": int(plan.details["chain"])},
                         notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
-                               f"{plan.details['items_per_launch']} item(s) per pass, decision rows kept on the {store}"])
+                               f"{plan.details['items_per_launch']} item(s) per pass"
+                               + (f", {plan.details['chain']} passes chained per launch" if plan.details["chain"] > 1 else "")
+                               + f", decision rows kept on the {store}"])
 
     def decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
         """The value and the whole decision table of ``problem`` as given (no presolve), shape

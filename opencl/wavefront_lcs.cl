@@ -324,17 +324,23 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
  * pair, step to (i-1, j-1); else D[i][j] = D[i][j-1], step to j-1; a run of ones in V_j is
  * stepped over at once. The work-group prefetches a window of LOCAL_SIZE rows x TRACE_WORDS words
  * of the bit rows and the matching symbols into local memory; work-item 0 walks it. Returns when
- * the walk leaves the chunk (the host launches the next one). */
+ * the walk leaves the chunk (the host launches the next one). Work-group g walks chunk diagonal + g,
+ * chunk_stride words further on, from its own state (state + 4 g): the stripes' walks in parallel,
+ * each from where the path enters its stripe (lcs_crossings). */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global const uint *a_codes,
+void lcs_trace(__global const ulong *chunk, ulong chunk_offset, const ulong chunk_stride, __global const uint *a_codes,
                __global const uint *b_codes, __global uint *state, __global uint *pairs, const uint capacity,
-               const uint first_block, const uint diagonal, const uint m, const uint rows)
+               uint first_block, uint diagonal, const uint m, const uint rows)
 {
     __local ulong window[TRACE_WORDS][LOCAL_SIZE];
     __local uint a_window[TRACE_WORDS * 64];
     __local uint b_window[LOCAL_SIZE];
     __local uint walk[4];  /* i, j, length, go on */
     const uint l = get_local_id(0);
+    diagonal += get_group_id(0);
+    first_block += get_group_id(0);
+    chunk_offset += get_group_id(0) * chunk_stride;
+    state += 4u * get_group_id(0);
     if (l == 0) {
         walk[0] = state[0];
         walk[1] = state[1];
@@ -407,5 +413,80 @@ void lcs_trace(__global const ulong *chunk, const ulong chunk_offset, __global c
         state[0] = walk[0];
         state[1] = walk[1];
         state[2] = walk[2];
+    }
+}
+
+/* Where the topmost optimal path (the one lcs_trace walks: it steps to i - 1 whenever D allows)
+ * crosses each stripe boundary, so that the stripes' trace-backs run in parallel. Boundary k
+ * (work-group k - 1, 1 <= k < stripes) is column i_k = k * 64 * WORDS_PER_BLOCK. Edge bit r of column k
+ * of the sweep (`forward`) is F(i_k, r + 1) - F(i_k, r), F = D the prefix LCS; edge bit y - 1 of column
+ * stripes - k of the sweep over both strings reversed, a behind symbols that match nothing so that
+ * its columns fall on the same boundaries (`reverse`), is B(i_k, n - y) - B(i_k, n - y + 1), B the
+ * suffix LCS. An optimal path passes (i_k, j) exactly where F + B = length (Hirschberg), and the
+ * topmost one enters column i_k at the largest such j: crossings[2k] = j, crossings[2k + 1] = F(i_k, j),
+ * the pairs left of the boundary. Each work-item sums a run of rows, work-item 0 scans the sums, and
+ * each run is walked again from its prefix. */
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void lcs_crossings(__global const uint *forward, __global const uint *reverse, const uint groups, const uint n,
+                   const uint stripes, const uint length, __global uint *crossings)
+{
+    __local uint sum_f[LOCAL_SIZE], sum_g[LOCAL_SIZE];
+    __local uint found;
+    const uint l = get_local_id(0);
+    const uint k = get_group_id(0) + 1u;
+    __global const uint *f_column = forward + (ulong)k * groups;
+    __global const uint *g_column = reverse + (ulong)(stripes - k) * groups;
+    const uint per = (n + LOCAL_SIZE - 1u) / LOCAL_SIZE;
+    const uint first = l * per + 1u, last = min(n, first + per - 1u);  /* rows j = first .. last */
+#define F_BIT(j) ((f_column[((j) - 1u) / STEP_ROWS] >> (((j) - 1u) % STEP_ROWS)) & 1u)
+#define G_BIT(j) ((g_column[(n - (j)) / STEP_ROWS] >> ((n - (j)) % STEP_ROWS)) & 1u)  /* y = n - j + 1 */
+    uint f = 0, g = 0;
+    for (uint j = first; j <= last; ++j) {
+        f += F_BIT(j);
+        g += G_BIT(j);
+    }
+    sum_f[l] = f;
+    sum_g[l] = g;
+    if (l == 0)
+        found = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {  /* exclusive prefix sums; sum_g[0] ends as the total of g, B(i_k, 0) */
+        uint pf = 0, pg = 0;
+        for (uint t = 0; t < LOCAL_SIZE; ++t) {
+            const uint a = sum_f[t], b = sum_g[t];
+            sum_f[t] = pf;
+            sum_g[t] = pg;
+            pf += a;
+            pg += b;
+        }
+        sum_g[0] = pg;  /* run 0's prefix of g is 0: kept apart below */
+        if (pg == length)
+            found = 1u;  /* T(0) = B(i_k, 0): j = 0 qualifies; stored as j + 1 */
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint total_g = sum_g[0];
+    uint pf = sum_f[l], pg = l == 0 ? 0u : sum_g[l];
+    uint best = 0, best_f = 0;
+    for (uint j = first; j <= last; ++j) {
+        pf += F_BIT(j);
+        pg += G_BIT(j);
+        if (pf + total_g - pg == length) {  /* F(i_k, j) + B(i_k, j) */
+            best = j + 1u;
+            best_f = pf;
+        }
+    }
+#undef F_BIT
+#undef G_BIT
+    if (best)
+        atomic_max(&found, best);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the runs are disjoint: one work-item holds the largest j (found = 0 only if no optimal path
+     * crossed, which the host reports) */
+    if (best && best == found) {
+        crossings[2u * k] = best - 1u;
+        crossings[2u * k + 1u] = best_f;
+    } else if (l == 0 && found <= 1u) {
+        crossings[2u * k] = found ? 0u : UINT_MAX;
+        crossings[2u * k + 1u] = 0;
     }
 }

@@ -4,6 +4,7 @@ import itertools
 import time
 
 import numpy as np
+import pyopencl as cl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -89,8 +90,9 @@ def test_lcs_streams_rows_to_host(method, device):
 @pytest.mark.parametrize("words_per_block, rows_per_step", [(2, 7), (1, 31), (5, 1), (64, 16)])
 def test_lcs_stripes_trace_the_same_pairs_as_diagonals(words_per_block, rows_per_step, device):
     """Many stripes (up to 24), row groups that do not fill the last stage or the last group, and
-    poisoned bit rows: the stripes' bit rows are those of the block diagonals, so the trace-back
-    finds the same pairs, and the length-only sweep the same length."""
+    poisoned bit rows: the stripes' bit rows are those of the block diagonals, and the stripes'
+    walks in parallel (from the path's entries, found with the reversed sweep) find the pairs the
+    one walk from (m, n) finds; the length-only sweep the same length."""
     rng = np.random.default_rng(words_per_block * 100 + rows_per_step)
     a, b = rng.integers(0, 4, 3000), rng.integers(0, 4, 2001)
     problem = LCS(a, b)
@@ -98,11 +100,46 @@ def test_lcs_stripes_trace_the_same_pairs_as_diagonals(words_per_block, rows_per
     got = clsolve.solve(problem, solver="wavefront", device=device, poison=True, **stripes)
     want = clsolve.solve(problem, solver="wavefront", device=device, schedule="diagonals", poison=True)
     assert got.stats["schedule"] == "stripes" and want.stats["schedule"] == "diagonals"
+    several = -(-(-(-3000 // 64)) // words_per_block) > 1
+    assert got.stats["trace"] == ("stripes" if several else "serial") and want.stats["trace"] == "serial"
     assert got.value == want.value == plain_lcs(a, b)
     np.testing.assert_array_equal(got.positions, want.positions)
     solver = registry.load("wavefront", **stripes)
     length, _, details = solver.lcs_length(problem, device)
     assert length == got.value and details["schedule"] == "stripes"
+
+
+@pytest.mark.parametrize("m, n", [(700, 1), (1, 500), (640, 333), (129, 2), (2000, 40)])
+def test_lcs_trace_by_stripes_at_the_edges(m, n, device):
+    """Paths that run along row 0 or column 0 across stripes, n odd (bit rows padded to an even
+    pitch), a's length not a multiple of a stripe (the reversed a padded): the same pairs as the one
+    walk."""
+    rng = np.random.default_rng(m + n)
+    a, b = rng.integers(0, 3, m), rng.integers(0, 3, n)
+    options = {"words_per_block": 1, "rows_per_step": 3, "poison": True}
+    got = clsolve.solve(LCS(a, b), solver="wavefront", device=device, schedule="stripes", **options)
+    want = clsolve.solve(LCS(a, b), solver="wavefront", device=device, schedule="diagonals", **options)
+    assert got.stats["trace"] == ("stripes" if m > 64 else "serial")
+    np.testing.assert_array_equal(got.positions, want.positions)
+
+
+def test_lcs_trace_by_stripes_checks_every_walk(device, monkeypatch):
+    """A wrong entry (here, the crossings made one row too high) makes a stripe's walk end away from
+    the next stripe's entry: refused, not answered."""
+    from clsolve_plugins.wavefront import lcs_trace
+    rng = np.random.default_rng(4)
+    problem = LCS(rng.integers(0, 4, 1000), rng.integers(0, 4, 900))
+    real = cl.enqueue_copy
+
+    def shifted(queue, dest, src, **kwargs):
+        event = real(queue, dest, src, **kwargs)
+        if isinstance(dest, np.ndarray) and dest.size == 2 * (1000 // 64 + 2):  # the crossings read back
+            dest[2:-2:2] = np.minimum(dest[2:-2:2] + 1, 900)
+        return event
+
+    monkeypatch.setattr(lcs_trace.cl, "enqueue_copy", shifted)
+    with pytest.raises(clsolve.SolutionCheckError, match="stripe"):
+        clsolve.solve(problem, solver="wavefront", device=device, schedule="stripes", words_per_block=1)
 
 
 @pytest.mark.parametrize("alphabet, code_type", [(3, None), (12, None), (1000, None), (6, ("uint", 4)),

@@ -33,6 +33,7 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+from . import lcs_trace
 from .lcs_tiling import MIN_DEFAULT_ROWS, Geometry, choose_schedule, geometry
 
 #: The kernels: bit-parallel LCS by block diagonals ([OM]).
@@ -97,6 +98,7 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         cell_updates=problem.cells(), launches=launches,
         seconds=sweep + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
         details={"method": method, "schedule": geo.schedule, "sigma": sigma, "store": store.mode,
+                 "trace": "stripes" if "reverse_edges" in buffers else "serial",
                  "words_per_block": geo.words_per_block,
                  "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals,
                  "steps": geo.steps, "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
@@ -151,6 +153,11 @@ def _plan_stripes(problem: LCS, device: Device, method: str, sigma: int, options
     geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,
                    "stripes", sigma)
     buffers = _buffers(problem, geo, sigma)
+    if geo.word_blocks > 1:  # the trace-back by stripes: the reversed sweep beside it (``_reverse``)
+        m_reversed = geo.word_blocks * 64 * geo.words_per_block
+        buffers.update(reverse_codes=(m_reversed + problem.n) * 4, reverse_v_row=m_reversed // 8,
+                       reverse_edges=geo.edge_words * 4, reverse_masks=(sigma + 2) * m_reversed // 8,
+                       crossings=8 * (geo.word_blocks + 1), trace_states=16 * geo.word_blocks)
     what = f"LCS {problem.m} x {problem.n}: bit rows (schedule='stripes' keeps them on the device in one allocation)"
     if options.store == "host":
         raise DoesNotFitError(f"{what}: store='host' streams block diagonals; use schedule='diagonals'")
@@ -165,8 +172,9 @@ class _Sweep:
     """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
 
     def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings,
-                 codes: tuple[np.ndarray, np.ndarray, int] | None = None):
+                 codes: tuple[np.ndarray, np.ndarray, int] | None = None, queue: cl.CommandQueue | None = None):
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
+        self.queue = device.queue if queue is None else queue
         self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
         method = geo.method
         with timings.phase("upload"):
@@ -183,7 +191,7 @@ class _Sweep:
             if method == "cells":
                 defines["CELLS"] = 1
             self.program = kernels.program(device, LCS_SOURCE, defines)
-            ctx, queue = device.context, device.queue
+            ctx, queue = device.context, self.queue
             flags = cl.mem_flags
             self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
             self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
@@ -203,7 +211,7 @@ class _Sweep:
         """Enqueue the sweep; with ``store``, each block diagonal's blocks (each stripe) go to its chunk."""
         if self.geo.schedule == "stripes":
             return self._run_stripes(store)
-        geo, queue = self.geo, self.device.queue
+        geo, queue = self.geo, self.queue
         kernel = self.program.kernel("lcs_sweep").set(
             masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
             store=np.int32(store is not None), m=np.uint32(geo.m), words=np.uint32(geo.words), n=np.uint32(geo.n))
@@ -243,11 +251,11 @@ class _Sweep:
             masks=self.masks, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges, bits=bits,
             tile_words=np.uint64(geo.tile_stride // 8), pitch=np.uint32(geo.rows), store=np.int32(store is not None),
             words=np.uint32(geo.words), n=np.uint32(geo.n)
-        ).enqueue(self.device.queue, (geo.word_blocks * geo.words_per_block,), (geo.words_per_block,))
+        ).enqueue(self.queue, (geo.word_blocks * geo.words_per_block,), (geo.words_per_block,))
 
     def length(self) -> int:
         row = np.empty(self.geo.words, dtype=np.uint64)
-        cl.enqueue_copy(self.device.queue, row, self.v_row, is_blocking=True)
+        cl.enqueue_copy(self.queue, row, self.v_row, is_blocking=True)
         ones = int(np.unpackbits(row.view(np.uint8), bitorder="little")[:self.problem.m].sum())
         return self.problem.m - ones
 
@@ -285,22 +293,29 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
                    None if stripes else details["rows_per_block"], details["rows_per_step"], str(details["schedule"]),
                    int(details["sigma"]))
     sweep = _Sweep(problem, device, geo, timings)
+    reverse = _reverse(problem, device, geo, timings) if details.get("trace") == "stripes" else None
     store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
                             options.device_memory_limit, str(details["store"]))
     with timings.phase("upload"):  # page-locked host memory takes a while to allocate
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
     try:
         with timings.phase("kernels"):
+            if reverse is not None:
+                reverse.run(None)  # beside the sweep, on the device's second queue
             sweep.run(store)
             device.queue.finish()
+            if reverse is not None:
+                reverse.queue.finish()
             compute_done = time.perf_counter()
             store.drain(compute_done)
         length = sweep.length()
         with timings.phase("download"):
-            positions = _trace(sweep, store, length, options.poison)
+            positions = (lcs_trace.serial(sweep, store, length, options.poison) if reverse is None
+                         else lcs_trace.by_stripes(sweep, reverse, store, length, options.poison))
     finally:
         store.release()
     stats = {"method": sweep.method, "schedule": geo.schedule, "store": store_plan.mode, "diagonals": geo.diagonals,
+             "trace": "stripes" if reverse is not None else "serial",
              "steps": geo.steps,
              "words_per_block": geo.words_per_block, "rows_per_block": geo.rows, "rows_per_step": geo.step_rows,
              "bit_row_bytes": store_plan.total_bytes}
@@ -310,45 +325,13 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     return Solution(length, np.zeros(0, bool), True, "", "", timings, stats=stats, positions=positions)
 
 
-def _trace(sweep: _Sweep, store: RowStore, length: int, poison: bool) -> np.ndarray:
-    """Walk the stored blocks back from (m, n) on the device: one launch per block diagonal (the
-    walk leaves a diagonal for a lower one and never returns). In host mode each step first copies
-    the one block the walk is in back to the device."""
-    problem, device, geo = sweep.problem, sweep.device, sweep.geo
-    ctx, queue = device.context, device.queue
-    capacity = max(length, 1)
-    pairs = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, capacity * 8)
-    if poison:
-        from clsolve.runtime.buffers import fill
-        fill(queue, pairs, 0xA5)
-    state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
-    state_buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=state)
-    kernel = sweep.program.kernel("lcs_trace").set(a_codes=sweep.a_codes, b_codes=sweep.b_codes, state=state_buffer,
-                                                   pairs=pairs, capacity=np.uint32(capacity), m=np.uint32(problem.m),
-                                                   rows=np.uint32(geo.rows))
-    host_mode = store.plan.mode == "host"
-    for d in range(geo.diagonals - 1, -1, -1):
-        first, count = geo.blocks_of(d)
-        if host_mode:
-            cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
-            i, j = int(state[0]), int(state[1])
-            if i == 0 or j == 0:
-                break
-            wb, rb = (i - 1) // (64 * geo.words_per_block), (j - 1) // geo.rows
-            if wb + rb != d:
-                continue
-            buffer, offset = store.readable(d, part=((wb - first) * geo.tile_bytes, geo.tile_bytes))
-        else:
-            buffer, offset = store.readable(d)
-        kernel.set(chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d)
-                   ).enqueue(queue, (sweep.trace_size,), (sweep.trace_size,))
-    cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
-    found = np.empty(capacity * 2, dtype=np.uint32)
-    cl.enqueue_copy(queue, found, pairs, is_blocking=True)
-    if int(state[2]) != length:
-        from clsolve.errors import SolutionCheckError
-        raise SolutionCheckError(f"wavefront LCS trace-back found {int(state[2])} pairs, the sweep's length is {length}")
-    return found.reshape(capacity, 2)[capacity - length:].astype(np.int64)
+def _reverse(problem: LCS, device: Device, geo: Geometry, timings: Timings) -> _Sweep:
+    """The sweep over both strings reversed (``lcs_trace.reversed_codes``), same tiling, on the device's
+    second queue: its edges give the suffix LCS at every stripe boundary."""
+    codes = lcs_trace.reversed_codes(symbol_codes(problem), 64 * geo.words_per_block)
+    mirror = LCS(codes[0], codes[1], name=f"{problem.name} reversed")
+    mirrored = geometry(mirror, device, geo.method, geo.words_per_block, None, geo.step_rows, "stripes", codes[2])
+    return _Sweep(mirror, device, mirrored, timings, codes, queue=device.side_queue)
 
 
 def _round(count: int, multiple: int) -> int:

@@ -302,6 +302,7 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
         with timings.phase("kernels"):
             if reverse is not None:
                 reverse.run(None)  # beside the sweep, on the device's second queue
+                reverse.queue.flush()  # submitted now, not at the finish below
             sweep.run(store)
             device.queue.finish()
             if reverse is not None:

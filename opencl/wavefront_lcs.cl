@@ -192,7 +192,9 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
  * stores is assumed. A work-item reads its rows' masks masks[code][w] a step ahead; every whole
  * group runs without a branch (branches between rows keep the compiler from overlapping them).
  * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + t * pitch + r] (pitch:
- * n rounded up to even), the blocks of lcs_trace with rows = pitch. */
+ * n rounded up to even), the blocks of lcs_trace with rows = pitch. Work-groups from `blocks` on
+ * run a second sweep in the same launch, over their own masks, codes, row and edges (the strings
+ * reversed, for lcs_crossings; nothing stored), their stripes after all of the first's. */
 #define EDGE_READY 0x80000000u
 #ifndef CODE_T
 #define CODE_T uint
@@ -215,13 +217,25 @@ inline void load_codes(__local CODE_T *ring, __global const uint *b_codes, const
 __kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
 void lcs_stripes(__global const ulong *restrict masks, __global const uint *restrict b_codes,
                  __global ulong *restrict v_row, __global uint *edges, __global ulong *restrict bits,
-                 const ulong tile_words, const uint pitch, const int store, const uint words, const uint n)
+                 const ulong tile_words, const uint pitch, int store, uint words, const uint n,
+                 __global const ulong *restrict mirror_masks, __global const uint *restrict mirror_codes,
+                 __global ulong *restrict mirror_v_row, __global uint *mirror_edges, const uint mirror_words,
+                 const uint blocks)
 {
     __local uint carry[2][WORDS_PER_BLOCK];
     __local uint edge_in[STAGE];
     __local CODE_T ring[RING_GROUPS * STEP_ROWS];
     const uint t = get_local_id(0);
-    const uint wb = get_group_id(0);
+    uint wb = get_group_id(0);
+    if (wb >= blocks) {  /* the second sweep */
+        wb -= blocks;
+        masks = mirror_masks;
+        b_codes = mirror_codes;
+        v_row = mirror_v_row;
+        edges = mirror_edges;
+        words = mirror_words;
+        store = 0;
+    }
     const uint w = wb * WORDS_PER_BLOCK + t;
     const uint groups = (n + STEP_ROWS - 1u) / STEP_ROWS;
     const int active = w < words;

@@ -78,15 +78,9 @@ class Device:
     def queue(self) -> cl.CommandQueue:
         return cl.CommandQueue(self.context)
 
-    @cached_property
-    def side_queue(self) -> cl.CommandQueue:
-        """A second in-order queue on the same context, for work that may run beside ``queue``'s."""
-        return cl.CommandQueue(self.context)
-
     def reset(self) -> None:
-        """Drop the context and queues (made afresh on next use): after the runtime lost them."""
+        """Drop the context and queue (made afresh on next use): after the runtime lost them."""
         self.__dict__.pop("queue", None)
-        self.__dict__.pop("side_queue", None)
         self.__dict__.pop("context", None)
 
     def info(self) -> DeviceInfo:

@@ -172,9 +172,9 @@ class _Sweep:
     """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
 
     def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings,
-                 codes: tuple[np.ndarray, np.ndarray, int] | None = None, queue: cl.CommandQueue | None = None):
+                 codes: tuple[np.ndarray, np.ndarray, int] | None = None):
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
-        self.queue = device.queue if queue is None else queue
+        self.queue = device.queue
         self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
         method = geo.method
         with timings.phase("upload"):
@@ -207,10 +207,11 @@ class _Sweep:
                                                      ).enqueue(queue, (_round(geo.words, 64),), None)
             queue.finish()
 
-    def run(self, store: RowStore | None) -> cl.Event | None:
-        """Enqueue the sweep; with ``store``, each block diagonal's blocks (each stripe) go to its chunk."""
+    def run(self, store: RowStore | None, mirror: _Sweep | None = None) -> cl.Event | None:
+        """Enqueue the sweep; with ``store``, each block diagonal's blocks (each stripe) go to its chunk.
+        Stripes run ``mirror``'s sweep in the same launch (its stripes after these)."""
         if self.geo.schedule == "stripes":
-            return self._run_stripes(store)
+            return self._run_stripes(store, mirror)
         geo, queue = self.geo, self.queue
         kernel = self.program.kernel("lcs_sweep").set(
             masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
@@ -231,9 +232,10 @@ class _Sweep:
             pacer.launch()
         return event
 
-    def _run_stripes(self, store: RowStore | None) -> cl.Event:
-        """One launch of lcs_stripes; its chunks are the store's first buffer, one stripe apart.
-        Under a time limit the launch starts only if it is predicted to end in time."""
+    def _run_stripes(self, store: RowStore | None, mirror: _Sweep | None) -> cl.Event:
+        """One launch of lcs_stripes (with ``mirror``'s stripes after these); its chunks are the store's
+        first buffer, one stripe apart. Under a time limit the launch starts only if it is predicted
+        to end in time."""
         geo = self.geo
         predicted = stripes_seconds(geo, self.device)
         limit = deadline.current()
@@ -247,11 +249,15 @@ class _Sweep:
             assert offset == 0 and all(store.slot(k)[:2] == (bits, k * geo.tile_stride) for k in range(geo.word_blocks))
         else:
             bits = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8)
+        other = self if mirror is None else mirror
+        blocks = geo.word_blocks + (0 if mirror is None else mirror.geo.word_blocks)
         return self.program.kernel("lcs_stripes").set(
             masks=self.masks, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges, bits=bits,
             tile_words=np.uint64(geo.tile_stride // 8), pitch=np.uint32(geo.rows), store=np.int32(store is not None),
-            words=np.uint32(geo.words), n=np.uint32(geo.n)
-        ).enqueue(self.queue, (geo.word_blocks * geo.words_per_block,), (geo.words_per_block,))
+            words=np.uint32(geo.words), n=np.uint32(geo.n), mirror_masks=other.masks, mirror_codes=other.b_codes,
+            mirror_v_row=other.v_row, mirror_edges=other.edges, mirror_words=np.uint32(other.geo.words),
+            blocks=np.uint32(geo.word_blocks)
+        ).enqueue(self.queue, (blocks * geo.words_per_block,), (geo.words_per_block,))
 
     def length(self) -> int:
         row = np.empty(self.geo.words, dtype=np.uint64)
@@ -300,13 +306,8 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
     try:
         with timings.phase("kernels"):
-            if reverse is not None:
-                reverse.run(None)  # beside the sweep, on the device's second queue
-                reverse.queue.flush()  # submitted now, not at the finish below
-            sweep.run(store)
+            sweep.run(store, mirror=reverse)  # the reversed sweep in the same launch
             device.queue.finish()
-            if reverse is not None:
-                reverse.queue.finish()
             compute_done = time.perf_counter()
             store.drain(compute_done)
         length = sweep.length()
@@ -327,12 +328,12 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
 
 
 def _reverse(problem: LCS, device: Device, geo: Geometry, timings: Timings) -> _Sweep:
-    """The sweep over both strings reversed (``lcs_trace.reversed_codes``), same tiling, on the device's
-    second queue: its edges give the suffix LCS at every stripe boundary."""
+    """The sweep over both strings reversed (``lcs_trace.reversed_codes``), same tiling, run in the
+    sweep's launch: its edges give the suffix LCS at every stripe boundary."""
     codes = lcs_trace.reversed_codes(symbol_codes(problem), 64 * geo.words_per_block)
     mirror = LCS(codes[0], codes[1], name=f"{problem.name} reversed")
     mirrored = geometry(mirror, device, geo.method, geo.words_per_block, None, geo.step_rows, "stripes", codes[2])
-    return _Sweep(mirror, device, mirrored, timings, codes, queue=device.side_queue)
+    return _Sweep(mirror, device, mirrored, timings, codes)
 
 
 def _round(count: int, multiple: int) -> int:

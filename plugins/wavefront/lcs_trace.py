@@ -1,7 +1,7 @@
 """The LCS trace-back on the device (``lcs_trace`` in ``opencl/wavefront_lcs.cl``), from the bit rows a
 sweep kept: ``serial`` walks from (m, n) down, one launch per block diagonal; ``by_stripes`` walks
 every stripe at once, each from where the path enters it, found from the sweep's edges and those of
-a second sweep over both strings reversed, which runs beside the first (``lcs_crossings``).
+a second sweep over both strings reversed, run in the same launch (``lcs_crossings``).
 
 Both walk the same path, the topmost optimal one (a step to i - 1 wherever D allows), so they return
 the same pairs.

@@ -436,7 +436,7 @@ void lcs_trace(__global const ulong *chunk, ulong chunk_offset, const ulong chun
  * of the sweep (`forward`) is F(i_k, r + 1) - F(i_k, r), F = D the prefix LCS; edge bit y - 1 of column
  * stripes - k of the sweep over both strings reversed, a behind symbols that match nothing so that
  * its columns fall on the same boundaries (`reverse`), is B(i_k, n - y) - B(i_k, n - y + 1), B the
- * suffix LCS. An optimal path passes (i_k, j) exactly where F + B = length (Hirschberg), and the
+ * suffix LCS. An optimal path passes (i_k, j) exactly where F + B = length ([Hir75]), and the
  * topmost one enters column i_k at the largest such j: crossings[2k] = j, crossings[2k + 1] = F(i_k, j),
  * the pairs left of the boundary. Each work-item sums a run of rows, work-item 0 scans the sums, and
  * each run is walked again from its prefix. */

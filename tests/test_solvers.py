@@ -118,18 +118,19 @@ def test_chain_by_default(device):
     asked."""
     from types import SimpleNamespace
 
-    from clsolve_plugins.dp_rows.chain import CHAIN_LOCAL_SIZE, CHAIN_PASSES, CHAIN_RING_BYTES, CHAIN_ROW, choose
+    from clsolve_plugins.dp_rows.chain import CHAIN_PASSES, CHAIN_RING_BYTES, CHAIN_ROW, CHAIN_SHAPES, SHORT_ROW, choose
     gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024)
     cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096)
     int32 = np.dtype(np.int32)
-    short = choose(None, None, 10**5, int32, gpu)
-    assert (short.passes, short.local_size, short.split) == (CHAIN_PASSES, CHAIN_LOCAL_SIZE, 8)
+    short, longer = choose(None, None, 10**5, int32, gpu), choose(None, None, SHORT_ROW + 1, int32, gpu)
+    assert (short.passes, (short.local_size, short.split)) == (CHAIN_PASSES, CHAIN_SHAPES[True])
+    assert (longer.passes, (longer.local_size, longer.split)) == (CHAIN_PASSES, CHAIN_SHAPES[False])
     assert choose(None, None, 10**5, int32, gpu, ring_bytes=3 * 4 * 10**5).passes == 1  # under the device's memory
-    assert short.pitch % (32 * CHAIN_LOCAL_SIZE) == 0 and short.pitch >= 10**5
+    assert short.pitch % (32 * short.local_size) == 0 and short.pitch >= 10**5
     assert choose(None, None, CHAIN_ROW + 1, int32, gpu).passes == 1
     assert choose(None, None, 10**5, int32, cpu).passes == 1
     assert choose(7, None, CHAIN_ROW + 1, int32, cpu).passes == 7
-    row = (CHAIN_ROW + 32 * CHAIN_LOCAL_SIZE) * 8
+    row = (CHAIN_ROW + 32 * CHAIN_SHAPES[False][0]) * 8
     wide = choose(None, None, CHAIN_ROW, np.dtype(np.int64), gpu)
     assert wide.passes == min(CHAIN_PASSES, CHAIN_RING_BYTES // row - 1)
     assert choose(None, 512, 10**5, int32, gpu).split == 2

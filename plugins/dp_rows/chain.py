@@ -17,13 +17,15 @@ CHAIN_ROW = 2**20
 CHAIN_PASSES = 32
 CHAIN_RING_BYTES = 2**28
 MAX_CHAIN = 4096
-#: Work-items sharing a decision word in the chained kernel (at most; it divides 32).
-CHAIN_SPLIT = 8
 #: Seconds a chained pass takes however short the row (a tile waits for its neighbours' progress:
 #: about 4.3 us on the H100 at 1e5 states, ``bench dp-rows``), for the plan's estimate.
 PASS_SECONDS = {"gpu": 5e-6, "other": 2e-4}
-#: Decision words per tile in the chained kernel by default: tiles of 32 x CHAIN_LOCAL_SIZE states.
-CHAIN_LOCAL_SIZE = 32
+#: The chained kernel's tiles by default (``bench dp-rows`` on the H100): decision words per tile
+#: (tiles of 32 x that many states) and work-items sharing each word (at most; it divides 32). Rows of
+#: at most SHORT_ROW states take smaller tiles (more work-groups, each pass shorter); longer rows
+#: fewer work-items per word (more states each).
+SHORT_ROW = 2**18
+CHAIN_SHAPES = {True: (16, 16), False: (32, 8)}
 
 
 @dataclass(frozen=True)
@@ -51,20 +53,21 @@ def choose(asked: int | None, local_size: int | None, states: int, dtype: np.dty
     """``asked`` passes per launch, or by default (``bench dp-rows`` on the H100): CHAIN_PASSES on a GPU
     for rows of at most CHAIN_ROW states, as many as a ring of ``ring_bytes`` (at most
     CHAIN_RING_BYTES) holds; else 1. Chained, the decision words per tile are ``local_size`` (default
-    CHAIN_LOCAL_SIZE)."""
+    from CHAIN_SHAPES)."""
+    words, most_split = CHAIN_SHAPES[states <= SHORT_ROW]
     passes = asked
     if passes is None:
-        row = (states + 32 * CHAIN_LOCAL_SIZE) * dtype.itemsize
+        row = (states + 32 * words) * dtype.itemsize
         fit = min(ring_bytes, CHAIN_RING_BYTES) // row - 1
         passes = min(CHAIN_PASSES, fit) if device.is_gpu and states <= CHAIN_ROW and fit > 1 else 1
     passes = max(1, passes)
     if passes > 1 and local_size is None:
-        words = min(CHAIN_LOCAL_SIZE, work_group_size(device.max_work_group_size, None))
+        words = min(words, work_group_size(device.max_work_group_size, None))
     else:
         words = work_group_size(device.max_work_group_size, local_size)
     layout = DecisionLayout(states, words)
     split = 1
-    while split < CHAIN_SPLIT and 2 * split * words <= device.max_work_group_size:
+    while split < most_split and 2 * split * words <= device.max_work_group_size:
         split *= 2
     return Chain(passes, split, layout.tiles * layout.tile_states, words)
 

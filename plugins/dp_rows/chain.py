@@ -18,8 +18,9 @@ CHAIN_PASSES = 32
 CHAIN_RING_BYTES = 2**28
 MAX_CHAIN = 4096
 #: Seconds a chained pass takes however short the row (a tile waits for its neighbours' progress:
-#: about 4.3 us on the H100 at 1e5 states, ``bench dp-rows``), for the plan's estimate.
-PASS_SECONDS = {"gpu": 5e-6, "other": 2e-4}
+#: 2.1 us for one item, 2.9 us for a pair on the H100 at 1e5 states, ``bench dp-rows``), with margin,
+#: for the plan's estimate.
+PASS_SECONDS = {"gpu": 4e-6, "other": 2e-4}
 #: The chained kernel's tiles by default (``bench dp-rows`` on the H100): decision words per tile
 #: (tiles of 32 x that many states) and work-items sharing each word (at most; it divides 32). Rows of
 #: at most SHORT_ROW states take smaller tiles (more work-groups, each pass shorter); longer rows

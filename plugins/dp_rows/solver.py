@@ -121,7 +121,8 @@ class RowParallelSolver(DeviceSolver):
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
                mode: str, per_pass: int, chain: Chain) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
-        other = chain.rows_bytes(layout.states, dtype) + 4 * layout.tiles + problem.n * (12 + dtype.itemsize + 1) + 16
+        progress = 4 * layout.tiles if chain.passes > 1 else 0
+        other = chain.rows_bytes(layout.states, dtype) + progress + problem.n * (12 + dtype.itemsize + 1) + 16
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
                                   other, self.device_memory_limit, mode, multiple=max(2, per_pass))
         return store, chunks, other
@@ -185,13 +186,11 @@ class RowParallelSolver(DeviceSolver):
         try:
             with timings.phase("kernels"):
                 if chain.passes > 1:
-                    last = self._chain(problem, device, plan, program, layout, held, chain)
+                    row, start = self._chain(problem, device, plan, program, layout, held, chain)
                 else:
-                    last = self._sweep(problem, device, plan, program, layout, held)
+                    row, start = self._sweep(problem, device, plan, program, layout, held)
                 value = np.zeros(1, dtype=dtype)
-                cl.enqueue_copy(device.queue, value, held.rows[0] if chain.passes > 1 else held.rows[last],
-                                src_offset=((last * chain.pitch if chain.passes > 1 else 0) + layout.states - 1)
-                                * dtype.itemsize)
+                cl.enqueue_copy(device.queue, value, row, src_offset=(start + layout.states - 1) * dtype.itemsize)
                 if not keep_decisions and held.store.plan.mode == "device":
                     self._backtrack(problem, device, program, layout, held)
                 device.queue.finish()
@@ -238,9 +237,9 @@ class RowParallelSolver(DeviceSolver):
         return held
 
     def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
-               layout: DecisionLayout, held: _Buffers) -> int:
+               layout: DecisionLayout, held: _Buffers) -> tuple[cl.Buffer, int]:
         """One launch per pass, rows ping-ponging, each chunk of decision rows handed to the store when
-        written; returns which row holds the last pass."""
+        written; returns the buffer holding the last pass's row and the row's first state there."""
         span1, span2 = spans(problem)
         # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
         names = {1: "dp_rows_item", 2: "dp_rows_pair"}
@@ -267,12 +266,12 @@ class RowParallelSolver(DeviceSolver):
                 passes += 1
                 pacer.launch()
             held.store.finished(k, event)
-        return passes & 1
+        return held.rows[passes & 1], 0
 
     def _chain(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
-               layout: DecisionLayout, held: _Buffers, chain: Chain) -> int:
+               layout: DecisionLayout, held: _Buffers, chain: Chain) -> tuple[cl.Buffer, int]:
         """``chain.passes`` passes per launch over the ring, each chunk of decision rows handed to the
-        store when written; returns the slot holding the last pass."""
+        store when written; returns the ring and the first state of the slot holding the last pass."""
         span1, span2 = spans(problem)
         per_pass = int(plan.details["items_per_launch"])
         kernel = program.kernel("dp_rows_chain").set(
@@ -294,7 +293,7 @@ class RowParallelSolver(DeviceSolver):
                 slot, done = (slot + passes) % chain.slots, done + passes
                 pacer.launch()
             held.store.finished(k, event)
-        return slot
+        return held.rows[0], slot * chain.pitch
 
     def _backtrack(self, problem: Knapsack, device: Device, program: kernels.Program, layout: DecisionLayout,
                    held: _Buffers) -> None:

@@ -174,7 +174,6 @@ class _Sweep:
     def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings,
                  codes: tuple[np.ndarray, np.ndarray, int] | None = None):
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
-        self.queue = device.queue
         self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
         method = geo.method
         with timings.phase("upload"):
@@ -191,7 +190,7 @@ class _Sweep:
             if method == "cells":
                 defines["CELLS"] = 1
             self.program = kernels.program(device, LCS_SOURCE, defines)
-            ctx, queue = device.context, self.queue
+            ctx, queue = device.context, device.queue
             flags = cl.mem_flags
             self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
             self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
@@ -212,7 +211,7 @@ class _Sweep:
         Stripes run ``mirror``'s sweep in the same launch (its stripes after these)."""
         if self.geo.schedule == "stripes":
             return self._run_stripes(store, mirror)
-        geo, queue = self.geo, self.queue
+        geo, queue = self.geo, self.device.queue
         kernel = self.program.kernel("lcs_sweep").set(
             masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
             store=np.int32(store is not None), m=np.uint32(geo.m), words=np.uint32(geo.words), n=np.uint32(geo.n))
@@ -257,11 +256,11 @@ class _Sweep:
             words=np.uint32(geo.words), n=np.uint32(geo.n), mirror_masks=other.masks, mirror_codes=other.b_codes,
             mirror_v_row=other.v_row, mirror_edges=other.edges, mirror_words=np.uint32(other.geo.words),
             blocks=np.uint32(geo.word_blocks)
-        ).enqueue(self.queue, (blocks * geo.words_per_block,), (geo.words_per_block,))
+        ).enqueue(self.device.queue, (blocks * geo.words_per_block,), (geo.words_per_block,))
 
     def length(self) -> int:
         row = np.empty(self.geo.words, dtype=np.uint64)
-        cl.enqueue_copy(self.queue, row, self.v_row, is_blocking=True)
+        cl.enqueue_copy(self.device.queue, row, self.v_row, is_blocking=True)
         ones = int(np.unpackbits(row.view(np.uint8), bitorder="little")[:self.problem.m].sum())
         return self.problem.m - ones
 

@@ -36,16 +36,29 @@ class Sweep(Protocol):
     trace_size: int
 
 
+def _pairs(device: Device, length: int, poison: bool) -> tuple[cl.Buffer, int]:
+    """The buffer the walks write their pairs into, from the end (poisoned if asked), and its capacity."""
+    capacity = max(length, 1)
+    pairs = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, capacity * 8)
+    if poison:
+        fill(device.queue, pairs, 0xA5)
+    return pairs, capacity
+
+
+def _positions(device: Device, pairs: cl.Buffer, capacity: int, length: int) -> np.ndarray:
+    """The ``length`` pairs found, as (a-position, b-position) rows."""
+    found = np.empty(capacity * 2, dtype=np.uint32)
+    cl.enqueue_copy(device.queue, found, pairs, is_blocking=True)
+    return found.reshape(capacity, 2)[capacity - length:].astype(np.int64)
+
+
 def serial(sweep: Sweep, store: RowStore, length: int, poison: bool) -> np.ndarray:
     """Walk the stored blocks back from (m, n) on the device: one launch per block diagonal (the
     walk leaves a diagonal for a lower one and never returns). In host mode each step first copies
     the one block the walk is in back to the device."""
     problem, device, geo = sweep.problem, sweep.device, sweep.geo
     ctx, queue = device.context, device.queue
-    capacity = max(length, 1)
-    pairs = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, capacity * 8)
-    if poison:
-        fill(queue, pairs, 0xA5)
+    pairs, capacity = _pairs(device, length, poison)
     state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
     state_buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=state)
     kernel = sweep.program.kernel("lcs_trace").set(a_codes=sweep.a_codes, b_codes=sweep.b_codes, state=state_buffer,
@@ -69,11 +82,9 @@ def serial(sweep: Sweep, store: RowStore, length: int, poison: bool) -> np.ndarr
         kernel.set(chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d)
                    ).enqueue(queue, (sweep.trace_size,), (sweep.trace_size,))
     cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
-    found = np.empty(capacity * 2, dtype=np.uint32)
-    cl.enqueue_copy(queue, found, pairs, is_blocking=True)
     if int(state[2]) != length:
         raise SolutionCheckError(f"wavefront LCS trace-back found {int(state[2])} pairs, the sweep's length is {length}")
-    return found.reshape(capacity, 2)[capacity - length:].astype(np.int64)
+    return _positions(device, pairs, capacity, length)
 
 
 def reversed_codes(codes: tuple[np.ndarray, np.ndarray, int], stripe_width: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -110,10 +121,7 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     columns = np.minimum(np.arange(stripes + 1, dtype=np.int64) * 64 * geo.words_per_block, problem.m)
     starts = np.zeros((stripes, 4), dtype=np.uint32)  # walk k from the entry of stripe k (column k + 1)
     starts[:, 0], starts[:, 1], starts[:, 2] = columns[1:], rows[1:], length - left[1:]
-    capacity = max(length, 1)
-    pairs = cl.Buffer(ctx, flags.READ_WRITE, capacity * 8)
-    if poison:
-        fill(queue, pairs, 0xA5)
+    pairs, capacity = _pairs(device, length, poison)
     states = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=starts)
     buffer, offset = store.readable(0)
     sweep.program.kernel("lcs_trace").set(
@@ -131,6 +139,4 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     if not (ends[:, :3] == expected).all() or (np.minimum(ends[stopped, 0], ends[stopped, 1]) != 0).any():
         raise SolutionCheckError(f"wavefront LCS trace-back by stripes: walks ended at {ends[:, :3].tolist()}, "
                                  f"the next stripes' entries are {expected.tolist()}")
-    out = np.empty(capacity * 2, dtype=np.uint32)
-    cl.enqueue_copy(queue, out, pairs, is_blocking=True)
-    return out.reshape(capacity, 2)[capacity - length:].astype(np.int64)
+    return _positions(device, pairs, capacity, length)

@@ -94,7 +94,11 @@ class Fixing:
     def expand(self, solution: Solution) -> Solution:
         """The core's solution with the fixed items, or the incumbent where that is better."""
         if not self.changed:
-            return solution
+            if solution.value >= self.incumbent_value:
+                return solution
+            return replace(solution, value=self.incumbent_value, selected=self.incumbent.copy(),
+                           optimal=solution.optimal or (solution.bound is not None
+                                                         and solution.bound <= self.incumbent_value))
         fixed_profit = int(self.original.profits[self.fixed_in].sum())
         value = int(solution.value) + fixed_profit
         bound = None if solution.bound is None else max(int(solution.bound) + fixed_profit, self.incumbent_value)
@@ -118,13 +122,17 @@ def unchanged(problem: Knapsack) -> Fixing:
     return Fixing(problem, problem, np.arange(problem.n), np.zeros(0, np.int64), np.zeros(problem.n, bool), -1)
 
 
-def fix(problem: Knapsack) -> Fixing:
-    """The fixing of ``problem`` (m = 1; computed once per problem, which is immutable)."""
-    return cache.per_problem(problem, "fixing", lambda: _fix(problem))
+def fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None) -> Fixing:
+    """The fixing of ``problem`` (m = 1; computed once per problem, which is immutable). ``seed``: a
+    feasible solution (bool per item) to start from where it beats the greedy one; ``ceiling``: an
+    upper bound of the optimum (an incumbent that reaches it is optimal: nothing is left to search)."""
+    if seed is None and ceiling is None:
+        return cache.per_problem(problem, "fixing", lambda: _fix(problem))
+    return _fix(problem, seed, ceiling)
 
 
 # long: MT2's reduction bounds in one pass over shared prefix sums and binary searches
-def _fix(problem: Knapsack) -> Fixing:
+def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None) -> Fixing:
     n = problem.n
     if problem.m != 1 or n < 2:
         return unchanged(problem)
@@ -173,16 +181,24 @@ def _fix(problem: Knapsack) -> Fixing:
     if after.size:
         j = int(np.argmax(feasible1))
         candidates.append((int(feasible1[j]), ("with", b + j, int(i1[j]))))
+    if seed is not None:
+        candidates.append((int(profits[seed].sum()), ("seed", 0, 0)))
     value, how = max(candidates, key=lambda c: c[0])
     if how is not None:
         chosen[:] = False
         kind, j, upto = how
-        chosen[:upto] = True
-        chosen[j] = kind == "with"
+        if kind == "seed" and seed is not None:
+            chosen[:] = seed[order]
+        else:
+            chosen[:upto] = True
+            chosen[j] = kind == "with"
     fixed_one = before[upper0 <= value]
     fixed_zero = after[upper1 <= value]
     incumbent = np.zeros(n, dtype=bool)
     incumbent[order[chosen]] = True
+    if ceiling is not None and value >= ceiling:
+        return Fixing(problem, None, np.zeros(0, np.int64), np.zeros(0, np.int64), incumbent, value,
+                      (f"the incumbent {value} reaches the upper bound {ceiling}",))
     free = np.ones(n, dtype=bool)
     free[fixed_one] = free[fixed_zero] = False
     if fixed_one.size + fixed_zero.size == 0:
@@ -241,14 +257,21 @@ class Stages:
         return first.expand(fixed.expand(inner))
 
 
-def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True) -> Stages:
-    """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core."""
+def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True, seed: np.ndarray | None = None,
+           ceiling: int | None = None) -> Stages:
+    """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core. ``seed``
+    (a feasible solution of ``problem``) and ``ceiling`` (an upper bound of its optimum) go to ``fix``."""
     first = reduction(problem, presolve)
     if first.problem is None or not fixing or first.problem.m != 1:
         return Stages(first)
-    fixed = fix(first.problem)
+    if seed is not None or ceiling is not None:
+        forced = int(problem.profits[first.forced].sum())
+        fixed = fix(first.problem, None if seed is None else np.asarray(seed, dtype=bool)[first.items],
+                    None if ceiling is None else ceiling - forced)
+    else:
+        fixed = fix(first.problem)
     if fixed.core is None:
         return Stages(first, fixed)
-    if not fixed.changed:
+    if not fixed.changed and seed is None:
         return Stages(first)
     return Stages(first, fixed, reduction(fixed.core, presolve))

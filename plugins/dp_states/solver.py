@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
+from clsolve.dp import incumbent
 from clsolve.dp.fixing import Stages, exact_sum, stages
+from clsolve.dp.incumbent import Strengthened
 from clsolve.dp.presolve import reduction
 from clsolve.dp.table import work_group_size
 from clsolve.plugin import options
@@ -54,6 +57,8 @@ OPEN_GAP_MARGIN = 10
 #: First guesses of a level's cost (overhead s, s per merged state) on the host (NumPy), a GPU and
 #: other devices, replaced by measurements as the search runs.
 FIRST_RATES = {"host": (5e-5, 1e-7), "gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
+#: Lists of this many states make the search strengthen its incumbent and bound (once).
+STRENGTHEN_STATES = 2**20
 #: Sums of weights and of profits must stay below these (states are 64-bit; a bound adds up to 2^62
 #: to a profit).
 WEIGHT_LIMIT, PROFIT_LIMIT = 2**63 - 1, 2**62
@@ -65,18 +70,23 @@ class StateListSolver(DeviceSolver):
                "on an OpenCL device, any capacity up to 2^62, with items")
 
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
-                 local_size: int | None = None, host_states: int = HOST_STATES, poison: bool = False):
+                 local_size: int | None = None, host_states: int = HOST_STATES, strengthen: bool = True,
+                 poison: bool = False):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
         ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
-        on the host (NumPy), longer ones on the device; ``poison`` fills every device buffer with a garbage
+        on the host (NumPy), longer ones on the device; ``strengthen``: once a list reaches
+        STRENGTHEN_STATES states, the greedy solution improved by exchanges and the cardinality bounds
+        (``clsolve.dp.incumbent``) end the search where they meet, or start it again from a better
+        incumbent, fixing more items; ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
         self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**16, none=True)
         self.fixing = options.flag("fixing", fixing)
         self.local_size = options.power_of_two("local_size", local_size)
         self.host_states = options.integer("host_states", host_states, minimum=0)
+        self.strengthen = options.flag("strengthen", strengthen)
         self.poison = options.flag("poison", poison)
 
     # -- planning ----------------------------------------------------------------------------
@@ -136,10 +146,19 @@ class StateListSolver(DeviceSolver):
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         staged = self._stages(problem)
-        return staged.solve(lambda searched: self._search(searched, device, staged.floor), self.name, device.label)
+        return staged.solve(lambda searched: self._search(searched, device, staged.floor, self.strengthen),
+                            self.name, device.label)
+
+    def _again(self, problem: Knapsack, device: Device, strong: Strengthened) -> Solution:
+        """The search of ``problem`` again, from the stronger incumbent: fixing by bounds against it
+        decides more items (all of them where it reaches the bound)."""
+        staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value)
+        solution = staged.solve(lambda searched: self._search(searched, device, staged.floor, False),
+                                self.name, device.label)
+        return _capped(solution, strong)
 
     # long: the level loop with its stopping rules, the move between host and device, the incumbent
-    def _search(self, problem: Knapsack, device: Device, floor: int) -> Solution:
+    def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: bool) -> Solution:
         began = time.perf_counter()
         core = Core.of(problem)
         value, chosen = core.greedy()
@@ -156,7 +175,14 @@ class StateListSolver(DeviceSolver):
                  "device": deadline.Rate(*FIRST_RATES["gpu" if device.is_gpu else "other"])}
         top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
         level_seconds = {"host": 0.0, "device": 0.0}
+        strong: Strengthened | None = None
         while lists.count and not core.done():
+            if strengthen and strong is None and lists.count >= STRENGTHEN_STATES:
+                strong = incumbent.strengthen(problem)
+                if strong.value > best:
+                    return self._again(problem, device, strong)
+            if strong is not None and best >= strong.bound.value:
+                break                                          # the incumbent reaches the bound: optimal
             lists = places.next(lists)
             where = "host" if isinstance(lists, HostLists) else "device"
             stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
@@ -184,21 +210,33 @@ class StateListSolver(DeviceSolver):
         selected[core.order[chosen]] = True
         value = int(problem.profits[selected].sum())
         bound = max(best, top) if stop else best
+        if strong is not None:
+            bound = min(bound, max(strong.bound.value, best))
         device_bytes = places.device.capacity * SLOT_BYTES if places.device else 0
         notes = [f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
                  f"{kept} kept, longest list {peak}; {level_seconds['host'] * 1e3:.1f} ms in host levels, "
                  f"{level_seconds['device'] * 1e3:.1f} ms in device levels ({memory.size(device_bytes)} of device "
                  f"buffers), records {memory.size(records.nbytes)}"]
+        if strong is not None:
+            notes.append(f"long lists: {strong.describe()}")
         if stop:
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
         total = time.perf_counter() - began
         stats = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": records.nbytes,
                  "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"]}
-        return Solution(value=value, selected=selected, optimal=not stop and value >= best, solver=self.name,
+        return Solution(value=value, selected=selected, optimal=(not stop or bound <= best) and value >= best,
+                        solver=self.name,
                         device=device.label,
                         timings=Timings(kernels=level_seconds["device"], host=total - level_seconds["device"]),
                         notes=notes, bound=bound, stats=stats)
+
+
+def _capped(solution: Solution, strong: Strengthened) -> Solution:
+    """``solution`` with its bound at most the strong bound (an answer that reaches it is optimal)."""
+    bound = min(solution.value if solution.bound is None else solution.bound, max(strong.bound.value, solution.value))
+    return replace(solution, bound=bound, optimal=solution.optimal or solution.value >= bound,
+                   notes=[*solution.notes, f"long lists: {strong.describe()}; searched again from it"])
 
 
 class _Places:

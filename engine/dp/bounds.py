@@ -1,0 +1,169 @@
+"""Upper bounds of the 0-1 knapsack (m = 1) for the whole problem, tighter than Dantzig's where the
+instance has structure: surrogate relaxations with a cardinality constraint and divisibility
+([MPT99], section 3).
+
+* Maximum cardinality: no feasible solution takes more than K_max items (K_max = how many of the
+  lightest items fit). For lambda >= 0 every feasible x satisfies the surrogate constraint
+  sum_j (w_j + lambda) x_j <= c + lambda K_max, so the LP (Dantzig) bound of the knapsack with those
+  weights and that capacity bounds the problem. With p_j = w_j + R/10 (strongly correlated) and
+  lambda = R/10 it is c + K_max R/10, where Dantzig's bound is up to R/10 higher.
+* Minimum cardinality: every solution worth at least T takes at least K_min(T) items (K_min = how many
+  of the largest profits reach T). For 0 <= mu <= min w_j such a solution satisfies
+  sum_j (w_j - mu) x_j <= c - mu K_min; the LP bound U of that knapsack bounds every solution worth T
+  or more, so max(U, T - 1) bounds the problem. With T one above the incumbent, U < T proves it.
+* Divisibility: with g the greatest common divisor of the profits, every value is a multiple of g, so
+  a bound rounds down to one.
+
+The multipliers are searched with floating-point LP bounds (any multiplier gives a valid bound: the
+search only makes it tighter); the bound returned is computed exactly, with an exact ratio order
+(``clsolve.dp.fixing.sort_by_ratio``) and Python integers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .fixing import sort_by_ratio
+
+#: Shifted weights and capacities must stay below this (int64 sums, with room).
+SUM_LIMIT = 2**62
+#: Multipliers tried on a geometric grid before the search narrows around the best of them.
+GRID = 16
+#: Narrowing steps at most (golden-section search, one bound each; 96 narrow 2^62 to a unit).
+REFINE_STEPS = 96
+#: Multipliers next to the one found whose exact bounds are computed too.
+EXACT_SPAN = 2
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An upper bound and what gave it: "dantzig", "max-cardinality", "min-cardinality" (each possibly
+    followed by ", divisibility")."""
+
+    value: int
+    source: str
+    #: the multiplier of the cardinality constraint that gave it (0 for Dantzig's)
+    multiplier: int = 0
+
+
+def dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> int:
+    """The LP bound of max p.x subject to w.x <= capacity, x in [0, 1] (weights >= 0), exactly."""
+    if capacity < 0:
+        return -1
+    weightless = weights == 0                  # always taken (profits >= 0)
+    free = int(profits[weightless].sum())
+    if weightless.any():
+        profits, weights = profits[~weightless], weights[~weightless]
+        if weights.size == 0:
+            return free
+    order = sort_by_ratio(profits, weights)
+    w, p = weights[order], profits[order]
+    prefix_w = np.cumsum(w)
+    b = int(np.searchsorted(prefix_w, capacity, side="right"))      # items 0 .. b-1 fit, b does not
+    full = free + int(p[:b].sum())
+    if b == w.size:
+        return full
+    room = capacity - (int(prefix_w[b - 1]) if b else 0)
+    return full + room * int(p[b]) // int(w[b])
+
+
+def _float_dantzig(profits: np.ndarray, weights: np.ndarray, capacity: float) -> float:
+    """``dantzig`` in floating point (the multiplier search's cost function)."""
+    if capacity < 0:
+        return -1.0
+    with np.errstate(divide="ignore"):
+        ratio = np.where(weights > 0, profits / np.maximum(weights, 1), np.inf)
+    order = np.argsort(-ratio, kind="stable")
+    w, p = weights[order].astype(np.float64), profits[order].astype(np.float64)
+    prefix_w = np.cumsum(w)
+    b = int(np.searchsorted(prefix_w, capacity, side="right"))
+    full = float(p[:b].sum())
+    if b == w.size:
+        return full
+    return full + (capacity - (prefix_w[b - 1] if b else 0.0)) * p[b] / w[b]
+
+
+def _search(cost, high: int) -> int:
+    """An integer multiplier in [0, high] with a small ``cost``: the best of a geometric grid, then a
+    golden-section search between its neighbours (the surrogate dual is quasi-convex in its
+    multiplier)."""
+    if high <= 0:
+        return 0
+    grid = sorted({0, high, *np.unique(np.geomspace(1, high, GRID).astype(np.int64)).tolist()})
+    values = [cost(x) for x in grid]
+    k = int(np.argmin(values))
+    best, best_value = grid[k], values[k]
+    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+    ratio = (math.sqrt(5) - 1) / 2
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = cost(round(a)), cost(round(b))
+    for _ in range(REFINE_STEPS):
+        if hi - lo < 2:
+            break
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = cost(round(a))
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = cost(round(b))
+        for x, f in ((a, fa), (b, fb)):
+            if f < best_value:
+                best, best_value = round(x), f
+    return best
+
+
+def _exact(bound, found: int, high: int) -> tuple[int, int]:
+    """(bound, multiplier): the least exact ``bound`` at ``found`` and its neighbours within EXACT_SPAN
+    (the search rounds its points to integers, and floating point can hide a unit's difference)."""
+    return min((bound(x), x) for x in range(max(found - EXACT_SPAN, 0), min(found + EXACT_SPAN, high) + 1))
+
+
+def max_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int) -> tuple[int, int] | None:
+    """(bound, lambda) of the surrogate relaxation with sum x <= K_max, or None where the shifted sums
+    would not stay below SUM_LIMIT."""
+    n = weights.size
+    k_max = int(np.searchsorted(np.cumsum(np.sort(weights)), capacity, side="right"))
+    if k_max >= n:
+        return None                                  # every item fits: nothing to bound
+    total = int(weights.sum())
+    high = min(int(profits.max()), (SUM_LIMIT - total) // max(n, 1), (SUM_LIMIT - capacity) // max(k_max, 1))
+    if high <= 0:
+        return None
+    lam = _search(lambda x: _float_dantzig(profits, weights + x, float(capacity + x * k_max)), high)
+    return _exact(lambda x: dantzig(profits, weights + x, capacity + x * k_max), lam, high)
+
+
+def min_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int, target: int) -> tuple[int, int] | None:
+    """(bound, mu) of the surrogate relaxation with sum x >= K_min(target): a bound of every solution
+    worth ``target`` or more (None: no mu > 0 applies)."""
+    largest = np.cumsum(np.sort(profits)[::-1])
+    if target > int(largest[-1]):
+        return -1, 0                                 # no solution is worth target
+    k_min = int(np.searchsorted(largest, target, side="left")) + 1
+    high = int(weights.min())
+    if high <= 0 or k_min <= 1:
+        return None
+    mu = _search(lambda x: _float_dantzig(profits, weights - x, float(capacity - x * k_min)), high)
+    return _exact(lambda x: dantzig(profits, weights - x, capacity - x * k_min), mu, high)
+
+
+def upper_bound(profits: np.ndarray, weights: np.ndarray, capacity: int, incumbent: int) -> Bound:
+    """The least of Dantzig's bound and both cardinality bounds (the minimum one with T = incumbent + 1),
+    rounded down to a multiple of the profits' greatest common divisor; never below ``incumbent`` (a
+    feasible value). Weights >= 1, each at most ``capacity``, sums below SUM_LIMIT."""
+    profits, weights = profits.astype(np.int64), weights.astype(np.int64)
+    best = Bound(dantzig(profits, weights, capacity), "dantzig")
+    found = max_cardinality(profits, weights, capacity)
+    if found is not None and found[0] < best.value:
+        best = Bound(found[0], "max-cardinality", found[1])
+    found = min_cardinality(profits, weights, capacity, incumbent + 1)
+    if found is not None and max(found[0], incumbent) < best.value:
+        best = Bound(max(found[0], incumbent), "min-cardinality", found[1])
+    divisor = math.gcd(*np.unique(profits).tolist())
+    if divisor > 1 and best.value % divisor:
+        best = Bound(best.value // divisor * divisor, best.source + ", divisibility", best.multiplier)
+    return Bound(max(best.value, incumbent), best.source, best.multiplier)

@@ -1,0 +1,59 @@
+"""A strong incumbent and a strong bound for a 0-1 knapsack (m = 1), for searches whose lists grow
+long: the greedy solution improved by exchanges (``clsolve.dp.exchange``), and the least of Dantzig's
+and the cardinality bounds, rounded by divisibility (``clsolve.dp.bounds``). Where they meet, the
+incumbent is optimal; where the incumbent improved, fixing by bounds (``clsolve.dp.fixing``) decides
+more items against it.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..problems import Knapsack
+from ..runtime import deadline
+from .bounds import Bound, upper_bound
+from .exchange import improve
+from .fixing import greedy, ratio_order
+
+#: Seconds the exchanges may take at most (and a quarter of what a time limit leaves).
+EXCHANGE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class Strengthened:
+    """An incumbent (bool per item of the problem), its value, the bound and the work done."""
+
+    selected: np.ndarray
+    value: int
+    bound: Bound
+    moves: int
+    seconds: float
+
+    def describe(self) -> str:
+        return (f"exchanges ({self.moves} moves) reached {self.value}; upper bound {self.bound.value} "
+                f"({self.bound.source}); {self.seconds:.3f} s")
+
+
+def strengthen(problem: Knapsack) -> Strengthened:
+    """The greedy solution of ``problem`` (one capacity, every weight between 1 and the capacity)
+    improved by exchanges until it reaches the bound, none improves it or the time is up."""
+    began = time.perf_counter()
+    profits, weights = problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)
+    capacity = int(problem.capacities[0])
+    order = ratio_order(problem)
+    breaking = int(np.searchsorted(np.cumsum(weights[order]), capacity, side="right"))
+    selected = np.zeros(problem.n, dtype=bool)
+    selected[order[greedy(weights[order], capacity, breaking)]] = True
+    value = int(profits[selected].sum())
+    bound = upper_bound(profits, weights, capacity, value)
+    moves = 0
+    if value < bound.value:
+        limit = deadline.current()
+        seconds = min(EXCHANGE_SECONDS, limit.remaining() / 4) if limit.limited else EXCHANGE_SECONDS
+        selected, moves = improve(profits, weights, capacity, selected, order, bound.value, max(seconds, 0.0))
+        improved = int(profits[selected].sum())
+        if improved > value:
+            value, bound = improved, upper_bound(profits, weights, capacity, improved)
+    return Strengthened(selected, value, bound, moves, time.perf_counter() - began)

@@ -130,10 +130,11 @@ def test_fixing_from_a_seed_and_a_ceiling():
 
 
 @SETTINGS
-@given(problem=instances(max_n=14))
-def test_dp_states_strengthened_at_once_matches_brute_force(problem, device, monkeypatch_module):
-    """Every list long enough to strengthen: the search ends at the bound or starts again from the
-    better incumbent, and still returns the optimum."""
+@given(problem=instances(max_n=14), again=st.sampled_from([0.0, 1.0]))
+def test_dp_states_strengthened_at_once_matches_brute_force(problem, again, device, monkeypatch_module):
+    """Every list long enough to strengthen: the search ends at the bound, or goes on from the better
+    incumbent (AGAIN_SHARE 0) or starts again from it (1), and still returns the optimum."""
+    monkeypatch_module.setattr(dp_states, "AGAIN_SHARE", again)
     solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, host_states=2)
     assert solution.optimal and solution.value == brute_force(problem)
 

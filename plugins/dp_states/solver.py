@@ -57,8 +57,11 @@ OPEN_GAP_MARGIN = 10
 #: First guesses of a level's cost (overhead s, s per merged state) on the host (NumPy), a GPU and
 #: other devices, replaced by measurements as the search runs.
 FIRST_RATES = {"host": (5e-5, 1e-7), "gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
-#: Lists of this many states make the search strengthen its incumbent and bound (once).
-STRENGTHEN_STATES = 2**20
+#: Lists of this many states make the search strengthen its incumbent and bound (once); where the
+#: incumbent improves, the search starts again if fixing against it leaves at most AGAIN_SHARE of the
+#: items, and goes on with it otherwise.
+STRENGTHEN_STATES = 2**22
+AGAIN_SHARE = 0.5
 #: Sums of weights and of profits must stay below these (states are 64-bit; a bound adds up to 2^62
 #: to a profit).
 WEIGHT_LIMIT, PROFIT_LIMIT = 2**63 - 1, 2**62
@@ -78,8 +81,9 @@ class StateListSolver(DeviceSolver):
         ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
         on the host (NumPy), longer ones on the device; ``strengthen``: once a list reaches
         STRENGTHEN_STATES states, the greedy solution improved by exchanges and the cardinality bounds
-        (``clsolve.dp.incumbent``) end the search where they meet, or start it again from a better
-        incumbent, fixing more items; ``poison`` fills every device buffer with a garbage
+        (``clsolve.dp.incumbent``) end the search where they meet, and a better incumbent prunes from
+        then on (the search starts again where fixing against it leaves half of the items or fewer);
+        ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
         self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**16, none=True)
@@ -149,10 +153,9 @@ class StateListSolver(DeviceSolver):
         return staged.solve(lambda searched: self._search(searched, device, staged.floor, self.strengthen),
                             self.name, device.label)
 
-    def _again(self, problem: Knapsack, device: Device, strong: Strengthened) -> Solution:
-        """The search of ``problem`` again, from the stronger incumbent: fixing by bounds against it
-        decides more items (all of them where it reaches the bound)."""
-        staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value)
+    def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
+        """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
+        where it reaches the bound)."""
         solution = staged.solve(lambda searched: self._search(searched, device, staged.floor, False),
                                 self.name, device.label)
         return _capped(solution, strong)
@@ -180,7 +183,10 @@ class StateListSolver(DeviceSolver):
             if strengthen and strong is None and lists.count >= STRENGTHEN_STATES:
                 strong = incumbent.strengthen(problem)
                 if strong.value > best:
-                    return self._again(problem, device, strong)
+                    staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value)
+                    if staged.searched is None or staged.searched.n <= problem.n * AGAIN_SHARE:
+                        return self._again(staged, device, strong)
+                    best, chosen, found = strong.value, strong.selected[core.order], None
             if strong is not None and best >= strong.bound.value:
                 break                                          # the incumbent reaches the bound: optimal
             lists = places.next(lists)

@@ -28,6 +28,10 @@ import numpy as np
 #: Items on each side of the two-item moves.
 SIZE = 2048
 
+#: After the first move, a move that closes less than this share of the gap to the target ends the
+#: exchanges.
+MIN_SHARE = 0.1
+
 Move = tuple[int, list[int], list[int]]
 
 
@@ -45,6 +49,8 @@ def improve(profits: np.ndarray, weights: np.ndarray, capacity: int, chosen: np.
         if not found:
             break
         gain, out, into = max(found, key=lambda move: move[0])
+        if moves and gain < MIN_SHARE * (target - value):
+            break                      # small steps toward a bound that may be far from the optimum
         x[out], x[into] = False, True
         room += int(weights[out].sum()) - int(weights[into].sum())
         value += gain

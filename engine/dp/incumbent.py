@@ -31,6 +31,11 @@ class Strengthened:
     moves: int
     seconds: float
 
+    def stats(self) -> dict[str, object]:
+        """For a solution's ``stats``."""
+        return {"strengthen_seconds": self.seconds, "exchange_moves": self.moves, "strong_bound": self.bound.value,
+                "strong_bound_source": self.bound.source}
+
     def describe(self) -> str:
         return (f"exchanges ({self.moves} moves) reached {self.value}; upper bound {self.bound.value} "
                 f"({self.bound.source}); {self.seconds:.3f} s")

@@ -228,9 +228,11 @@ class StateListSolver(DeviceSolver):
         if stop:
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
         total = time.perf_counter() - began
-        stats = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
+        stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": records.nbytes,
                  "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"]}
+        if strong is not None:
+            stats.update(strong.stats())
         return Solution(value=value, selected=selected, optimal=(not stop or bound <= best) and value >= best,
                         solver=self.name,
                         device=device.label,
@@ -242,7 +244,8 @@ def _capped(solution: Solution, strong: Strengthened) -> Solution:
     """``solution`` with its bound at most the strong bound (an answer that reaches it is optimal)."""
     bound = min(solution.value if solution.bound is None else solution.bound, max(strong.bound.value, solution.value))
     return replace(solution, bound=bound, optimal=solution.optimal or solution.value >= bound,
-                   notes=[*solution.notes, f"long lists: {strong.describe()}; searched again from it"])
+                   notes=[*solution.notes, f"long lists: {strong.describe()}; searched again from it"],
+                   stats={**solution.stats, **strong.stats(), "searched_again": True})
 
 
 class _Places:

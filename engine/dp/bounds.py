@@ -1,6 +1,6 @@
 """Upper bounds of the 0-1 knapsack (m = 1) for the whole problem, tighter than Dantzig's where the
 instance has structure: surrogate relaxations with a cardinality constraint and divisibility
-([MPT99], section 3).
+([MPT99]).
 
 * Maximum cardinality: no feasible solution takes more than K_max items (K_max = how many of the
   lightest items fit). For lambda >= 0 every feasible x satisfies the surrogate constraint

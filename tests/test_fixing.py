@@ -68,3 +68,20 @@ def test_bnb_with_fixing_matches_sequential(device):
     solution = clsolve.solve(problem, solver="bnb", device=device)
     assert solution.value == expected and solution.optimal
     assert any(note.startswith("fixing:") for note in solution.notes)
+
+
+def test_ratio_order_is_exact_where_floats_cannot_tell():
+    """Ratios 1 + k / 2^55: equal as doubles, ordered by integer cross products (runs of close float
+    ratios sorted again), mixed with items whose ratios doubles do separate."""
+    from fractions import Fraction
+
+    from clsolve.dp.fixing import sort_by_ratio
+    rng = np.random.default_rng(7)
+    base = 2**55
+    k = rng.permutation(40)
+    weights = np.concatenate([np.full(40, base, dtype=np.int64), rng.integers(1, 1000, 20)])
+    profits = np.concatenate([base + k, rng.integers(1, 3000, 20)]).astype(np.int64)
+    order = sort_by_ratio(profits, weights)
+    ratios = [Fraction(int(profits[i]), int(weights[i])) for i in order]
+    assert sorted(order.tolist()) == list(range(60))
+    assert all(a >= b for a, b in zip(ratios, ratios[1:]))

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..runtime import deadline
 from .fixing import sort_by_ratio
 
 #: Shifted weights and capacities must stay below this (int64 sums, with room).
@@ -99,9 +100,10 @@ def _search(cost, high: int) -> int:
     ratio = (math.sqrt(5) - 1) / 2
     a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
     fa, fb = cost(round(a)), cost(round(b))
+    limit = deadline.current()
     for _ in range(REFINE_STEPS):
-        if hi - lo < 2:
-            break
+        if hi - lo < 2 or limit.expired():
+            break                                    # every multiplier gives a valid bound
         if fa <= fb:
             hi, b, fb = b, a, fa
             a = hi - ratio * (hi - lo)

@@ -11,9 +11,9 @@ one of those (the incumbent) is kept.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from ..problems import Knapsack
 from ..solution import Solution, Timings
 from .presolve import Reduction, reduction
 
+#: Float ratios closer than this (relative) may be in the wrong order; far above the error of a
+#: ratio of two int64 values in double precision (about 3e-16).
+RATIO_TOLERANCE = 1e-12
 #: Items after the break item the greedy lower bound visits at most (it stops earlier once nothing fits).
 GREEDY_ITEMS = 4096
 
@@ -41,8 +44,25 @@ def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
         ok = all(int(a) * int(d) >= int(b) * int(c) for a, b, c, d in zip(p[:-1], p[1:], w[:-1], w[1:]))
     if ok:
         return order
-    return np.array(sorted(range(profits.size), key=lambda i: -Fraction(int(profits[i]), int(weights[i]))),
-                    dtype=np.int64)
+    return _exactly(profits, weights, order)
+
+
+def _exactly(profits: np.ndarray, weights: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``order`` (a float sort by decreasing ratio, positive weights) made exact: the float ratios of
+    two items whose true ratios differ by more than a relative RATIO_TOLERANCE are in the right order,
+    so only runs of neighbours closer than that are sorted again, by integer cross products."""
+    ratio = profits[order] / weights[order].astype(np.float64)
+    close = ratio[:-1] - ratio[1:] <= RATIO_TOLERANCE * np.abs(ratio[:-1])
+    starts = np.flatnonzero(np.r_[True, ~close])
+    ends = np.r_[starts[1:], order.size]
+    out = order.copy()
+
+    def before(i: int, j: int) -> int:          # -1 where item i's ratio is larger
+        return int(profits[j]) * int(weights[i]) - int(profits[i]) * int(weights[j])
+
+    for start, end in zip(starts[ends - starts > 1], ends[ends - starts > 1]):
+        out[start:end] = sorted(order[start:end].tolist(), key=functools.cmp_to_key(before))
+    return out
 
 
 def greedy(weights: np.ndarray, capacity: int, breaking: int) -> np.ndarray:

@@ -13,7 +13,7 @@ its profit. The moves of a round:
    coming in sorted by weight with a running maximum of their profits, a binary search per set going
    out.
 
-Each round takes the move that gains most. From the greedy solution the pairs of the second kind
+Each round takes the move that gains most. From the break solution the pairs of the second kind
 reach room of any size to the unit where single swaps leave a remainder no later swap can fill.
 
 Instances whose bounds are tight but whose greedy solution leaves room (strongly correlated, subset

@@ -1,5 +1,5 @@
 """A strong incumbent and a strong bound for a 0-1 knapsack (m = 1), for searches whose lists grow
-long: the greedy solution improved by exchanges (``clsolve.dp.exchange``), and the least of Dantzig's
+long: the break solution improved by exchanges (``clsolve.dp.exchange``), and the least of Dantzig's
 and the cardinality bounds, rounded by divisibility (``clsolve.dp.bounds``). Where they meet, the
 incumbent is optimal; where the incumbent improved, fixing by bounds (``clsolve.dp.fixing``) decides
 more items against it.
@@ -15,7 +15,7 @@ from ..problems import Knapsack
 from ..runtime import deadline
 from .bounds import Bound, upper_bound
 from .exchange import improve
-from .fixing import greedy, ratio_order
+from .fixing import ratio_order
 
 #: Seconds the exchanges may take at most (and a quarter of what a time limit leaves).
 EXCHANGE_SECONDS = 1.0
@@ -42,15 +42,16 @@ class Strengthened:
 
 
 def strengthen(problem: Knapsack) -> Strengthened:
-    """The greedy solution of ``problem`` (one capacity, every weight between 1 and the capacity)
-    improved by exchanges until it reaches the bound, none improves it or the time is up."""
+    """The break solution of ``problem`` (one capacity, every weight between 1 and the capacity: the
+    items in ratio order up to the first that does not fit) improved by exchanges until it reaches the
+    bound, none improves it or the time is up."""
     began = time.perf_counter()
     profits, weights = problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)
     capacity = int(problem.capacities[0])
     order = ratio_order(problem)
     breaking = int(np.searchsorted(np.cumsum(weights[order]), capacity, side="right"))
     selected = np.zeros(problem.n, dtype=bool)
-    selected[order[greedy(weights[order], capacity, breaking)]] = True
+    selected[order[:breaking]] = True                  # the break solution: its room is what the pairs fill
     value = int(profits[selected].sum())
     bound = upper_bound(profits, weights, capacity, value)
     moves = 0

@@ -80,7 +80,7 @@ class StateListSolver(DeviceSolver):
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
         ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
         on the host (NumPy), longer ones on the device; ``strengthen``: once a list reaches
-        STRENGTHEN_STATES states, the greedy solution improved by exchanges and the cardinality bounds
+        STRENGTHEN_STATES states, the break solution improved by exchanges and the cardinality bounds
         (``clsolve.dp.incumbent``) end the search where they meet, and a better incumbent prunes from
         then on (the search starts again where fixing against it leaves half of the items or fewer);
         ``poison`` fills every device buffer with a garbage

@@ -157,3 +157,40 @@ def test_dp_states_proves_large_range_families_through_the_bounds(family, seed, 
     assert any("long lists" in note for note in solution.notes)
     plain = clsolve.solve(problem, solver="dp-states", device=device, strengthen=False, max_states=2**20)
     assert not plain.optimal and plain.value <= solution.value <= plain.bound
+
+
+@SETTINGS
+@given(problem=instances(), below=st.integers(0, 3))
+def test_fixing_with_a_cardinality_relaxation_keeps_the_optimum(problem, below):
+    """Items fixed by the surrogate constraint's flipped bounds (against an incumbent up to 3 below the
+    optimum) leave a core whose optimum, with the fixed items, is the optimum."""
+    from clsolve.dp.fixing import stages
+    optimum = brute_force(problem)
+    p, w, c = _arrays(problem)
+    seed = np.zeros(problem.n, dtype=bool)
+    for j in ratio_order(problem):              # a feasible seed, greedy in ratio order
+        if int(w[seed].sum()) + int(w[j]) <= c:
+            seed[j] = True
+    found = bounds.max_cardinality(p, w, c)
+    relaxations = [] if found is None else [(found[1], found[2])]
+    least = bounds.min_cardinality(p, w, c, max(optimum - below, int(p[seed].sum())) + 1)
+    if least is not None and least[1]:
+        relaxations.append((-least[1], least[2]))
+    for relaxation in relaxations:
+        staged = stages(problem, True, True, seed=seed, relaxation=relaxation)
+        solution = staged.solve(_exhaustive, "test", "host")
+        assert solution.value == optimum
+
+
+def _exhaustive(problem):
+    """The best subset of a small problem, as a Solution (the search that fixing hands its core to)."""
+    import itertools
+
+    from clsolve.solution import Solution, Timings
+    p, w, c = _arrays(problem)
+    best, chosen = 0, np.zeros(problem.n, dtype=bool)
+    for mask in itertools.product((False, True), repeat=problem.n):
+        x = np.array(mask, dtype=bool)
+        if int(w[x].sum()) <= c and int(p[x].sum()) > best:
+            best, chosen = int(p[x].sum()), x
+    return Solution(value=best, selected=chosen, optimal=True, solver="test", device="host", timings=Timings())

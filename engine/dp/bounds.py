@@ -21,7 +21,7 @@ search only makes it tighter); the bound returned is computed exactly, with an e
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -47,6 +47,18 @@ class Bound:
     source: str
     #: the multiplier of the cardinality constraint that gave it (0 for Dantzig's)
     multiplier: int = 0
+    #: K_max or K_min
+    count: int = 0
+
+    @property
+    def relaxation(self) -> tuple[int, int] | None:
+        """(shift, count) of the surrogate constraint sum (w_j + shift) x_j <= c + shift count behind a
+        cardinality bound (every solution better than the incumbent satisfies it), else None."""
+        if self.source.startswith("max-cardinality"):
+            return self.multiplier, self.count
+        if self.source.startswith("min-cardinality"):
+            return -self.multiplier, self.count
+        return None
 
 
 def dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> int:
@@ -124,9 +136,9 @@ def _exact(bound, found: int, high: int) -> tuple[int, int]:
     return min((bound(x), x) for x in range(max(found - EXACT_SPAN, 0), min(found + EXACT_SPAN, high) + 1))
 
 
-def max_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int) -> tuple[int, int] | None:
-    """(bound, lambda) of the surrogate relaxation with sum x <= K_max, or None where the shifted sums
-    would not stay below SUM_LIMIT."""
+def max_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int) -> tuple[int, int, int] | None:
+    """(bound, lambda, K_max) of the surrogate relaxation with sum x <= K_max, or None where the shifted
+    sums would not stay below SUM_LIMIT."""
     n = weights.size
     k_max = int(np.searchsorted(np.cumsum(np.sort(weights)), capacity, side="right"))
     if k_max >= n:
@@ -136,21 +148,22 @@ def max_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int) -> 
     if high <= 0:
         return None
     lam = _search(lambda x: _float_dantzig(profits, weights + x, float(capacity + x * k_max)), high)
-    return _exact(lambda x: dantzig(profits, weights + x, capacity + x * k_max), lam, high)
+    return (*_exact(lambda x: dantzig(profits, weights + x, capacity + x * k_max), lam, high), k_max)
 
 
-def min_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int, target: int) -> tuple[int, int] | None:
-    """(bound, mu) of the surrogate relaxation with sum x >= K_min(target): a bound of every solution
-    worth ``target`` or more (None: no mu > 0 applies)."""
+def min_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int,
+                    target: int) -> tuple[int, int, int] | None:
+    """(bound, mu, K_min) of the surrogate relaxation with sum x >= K_min(target): a bound of every
+    solution worth ``target`` or more (None: no mu > 0 applies)."""
     largest = np.cumsum(np.sort(profits)[::-1])
     if target > int(largest[-1]):
-        return -1, 0                                 # no solution is worth target
+        return -1, 0, 0                              # no solution is worth target
     k_min = int(np.searchsorted(largest, target, side="left")) + 1
     high = int(weights.min())
     if high <= 0 or k_min <= 1:
         return None
     mu = _search(lambda x: _float_dantzig(profits, weights - x, float(capacity - x * k_min)), high)
-    return _exact(lambda x: dantzig(profits, weights - x, capacity - x * k_min), mu, high)
+    return (*_exact(lambda x: dantzig(profits, weights - x, capacity - x * k_min), mu, high), k_min)
 
 
 def upper_bound(profits: np.ndarray, weights: np.ndarray, capacity: int, incumbent: int) -> Bound:
@@ -161,11 +174,11 @@ def upper_bound(profits: np.ndarray, weights: np.ndarray, capacity: int, incumbe
     best = Bound(dantzig(profits, weights, capacity), "dantzig")
     found = max_cardinality(profits, weights, capacity)
     if found is not None and found[0] < best.value:
-        best = Bound(found[0], "max-cardinality", found[1])
-    found = min_cardinality(profits, weights, capacity, incumbent + 1)
-    if found is not None and max(found[0], incumbent) < best.value:
-        best = Bound(max(found[0], incumbent), "min-cardinality", found[1])
+        best = Bound(found[0], "max-cardinality", found[1], found[2])
+    least = min_cardinality(profits, weights, capacity, incumbent + 1)
+    if least is not None and max(least[0], incumbent) < best.value:
+        best = Bound(max(least[0], incumbent), "min-cardinality", least[1], least[2])
     divisor = math.gcd(*np.unique(profits).tolist())
     if divisor > 1 and best.value % divisor:
-        best = Bound(best.value // divisor * divisor, best.source + ", divisibility", best.multiplier)
-    return Bound(max(best.value, incumbent), best.source, best.multiplier)
+        best = replace(best, value=best.value // divisor * divisor, source=best.source + ", divisibility")
+    return replace(best, value=max(best.value, incumbent))

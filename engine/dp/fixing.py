@@ -142,17 +142,54 @@ def unchanged(problem: Knapsack) -> Fixing:
     return Fixing(problem, problem, np.arange(problem.n), np.zeros(0, np.int64), np.zeros(problem.n, bool), -1)
 
 
-def fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None) -> Fixing:
+def fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None,
+        relaxation: tuple[int, int] | None = None) -> Fixing:
     """The fixing of ``problem`` (m = 1; computed once per problem, which is immutable). ``seed``: a
     feasible solution (bool per item) to start from where it beats the greedy one; ``ceiling``: an
-    upper bound of the optimum (an incumbent that reaches it is optimal: nothing is left to search)."""
-    if seed is None and ceiling is None:
+    upper bound of the optimum (an incumbent that reaches it is optimal: nothing is left to search);
+    ``relaxation`` (shift, count): a surrogate constraint sum (w_j + shift) x_j <= c + shift count that
+    every solution better than the incumbent satisfies (``clsolve.dp.bounds``' cardinality bounds),
+    whose flipped bounds fix items too."""
+    if seed is None and ceiling is None and relaxation is None:
         return cache.per_problem(problem, "fixing", lambda: _fix(problem))
-    return _fix(problem, seed, ceiling)
+    return _fix(problem, seed, ceiling, relaxation)
+
+
+def fixed_by(profits: np.ndarray, weights: np.ndarray, capacity: int, value: int) -> tuple[np.ndarray, np.ndarray]:
+    """Items (indices) that every solution worth more than ``value`` takes, and items none takes, where
+    those solutions satisfy sum w_j x_j <= capacity (weights >= 1): MT2's bounds, Dantzig's with the
+    item flipped against the break solution, at most ``value``. An item heavier than ``capacity`` is
+    taken by none."""
+    n = weights.size
+    heavy = np.flatnonzero(weights > capacity)
+    order = sort_by_ratio(profits, weights)
+    w, p = weights[order], profits[order]
+    prefix_w = np.concatenate([[0], np.cumsum(w)])
+    prefix_p = np.concatenate([[0], np.cumsum(p)])
+    if prefix_w[-1] <= capacity:
+        return np.zeros(0, np.int64), heavy
+    b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1
+    exact = int(w.max()) * int(p.max()) < 2**62
+
+    def fraction(room: np.ndarray, at: np.ndarray) -> np.ndarray:
+        at = np.minimum(at, n - 1)
+        if exact:
+            return room * p[at] // w[at]
+        return np.floor(room.astype(np.float64) * p[at] / w[at] * (1 + 1e-12)).astype(np.int64) + 1
+
+    before, after = np.arange(b), np.arange(b, n)
+    i0 = np.searchsorted(prefix_w, capacity + w[before], side="right") - 1
+    upper0 = prefix_p[i0] - p[before] + np.where(i0 < n, fraction(capacity + w[before] - prefix_w[i0], i0), 0)
+    i1 = np.searchsorted(prefix_w, capacity - w[after], side="right") - 1
+    fits = i1 >= 0
+    i1 = np.maximum(i1, 0)
+    upper1 = np.where(fits, p[after] + prefix_p[i1] + fraction(capacity - w[after] - prefix_w[i1], i1), -1)
+    return order[before[upper0 <= value]], np.union1d(order[after[upper1 <= value]], heavy)
 
 
 # long: MT2's reduction bounds in one pass over shared prefix sums and binary searches
-def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None) -> Fixing:
+def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None,
+         relaxation: tuple[int, int] | None = None) -> Fixing:
     n = problem.n
     if problem.m != 1 or n < 2:
         return unchanged(problem)
@@ -216,9 +253,21 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
     fixed_zero = after[upper1 <= value]
     incumbent = np.zeros(n, dtype=bool)
     incumbent[order[chosen]] = True
+    settled = None
     if ceiling is not None and value >= ceiling:
-        return Fixing(problem, None, np.zeros(0, np.int64), np.zeros(0, np.int64), incumbent, value,
-                      (f"the incumbent {value} reaches the upper bound {ceiling}",))
+        settled = f"the incumbent {value} reaches the upper bound {ceiling}"
+    elif relaxation is not None:
+        shift, count = relaxation
+        surrogate = weights + shift
+        if int(surrogate.min()) >= 1 and capacity + shift * count >= 0:
+            rank = np.empty(n, dtype=np.int64)
+            rank[order] = np.arange(n)
+            ones, zeros = fixed_by(profits, surrogate, capacity + shift * count, value)
+            fixed_one, fixed_zero = np.union1d(fixed_one, rank[ones]), np.union1d(fixed_zero, rank[zeros])
+            if np.intersect1d(fixed_one, fixed_zero).size:
+                settled = "an item is fixed both in and out: no solution beats the incumbent"
+    if settled is not None:
+        return Fixing(problem, None, np.zeros(0, np.int64), np.zeros(0, np.int64), incumbent, value, (settled,))
     free = np.ones(n, dtype=bool)
     free[fixed_one] = free[fixed_zero] = False
     if fixed_one.size + fixed_zero.size == 0:
@@ -278,16 +327,18 @@ class Stages:
 
 
 def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True, seed: np.ndarray | None = None,
-           ceiling: int | None = None) -> Stages:
+           ceiling: int | None = None, relaxation: tuple[int, int] | None = None) -> Stages:
     """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core. ``seed``
-    (a feasible solution of ``problem``) and ``ceiling`` (an upper bound of its optimum) go to ``fix``."""
+    (a feasible solution of ``problem``), ``ceiling`` (an upper bound of its optimum) and
+    ``relaxation`` (a surrogate constraint of ``problem``, kept where presolve changed nothing) go to
+    ``fix``."""
     first = reduction(problem, presolve)
     if first.problem is None or not fixing or first.problem.m != 1:
         return Stages(first)
-    if seed is not None or ceiling is not None:
+    if seed is not None or ceiling is not None or relaxation is not None:
         forced = int(problem.profits[first.forced].sum())
         fixed = fix(first.problem, None if seed is None else np.asarray(seed, dtype=bool)[first.items],
-                    None if ceiling is None else ceiling - forced)
+                    None if ceiling is None else ceiling - forced, None if first.changed else relaxation)
     else:
         fixed = fix(first.problem)
     if fixed.core is None:

@@ -183,7 +183,8 @@ class StateListSolver(DeviceSolver):
             if strengthen and strong is None and lists.count >= STRENGTHEN_STATES:
                 strong = incumbent.strengthen(problem)
                 if strong.value > best:
-                    staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value)
+                    staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value,
+                                    relaxation=strong.bound.relaxation)
                     if staged.searched is None or staged.searched.n <= problem.n * AGAIN_SHARE:
                         return self._again(staged, device, strong)
                     best, chosen, found = strong.value, strong.selected[core.order], None

@@ -132,30 +132,29 @@ def test_fixing_from_a_seed_and_a_ceiling():
 @SETTINGS
 @given(problem=instances(max_n=14), again=st.sampled_from([0.0, 1.0]))
 def test_dp_states_strengthened_at_once_matches_brute_force(problem, again, device, monkeypatch_module):
-    """Every list long enough to strengthen: the search ends at the bound, or goes on from the better
+    """Every list strengthens (``strengthen=1``): the search ends at the bound, or goes on from the better
     incumbent (AGAIN_SHARE 0) or starts again from it (1), and still returns the optimum."""
     monkeypatch_module.setattr(dp_states, "AGAIN_SHARE", again)
-    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, host_states=2)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, host_states=2, strengthen=1)
     assert solution.optimal and solution.value == brute_force(problem)
 
 
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     patch = pytest.MonkeyPatch()
-    patch.setattr(dp_states, "STRENGTHEN_STATES", 1)
     yield patch
     patch.undo()
 
 
 @pytest.mark.parametrize("family, seed", [("subset-sum", 2), ("strongly", 2), ("inverse", 3), ("profit-ceiling", 2)])
 def test_dp_states_proves_large_range_families_through_the_bounds(family, seed, device):
-    """Lists of 2^20 states and more, no dense DP possible: the strengthened incumbent meets the bound,
+    """Lists of 2^22 states and more, no dense DP possible: the strengthened incumbent meets the bound,
     where the plain search stops at max_states."""
     problem = pisinger(family, 3000, 10**10, seed=seed)
     solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=120)
     assert solution.optimal and solution.value == solution.bound
     assert any("long lists" in note for note in solution.notes)
-    plain = clsolve.solve(problem, solver="dp-states", device=device, strengthen=False, max_states=2**20)
+    plain = clsolve.solve(problem, solver="dp-states", device=device, strengthen=0, max_states=2**20)
     assert not plain.optimal and plain.value <= solution.value <= plain.bound
 
 

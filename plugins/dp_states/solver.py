@@ -73,14 +73,14 @@ class StateListSolver(DeviceSolver):
                "on an OpenCL device, any capacity up to 2^62, with items")
 
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
-                 local_size: int | None = None, host_states: int = HOST_STATES, strengthen: bool = True,
+                 local_size: int | None = None, host_states: int = HOST_STATES, strengthen: int = STRENGTHEN_STATES,
                  poison: bool = False):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
         ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
-        on the host (NumPy), longer ones on the device; ``strengthen``: once a list reaches
-        STRENGTHEN_STATES states, the break solution improved by exchanges and the cardinality bounds
+        on the host (NumPy), longer ones on the device; ``strengthen``: once a list reaches this many
+        states (default STRENGTHEN_STATES; 0: never), the break solution improved by exchanges and the cardinality bounds
         (``clsolve.dp.incumbent``) end the search where they meet, and a better incumbent prunes from
         then on (the search starts again where fixing against it leaves half of the items or fewer);
         ``poison`` fills every device buffer with a garbage
@@ -90,7 +90,7 @@ class StateListSolver(DeviceSolver):
         self.fixing = options.flag("fixing", fixing)
         self.local_size = options.power_of_two("local_size", local_size)
         self.host_states = options.integer("host_states", host_states, minimum=0)
-        self.strengthen = options.flag("strengthen", strengthen)
+        self.strengthen = options.integer("strengthen", strengthen, minimum=0)
         self.poison = options.flag("poison", poison)
 
     # -- planning ----------------------------------------------------------------------------
@@ -156,12 +156,14 @@ class StateListSolver(DeviceSolver):
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
         where it reaches the bound)."""
-        solution = staged.solve(lambda searched: self._search(searched, device, staged.floor, False),
+        solution = staged.solve(lambda searched: self._search(searched, device, staged.floor, 0),
                                 self.name, device.label)
         return _capped(solution, strong)
 
     # long: the level loop with its stopping rules, the move between host and device, the incumbent
-    def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: bool) -> Solution:
+    def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: int) -> Solution:
+        """The level loop over ``problem`` (a searched core) from incumbent ``floor``; lists of
+        ``strengthen`` states (0: none) strengthen the incumbent and the bound once."""
         began = time.perf_counter()
         core = Core.of(problem)
         value, chosen = core.greedy()
@@ -180,7 +182,7 @@ class StateListSolver(DeviceSolver):
         level_seconds = {"host": 0.0, "device": 0.0}
         strong: Strengthened | None = None
         while lists.count and not core.done():
-            if strengthen and strong is None and lists.count >= STRENGTHEN_STATES:
+            if strengthen and strong is None and lists.count >= strengthen:
                 strong = incumbent.strengthen(problem)
                 if strong.value > best:
                     staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value,

@@ -204,7 +204,7 @@ class _Sweep:
                 self.program.kernel("lcs_masks").set(a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m),
                                                      words=words, sigma=np.uint32(sigma)
                                                      ).enqueue(queue, (_round(geo.words, 64),), None)
-            # no wait: the queue is in order, so the sweep's launch starts after these
+            queue.finish()
 
     def run(self, store: RowStore | None, mirror: _Sweep | None = None) -> cl.Event | None:
         """Enqueue the sweep; with ``store``, each block diagonal's blocks (each stripe) go to its chunk.

@@ -131,8 +131,7 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
         m=np.uint32(problem.m), rows=np.uint32(geo.rows)
     ).enqueue(queue, (stripes * sweep.trace_size,), (sweep.trace_size,))
     ends = np.empty_like(starts)
-    cl.enqueue_copy(queue, ends, states)                     # done once the pairs' blocking read returns
-    positions = _positions(device, pairs, capacity, length)
+    cl.enqueue_copy(queue, ends, states, is_blocking=True)
     expected = np.stack([columns[:-1], rows[:-1], length - left[:-1]], axis=1)
     # a walk that reaches row 0 (or stripe 0's walk, column 0) stops there: its column is any
     stopped = (rows[:-1] == 0) | (np.arange(stripes) == 0)
@@ -140,4 +139,4 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     if not (ends[:, :3] == expected).all() or (np.minimum(ends[stopped, 0], ends[stopped, 1]) != 0).any():
         raise SolutionCheckError(f"wavefront LCS trace-back by stripes: walks ended at {ends[:, :3].tolist()}, "
                                  f"the next stripes' entries are {expected.tolist()}")
-    return positions
+    return _positions(device, pairs, capacity, length)

@@ -83,8 +83,11 @@ def run(args) -> dict:
     solver = args.solver or "auto"
     print(f"device: {device.label}; solver {solver}; {limit} s per instance", file=sys.stderr)
     ortools = ortools_solve(Knapsack([1], [1], 1)) is not None
-    warm = jooken(40, 10**6, 10, 0.2, 0, 100)  # kernels built beforehand: searches, dense DP passes of 1 to 4 items
-    for name, options in (("bnb", {}), ("dp-states", {}), *(("dp-rows", {"items_per_launch": k}) for k in (1, 2, 3, 4))):
+    # kernels built beforehand: the searches, and dense DP passes of 1 to 4 items, chained (short rows) and
+    # launched one by one (long rows)
+    warm = jooken(40, 10**6, 10, 0.2, 0, 100)
+    dense = (("dp-rows", {"items_per_launch": k, "chain": chain}) for k in (1, 2, 3, 4) for chain in (None, 1))
+    for name, options in (("bnb", {}), ("dp-states", {}), *dense):
         api.solve(warm, solver=name, device=device, **options)
     sets = {"jooken-dev": _development_sample(data_root(args.data)), "jooken-generated": _generated(args.quick),
             "pisinger": _families(args.quick)}

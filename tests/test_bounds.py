@@ -148,10 +148,11 @@ def monkeypatch_module():
 
 @pytest.mark.parametrize("family, seed", [("subset-sum", 2), ("strongly", 2), ("inverse", 3), ("profit-ceiling", 2)])
 def test_dp_states_proves_large_range_families_through_the_bounds(family, seed, device):
-    """Lists of 2^22 states and more, no dense DP possible: the strengthened incumbent meets the bound,
-    where the plain search stops at max_states."""
+    """Lists of 2^22 states and more (the threshold lowered from its default to keep the test short),
+    no dense DP possible: the strengthened incumbent meets the bound, where the plain search stops at
+    max_states."""
     problem = pisinger(family, 3000, 10**10, seed=seed)
-    solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=120)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=120, strengthen=2**22)
     assert solution.optimal and solution.value == solution.bound
     assert any("long lists" in note for note in solution.notes)
     plain = clsolve.solve(problem, solver="dp-states", device=device, strengthen=0, max_states=2**20)

@@ -59,8 +59,9 @@ OPEN_GAP_MARGIN = 10
 FIRST_RATES = {"host": (5e-5, 1e-7), "gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
 #: Lists of this many states make the search strengthen its incumbent and bound (once); where the
 #: incumbent improves, the search starts again if fixing against it leaves at most AGAIN_SHARE of the
-#: items, and goes on with it otherwise.
-STRENGTHEN_STATES = 2**22
+#: items, and goes on with it otherwise. Above the longest lists of the searches that end by
+#: themselves in `clsolve bench hard-kp` (3.1e7 states), far below those that explode (5e8).
+STRENGTHEN_STATES = 2**25
 AGAIN_SHARE = 0.5
 #: Sums of weights and of profits must stay below these (states are 64-bit; a bound adds up to 2^62
 #: to a profit).

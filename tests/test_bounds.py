@@ -28,8 +28,9 @@ def instances(draw, max_n=13):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     spread = draw(st.sampled_from([5, 100, 10**9]))
     weights = rng.integers(1, spread + 1, n)
-    kind = draw(st.sampled_from(["uncorrelated", "strong", "inverse", "subset", "ceiling"]))
-    profits = {"uncorrelated": rng.integers(1, spread + 1, n), "strong": weights + max(spread // 10, 1),
+    kind = draw(st.sampled_from(["uncorrelated", "strong", "inverse", "subset", "ceiling", "huge"]))
+    profits = {"uncorrelated": rng.integers(1, spread + 1, n), "huge": rng.integers(1, 2**57, n),
+               "strong": weights + max(spread // 10, 1),
                "inverse": np.maximum(weights - max(spread // 10, 1), 1), "subset": weights.copy(),
                "ceiling": 3 * -(-weights // 3)}[kind]
     capacity = draw(st.integers(int(weights.max()), int(weights.sum())))
@@ -194,3 +195,14 @@ def _exhaustive(problem):
         if int(w[x].sum()) <= c and int(p[x].sum()) > best:
             best, chosen = int(p[x].sum()), x
     return Solution(value=best, selected=chosen, optimal=True, solver="test", device="host", timings=Timings())
+
+
+def test_bounds_with_profits_near_two_to_the_60():
+    """Multipliers up to the largest profit (7.7e17): the search's grid, made in floating point, stays
+    within its range."""
+    problem = clsolve.Knapsack([502706537664465855, 746342884606007751, 766859003613767883], [392, 551, 852], 897)
+    p, w, c = _arrays(problem)
+    optimum = brute_force(problem)
+    assert bounds.upper_bound(p, w, c, 0).value >= optimum == 766859003613767883
+    solution = clsolve.solve(problem, solver="dp-states", strengthen=1)
+    assert solution.optimal and solution.value == optimum

@@ -104,7 +104,8 @@ def _search(cost, high: int) -> int:
     multiplier)."""
     if high <= 0:
         return 0
-    grid = sorted({0, high, *np.unique(np.geomspace(1, high, GRID).astype(np.int64)).tolist()})
+    points = np.geomspace(1, high, GRID).astype(np.int64)   # a float's rounding can pass high
+    grid = sorted({0, high, *np.unique(np.clip(points, 0, high)).tolist()})
     values = [cost(x) for x in grid]
     k = int(np.argmin(values))
     best, best_value = grid[k], values[k]
@@ -127,12 +128,13 @@ def _search(cost, high: int) -> int:
         for x, f in ((a, fa), (b, fb)):
             if f < best_value:
                 best, best_value = round(x), f
-    return best
+    return min(max(best, 0), high)
 
 
 def _exact(bound, found: int, high: int) -> tuple[int, int]:
     """(bound, multiplier): the least exact ``bound`` at ``found`` and its neighbours within EXACT_SPAN
     (the search rounds its points to integers, and floating point can hide a unit's difference)."""
+    found = min(max(found, 0), high)
     return min((bound(x), x) for x in range(max(found - EXACT_SPAN, 0), min(found + EXACT_SPAN, high) + 1))
 
 

@@ -155,39 +155,68 @@ def fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None =
     return _fix(problem, seed, ceiling, relaxation)
 
 
-def fixed_by(profits: np.ndarray, weights: np.ndarray, capacity: int, value: int) -> tuple[np.ndarray, np.ndarray]:
-    """Items (indices) that every solution worth more than ``value`` takes, and items none takes, where
-    those solutions satisfy sum w_j x_j <= capacity (weights >= 1): MT2's bounds, Dantzig's with the
-    item flipped against the break solution, at most ``value``. An item heavier than ``capacity`` is
-    taken by none."""
-    n = weights.size
-    heavy = np.flatnonzero(weights > capacity)
-    order = sort_by_ratio(profits, weights)
-    w, p = weights[order], profits[order]
+@dataclass
+class _Flips:
+    """MT2's bounds of a knapsack whose items are in ratio order (items 0 .. b-1 fit, b does not): for
+    j < b, U0(j), Dantzig's bound without j, the feasible value met on the way (the prefix that fits
+    with j left out) and where it ends; for j >= b the same with j taken (U1; -1 where j alone does
+    not fit)."""
+
+    b: int
+    upper0: np.ndarray
+    feasible0: np.ndarray
+    end0: np.ndarray
+    upper1: np.ndarray
+    feasible1: np.ndarray
+    end1: np.ndarray
+
+
+def _flips(w: np.ndarray, p: np.ndarray, capacity: int) -> _Flips | None:
+    """The flipped bounds of the items ``w``, ``p`` (ratio order, weights >= 1); None where they all fit."""
+    n = w.size
     prefix_w = np.concatenate([[0], np.cumsum(w)])
     prefix_p = np.concatenate([[0], np.cumsum(p)])
     if prefix_w[-1] <= capacity:
-        return np.zeros(0, np.int64), heavy
-    b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1
+        return None
+    b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1     # items 0 .. b-1 fit, b does not
     exact = int(w.max()) * int(p.max()) < 2**62
 
     def fraction(room: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """floor(room * p[at] / w[at]), or more (an upper bound, exact where int64 allows)."""
         at = np.minimum(at, n - 1)
         if exact:
             return room * p[at] // w[at]
         return np.floor(room.astype(np.float64) * p[at] / w[at] * (1 + 1e-12)).astype(np.int64) + 1
 
-    before, after = np.arange(b), np.arange(b, n)
+    # U0(j), j < b: without j, greedy from the start reaches i0 = the last prefix that fits C + w_j
+    before = np.arange(b)
     i0 = np.searchsorted(prefix_w, capacity + w[before], side="right") - 1
-    upper0 = prefix_p[i0] - p[before] + np.where(i0 < n, fraction(capacity + w[before] - prefix_w[i0], i0), 0)
+    feasible0 = prefix_p[i0] - p[before]
+    upper0 = feasible0 + np.where(i0 < n, fraction(capacity + w[before] - prefix_w[i0], i0), 0)
+    # U1(j), j >= b: with j, the others fill C - w_j greedily up to i1 (< b <= j)
+    after = np.arange(b, n)
     i1 = np.searchsorted(prefix_w, capacity - w[after], side="right") - 1
     fits = i1 >= 0
     i1 = np.maximum(i1, 0)
-    upper1 = np.where(fits, p[after] + prefix_p[i1] + fraction(capacity - w[after] - prefix_w[i1], i1), -1)
-    return order[before[upper0 <= value]], np.union1d(order[after[upper1 <= value]], heavy)
+    feasible1 = np.where(fits, p[after] + prefix_p[i1], -1)
+    upper1 = np.where(fits, feasible1 + fraction(capacity - w[after] - prefix_w[i1], i1), -1)
+    return _Flips(b, upper0, feasible0, i0, upper1, feasible1, i1)
 
 
-# long: MT2's reduction bounds in one pass over shared prefix sums and binary searches
+def fixed_by(profits: np.ndarray, weights: np.ndarray, capacity: int, value: int) -> tuple[np.ndarray, np.ndarray]:
+    """Items (indices) that every solution worth more than ``value`` takes, and items none takes, where
+    those solutions satisfy sum w_j x_j <= capacity (weights >= 1): MT2's bounds, Dantzig's with the
+    item flipped against the break solution, at most ``value``. An item heavier than ``capacity`` is
+    taken by none."""
+    heavy = np.flatnonzero(weights > capacity)
+    order = sort_by_ratio(profits, weights)
+    flips = _flips(weights[order], profits[order], capacity)
+    if flips is None:
+        return np.zeros(0, np.int64), heavy
+    ones = order[np.flatnonzero(flips.upper0 <= value)]
+    return ones, np.union1d(order[flips.b + np.flatnonzero(flips.upper1 <= value)], heavy)
+
+
 def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None,
          relaxation: tuple[int, int] | None = None) -> Fixing:
     n = problem.n
@@ -201,43 +230,21 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
         return unchanged(problem)
     order = ratio_order(problem)
     w, p = weights[order], profits[order]
-    prefix_w = np.concatenate([[0], np.cumsum(w)])
-    prefix_p = np.concatenate([[0], np.cumsum(p)])
-    if prefix_w[-1] <= capacity:
+    flips = _flips(w, p, capacity)
+    if flips is None:
         return unchanged(problem)  # everything fits: presolve's loose-dimension rule takes all
-    b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1     # items 0 .. b-1 fit, b does not
-    exact = int(w.max()) * int(p.max()) < 2**62
+    b = flips.b
     # the incumbent: the greedy prefix, then later items that still fit, in ratio order
     chosen = greedy(w, capacity, b)
     best = int(p[chosen].sum())
-
-    def fraction(room: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """floor(room * p[at] / w[at]) (an upper bound, exact where int64 allows)."""
-        at = np.minimum(at, n - 1)
-        if exact:
-            return room * p[at] // w[at]
-        return np.floor(room.astype(np.float64) * p[at] / w[at]).astype(np.int64) + 1
-
-    # U0(j), j < b: without j, greedy from the start reaches i0 = the last prefix that fits C + w_j
-    before = np.arange(b)
-    i0 = np.searchsorted(prefix_w, capacity + w[before], side="right") - 1
-    room0 = capacity + w[before] - prefix_w[i0]
-    feasible0 = prefix_p[i0] - p[before]
-    upper0 = feasible0 + np.where(i0 < n, fraction(room0, i0), 0)
-    # U1(j), j >= b: with j, the others fill C - w_j greedily up to i1 (< b <= j)
-    after = np.arange(b, n)
-    i1 = np.searchsorted(prefix_w, capacity - w[after], side="right") - 1
-    room1 = capacity - w[after] - prefix_w[i1]
-    feasible1 = p[after] + prefix_p[i1]
-    upper1 = feasible1 + fraction(room1, i1)
     # the solutions met on the way improve the incumbent
     candidates: list[tuple[int, tuple[str, int, int] | None]] = [(best, None)]
-    if before.size:
-        j = int(np.argmax(feasible0))
-        candidates.append((int(feasible0[j]), ("without", j, int(i0[j]))))
-    if after.size:
-        j = int(np.argmax(feasible1))
-        candidates.append((int(feasible1[j]), ("with", b + j, int(i1[j]))))
+    if b:
+        j = int(np.argmax(flips.feasible0))
+        candidates.append((int(flips.feasible0[j]), ("without", j, int(flips.end0[j]))))
+    if b < n:
+        j = int(np.argmax(flips.feasible1))
+        candidates.append((int(flips.feasible1[j]), ("with", b + j, int(flips.end1[j]))))
     if seed is not None:
         candidates.append((int(profits[seed].sum()), ("seed", 0, 0)))
     value, how = max(candidates, key=lambda c: c[0])
@@ -249,8 +256,8 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
         else:
             chosen[:upto] = True
             chosen[j] = kind == "with"
-    fixed_one = before[upper0 <= value]
-    fixed_zero = after[upper1 <= value]
+    fixed_one = np.flatnonzero(flips.upper0 <= value)
+    fixed_zero = b + np.flatnonzero(flips.upper1 <= value)
     incumbent = np.zeros(n, dtype=bool)
     incumbent[order[chosen]] = True
     settled = None

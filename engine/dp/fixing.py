@@ -217,6 +217,7 @@ def fixed_by(profits: np.ndarray, weights: np.ndarray, capacity: int, value: int
     return ones, np.union1d(order[flips.b + np.flatnonzero(flips.upper1 <= value)], heavy)
 
 
+# long: the incumbent from the flipped bounds' solutions (or the seed), the items they fix, and the core
 def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None,
          relaxation: tuple[int, int] | None = None) -> Fixing:
     n = problem.n

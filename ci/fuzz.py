@@ -69,6 +69,12 @@ def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
     elif family == "big-profits":
         total = rng.choice([2**31, 2**40, 2**61])  # profit sums past 2^31 and near 2^62
         p = [rng.randint(total // (2 * n), total // n) for _ in range(n)]
+    elif family == "repeated-items":  # a few (profit, weights) types, most items equal to another
+        types = rng.randint(1, 4)
+        kinds = [(rng.randint(0, top), [rng.randint(1, top) for _ in range(m)]) for _ in range(types)]
+        drawn = [kinds[rng.randrange(types)] for _ in range(n)]
+        p = [kind[0] for kind in drawn]
+        w = np.array([kind[1] for kind in drawn], dtype=object).reshape(n, m)
     else:
         p = [rng.randint(0, top) for _ in range(n)]
     total = w.sum(axis=0)
@@ -96,7 +102,7 @@ def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
 
 KNAPSACK_FAMILIES = ("uncorrelated", "strongly-correlated", "inversely-correlated", "subset-sum", "equal-weights",
                      "equal-profits", "zero-weight", "zero-profit", "heavy-items", "capacity-zero",
-                     "capacity-total", "huge-capacity", "big-profits")
+                     "capacity-total", "huge-capacity", "big-profits", "repeated-items")
 
 
 def lcs(rng: random.Random, family: str) -> LCS:
@@ -185,10 +191,12 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                              "poison": True}))
         out.append(("bnb", {"host_threshold": pick([0, 64, 4096]), "dominance": pick([True, False]),
                             "fixing": pick([True, False]), "presolve": pick([True, False]),
+                            "aggregate": pick([True, False]),
                             **({"max_nodes": 256} if rng.random() < 0.2 else {}),
                             # branch and bound may take exponential time: always anytime here
                             "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
         out.append(("dp-states", {"fixing": pick([True, False]), "poison": True, "strengthen": pick([0, 1, 64, 2**22]),
+                                  "aggregate": pick([True, False]),
                                   "local_size": pick([None, 32, 64]), "host_states": pick([0, 2, 4096]),
                                   **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
                                   "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))

@@ -20,6 +20,8 @@ import numpy as np
 from ..plugin import cache
 from ..problems import Knapsack
 from ..solution import Solution, Timings
+from . import multiplicity
+from .multiplicity import Aggregation
 from .presolve import Reduction, reduction
 
 #: Float ratios closer than this (relative) may be in the wrong order; far above the error of a
@@ -299,15 +301,21 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
 
 @dataclass
 class Stages:
-    """What a 0-1 knapsack solver searches after presolve, fixing by bounds and presolve of the core,
-    and the way back to the original problem. ``searched`` is None when nothing is left to decide."""
+    """What a 0-1 knapsack solver searches after presolve, fixing by bounds, presolve of the core and
+    the multiplicity reduction, and the way back to the original problem. ``searched`` is None when
+    nothing is left to decide."""
 
     first: Reduction
     fixed: Fixing | None = None
     core: Reduction | None = None
+    merged: Aggregation | None = None
 
     @property
     def searched(self) -> Knapsack | None:
+        return self.merged.problem if self.merged is not None else self._unmerged
+
+    @property
+    def _unmerged(self) -> Knapsack | None:
         if self.fixed is None:
             return self.first.problem
         return None if self.core is None else self.core.problem
@@ -323,23 +331,35 @@ class Stages:
     def solve(self, search: Callable[[Knapsack], Solution], solver: str, device: str) -> Solution:
         """``search``'s solution of ``searched``, expanded to the original problem (or the trivial
         solution where a stage left nothing to decide)."""
-        first, fixed, core = self.first, self.fixed, self.core
+        first, fixed, core, merged = self.first, self.fixed, self.core, self.merged
+        run = search if merged is None else lambda _: merged.expand(search(merged.problem))
         if first.problem is None:
             return first.trivial(solver, device)
         if fixed is None:
-            return first.expand(search(first.problem))
+            return first.expand(run(first.problem))
         if core is None:
             return first.expand(fixed.trivial(solver, device))
-        inner = core.trivial(solver, device) if core.problem is None else core.expand(search(core.problem))
+        inner = core.trivial(solver, device) if core.problem is None else core.expand(run(core.problem))
         return first.expand(fixed.expand(inner))
 
 
 def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True, seed: np.ndarray | None = None,
-           ceiling: int | None = None, relaxation: tuple[int, int] | None = None) -> Stages:
-    """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core. ``seed``
-    (a feasible solution of ``problem``), ``ceiling`` (an upper bound of its optimum) and
+           ceiling: int | None = None, relaxation: tuple[int, int] | None = None,
+           aggregate: bool = True) -> Stages:
+    """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core, then
+    (``aggregate``) equal items of what is left as one bounded type (``clsolve.dp.multiplicity``).
+    ``seed`` (a feasible solution of ``problem``), ``ceiling`` (an upper bound of its optimum) and
     ``relaxation`` (a surrogate constraint of ``problem``, kept where presolve changed nothing) go to
     ``fix``."""
+    staged = _staged(problem, presolve, fixing, seed, ceiling, relaxation)
+    searched = staged.searched
+    if aggregate and searched is not None:
+        staged.merged = multiplicity.aggregate(searched)
+    return staged
+
+
+def _staged(problem: Knapsack, presolve: bool, fixing: bool, seed: np.ndarray | None, ceiling: int | None,
+            relaxation: tuple[int, int] | None) -> Stages:
     first = reduction(problem, presolve)
     if first.problem is None or not fixing or first.problem.m != 1:
         return Stages(first)

@@ -65,7 +65,7 @@ class BranchAndBoundSolver(DeviceSolver):
     def __init__(self, max_nodes: int | None = None, host_threshold: int = HOST_THRESHOLD,
                  local_size: int | None = None, presolve: bool = True, dominance: bool = True,
                  dominance_max_nodes: int = DOMINANCE_MAX_NODES, fixing: bool = True,
-                 memory_limit: int | None = None):
+                 memory_limit: int | None = None, aggregate: bool = False):
         """``max_nodes`` caps the list (default: what the device holds; at least ``MIN_NODES``, below
         which the chunks of the list would be explored almost node by node), beyond which the list is
         explored in chunks; ``memory_limit`` caps the host bytes of lists and records (default: half of
@@ -76,7 +76,9 @@ class BranchAndBoundSolver(DeviceSolver):
         larger and decided profit no smaller: the same items remain for both, so the dominated one
         cannot lead further); the host does it, so device lists are filtered while they hold at most
         ``dominance_max_nodes`` nodes. ``fixing`` first fixes every item the bounds decide
-        (``clsolve.dp.fixing``, as MT2 does) and searches only the core that is left."""
+        (``clsolve.dp.fixing``, as MT2 does) and searches only the core that is left. ``aggregate``
+        searches equal items as one type of 1, 2, 4, ... copies (``clsolve.dp.multiplicity``); off by
+        default: the nodes drop, but the host's greedy bound visits more of the lighter blocks."""
         self.max_nodes = options.integer("max_nodes", max_nodes, minimum=MIN_NODES, none=True)
         self.host_threshold = options.integer("host_threshold", host_threshold, minimum=0)
         self.local_size = options.power_of_two("local_size", local_size)
@@ -85,6 +87,7 @@ class BranchAndBoundSolver(DeviceSolver):
         self.dominance_max_nodes = options.integer("dominance_max_nodes", dominance_max_nodes, minimum=0)
         self.fixing = options.flag("fixing", fixing)
         self.memory_limit = options.integer("memory_limit", memory_limit, minimum=2**20, none=True)
+        self.aggregate = options.flag("aggregate", aggregate)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -105,7 +108,7 @@ class BranchAndBoundSolver(DeviceSolver):
         return max(2, min(limit, self.max_nodes or limit))
 
     def _stages(self, problem: Knapsack) -> Stages:
-        return stages(problem, self.presolve, self.fixing)
+        return stages(problem, self.presolve, self.fixing, aggregate=self.aggregate)
 
     def _searched(self, problem: Knapsack) -> Knapsack | None:
         return self._stages(problem).searched

@@ -75,7 +75,7 @@ class StateListSolver(DeviceSolver):
 
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
                  local_size: int | None = None, host_states: int = HOST_STATES, strengthen: int = STRENGTHEN_STATES,
-                 poison: bool = False):
+                 aggregate: bool = True, poison: bool = False):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
@@ -84,6 +84,7 @@ class StateListSolver(DeviceSolver):
         states (default STRENGTHEN_STATES; 0: never), the break solution improved by exchanges and the cardinality bounds
         (``clsolve.dp.incumbent``) end the search where they meet, and a better incumbent prunes from
         then on (the search starts again where fixing against it leaves half of the items or fewer);
+        ``aggregate`` searches equal items as one type of 1, 2, 4, ... copies (``clsolve.dp.multiplicity``);
         ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
@@ -92,6 +93,7 @@ class StateListSolver(DeviceSolver):
         self.local_size = options.power_of_two("local_size", local_size)
         self.host_states = options.integer("host_states", host_states, minimum=0)
         self.strengthen = options.integer("strengthen", strengthen, minimum=0)
+        self.aggregate = options.flag("aggregate", aggregate)
         self.poison = options.flag("poison", poison)
 
     # -- planning ----------------------------------------------------------------------------
@@ -109,7 +111,7 @@ class StateListSolver(DeviceSolver):
         return None
 
     def _stages(self, problem: Knapsack) -> Stages:
-        return stages(problem, True, self.fixing)
+        return stages(problem, True, self.fixing, aggregate=self.aggregate)
 
     def _local_size(self, device: Device) -> int:
         return work_group_size(device.max_work_group_size, self.local_size)
@@ -187,7 +189,7 @@ class StateListSolver(DeviceSolver):
                 strong = incumbent.strengthen(problem)
                 if strong.value > best:
                     staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value,
-                                    relaxation=strong.bound.relaxation)
+                                    relaxation=strong.bound.relaxation, aggregate=self.aggregate)
                     if staged.searched is None or staged.searched.n <= problem.n * AGAIN_SHARE:
                         return self._again(staged, device, strong)
                     best, chosen, found = strong.value, strong.selected[core.order], None

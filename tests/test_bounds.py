@@ -4,6 +4,7 @@ closed forms on strongly and inversely correlated instances, divisibility; excha
 feasible and fill subset sums to the unit; fixing from a seed and a ceiling; dp-states strengthening
 its search (triggered at any list length) against brute force, and proving large-range Pisinger
 instances through the bounds."""
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -63,6 +64,25 @@ def test_dantzig_is_the_exact_lp_bound(problem):
         take = min(Fraction(1), room / int(w[j]))
         total, room = total + take * int(p[j]), room - take * int(w[j])
     assert bounds.dantzig(p, w, c) == int(total)   # floor of the LP optimum
+
+
+@SETTINGS
+@given(problem=instances())
+def test_martello_toth_lies_between_the_optimum_and_u2(problem):
+    """At least the optimum, at most Dantzig's bound and at most [MT77]'s U2 as printed (the branches
+    bounded by the items next to the break item)."""
+    p, w, c = _arrays(problem)
+    found = bounds.martello_toth(p, w, c)
+    if found is None:
+        assert int(w.sum()) <= c
+        return
+    order = sorted(range(problem.n), key=lambda j: -Fraction(int(p[j]), int(w[j])))
+    ps, ws = [int(p[j]) for j in order], [int(w[j]) for j in order]
+    s = next(i for i in range(len(ws)) if sum(ws[:i + 1]) > c)
+    room, before = c - sum(ws[:s]), sum(ps[:s])
+    u0 = before + (room * ps[s + 1] // ws[s + 1] if s + 1 < len(ws) else 0)
+    u1 = math.floor(before + ps[s] - Fraction((ws[s] - room) * ps[s - 1], ws[s - 1])) if s else ps[s]
+    assert brute_force(problem) <= found <= min(bounds.dantzig(p, w, c), max(u0, u1))
 
 
 def test_max_cardinality_bound_of_strongly_correlated_items():

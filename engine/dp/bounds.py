@@ -1,6 +1,6 @@
-"""Upper bounds of the 0-1 knapsack (m = 1) for the whole problem, tighter than Dantzig's where the
-instance has structure: surrogate relaxations with a cardinality constraint and divisibility
-([MPT99]).
+"""Upper bounds of the 0-1 knapsack (m = 1) for the whole problem, tighter than Dantzig's: Martello
+and Toth's, branching on the break item ([MT77]); where the instance has structure, surrogate
+relaxations with a cardinality constraint and divisibility ([MPT99]).
 
 * Maximum cardinality: no feasible solution takes more than K_max items (K_max = how many of the
   lightest items fit). For lambda >= 0 every feasible x satisfies the surrogate constraint
@@ -40,8 +40,8 @@ EXACT_SPAN = 2
 
 @dataclass(frozen=True)
 class Bound:
-    """An upper bound and what gave it: "dantzig", "max-cardinality", "min-cardinality" (each possibly
-    followed by ", divisibility")."""
+    """An upper bound and what gave it: "dantzig", "martello-toth", "max-cardinality", "min-cardinality"
+    (each possibly followed by ", divisibility")."""
 
     value: int
     source: str
@@ -80,6 +80,21 @@ def dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> int:
         return full
     room = capacity - (int(prefix_w[b - 1]) if b else 0)
     return full + room * int(p[b]) // int(w[b])
+
+
+def martello_toth(profits: np.ndarray, weights: np.ndarray, capacity: int) -> int | None:
+    """[MT77]'s bound U2 with each branch bounded by its LP: the larger of Dantzig's bound without the
+    break item b and p_b plus Dantzig's bound of the others in c - w_b (U2 bounds the two branches by
+    the items next to b only, so this is at most U2, and at most Dantzig's bound). None where every
+    item fits. Weights >= 1, each at most ``capacity``."""
+    order = sort_by_ratio(profits, weights)
+    b = int(np.searchsorted(np.cumsum(weights[order]), capacity, side="right"))
+    if b == weights.size:
+        return None
+    others = np.delete(order, b)
+    p, w = profits[others], weights[others]
+    slack = order[b]
+    return max(dantzig(p, w, capacity), int(profits[slack]) + dantzig(p, w, capacity - int(weights[slack])))
 
 
 def _float_dantzig(profits: np.ndarray, weights: np.ndarray, capacity: float) -> float:
@@ -169,11 +184,14 @@ def min_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int,
 
 
 def upper_bound(profits: np.ndarray, weights: np.ndarray, capacity: int, incumbent: int) -> Bound:
-    """The least of Dantzig's bound and both cardinality bounds (the minimum one with T = incumbent + 1),
-    rounded down to a multiple of the profits' greatest common divisor; never below ``incumbent`` (a
-    feasible value). Weights >= 1, each at most ``capacity``, sums below SUM_LIMIT."""
+    """The least of Dantzig's, Martello and Toth's and both cardinality bounds (the minimum one with
+    T = incumbent + 1), rounded down to a multiple of the profits' greatest common divisor; never
+    below ``incumbent`` (a feasible value). Weights >= 1, each at most ``capacity``, sums below SUM_LIMIT."""
     profits, weights = profits.astype(np.int64), weights.astype(np.int64)
     best = Bound(dantzig(profits, weights, capacity), "dantzig")
+    branched = martello_toth(profits, weights, capacity)
+    if branched is not None and branched < best.value:
+        best = Bound(branched, "martello-toth")
     found = max_cardinality(profits, weights, capacity)
     if found is not None and found[0] < best.value:
         best = Bound(found[0], "max-cardinality", found[1], found[2])

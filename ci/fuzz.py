@@ -201,9 +201,11 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                                   **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
                                   "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
         out.append(("mkp-bnb", {"batch": pick([1, 16, 4096]), "presolve": pick([True, False]),
+                                "host_nodes": pick([0, 1, 4096]),
                                 **({"max_nodes": pick([1, 64, 1024])} if rng.random() < 0.2 else {}),
                                 "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
         out.append(("mkp-dfs", {"slots": pick([1, 64, 4096]), "presolve": pick([True, False]), "poison": True,
+                                "host_nodes": pick([0, 1, 4096]),
                                 "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
     for _, options in out:  # no case may hang the campaign: a solver past this counts as "time limit"
         options.setdefault("time_limit", CASE_SECONDS)

@@ -35,9 +35,10 @@ def multidimensional(draw, max_n=12, max_m=30):
 
 
 @SETTINGS
-@given(problem=multidimensional(), batch=st.sampled_from([1, 3, 4096]), presolve=st.booleans())
-def test_random_instances_match_brute_force(problem, batch, presolve):
-    solution = clsolve.solve(problem, solver="mkp-bnb", batch=batch, presolve=presolve)
+@given(problem=multidimensional(), batch=st.sampled_from([1, 3, 4096]), presolve=st.booleans(),
+       host_nodes=st.sampled_from([0, 1, 4096]))
+def test_random_instances_match_brute_force(problem, batch, presolve, host_nodes):
+    solution = clsolve.solve(problem, solver="mkp-bnb", batch=batch, presolve=presolve, host_nodes=host_nodes)
     assert solution.optimal and solution.value == brute_force(problem)
 
 
@@ -49,8 +50,9 @@ def test_surrogate_bound_is_never_below_the_optimum(problem):
     assert int(root[0]) >= brute_force(problem)
 
 
-#: The two searches over the same relaxation: on the host, and on the device with poisoned buffers.
-SEARCHES = [("mkp-bnb", {}), ("mkp-dfs", {"poison": True})]
+#: The two searches over the same relaxation, on the host and on the device with poisoned buffers, each
+#: without the host walk (which settles these instances by default), and the walk.
+SEARCHES = [("mkp-bnb", {"host_nodes": 0}), ("mkp-dfs", {"poison": True, "host_nodes": 0}), ("mkp-bnb", {})]
 
 
 @pytest.mark.parametrize("solver, options", SEARCHES)
@@ -94,7 +96,7 @@ def _hard_optimum() -> int:
 def test_limits_return_a_checked_answer_that_brackets_the_optimum(limit):
     problem = _hard()
     optimum = _hard_optimum()
-    stopped = clsolve.solve(problem, solver="mkp-bnb", **limit)
+    stopped = clsolve.solve(problem, solver="mkp-bnb", host_nodes=0, **limit)
     assert not stopped.optimal and stopped.value <= optimum <= stopped.bound
     assert any("time limit" in note or "max_nodes" in note for note in stopped.notes)
 
@@ -109,9 +111,10 @@ def test_plan_names_the_root_bound_and_the_search_its_multipliers():
     problem = _hard(30, 3)
     plan = clsolve.plan(problem, solver="mkp-bnb")
     assert plan.details["root_bound"] >= plan.details["greedy"] >= 0 and plan.host_buffers["open nodes"] > 0
-    solution = clsolve.solve(problem, solver="mkp-bnb")
-    assert plan.details["greedy"] <= solution.value <= plan.details["root_bound"]
-    assert len(solution.stats["multipliers"]) == 3 and max(solution.stats["multipliers"]) == 1.0
+    for host_nodes in (0, 4096):      # the search's fitted multipliers, or the walk's (the fixing's prices)
+        solution = clsolve.solve(problem, solver="mkp-bnb", host_nodes=host_nodes)
+        assert plan.details["greedy"] <= solution.value <= plan.details["root_bound"]
+        assert len(solution.stats["multipliers"]) == 3 and max(solution.stats["multipliers"]) == 1.0
 
 
 def test_one_capacity_is_left_to_the_one_dimensional_solvers():

@@ -20,15 +20,18 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 @SETTINGS
-@given(problem=multidimensional(), slots=st.sampled_from([1, 64, 4096]), presolve=st.booleans())
-def test_random_instances_match_brute_force(problem, slots, presolve, device):
-    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, slots=slots, presolve=presolve, poison=True)
+@given(problem=multidimensional(), slots=st.sampled_from([1, 64, 4096]), presolve=st.booleans(),
+       host_nodes=st.sampled_from([0, 0, 1, 4096]))
+def test_random_instances_match_brute_force(problem, slots, presolve, host_nodes, device):
+    """host_nodes = 0: the device alone; 1: a walk that gives up at once; 4096: the walk finishes."""
+    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, slots=slots, presolve=presolve, poison=True,
+                             host_nodes=host_nodes)
     assert solution.optimal and solution.value == brute_force(problem)
 
 
 def test_many_launches_and_splits_reach_the_optimum(device):
     """A tree too large for one launch: subtrees are split between launches, the optimum found."""
-    solution = clsolve.solve(_hard(), solver="mkp-dfs", device=device, slots=64, poison=True)
+    solution = clsolve.solve(_hard(), solver="mkp-dfs", device=device, slots=64, poison=True, host_nodes=0)
     assert solution.optimal and solution.value == _hard_optimum()
     assert solution.stats["batches"] > 1 and solution.stats["longest"] > 1
     timings = solution.timings         # the walk's phases apart from the host's
@@ -116,14 +119,14 @@ def test_time_limit_is_kept_and_the_answer_brackets_the_optimum(limit, device):
     assert time.perf_counter() - began <= limit + max(0.1 * limit, 0.05)
     assert not solution.optimal and solution.value <= solution.bound
     small = _hard()
-    stopped = clsolve.solve(small, solver="mkp-dfs", device=device, slots=64, time_limit=0.0)
+    stopped = clsolve.solve(small, solver="mkp-dfs", device=device, slots=64, time_limit=0.0, host_nodes=0)
     assert stopped.value <= _hard_optimum() <= stopped.bound
 
 
 def test_a_limit_that_passes_while_the_kernel_is_built_returns_the_greedy_answer(device):
     problem = chu_beasley(30, 7, 0.5, seed=2)        # m = 7: a build of its own
     clsolve.runtime.kernels.forget(device)
-    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=0.0)
+    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=0.0, host_nodes=0)
     assert not solution.optimal and solution.value <= solution.bound
     assert any("kernel was built" in note for note in solution.notes) or solution.stats["batches"] == 0
 

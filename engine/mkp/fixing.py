@@ -32,6 +32,8 @@ class Fixing:
     free: np.ndarray
     profits: np.ndarray
     core: Knapsack | None = None
+    #: the Lagrangian prices behind the reduced costs (one per constraint)
+    prices: np.ndarray | None = None
 
     @property
     def profit_in(self) -> int:
@@ -57,7 +59,7 @@ def fix(problem: Knapsack) -> Fixing:
     fixed_in = (reduced > 0) & (reduced >= slack)
     free = ~fixed_in & ~((reduced < 0) & (-reduced >= slack))
     room = c - w[fixed_in].sum(axis=0)
-    fixing = Fixing(value, chosen, fixed_in, free, p)
+    fixing = Fixing(value, chosen, fixed_in, free, p, prices=y)
     if (room < 0).any():
         return fixing               # every better solution would overfill: the incumbent is optimal
     if not free.any():

@@ -17,11 +17,12 @@ def fill(weights: np.ndarray, room: np.ndarray, order: np.ndarray) -> np.ndarray
     sums = np.cumsum(weights[order], axis=0)
     fits = (sums <= room).all(axis=1)
     prefix = int(np.argmin(fits)) if not fits.all() else order.size
-    taken = list(order[:prefix])
-    left = room - (sums[prefix - 1] if prefix else 0)
-    for j in order[prefix + 1: prefix + 1 + GREEDY_ITEMS]:
-        if (weights[j] <= left).all():
-            left = left - weights[j]
+    taken = order[:prefix].tolist()
+    left = (room - (sums[prefix - 1] if prefix else 0)).tolist()
+    rest = order[prefix + 1: prefix + 1 + GREEDY_ITEMS]
+    for j, row in zip(rest.tolist(), weights[rest].tolist()):   # Python integers: exact, and fast per item
+        if all(a <= b for a, b in zip(row, left)):
+            left = [b - a for a, b in zip(row, left)]
             taken.append(j)
     return np.asarray(taken, dtype=np.int64)
 

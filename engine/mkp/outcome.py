@@ -15,6 +15,7 @@ from clsolve.solution import Solution, Timings
 
 from .fixing import fix
 from .surrogate import Relaxation
+from .walk import walk
 
 #: Profits and weights must keep their sums below this (exact int64 profits and residuals).
 SUM_LIMIT = 2**62
@@ -51,8 +52,10 @@ def refusal(name: str, problem) -> str | None:
     return None
 
 
-def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search) -> Solution:
-    """Fix items by reduced costs, search the core left, and answer for the whole problem."""
+# long: fixing, then the host walk or the search, and the solution of the whole problem with its notes
+def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search, host_nodes: int = 0) -> Solution:
+    """Fix items by reduced costs, search the core left (first walked on the host for up to
+    ``host_nodes`` nodes: ``clsolve.mkp.walk``), and answer for the whole problem."""
     began = time.perf_counter()
     fixing = fix(problem)
     notes = [f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
@@ -60,7 +63,18 @@ def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search) -
     stats: dict = {"fixed": int((~fixing.free).sum()), "nodes": 0, "batches": 0, "longest": 0}
     value, selected, bound, stop = fixing.value, fixing.chosen.copy(), fixing.value, ""
     device = Timings()
-    if fixing.core is not None:
+    walked = None
+    if fixing.core is not None and fixing.prices is not None:
+        walked = walk(fixing.core, fixing.prices, fixing.floor, host_nodes)
+    if walked is not None:
+        if walked.found:
+            value = walked.value + fixing.profit_in
+            selected = fixing.fixed_in.copy()
+            selected[np.flatnonzero(fixing.free)[walked.chosen]] = True
+        notes.append(f"{walked.nodes} nodes walked depth first on the host over the {walked.chosen.size} free items; "
+                     f"multipliers (the fixing's prices) {np.round(walked.multipliers, 4).tolist()}")
+        stats.update(nodes=walked.nodes, host_walk=True, multipliers=[float(u) for u in walked.multipliers])
+    elif fixing.core is not None:
         core = fixing.core
         relaxation = Relaxation(core.profits, core.weights, core.capacities)  # a new core each solve
         outcome, note = search(core, relaxation, fixing.floor)

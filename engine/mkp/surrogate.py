@@ -59,7 +59,7 @@ def _lagrangian(p: np.ndarray, w: np.ndarray, c: np.ndarray, y: np.ndarray) -> t
     """The Lagrangian bound y . c + sum_j max(0, p_j - y . w_j) and its subgradient c - W x(y)."""
     reduced = p - w @ y
     x = reduced > 0
-    return float(y @ c + reduced[x].sum()), c - w[x].sum(axis=0)
+    return float(y @ c + np.maximum(reduced, 0.0).sum()), c - x @ w
 
 
 def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from clsolve.dp.presolve import planned, presolved
 from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
 from clsolve.mkp.surrogate import Relaxation, cheap_bounds
+from clsolve.mkp.walk import HOST_NODES
 from clsolve.plugin import options
 from clsolve.plugin.contract import HostSolver
 from clsolve.plugin.plan import Plan
@@ -41,10 +42,12 @@ class MultidimensionalBranchAndBound(HostSolver):
                "on the host, with items")
 
     def __init__(self, max_nodes: int | None = None, batch: int = BATCH, presolve: bool = True,
-                 memory_limit: int | None = None):
+                 memory_limit: int | None = None, host_nodes: int = HOST_NODES):
         """``max_nodes`` caps the open nodes (default: what ``memory_limit`` holds; ``memory_limit``
         defaults to half of the memory available); ``batch`` is the number of nodes expanded at once;
-        ``presolve`` applies ``clsolve.dp.presolve`` first."""
+        ``presolve`` applies ``clsolve.dp.presolve`` first; ``host_nodes``: nodes walked depth first
+        before the batches (``clsolve.mkp.walk``; 0: the batches at once)."""
+        self.host_nodes = options.integer("host_nodes", host_nodes, minimum=0)
         self.max_nodes = options.integer("max_nodes", max_nodes, minimum=1, none=True)
         self.batch = options.integer("batch", batch, minimum=1)
         self.presolve = options.flag("presolve", presolve)
@@ -80,7 +83,7 @@ class MultidimensionalBranchAndBound(HostSolver):
         return presolved(self.name, problem, self.presolve, "host CPU", self._solve)
 
     def _solve(self, problem: Knapsack) -> Solution:
-        return branch_and_bound(self.name, "host CPU", problem, self._search)
+        return branch_and_bound(self.name, "host CPU", problem, self._search, self.host_nodes)
 
     def _search(self, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
         outcome = Search(core.profits, core.weights, core.capacities, relaxation, self.batch,

@@ -18,6 +18,7 @@ from clsolve.dp.table import POISON_BYTE
 from clsolve.errors import TimeLimitError
 from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
 from clsolve.mkp.surrogate import REFIT_LEVELS, Relaxation, Tables, cheap_bounds
+from clsolve.mkp.walk import HOST_NODES
 from clsolve.plugin import options
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import Plan
@@ -53,12 +54,16 @@ class DeviceDepthFirst(DeviceSolver):
     summary = ("branch and bound for the multidimensional 0-1 knapsack (m >= 2) on the device, a depth-first "
                "walk per work-item with surrogate LP bounds, with items")
 
-    def __init__(self, slots: int | None = None, presolve: bool = True, poison: bool = False):
+    def __init__(self, slots: int | None = None, presolve: bool = True, host_nodes: int = HOST_NODES,
+                 poison: bool = False):
         """``slots``: work-items (subtrees walked at once; default: 256 per compute unit on a GPU, 16 on a
         CPU), rounded up to a multiple of 64; ``presolve`` applies ``clsolve.dp.presolve`` first;
-        ``poison`` fills the buffers the kernel writes with a garbage pattern first (for tests)."""
+        ``host_nodes``: nodes the host may walk depth first before the device search
+        (``clsolve.mkp.walk``; 0: the device search at once); ``poison`` fills the buffers the kernel
+        writes with a garbage pattern first (for tests)."""
         self.slots = options.integer("slots", slots, minimum=1, none=True)
         self.presolve = options.flag("presolve", presolve)
+        self.host_nodes = options.integer("host_nodes", host_nodes, minimum=0)
         self.poison = options.flag("poison", poison)
 
     def accepts(self, problem) -> str | None:
@@ -96,7 +101,7 @@ class DeviceDepthFirst(DeviceSolver):
     def solve(self, problem: Knapsack, device: Device, plan: Plan | None = None) -> Solution:
         return presolved(self.name, problem, self.presolve, device.label,
                          lambda reduced: branch_and_bound(self.name, device.label, reduced,
-                                                          lambda *args: self._search(device, *args)))
+                                                          lambda *args: self._search(device, *args), self.host_nodes))
 
     def _search(self, device: Device, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
         order = relaxation.order

@@ -1,0 +1,106 @@
+"""A depth-first walk on the host for small searches: [HS74]'s order (the item taken first, back to
+the deepest item taken) over the core, each node bounded by the surrogate LP bound ([GP85]) with one
+set of multipliers, the fixing's Lagrangian prices. Those are the core's prices too: fixing by
+reduced costs keeps every fixed item at its value in the Lagrangian solution, so the prices that
+priced the whole problem price what is left.
+
+The walk is plain Python over lists: a node costs a few microseconds and nothing is prepared but
+one sort and two prefix sums, where the searches proper fit multipliers level by level and build
+tables first (milliseconds, which is what most small instances cost). It gives up after a budget of
+nodes (or at the time limit), and the search proper runs from scratch.
+"""
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import accumulate
+
+import numpy as np
+
+from clsolve.problems import Knapsack
+from clsolve.runtime import deadline
+
+from .greedy import ratio_order
+from .surrogate import BOUND_MARGIN, normalised
+
+#: Nodes the solvers let the walk visit by default before they give the core to their search proper.
+HOST_NODES = 4096
+#: Cores with more items than this are not walked (the walk recurses once per level).
+WALK_ITEMS = 256
+#: Nodes between two looks at the clock.
+CLOCK_NODES = 256
+
+
+@dataclass
+class Walked:
+    """A finished walk: the best value of the core (``floor`` where nothing beat it), its items (bool
+    per core item; none where nothing beat the floor), the nodes visited and the multipliers."""
+
+    value: int
+    chosen: np.ndarray
+    found: bool
+    nodes: int
+    multipliers: np.ndarray
+
+
+class _GiveUp(Exception):
+    pass
+
+
+def walk(core: Knapsack, prices: np.ndarray, floor: int, budget: int) -> Walked | None:
+    """The core's optimum (better than ``floor``, or the proof that none is) within ``budget`` nodes,
+    or None: too many items, the budget or the time limit reached."""
+    if budget <= 0 or core.n > WALK_ITEMS:
+        return None
+    u = normalised(prices)
+    order = ratio_order(core.profits, core.weights, u)
+    tree = _Tree(core.profits[order].tolist(), core.weights[order].tolist(),
+                 (core.weights[order].astype(np.float64) @ u).tolist(), u.tolist(), floor, budget)
+    try:
+        tree.visit(0, 0, core.capacities.tolist())
+    except _GiveUp:
+        return None
+    chosen = np.zeros(core.n, dtype=bool)
+    if tree.taken is not None:
+        chosen[order[tree.taken]] = True
+    return Walked(tree.best, chosen, tree.taken is not None, tree.nodes, u)
+
+
+class _Tree:
+    """The walk's state: items in branching order, prefix sums of profits and surrogate weights, the
+    incumbent and the items on the current path."""
+
+    def __init__(self, p: list[int], w: list[list[int]], s: list[float], u: list[float], floor: int, budget: int):
+        self.p, self.w, self.s, self.u = p, w, s, u
+        self.profit_sums = [0.0, *accumulate(float(x) for x in p)]
+        self.weight_sums = [0.0, *accumulate(s)]
+        self.best = floor
+        self.taken: list[int] | None = None
+        self.path: list[int] = []
+        self.nodes, self.budget, self.limit = 0, budget, deadline.current()
+
+    def bound(self, k: int, profit: int, room: list[int]) -> int:
+        """profit + the surrogate LP bound of items k.. in room (rounded up with a margin)."""
+        n, sums = len(self.p), self.weight_sums
+        target = sums[k] + sum(a * b for a, b in zip(self.u, room))
+        last = bisect_right(sums, target, k, n + 1) - 1           # items k .. last-1 fit whole
+        total = profit + self.profit_sums[last] - self.profit_sums[k]
+        if last < n and self.s[last] > 0:
+            total += min(1.0, (target - sums[last]) / self.s[last]) * self.p[last]
+        return math.floor(total * (1 + BOUND_MARGIN) + 1.0)
+
+    def visit(self, k: int, profit: int, room: list[int]) -> None:
+        self.nodes += 1
+        if self.nodes > self.budget or (self.nodes % CLOCK_NODES == 0 and self.limit.expired()):
+            raise _GiveUp
+        if profit > self.best:
+            self.best, self.taken = profit, list(self.path)
+        if k == len(self.p) or self.bound(k, profit, room) <= self.best:
+            return
+        weights = self.w[k]
+        if all(a <= b for a, b in zip(weights, room)):
+            self.path.append(k)
+            self.visit(k + 1, profit + self.p[k], [b - a for a, b in zip(weights, room)])
+            self.path.pop()
+        self.visit(k + 1, profit, room)

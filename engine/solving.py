@@ -23,6 +23,9 @@ from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
 HOST_DEVICE_LABEL = "host CPU"
+#: ``auto`` weighs solving a batch one problem at a time where the batch solver's estimate passes this
+#: many seconds per problem (about what planning every solver for one problem costs).
+ONE_BY_ONE_SECONDS = 2e-3
 
 
 def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
@@ -103,13 +106,18 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
 
 def _solve(problem, solver: str, device, options: dict) -> Solution:
     if solver == "auto":
-        instance, dev, chosen_plan = choose(problem, device)
-        if options:
-            instance = registry.load(instance.name, **options)
-    else:
-        instance = registry.load(solver, **options)
-        dev = _device_for(instance, device)
-        chosen_plan = checked.plan(instance, problem, dev)
+        return _solve_chosen(problem, choose(problem, device), options)
+    instance = registry.load(solver, **options)
+    dev = _device_for(instance, device)
+    return _solve_chosen(problem, (instance, dev, checked.plan(instance, problem, dev)), {})
+
+
+def _solve_chosen(problem, chosen: tuple[Solver, Device | None, Plan], options: dict) -> Solution:
+    """``problem`` solved by the chosen solver on its device with its plan (``options``: the solver
+    loaded again with them)."""
+    instance, dev, chosen_plan = chosen
+    if options:
+        instance = registry.load(instance.name, **options)
     with failures.guard(instance.name, dev):
         solution = instance.solve(problem, dev, chosen_plan)
     return _finish(problem, solution, instance, dev)
@@ -126,18 +134,38 @@ def _solve_many_one_device(problems: list, solver: str, device, arrays: bool,
                            options: dict) -> list[Solution] | SolutionArrays:
     if _packs(solver) and all(isinstance(p, Knapsack) for p in problems):
         packed = PackedProblems.pack(problems)
-        answer = solve_packed_unchecked(packed, solver, device, options)
+        chosen = _batching_solver_packed(packed, device) if solver == "auto" else None
+        choices = None if chosen is None else _one_by_one(problems, device, chosen[2].seconds)
+        if choices is not None:
+            return _checked(problems, _each(problems, device, options, choices), arrays)
+        answer = solve_packed_unchecked(packed, solver, device, options, chosen)
         if answer is not None:
             failed = packed.first_wrong(answer)  # answer rows are the problems, in order
             if failed is not None:
                 _indexed(failed, problems[failed], lambda: check(problems[failed], answer.solution(failed)))
                 raise SolutionCheckError(f"{problem_label(failed, problems[failed])}: the answer does not match")
             return SolutionArrays(answer) if arrays else answer.unpack()
-    solutions = solve_many_unchecked(problems, solver, device, **options)
+    return _checked(problems, solve_many_unchecked(problems, solver, device, **options), arrays)
+
+
+def _checked(problems: list, solutions: list[Solution], arrays: bool) -> list[Solution] | SolutionArrays:
     failed = check_many(problems, solutions)
     if failed is not None:
         _indexed(failed, problems[failed], lambda: check(problems[failed], solutions[failed]))
     return SolutionArrays.of_solutions(solutions) if arrays else solutions
+
+
+def _each(problems: list, device, options: dict,
+          choices: list[tuple[Solver, Device | None, Plan]] | None = None) -> list[Solution]:
+    """Every problem solved on its own, by its ``choices`` entry or by ``auto``."""
+    solutions = []
+    for i, p in enumerate(problems):
+        if choices is None:
+            solutions.append(_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)))
+        else:
+            solutions.append(_indexed(i, p, lambda p=p, c=choices[i]: _solve_chosen(p, c, options)))
+        progress.report("problems", i + 1, len(problems))
+    return solutions
 
 
 def _packs(solver: str) -> bool:
@@ -150,12 +178,14 @@ def _packs(solver: str) -> bool:
     return cls is not None and checked.packs(cls)
 
 
-def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict) -> PackedSolutions | None:
+def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict,
+                           chosen: tuple[Solver, Device | None, Plan] | None = None) -> PackedSolutions | None:
     """A packed batch of knapsacks on one device, answers packed, without the final check (the
     caller checks with ``packed.first_wrong``); None when the solver (or, for ``auto``, a batching
-    solver) works on objects, which the caller then solves through ``solve_many_unchecked``."""
+    solver) works on objects, which the caller then solves through ``solve_many_unchecked``.
+    ``chosen``: for ``auto``, the batching solver already chosen, with its device and plan."""
     if solver == "auto":
-        chosen = _batching_solver_packed(packed, device)
+        chosen = chosen or _batching_solver_packed(packed, device)
         if chosen is None:
             return None
         instance, dev, plan = chosen
@@ -220,17 +250,32 @@ def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | 
     return None if best is None else best[2:]
 
 
+def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Solver, Device | None, Plan]] | None:
+    """Each problem's own choice (``choose``) where solving them one by one is estimated faster than
+    the batch solver's ``batch_seconds``, else None. Weighed only where the batch's estimate passes
+    ONE_BY_ONE_SECONDS per problem (what planning every solver for one problem costs), and given up as
+    soon as the sum passes the batch's."""
+    if len(problems) < 2 or batch_seconds <= len(problems) * ONE_BY_ONE_SECONDS:
+        return None
+    total, choices = 0.0, []
+    for problem in problems:
+        try:
+            choices.append(choose(problem, device))
+        except ClsolveError:
+            return None
+        total += choices[-1][2].seconds
+        if total >= batch_seconds:
+            return None
+    return choices
+
+
 def solve_many_unchecked(problems: list, solver: str, device, **options) -> list[Solution]:
     """``solve_many`` on one device without the final check: for a worker whose client checks every
     answer itself (``clsolve.scaleout.chunks``), so that no solution is checked twice."""
     if solver == "auto":
         batching = _batching_solver(problems, device)
-        if batching is None:
-            solutions = []
-            for i, p in enumerate(problems):
-                solutions.append(_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)))
-                progress.report("problems", i + 1, len(problems))
-            return solutions
+        if not isinstance(batching, str):
+            return _each(problems, device, options, batching)
         solver = batching
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
@@ -243,13 +288,16 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
     return solutions
 
 
-def _batching_solver(problems: list, device) -> str | None:
+def _batching_solver(problems: list, device) -> str | list[tuple[Solver, Device | None, Plan]] | None:
     """For several problems: the batch solver (``BatchSolver``) that accepts and fits every one
-    with the smallest summed estimate, or None."""
+    with the smallest summed estimate; or each problem's own choice where one by one is estimated
+    faster (``_one_by_one``); or None (no batch solver: each problem with ``auto``)."""
     if len(problems) < 2:
         return None
     chosen = _cheapest_batching(device, lambda candidate, dev: checked.plan_many(candidate, problems, dev))
-    return None if chosen is None else chosen[0].name
+    if chosen is None:
+        return None
+    return _one_by_one(problems, device, chosen[2].seconds) or chosen[0].name
 
 
 def _indexed(index: int, problem, action):

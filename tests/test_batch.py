@@ -169,3 +169,43 @@ def test_the_device_layout_of_one_width_equals_the_general_one(seed, clamp):
             c = alone.first_item[j]
             assert (alone.weights[c:c + alone.sizes[j]] == mixed.weights[a:b]).all()
             assert (alone.profits[c:c + alone.sizes[j]] == mixed.profits[a:b]).all()
+
+
+def _two_dimensional(count=6):
+    rng = np.random.default_rng(3)
+    problems = []
+    for _ in range(count):
+        weights = rng.integers(1, 60, (12, 2))
+        problems.append(clsolve.Knapsack(weights.sum(axis=1) + rng.integers(0, 30, 12), weights,
+                                         weights.sum(axis=0) // 2, weights_by="item"))
+    return problems
+
+
+def test_one_by_one_is_weighed_against_the_batch_estimate(device):
+    from clsolve import solving
+    problems = _two_dimensional()
+    choices = solving._one_by_one(problems, device, batch_seconds=1e6)
+    assert choices is not None and len(choices) == len(problems)
+    assert sum(plan.seconds for _, _, plan in choices) < 1e6
+    assert solving._one_by_one(problems, device, batch_seconds=len(problems) * solving.ONE_BY_ONE_SECONDS) is None
+    assert solving._one_by_one(problems[:1], device, batch_seconds=1e6) is None
+
+
+@pytest.mark.parametrize("batch_seconds", [1e6, 0.0])
+def test_auto_batches_go_one_by_one_where_the_batch_is_dearer(batch_seconds, device, monkeypatch):
+    """A batch solver estimated at 1e6 s loses to the problems' own choices; at 0 s it takes the batch."""
+    from clsolve import solving
+    found = solving._batching_solver_packed
+
+    def dear(packed, dev):
+        chosen = found(packed, dev)
+        assert chosen is not None
+        chosen[2].seconds = batch_seconds
+        return chosen
+
+    monkeypatch.setattr(solving, "_batching_solver_packed", dear)
+    problems = _two_dimensional()
+    solutions = clsolve.solve_many(problems, device=device)
+    assert [s.value for s in solutions] == [brute_force(p) for p in problems]
+    batched = {s.solver for s in solutions} == {"dp-batch"}
+    assert batched == (batch_seconds == 0.0)

@@ -94,13 +94,29 @@ def _batch(problems: list[Knapsack], device, repeats: int = 3) -> dict:
             "solvers": sorted({s.solver for s in solutions})}
 
 
+def _warm_up(sets: dict[str, list[Knapsack]], device, limit: float) -> None:
+    """Before timing: every solver's kernels built (they are built per m) and OR-Tools loaded (its first
+    call costs tens of milliseconds), on the first instances of each set and a small instance of every
+    m the sets hold, results dropped."""
+    for problem in sets.get("class-a", [])[:2]:
+        solve_row(fresh([problem])[0], "auto", device, limit)
+        for solver in SEARCHES:
+            api.solve(fresh([problem])[0], solver=solver, device=device, host_nodes=0)
+        _peers(problem, limit)
+    if "class-a" in sets:
+        api.solve_many(fresh(sets["class-a"][:4]), solver="dp-batch", device=device)
+    for m in sorted({p.m for problems in sets.values() for p in problems}):
+        small = chu_beasley(12, m, 0.5, seed=0)
+        for solver in SEARCHES:
+            api.solve(small, solver=solver, device=device, host_nodes=0)
+
+
 def run(args) -> dict:
     device = get_device(args.device)
     limit = float(args.time_limit) if getattr(args, "time_limit", None) else DEFAULT_TIME_LIMIT
     print(f"device: {device.label}; {limit} s per instance", file=sys.stderr)
     sets = _sets(args)
-    for problem in sets.get("class-a", [])[:2]:   # kernels built and caches warm before timing
-        solve_row(fresh([problem])[0], "auto", device, limit)
+    _warm_up(sets, device, limit)
     results: dict[str, list[dict]] = {}
     for name, problems in sets.items():
         results[name] = []

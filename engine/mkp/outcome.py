@@ -13,9 +13,8 @@ from clsolve.dp.fixing import exact_sum
 from clsolve.problems import Knapsack
 from clsolve.solution import Solution, Timings
 
-from .fixing import fix
 from .surrogate import Relaxation
-from .walk import walk
+from .walk import probe
 
 #: Profits and weights must keep their sums below this (exact int64 profits and residuals).
 SUM_LIMIT = 2**62
@@ -57,15 +56,13 @@ def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search, h
     """Fix items by reduced costs, search the core left (first walked on the host for up to
     ``host_nodes`` nodes: ``clsolve.mkp.walk``), and answer for the whole problem."""
     began = time.perf_counter()
-    fixing = fix(problem)
+    probed = probe(problem, host_nodes)
+    fixing, walked = probed.fixing, probed.walked
     notes = [f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
              f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against the greedy value {fixing.value}"]
     stats: dict = {"fixed": int((~fixing.free).sum()), "nodes": 0, "batches": 0, "longest": 0}
     value, selected, bound, stop = fixing.value, fixing.chosen.copy(), fixing.value, ""
     device = Timings()
-    walked = None
-    if fixing.core is not None and fixing.prices is not None:
-        walked = walk(fixing.core, fixing.prices, fixing.floor, host_nodes)
     if walked is not None:
         if walked.found:
             value = walked.value + fixing.profit_in

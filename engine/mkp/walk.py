@@ -12,15 +12,18 @@ nodes (or at the time limit), and the search proper runs from scratch.
 from __future__ import annotations
 
 import math
+import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
 import numpy as np
 
+from clsolve.plugin import cache
 from clsolve.problems import Knapsack
 from clsolve.runtime import deadline
 
+from .fixing import Fixing, fix
 from .greedy import ratio_order
 from .surrogate import BOUND_MARGIN, normalised
 
@@ -28,6 +31,11 @@ from .surrogate import BOUND_MARGIN, normalised
 HOST_NODES = 4096
 #: Cores with more items than this are not walked (the walk recurses once per level).
 WALK_ITEMS = 256
+#: Plans run the walk (``planned``) for problems of at most this many items (the fixing before it costs
+#: more with n, and a core past WALK_ITEMS is not walked).
+PROBE_ITEMS = 1024
+#: What a solve adds to a finished walk (its notes and the solution), seconds.
+ANSWER_SECONDS = 1e-4
 #: Nodes between two looks at the clock.
 CLOCK_NODES = 256
 
@@ -46,6 +54,32 @@ class Walked:
 
 class _GiveUp(Exception):
     pass
+
+
+@dataclass
+class Probe:
+    """The fixing of a problem, the walk of its core (None: not walked, or given up) and the seconds
+    both took."""
+
+    fixing: Fixing
+    walked: Walked | None
+    seconds: float
+
+
+def probe(problem: Knapsack, budget: int) -> Probe:
+    """``fix`` and ``walk`` of ``problem``, computed once per problem and budget: a plan that runs them
+    (its estimate is then a measurement) leaves the answer to the solve. A walk stopped by a time limit
+    is not kept."""
+    found = cache.get(problem, ("mkp walk", budget))
+    if found is not None:
+        return found
+    began = time.perf_counter()
+    fixing = fix(problem)
+    walked = None
+    if fixing.core is not None and fixing.prices is not None:
+        walked = walk(fixing.core, fixing.prices, fixing.floor, budget)
+    found = Probe(fixing, walked, time.perf_counter() - began)
+    return found if deadline.current().limited else cache.put(problem, ("mkp walk", budget), found)
 
 
 def walk(core: Knapsack, prices: np.ndarray, floor: int, budget: int) -> Walked | None:
@@ -104,3 +138,15 @@ class _Tree:
             self.visit(k + 1, profit + self.p[k], [b - a for a, b in zip(weights, room)])
             self.path.pop()
         self.visit(k + 1, profit, room)
+
+
+def planned(problem: Knapsack, budget: int) -> tuple[float, dict] | None:
+    """(seconds, details) of a solve the walk settles, for a plan: the walk is run (``probe``, kept for
+    the solve) where the problem has at most PROBE_ITEMS items; None where it does not settle it."""
+    if budget <= 0 or problem.n > PROBE_ITEMS:
+        return None
+    found = probe(problem, budget)
+    if found.walked is None:
+        return None
+    return found.seconds + ANSWER_SECONDS, {"nodes": found.walked.nodes, "seconds": found.seconds,
+                                            "free_items": int(found.walked.chosen.size)}

@@ -11,6 +11,7 @@ engine), ``optimal = False`` and the largest bound of any open node.
 from __future__ import annotations
 
 from clsolve.dp.presolve import planned, presolved
+from clsolve.mkp import walk
 from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
 from clsolve.mkp.surrogate import Relaxation, cheap_bounds
 from clsolve.mkp.walk import HOST_NODES
@@ -70,13 +71,16 @@ class MultidimensionalBranchAndBound(HostSolver):
         root, greedy, gap = cheap_bounds(problem)
         limit = self._node_limit(problem)
         held = min(limit, self.batch * (problem.n + 1))
+        details = {"max_nodes": limit, "root_bound": root, "greedy": greedy, "root_gap": gap,
+                   "note": "root_bound with the constraints normalised by the capacities (the search fits its "
+                           "multipliers); cell_updates counts items; the nodes expanded depend on the instance; "
+                           "host_walk: the walk run by the plan settles the problem (seconds measured)"}
+        seconds = problem.n * ITEM_SECONDS * (OPEN_GAP_MARGIN if gap else 1) + 1e-4
+        settled = walk.planned(problem, self.host_nodes)
+        if settled is not None:
+            seconds, details["host_walk"] = settled
         return Plan(solver=self.name, host_buffers={"open nodes": held * node_bytes(problem.n, problem.m)},
-                    cell_updates=problem.n,
-                    seconds=problem.n * ITEM_SECONDS * (OPEN_GAP_MARGIN if gap else 1) + 1e-4,
-                    details={"max_nodes": limit, "root_bound": root, "greedy": greedy, "root_gap": gap,
-                             "note": "root_bound with the constraints normalised by the capacities (the search "
-                                     "fits its multipliers); cell_updates counts items; the nodes expanded depend "
-                                     "on the instance"})
+                    cell_updates=problem.n, seconds=seconds, details=details)
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device=None, plan: Plan | None = None) -> Solution:

@@ -16,6 +16,7 @@ import numpy as np
 from clsolve.dp.presolve import planned, presolved
 from clsolve.dp.table import POISON_BYTE
 from clsolve.errors import TimeLimitError
+from clsolve.mkp import walk as host_walk
 from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
 from clsolve.mkp.surrogate import REFIT_LEVELS, Relaxation, Tables, cheap_bounds
 from clsolve.mkp.walk import HOST_NODES
@@ -86,17 +87,20 @@ class DeviceDepthFirst(DeviceSolver):
         words = max(1, -(-n // 64))
         root, greedy, gap = cheap_bounds(problem)
         walk = n * (GAP_ITEM_SECONDS["gpu" if device.is_gpu else "other"] if gap else 0.0)
+        seconds = SETUP_SECONDS + n * ITEM_SECONDS + n / REFIT_LEVELS * FIT_SECONDS + n * n * TABLE_SECONDS + walk
+        details = {"slots": slots, "root_bound": root, "greedy": greedy, "root_gap": gap,
+                   "note": "root_bound with the constraints normalised by the capacities; seconds: the level "
+                           "tables, one launch, and where the root's bounds do not meet a walk per item (the nodes "
+                           "walked depend on the instance); host_walk: the host walk run by the plan settles the "
+                           "problem (seconds measured)"}
+        settled = host_walk.planned(problem, self.host_nodes)
+        if settled is not None:
+            seconds, details["host_walk"] = settled
         return Plan(solver=self.name,
                     device_buffers={"level bounds": tables, "subtrees": slots * slot_bytes(words),
                                     "items": 8 * n * (m + 1)},
                     host_buffers={"level bounds": tables, "subtrees": 2 * slots * slot_bytes(words)},
-                    cell_updates=n, launches=1,
-                    seconds=SETUP_SECONDS + n * ITEM_SECONDS + n / REFIT_LEVELS * FIT_SECONDS
-                    + n * n * TABLE_SECONDS + walk,
-                    details={"slots": slots, "root_bound": root, "greedy": greedy, "root_gap": gap,
-                             "note": "root_bound with the constraints normalised by the capacities; seconds: the "
-                                     "level tables, one launch, and where the root's bounds do not meet a walk per "
-                                     "item (the nodes walked depend on the instance)"})
+                    cell_updates=n, launches=1, seconds=seconds, details=details)
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan | None = None) -> Solution:
         return presolved(self.name, problem, self.presolve, device.label,

@@ -68,8 +68,8 @@ class Probe:
 
 def probe(problem: Knapsack, budget: int) -> Probe:
     """``fix`` and ``walk`` of ``problem``, computed once per problem and budget: a plan that runs them
-    (its estimate is then a measurement) leaves the answer to the solve. A walk stopped by a time limit
-    is not kept."""
+    (its estimate is then a measurement) leaves the answer to the solve. A walk that gave up once the
+    time limit had passed is not kept."""
     found = cache.get(problem, ("mkp walk", budget))
     if found is not None:
         return found
@@ -79,7 +79,9 @@ def probe(problem: Knapsack, budget: int) -> Probe:
     if fixing.core is not None and fixing.prices is not None:
         walked = walk(fixing.core, fixing.prices, fixing.floor, budget)
     found = Probe(fixing, walked, time.perf_counter() - began)
-    return found if deadline.current().limited else cache.put(problem, ("mkp walk", budget), found)
+    if walked is None and deadline.current().expired():
+        return found                      # given up at the time limit, perhaps before the budget
+    return cache.put(problem, ("mkp walk", budget), found)
 
 
 def walk(core: Knapsack, prices: np.ndarray, floor: int, budget: int) -> Walked | None:

@@ -72,10 +72,14 @@ def dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> int:
         if weights.size == 0:
             return free
     order = sort_by_ratio(profits, weights)
-    w, p = weights[order], profits[order]
+    return free + _sorted_lp(profits[order], weights[order], capacity)
+
+
+def _sorted_lp(p: np.ndarray, w: np.ndarray, capacity: int) -> int:
+    """``dantzig`` of items already in ratio order (weights >= 1, capacity >= 0)."""
     prefix_w = np.cumsum(w)
     b = int(np.searchsorted(prefix_w, capacity, side="right"))      # items 0 .. b-1 fit, b does not
-    full = free + int(p[:b].sum())
+    full = int(p[:b].sum())
     if b == w.size:
         return full
     room = capacity - (int(prefix_w[b - 1]) if b else 0)
@@ -86,15 +90,15 @@ def martello_toth(profits: np.ndarray, weights: np.ndarray, capacity: int) -> in
     """[MT77]'s bound U2 with each branch bounded by its LP: the larger of Dantzig's bound without the
     break item b and p_b plus Dantzig's bound of the others in c - w_b (U2 bounds the two branches by
     the items next to b only, so this is at most U2, and at most Dantzig's bound). None where every
-    item fits. Weights >= 1, each at most ``capacity``."""
+    item fits. Weights >= 1, each at most ``capacity``; one ratio sort (the others keep its order)."""
     order = sort_by_ratio(profits, weights)
-    b = int(np.searchsorted(np.cumsum(weights[order]), capacity, side="right"))
-    if b == weights.size:
+    p, w = profits[order], weights[order]
+    b = int(np.searchsorted(np.cumsum(w), capacity, side="right"))
+    if b == w.size:
         return None
-    others = np.delete(order, b)
-    p, w = profits[others], weights[others]
-    slack = order[b]
-    return max(dantzig(p, w, capacity), int(profits[slack]) + dantzig(p, w, capacity - int(weights[slack])))
+    others_p, others_w = np.delete(p, b), np.delete(w, b)
+    return max(_sorted_lp(others_p, others_w, capacity),
+               int(p[b]) + _sorted_lp(others_p, others_w, capacity - int(w[b])))
 
 
 def _float_dantzig(profits: np.ndarray, weights: np.ndarray, capacity: float) -> float:

@@ -47,7 +47,8 @@ class Aggregation:
 
 def aggregate(problem: Knapsack) -> Aggregation | None:
     """The multiplicity reduction of ``problem`` (weights >= 1 in some dimension for every item), or
-    None where no two items are equal (computed once per problem)."""
+    None where it would not make fewer items (no type of three or more; computed once per problem).
+    The reduced items keep the order of their types' first items."""
     found: Aggregation | bool = cache.per_problem(problem, "multiplicity", lambda: _aggregate(problem) or False)
     return found if isinstance(found, Aggregation) else None
 
@@ -69,7 +70,11 @@ def _aggregate(problem: Knapsack) -> Aggregation | None:
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n) - first[sorted_type]
     type_of, copies = _blocks(np.diff(np.r_[first, n]), _fitting(problem, order[first]))
+    if type_of.size >= n:
+        return None                              # pairs only (1 + 1 copies): nothing to gain
     representative = order[first][type_of]
+    keep = np.lexsort((copies, representative))  # the items' own order (ties of ratio stay as given)
+    type_of, copies, representative = type_of[keep], copies[keep], representative[keep]
     reduced = Knapsack.derived(problem.profits[representative] * copies,
                                problem.weights[representative] * copies[:, None],
                                problem.capacities, name=problem.name, total_profit=None)

@@ -95,11 +95,13 @@ def _batch(problems: list[Knapsack], device, repeats: int = 3) -> dict:
 
 
 def _warm_up(sets: dict[str, list[Knapsack]], device, limit: float) -> None:
-    """Before timing: every solver's kernels built (they are built per m) and OR-Tools loaded (its first
-    call costs tens of milliseconds), on the first instances of each set and a small instance of every
-    m the sets hold, results dropped."""
-    for problem in sets.get("class-a", [])[:2]:
+    """Before timing: every solver's kernels built (per m, and the launch shapes the dense DPs pick per
+    instance) and OR-Tools loaded (its first call costs tens of milliseconds): ``auto`` on every class
+    A and ``mknap1`` instance, the searches on the device and OR-Tools on the first plates, and a small
+    instance of every m the sets hold; results dropped."""
+    for problem in sets.get("class-a", []) + sets.get("mknap1", []):
         solve_row(fresh([problem])[0], "auto", device, limit)
+    for problem in sets.get("class-a", [])[:2]:
         for solver in SEARCHES:
             api.solve(fresh([problem])[0], solver=solver, device=device, host_nodes=0)
         _peers(problem, limit)

@@ -3,6 +3,8 @@ one device (packed when its solver works on arrays). The worker side of a spread
 (``clsolve.scaleout.chunks``) and the public face (``clsolve.api``) both build on this module."""
 from __future__ import annotations
 
+import numpy as np
+
 from . import inputs
 from .batch.arrays import SolutionArrays
 from .batch.packed import PackedProblems, PackedSolutions
@@ -23,8 +25,14 @@ from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
 HOST_DEVICE_LABEL = "host CPU"
-#: ``auto`` weighs solving a batch one problem at a time where the batch solver's estimate passes this
-#: many seconds per problem (about what planning every solver for one problem costs).
+#: What solving a problem of a batch on its own costs beside its solver's estimate (planning every
+#: solver for it, its own solve call and check), seconds: ``auto`` weighs one by one against a batch
+#: solver only where the batch's estimate passes this much per problem, times ONE_BY_ONE_MARGIN, by
+#: which one by one must win (the estimates of both sides are models: with PoCL, MSB-630's batch is
+#: estimated at 3.3 s and takes 1.2 s, and one by one, estimated at 2.2 s, takes 1.7 s).
+ONE_BY_ONE_MARGIN = 2.0
+#: Problems of a batch whose plans decide whether the rest are planned one by one.
+ONE_BY_ONE_SAMPLE = 16
 ONE_BY_ONE_SECONDS = 2e-3
 
 
@@ -252,21 +260,27 @@ def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | 
 
 def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Solver, Device | None, Plan]] | None:
     """Each problem's own choice (``choose``) where solving them one by one is estimated faster than
-    the batch solver's ``batch_seconds``, else None. Weighed only where the batch's estimate passes
-    ONE_BY_ONE_SECONDS per problem (what planning every solver for one problem costs), and given up as
-    soon as the sum passes the batch's."""
-    if len(problems) < 2 or batch_seconds <= len(problems) * ONE_BY_ONE_SECONDS:
+    the batch solver's ``batch_seconds``, else None. One by one costs each problem's estimate plus
+    ONE_BY_ONE_SECONDS (planning every solver for it, and a solve and check of its own), and must win
+    by ONE_BY_ONE_MARGIN. It is weighed only where the batch's estimate leaves room for that, first
+    on a sample of ONE_BY_ONE_SAMPLE problems spread over the batch (planning all of them costs
+    about as much as solving them), then on all."""
+    overhead = len(problems) * ONE_BY_ONE_SECONDS
+    if len(problems) < 2 or batch_seconds <= overhead * ONE_BY_ONE_MARGIN:
         return None
-    total, choices = 0.0, []
-    for problem in problems:
-        try:
-            choices.append(choose(problem, device))
-        except ClsolveError:
+    sample = sorted(set(np.linspace(0, len(problems) - 1, min(ONE_BY_ONE_SAMPLE, len(problems))).astype(int).tolist()))
+    chosen: dict[int, tuple[Solver, Device | None, Plan]] = {}
+    for order in (sample, range(len(problems))):
+        for i in order:
+            if i not in chosen:
+                try:
+                    chosen[i] = choose(problems[i], device)
+                except ClsolveError:
+                    return None
+        mean = sum(c[2].seconds for c in chosen.values()) / len(chosen)
+        if (overhead + mean * len(problems)) * ONE_BY_ONE_MARGIN >= batch_seconds:
             return None
-        total += choices[-1][2].seconds
-        if total >= batch_seconds:
-            return None
-    return choices
+    return [chosen[i] for i in range(len(problems))]
 
 
 def solve_many_unchecked(problems: list, solver: str, device, **options) -> list[Solution]:

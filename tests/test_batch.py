@@ -209,3 +209,23 @@ def test_auto_batches_go_one_by_one_where_the_batch_is_dearer(batch_seconds, dev
     assert [s.value for s in solutions] == [brute_force(p) for p in problems]
     batched = {s.solver for s in solutions} == {"dp-batch"}
     assert batched == (batch_seconds == 0.0)
+
+
+def test_one_by_one_plans_a_sample_first(device, monkeypatch):
+    """Where the sample's estimates already lose, the other problems are not planned."""
+    from clsolve import solving
+    problems = _two_dimensional(64)
+    calls = []
+    found = solving.choose
+
+    def counted(problem, dev):
+        calls.append(problem)
+        return found(problem, dev)
+
+    monkeypatch.setattr(solving, "choose", counted)
+    overhead = len(problems) * solving.ONE_BY_ONE_SECONDS * solving.ONE_BY_ONE_MARGIN
+    assert solving._one_by_one(problems, device, batch_seconds=overhead * 1.000001) is None
+    assert len(calls) == solving.ONE_BY_ONE_SAMPLE
+    calls.clear()
+    assert solving._one_by_one(problems, device, batch_seconds=1e6) is not None
+    assert len(calls) == len(problems)

@@ -62,3 +62,17 @@ def test_class_a_is_settled_by_the_walk(data, device, solver):
         solution = clsolve.solve(problem, solver=solver, device=device)
         assert solution.optimal and solution.value == expected, problem.name
         assert solution.stats.get("host_walk") or solution.stats.get("nodes", 0) == 0, problem.name
+
+
+def test_a_walk_run_by_the_plan_counts_in_the_solve_time():
+    """The plan walks and the solve takes its answer: the solution's host time includes that walk."""
+    from clsolve.dp.presolve import reduce
+    from clsolve.generators import chu_beasley
+    from clsolve.mkp.walk import HOST_NODES, probe
+    problem = chu_beasley(14, 2, 0.5, seed=3)
+    clsolve.plan(problem, solver="mkp-bnb")
+    reduced = reduce(problem).problem
+    probed = probe(reduced if reduced is not None else problem, HOST_NODES)
+    assert probed.walked is not None
+    solution = clsolve.solve(problem, solver="mkp-bnb")
+    assert solution.stats.get("host_walk") and solution.timings.host >= probed.seconds

@@ -84,6 +84,11 @@ def probe(problem: Knapsack, budget: int) -> Probe:
     return cache.put(problem, ("mkp walk", budget), found)
 
 
+def kept(problem: Knapsack, budget: int) -> bool:
+    """Whether ``probe`` of ``problem`` and ``budget`` is already kept (a plan ran it)."""
+    return cache.get(problem, ("mkp walk", budget)) is not None
+
+
 def walk(core: Knapsack, prices: np.ndarray, floor: int, budget: int) -> Walked | None:
     """The core's optimum (better than ``floor``, or the proof that none is) within ``budget`` nodes,
     or None: too many items, the budget or the time limit reached."""

@@ -26,14 +26,15 @@ from .solution import Solution, check, check_many
 
 HOST_DEVICE_LABEL = "host CPU"
 #: What solving a problem of a batch on its own costs beside its solver's estimate (planning every
-#: solver for it, its own solve call and check), seconds: ``auto`` weighs one by one against a batch
-#: solver only where the batch's estimate passes this much per problem, times ONE_BY_ONE_MARGIN, by
-#: which one by one must win (the estimates of both sides are models: with PoCL, MSB-630's batch is
-#: estimated at 3.3 s and takes 1.2 s, and one by one, estimated at 2.2 s, takes 1.7 s).
+#: solver for it, its own solve call and check), seconds.
+ONE_BY_ONE_SECONDS = 2e-3
+#: By how much one by one must beat a batch solver's estimate: ``auto`` weighs it only where the
+#: batch's estimate passes ONE_BY_ONE_SECONDS per problem times this (the estimates of both sides are
+#: models: with PoCL, MSB-630's batch is estimated at 3.3 s and takes 1.2 s, and one by one,
+#: estimated at 2.2 s, takes 1.7 s).
 ONE_BY_ONE_MARGIN = 2.0
 #: Problems of a batch whose plans decide whether the rest are planned one by one.
 ONE_BY_ONE_SAMPLE = 16
-ONE_BY_ONE_SECONDS = 2e-3
 
 
 def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
@@ -146,7 +147,9 @@ def _solve_many_one_device(problems: list, solver: str, device, arrays: bool,
         choices = None if chosen is None else _one_by_one(problems, device, chosen[2].seconds)
         if choices is not None:
             return _checked(problems, _each(problems, device, options, choices), arrays)
-        answer = solve_packed_unchecked(packed, solver, device, options, chosen)
+        # auto with no batching solver for the packed batch: the object path below, not planned again here
+        answer = None if solver == "auto" and chosen is None else \
+            solve_packed_unchecked(packed, solver, device, options, chosen)
         if answer is not None:
             failed = packed.first_wrong(answer)  # answer rows are the problems, in order
             if failed is not None:

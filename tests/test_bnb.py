@@ -137,3 +137,15 @@ def test_large_scale_to_published_optimum(data, device):
         optimum = Fraction((folder.parent / "large_scale-optimum" / path.name).read_text().strip())
         solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=120)
         assert solution.optimal and solution.value == optimum, path.name
+
+
+@pytest.mark.parametrize("profits, weights, capacity", [([5], [0], 0), ([5, 3], [0, 0], 4), ([4, 5, 0], [0, 2, 0], 3)])
+def test_weightless_items_without_presolve_divide_by_nothing(profits, weights, capacity, device):
+    """With presolve off, weightless items reach the bounds; a node past the last item must not divide
+    by that item's weight (no RuntimeWarning: warnings are errors here)."""
+    import warnings
+    problem = clsolve.Knapsack(profits, weights, capacity)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        solution = clsolve.solve(problem, solver="bnb", device=device, presolve=False, fixing=False, host_threshold=64)
+    assert solution.optimal and solution.value == brute_force(problem)

@@ -78,10 +78,13 @@ def upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarr
     """U = P + floor((c - W) p_s / w_s) (see ``fractional`` in opencl/bnb.cl)."""
     n = items.n
     at = np.minimum(S, n - 1)
+    # the slack item weighs at least 1 (a weightless item always fits); where n <= S the entry is
+    # dropped, and its divisor, perhaps a weightless item's, is taken as 1 so that nothing divides by 0
+    slack_w = np.where(n > S, items.weights[at], 1)
     if items.small:  # r * p_s < capacity * max(p) < 2^63: exact in int64
-        return np.where(n > S, P + (items.capacity - W) * items.profits[at] // items.weights[at], P)
+        return np.where(n > S, P + (items.capacity - W) * items.profits[at] // slack_w, P)
     r = (items.capacity - W).astype(np.uint64)
-    ps, ws = items.profits[at].astype(np.uint64), items.weights[at].astype(np.uint64)
+    ps, ws = items.profits[at].astype(np.uint64), slack_w.astype(np.uint64)
     small = (r <= U32_MASK) & (ps <= U32_MASK)
     exact = (np.where(small, r, 0) * np.where(small, ps, 0)) // ws
     approx = (r.astype(np.float64) * ps.astype(np.float64) / ws.astype(np.float64) * (1.0 + 1e-15))

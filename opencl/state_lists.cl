@@ -246,12 +246,30 @@ __kernel void states_scan_max(__global long *values, uint count)
     }
 }
 
+/* The bound of the rounded relaxation (clsolve_plugins.dp_states.relaxed): the items still outside
+ * the core are those not yet removed (L, all taken: weight wl, profit pl) and those not yet added.
+ * Taking them or not is a 0-1 knapsack over L and the rest with capacity C - W + wl and profit
+ * offset P - pl; with every weight rounded down to a multiple of `grain` its optimum is at most
+ * row[(C - W + wl) / grain], the row of the DP over (a superset of) those items. Returns LONG_MIN
+ * when even removing all of L leaves the state too heavy. */
+inline long relaxed_bound(long w, long p, long capacity, __global const long *row, uint width, long grain,
+                          long wl, long pl)
+{
+    long rest = capacity - w + wl;
+    if (rest < 0)
+        return LONG_MIN;
+    long index = rest / grain;
+    return p - pl + row[min(index, (long)width - 1)];
+}
+
 /* Keep flags: dominance (P beats the prefix maximum) and the bound against the incumbent `best`.
  * Next items: (pt, wt) the next item that can be added (has_add = 0: none), (ps, ws) the next item
- * that can be removed (has_remove = 0: none). */
+ * that can be removed (has_remove = 0: none). Where `width` > 0, the bound is also at most the
+ * rounded relaxation's (relaxed_bound, `row` of `width` entries). */
 __kernel void states_keep(__global const long *MW, __global const long *MP, uint m,
                           __global const long *prefix_max, long capacity, long best,
                           int has_add, long pt, long wt, int has_remove, long ps, long ws,
+                          __global const long *row, uint width, long grain, long wl, long pl,
                           __global uchar *keep, __global uint *group_count,
                           __global long *group_best, __global uint *group_best_at, __global long *group_top)
 {
@@ -300,6 +318,11 @@ __kernel void states_keep(__global const long *MW, __global const long *MP, uint
             promising = has_remove && spare >= 0 &&
                         product_at_least((ulong)spare, (ulong)ws, (ulong)(w - capacity), (ulong)ps);
             bound = p;
+        }
+        if (width && promising) {
+            long relaxed = relaxed_bound(w, p, capacity, row, width, grain, wl, pl);
+            promising = relaxed > best;
+            bound = min(bound, relaxed);
         }
         uchar flag = undominated && promising;
         flags[mine + k] = flag;
@@ -419,4 +442,18 @@ __kernel void states_compact(__global const long *MW, __global const long *MP, _
         if (flags[mine + k])
             out_uint[rank++] = in_uint[mine + k];
     store_chunk_uint(out_uint, anchor, out_base, count);
+}
+
+/* One item of the rounded relaxation's DP (clsolve_plugins.dp_states.relaxed): the row of the best
+ * profit at each rounded capacity r < width, after item (w, p) with its weight rounded down:
+ * next[r] = max(row[r], row[r - w] + p). */
+__kernel void relaxed_item(__global const long *row, __global long *next, uint width, uint w, long p)
+{
+    uint r = get_global_id(0);
+    if (r >= width)
+        return;
+    long value = row[r];
+    if (r >= w)
+        value = max(value, row[r - w] + p);
+    next[r] = value;
 }

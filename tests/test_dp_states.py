@@ -51,12 +51,62 @@ def test_longer_than_a_block_matches_sequential(kind, device):
                "strong": weights + 40, "subset": weights.copy()}[kind]
     problem = clsolve.Knapsack(profits, weights, int(weights.sum()) // 3)
     expected = clsolve.solve(problem, solver="sequential").value
-    for fixing, host_states in ((True, 0), (False, 0), (False, 64), (False, 4096)):
+    for fixing, host_states, relaxation in ((True, 0, 0), (False, 0, 0), (False, 64, 0), (False, 4096, 0),
+                                            (False, 0, 97), (True, 64, 2**20)):
         solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
-                                 host_states=host_states)
+                                 host_states=host_states, relaxation=relaxation)
         assert solution.optimal and solution.value == expected
-        if not fixing and kind != "subset":  # subset sums stop early: an exact fill is found at once
+        if not fixing and not relaxation and kind != "subset":  # subset sums: an exact fill is found at once
             assert solution.stats["levels"] > BLOCK
+
+
+@SETTINGS
+@given(problem=small(), fixing=st.booleans(), relaxation=st.sampled_from([1, 2, 3, 7, 64, 2**20]))
+def test_rounded_relaxation_matches_brute_force(problem, fixing, relaxation, device):
+    """Lists on the device bounded by the rounded relaxation's rows, grains from 1 (exact) to past the
+    capacity (every weight rounds to 0), weights that round past the row."""
+    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
+                             host_states=0, relaxation=relaxation)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_rounded_relaxation_prunes_what_dantzig_keeps(device):
+    """Weights in groups around C / 2^k (Jooken et al.): the rows see which sums of weights exist."""
+    problem = jooken(120, 10**8, 6, 0.2, 0.0, 100, seed=1)
+    plain = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, relaxation=0)
+    relaxed = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, relaxation=2**12, poison=True)
+    assert plain.optimal and relaxed.optimal and relaxed.value == plain.value
+    assert relaxed.stats["states_made"] < 0.8 * plain.stats["states_made"]
+    assert relaxed.stats["relaxed_grain"] == -(-(10**8 + 1) // 2**12)
+
+
+def test_rounded_relaxation_rows_fit_their_memory():
+    from clsolve_plugins.dp_states.relaxed import Shape
+    shape = Shape.of(10**10, 1200, 2**20, 2**30)
+    assert shape.width <= 2**20 and (shape.width - 1) * shape.grain <= 10**10 < shape.width * shape.grain
+    assert shape.rows * shape.width * 8 <= 2**30 and shape.stride == 16
+    assert Shape.of(100, 10, 2**20, 2**30).grain == 1  # small capacities: the exact DP
+
+
+def test_first_level_on_a_device_does_not_set_the_time_model(monkeypatch, device):
+    """The first level of a place may build its kernels (PoCL compiles at the first launch): it must
+    not make the search stop far ahead of its time limit."""
+    import time
+
+    from clsolve_plugins.dp_states.device import DeviceLists
+    level, calls = DeviceLists.level, []
+
+    def slow_first(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.5)
+        return level(self, *args, **kwargs)
+
+    monkeypatch.setattr(DeviceLists, "level", slow_first)
+    problem = _hard(200)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, fixing=False,
+                             relaxation=0, time_limit=8)
+    assert solution.optimal and len(calls) > 2
 
 
 def test_records_walk_back_across_blocks():

@@ -74,6 +74,20 @@ class Core:
         self.levels.append(level)
         return level
 
+    def upcoming(self) -> list[int]:
+        """The items of the levels still to come, in the order ``advance`` will decide them."""
+        ahead = Core(self.order, self.weights, self.profits, self.capacity, self.breaking, self.next_add,
+                     self.next_remove, list(self.levels))
+        items = []
+        while not ahead.done():
+            items.append(ahead.advance().item)
+        return items
+
+    def taken(self) -> tuple[int, int]:
+        """(weight, profit) of the items every state still takes by default: 0..s, those not yet removed."""
+        s = self.next_remove + 1
+        return int(self.weights[:s].sum()), int(self.profits[:s].sum())
+
     def next_items(self) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
         """(p, w) of the next item that may be added and of the next that may be removed (None: none);
         the bounds of the states use them."""

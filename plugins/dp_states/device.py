@@ -64,6 +64,8 @@ class DeviceLists:
         self.count = 0
         self.lists: list[list[cl.Buffer]] = []
         self.results = np.zeros(4, dtype=np.int64)
+        self.no_row = {"row": cl.Buffer(device.context, cl.mem_flags.READ_ONLY, 8), "width": np.uint32(0),
+                       "grain": np.int64(1), "wl": np.int64(0), "pl": np.int64(0)}
         self.kernel_seconds = 0.0
 
     @property
@@ -152,9 +154,11 @@ class DeviceLists:
             keep=self.keep, offsets=self.group_count)
 
     # long: one level is five launches whose arguments are named here
-    def level(self, core: Core, level: Level, best: int, reset: bool, bit: int) -> LevelResult:
+    def level(self, core: Core, level: Level, best: int, reset: bool, bit: int,
+              relaxed: dict[str, object] | None = None) -> LevelResult:
         """Merge the list with its copy shifted by ``level``'s item, keep the undominated promising
-        states (bounds against ``best``), compact; returns the level's small read."""
+        states (bounds against ``best``; ``relaxed``: the rounded relaxation's row and its arguments,
+        ``RelaxedRows.arguments``), compact; returns the level's small read."""
         n = self.count
         m = 2 * n
         self._grow(m)
@@ -172,7 +176,8 @@ class DeviceLists:
         self.keep_kernel.set(m=np.uint32(m), capacity=np.int64(core.capacity), best=np.int64(best),
                              has_add=np.int32(add is not None), pt=np.int64(add[0] if add else 0),
                              wt=np.int64(add[1] if add else 1), has_remove=np.int32(remove is not None),
-                             ps=np.int64(remove[0] if remove else 0), ws=np.int64(remove[1] if remove else 1))
+                             ps=np.int64(remove[0] if remove else 0), ws=np.int64(remove[1] if remove else 1),
+                             **(relaxed or self.no_row))
         self.keep_kernel.enqueue(queue, full, local)
         self.offsets.set(groups=np.uint32(groups)).enqueue(queue, local, local)
         self.compact.set(m=np.uint32(m), W=dst[0], P=dst[1], bits=dst[2], anchor=dst[3])

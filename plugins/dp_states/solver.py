@@ -45,6 +45,7 @@ from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists
 from .host import HOST_STATES, HostLists
 from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
+from .relaxed import WIDTH, RelaxedRows, memory_share
 
 #: Model of one level (five launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
 #: list is short) for ``auto``, seconds, multiplied by OPEN_GAP_MARGIN when the root's bounds do not
@@ -66,6 +67,9 @@ AGAIN_SHARE = 0.5
 #: Sums of weights and of profits must stay below these (states are 64-bit; a bound adds up to 2^62
 #: to a profit).
 WEIGHT_LIMIT, PROFIT_LIMIT = 2**63 - 1, 2**62
+#: Seconds per cell of the rounded relaxation's DP (``relaxed.py``), to leave it out where a time limit
+#: would not allow it: a GPU and other devices.
+RELAXED_CELL_SECONDS = {"gpu": 5e-12, "other": 2e-9}
 
 
 class StateListSolver(DeviceSolver):
@@ -75,7 +79,7 @@ class StateListSolver(DeviceSolver):
 
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
                  local_size: int | None = None, host_states: int = HOST_STATES, strengthen: int = STRENGTHEN_STATES,
-                 aggregate: bool = True, poison: bool = False):
+                 aggregate: bool = True, relaxation: int | None = None, poison: bool = False):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
@@ -85,6 +89,8 @@ class StateListSolver(DeviceSolver):
         (``clsolve.dp.incumbent``) end the search where they meet, and a better incumbent prunes from
         then on (the search starts again where fixing against it leaves half of the items or fewer);
         ``aggregate`` searches equal items as one type of 1, 2, 4, ... copies (``clsolve.dp.multiplicity``);
+        ``relaxation``: entries of the rounded relaxation's rows (``relaxed.py``) that bound the states
+        of lists on the device (default: ``relaxed.WIDTH`` of the device's kind; 0: Dantzig's bound alone);
         ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
@@ -94,6 +100,7 @@ class StateListSolver(DeviceSolver):
         self.host_states = options.integer("host_states", host_states, minimum=0)
         self.strengthen = options.integer("strengthen", strengthen, minimum=0)
         self.aggregate = options.flag("aggregate", aggregate)
+        self.relaxation = options.integer("relaxation", relaxation, minimum=0, maximum=2**28, none=True)
         self.poison = options.flag("poison", poison)
 
     # -- planning ----------------------------------------------------------------------------
@@ -118,9 +125,19 @@ class StateListSolver(DeviceSolver):
 
     def _slot_limit(self, device: Device) -> int:
         """The most slots (states of a merged list) the device may hold."""
-        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20) // GROWTH_BYTES
+        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20 - self._relaxed_bytes(device)) // GROWTH_BYTES
         limit = min(limit, device.max_allocation // 8, 2**31 - 1)
         return max(4, min(limit, self.max_states or limit))
+
+    def _relaxed_bytes(self, device: Device) -> int:
+        """The most device bytes the rounded relaxation's rows may take."""
+        return memory_share(device) if self._width(device) else 0
+
+    def _width(self, device: Device) -> int:
+        """Entries of the rounded relaxation's rows on ``device`` (0: none)."""
+        if self.relaxation is not None:
+            return self.relaxation
+        return WIDTH["gpu" if device.is_gpu else "other"]
 
     def _budget(self) -> int:
         return self.memory_limit if self.memory_limit is not None else memory.default_budget()
@@ -147,7 +164,10 @@ class StateListSolver(DeviceSolver):
         if probed is not None:
             details["probe"] = {"levels": probed.levels, "seconds": probed.seconds, "longest_list": probed.longest,
                                 "last_list": probed.last, "short": probed.short, "finished": probed.finished}
-        return Plan(solver=self.name, device_buffers=_buffers(slots), cell_updates=n, launches=5 * n,
+        buffers = _buffers(slots)
+        if self._width(device) and searched is not None:
+            buffers["relaxed rows (at most)"] = self._relaxed_bytes(device)
+        return Plan(solver=self.name, device_buffers=buffers, cell_updates=n, launches=5 * n,
                     seconds=seconds + 0.001, details=details)
 
     # -- solving -----------------------------------------------------------------------------
@@ -183,7 +203,10 @@ class StateListSolver(DeviceSolver):
                  "device": deadline.Rate(*FIRST_RATES["gpu" if device.is_gpu else "other"])}
         top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
         level_seconds = {"host": 0.0, "device": 0.0}
+        warm: set[str] = set()
         strong: Strengthened | None = None
+        relaxed: RelaxedRows | None = None
+        relaxed_seconds = 0.0
         while lists.count and not core.done():
             if strengthen and strong is None and lists.count >= strengthen:
                 strong = incumbent.strengthen(problem)
@@ -197,15 +220,26 @@ class StateListSolver(DeviceSolver):
                 break                                          # the incumbent reaches the bound: optimal
             lists = places.next(lists)
             where = "host" if isinstance(lists, HostLists) else "device"
+            if relaxed is None and isinstance(lists, DeviceLists) and self._relax(core, device, limit):
+                started = time.perf_counter()
+                relaxed = RelaxedRows(device, lists.program, core, self._width(device), self._relaxed_bytes(device),
+                                      self.poison)
+                relaxed_seconds = time.perf_counter() - started
             stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
             if stop:
                 break
             level, count = core.advance(), lists.count
             number = len(core.levels)
             started = time.perf_counter()
-            result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
+            if isinstance(lists, DeviceLists):
+                result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number),
+                                     relaxed=relaxed.arguments(number) if relaxed else None)
+            else:
+                result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
             elapsed = time.perf_counter() - started
-            rates[where].observe(2 * count, elapsed)
+            if where in warm:
+                rates[where].observe(2 * count, elapsed)
+            warm.add(where)  # a place's first level may include building its kernels (PoCL: at first launch)
             level_seconds[where] += elapsed
             made, kept, peak = made + 2 * count, kept + result.count, max(peak, result.count)
             if result.best > best:
@@ -215,6 +249,8 @@ class StateListSolver(DeviceSolver):
             if is_block_end(number) and lists.count and not core.done():
                 records.add(*lists.record())
             progress.report("dp-states levels", number, core.n)
+        if relaxed is not None:
+            relaxed.release()
         if found is not None:
             number, bits, anchor = found
             chosen = core.selection(records.toggled(number, bits, anchor))
@@ -237,13 +273,28 @@ class StateListSolver(DeviceSolver):
         stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": records.nbytes,
                  "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"]}
+        if relaxed is not None:
+            shape = relaxed.shape
+            stats.update({"relaxed_width": shape.width, "relaxed_grain": shape.grain, "relaxed_stride": shape.stride,
+                          "relaxed_seconds": relaxed_seconds})
+            notes.append(f"rounded relaxation: rows of {shape.width} entries (grain {shape.grain}), one every "
+                         f"{shape.stride} levels, made in {relaxed_seconds * 1e3:.1f} ms")
         if strong is not None:
             stats.update(strong.stats())
         return Solution(value=value, selected=selected, optimal=(not stop or bound <= best) and value >= best,
                         solver=self.name,
                         device=device.label,
-                        timings=Timings(kernels=level_seconds["device"], host=total - level_seconds["device"]),
+                        timings=Timings(kernels=level_seconds["device"] + relaxed_seconds,
+                                        host=total - level_seconds["device"] - relaxed_seconds),
                         notes=notes, bound=bound, stats=stats)
+
+    def _relax(self, core: Core, device: Device, limit: deadline.Deadline) -> bool:
+        """Whether to make the rounded relaxation's rows now: asked for, items left, and time for them."""
+        width = self._width(device)
+        if not width or core.done():
+            return False
+        cells = (core.n - len(core.levels)) * min(width, core.capacity + 1)
+        return limit.allows(cells * RELAXED_CELL_SECONDS["gpu" if device.is_gpu else "other"])
 
 
 def _capped(solution: Solution, strong: Strengthened) -> Solution:

@@ -1,0 +1,124 @@
+"""The rounded relaxation's rows: an upper bound for every state that sees what Dantzig's bound
+cannot, that the weights left may not fill the capacity left.
+
+At a level, the items outside the core are those every state still takes (L: 0..s, weight w(L),
+profit p(L)) and those none takes yet (t+1..n-1). What a state (W, P) can still become is a 0-1
+knapsack over all of them with capacity C - W + w(L) and profit offset P - p(L) (removing an item of L
+is not taking it). Rounding each weight down to a multiple of ``grain`` can only enlarge the feasible
+set, so the optimum of that knapsack is at most F[(C - W + w(L)) // grain], where F is the dense DP row
+over the rounded weights (``width`` = C // grain + 1 entries). Dantzig's bound fills the capacity left
+at the next item's ratio; F knows which sums of weights exist, to within one grain per item, so on
+instances whose weights cluster (Jooken et al.'s groups around C / 2^k) it is far stronger. The same
+relaxation with grain 1 is the exact DP.
+
+The rows are made once, when the lists first go to the device: one DP over the items still to come
+in reverse order of their levels (one launch of ``relaxed_item`` per item, ``opencl/state_lists.cl``),
+with the row kept every ``stride`` levels. A level uses the row of the nearest set of items that holds
+its outside items (a superset: the bound stays valid, a little weaker).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve.dp.table import POISON_BYTE
+from clsolve.runtime.buffers import fill
+from clsolve.runtime.devices import Device
+from clsolve.runtime.kernels import Program
+
+from .core import Core
+
+#: Default number of entries of a row (the rounded capacities 0..width-1) on a GPU and on other
+#: devices. On the H100, Jooken et al.'s c = 1e10 instances with n = 600 prove in 0.7 s with 2^22
+#: entries and 3.7 s with 2^20 (``clsolve bench hard-kp``); a CPU device makes rows ~100 times slower.
+WIDTH = {"gpu": 2**22, "other": 2**16}
+#: Share of the device's memory the rows may take; the stride between kept rows grows to fit it.
+MEMORY_SHARE = 1 / 16
+
+
+@dataclass
+class Shape:
+    """Rows of ``width`` entries for weights rounded down to multiples of ``grain``, one kept every
+    ``stride`` of ``levels`` levels."""
+
+    width: int
+    grain: int
+    stride: int
+    levels: int
+
+    @classmethod
+    def of(cls, capacity: int, levels: int, width: int, memory: int) -> Shape:
+        grain = max(1, -(-(capacity + 1) // width))
+        width = capacity // grain + 1
+        stride = 1
+        while -(-levels // stride) * width * 8 > memory and stride < max(levels, 1):
+            stride *= 2
+        return cls(width, grain, stride, levels)
+
+    @property
+    def rows(self) -> int:
+        return -(-self.levels // self.stride) if self.levels else 0
+
+    @property
+    def nbytes(self) -> int:
+        """Device bytes: the kept rows and the two rows the DP works in."""
+        return (self.rows + 2) * self.width * 8
+
+
+def memory_share(device: Device) -> int:
+    """The bytes the rows may take on ``device``."""
+    return int(device.global_memory * MEMORY_SHARE)
+
+
+class RelaxedRows:
+    """The rows for the levels after ``core``'s current one, on ``device``."""
+
+    def __init__(self, device: Device, program: Program, core: Core, width: int, memory: int, poison: bool = False):
+        """``poison``: the DP's rows start as garbage (the DP must write every entry)."""
+        self.device, self.core, self.poison = device, core, poison
+        self.first = len(core.levels)
+        items = core.upcoming()
+        self.shape = Shape.of(core.capacity, len(items), width, memory)
+        self.rows = self._make(program, items)
+
+    def _make(self, program: Program, items: list[int]) -> list[cl.Buffer]:
+        """The DP in reverse order of the levels; the row over items[i:] is kept for every i that is a
+        multiple of the stride."""
+        shape, queue, ctx = self.shape, self.device.queue, self.device.context
+        size = shape.width * 8
+        work = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size) for _ in range(2)]
+        if self.poison:
+            fill(queue, work[1], POISON_BYTE)
+        cl.enqueue_copy(queue, work[0], np.zeros(shape.width, np.int64))
+        kept: dict[int, cl.Buffer] = {}
+        kernel = program.kernel("relaxed_item").set(width=np.uint32(shape.width))
+        grid = (-(-shape.width // 256) * 256,)
+        for i in range(len(items) - 1, -1, -1):
+            rounded = int(self.core.weights[items[i]]) // shape.grain
+            if rounded < shape.width:
+                kernel.set(row=work[0], next=work[1], w=np.uint32(rounded), p=np.int64(self.core.profits[items[i]]))
+                kernel.enqueue(queue, grid, (256,))
+                work.reverse()
+            if i % shape.stride == 0:
+                kept[i] = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
+                cl.enqueue_copy(queue, kept[i], work[0], byte_count=size)
+        queue.finish()
+        for buffer in work:
+            buffer.release()
+        return [kept[i] for i in sorted(kept)]
+
+    def arguments(self, number: int) -> dict[str, object]:
+        """The keep kernel's arguments at level ``number`` (counted from 1, the core already advanced):
+        its outside items are those of the levels after it."""
+        outside = number - self.first  # index into the items still to come when the rows were made
+        index = min(outside // self.shape.stride, len(self.rows) - 1)
+        wl, pl = self.core.taken()
+        return {"row": self.rows[index], "width": np.uint32(self.shape.width), "grain": np.int64(self.shape.grain),
+                "wl": np.int64(wl), "pl": np.int64(pl)}
+
+    def release(self) -> None:
+        for buffer in self.rows:
+            buffer.release()
+        self.rows = []

@@ -86,6 +86,7 @@ def test_rounded_relaxation_rows_fit_their_memory():
     assert shape.width <= 2**20 and (shape.width - 1) * shape.grain <= 10**10 < shape.width * shape.grain
     assert shape.rows * shape.width * 8 <= 2**30 and shape.stride == 16
     assert Shape.of(100, 10, 2**20, 2**30).grain == 1  # small capacities: the exact DP
+    assert Shape.of(10**10, 2000, 2**22, 2**40, cells=2**32).width <= 2**32 // 2000  # many items: narrower rows
 
 
 def test_first_level_on_a_device_does_not_set_the_time_model(monkeypatch, device):

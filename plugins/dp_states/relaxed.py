@@ -34,6 +34,9 @@ from .core import Core
 #: devices. On the H100, Jooken et al.'s c = 1e10 instances with n = 600 prove in 0.7 s with 2^22
 #: entries and 3.7 s with 2^20 (``clsolve bench hard-kp``); a CPU device makes rows ~100 times slower.
 WIDTH = {"gpu": 2**22, "other": 2**16}
+#: The most cells (items x entries) the rows' DP may update; rows narrow to fit. On the H100 2^32 cells
+#: take about 0.1 s (one launch and about 64 MiB of traffic per item at 2^22 entries).
+CELLS = {"gpu": 2**32, "other": 2**26}
 #: Share of the device's memory the rows may take; the stride between kept rows grows to fit it.
 MEMORY_SHARE = 1 / 16
 
@@ -49,7 +52,10 @@ class Shape:
     levels: int
 
     @classmethod
-    def of(cls, capacity: int, levels: int, width: int, memory: int) -> Shape:
+    def of(cls, capacity: int, levels: int, width: int, memory: int, cells: int | None = None) -> Shape:
+        """At most ``width`` entries and ``cells`` cells (items x entries), rows within ``memory`` bytes."""
+        if cells is not None:
+            width = max(1, min(width, cells // max(levels, 1)))
         grain = max(1, -(-(capacity + 1) // width))
         width = capacity // grain + 1
         stride = 1
@@ -75,12 +81,14 @@ def memory_share(device: Device) -> int:
 class RelaxedRows:
     """The rows for the levels after ``core``'s current one, on ``device``."""
 
-    def __init__(self, device: Device, program: Program, core: Core, width: int, memory: int, poison: bool = False):
-        """``poison``: the DP's rows start as garbage (the DP must write every entry)."""
+    def __init__(self, device: Device, program: Program, core: Core, width: int, memory: int, cells: int,
+                 poison: bool = False):
+        """Rows of at most ``width`` entries, ``cells`` cells and ``memory`` bytes; ``poison``: the DP's
+        rows start as garbage (the DP must write every entry)."""
         self.device, self.core, self.poison = device, core, poison
         self.first = len(core.levels)
         items = core.upcoming()
-        self.shape = Shape.of(core.capacity, len(items), width, memory)
+        self.shape = Shape.of(core.capacity, len(items), width, memory, cells)
         self.rows = self._make(program, items)
 
     def _make(self, program: Program, items: list[int]) -> list[cl.Buffer]:

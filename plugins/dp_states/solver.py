@@ -45,7 +45,7 @@ from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists
 from .host import HOST_STATES, HostLists
 from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
-from .relaxed import WIDTH, RelaxedRows, memory_share
+from .relaxed import CELLS, WIDTH, RelaxedRows, memory_share
 
 #: Model of one level (five launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
 #: list is short) for ``auto``, seconds, multiplied by OPEN_GAP_MARGIN when the root's bounds do not
@@ -137,7 +137,7 @@ class StateListSolver(DeviceSolver):
         """Entries of the rounded relaxation's rows on ``device`` (0: none)."""
         if self.relaxation is not None:
             return self.relaxation
-        return WIDTH["gpu" if device.is_gpu else "other"]
+        return WIDTH[_kind(device)]
 
     def _budget(self) -> int:
         return self.memory_limit if self.memory_limit is not None else memory.default_budget()
@@ -223,7 +223,7 @@ class StateListSolver(DeviceSolver):
             if relaxed is None and isinstance(lists, DeviceLists) and self._relax(core, device, limit):
                 started = time.perf_counter()
                 relaxed = RelaxedRows(device, lists.program, core, self._width(device), self._relaxed_bytes(device),
-                                      self.poison)
+                                      CELLS[_kind(device)], self.poison)
                 relaxed_seconds = time.perf_counter() - started
             stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
             if stop:
@@ -293,8 +293,13 @@ class StateListSolver(DeviceSolver):
         width = self._width(device)
         if not width or core.done():
             return False
-        cells = (core.n - len(core.levels)) * min(width, core.capacity + 1)
-        return limit.allows(cells * RELAXED_CELL_SECONDS["gpu" if device.is_gpu else "other"])
+        items = core.n - len(core.levels)
+        cells = min(items * min(width, core.capacity + 1), CELLS[_kind(device)])
+        return limit.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
+
+
+def _kind(device: Device) -> str:
+    return "gpu" if device.is_gpu else "other"
 
 
 def _capped(solution: Solution, strong: Strengthened) -> Solution:

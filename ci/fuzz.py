@@ -197,6 +197,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                             "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
         out.append(("dp-states", {"fixing": pick([True, False]), "poison": True, "strengthen": pick([0, 1, 64, 2**22]),
                                   "aggregate": pick([True, False]), "relaxation": pick([None, 0, 1, 5, 64]),
+                                  "relaxation_states": pick([0, 16, 2**16]),
                                   "local_size": pick([None, 32, 64]), "host_states": pick([0, 2, 4096]),
                                   **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
                                   "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))

@@ -54,7 +54,7 @@ def test_longer_than_a_block_matches_sequential(kind, device):
     for fixing, host_states, relaxation in ((True, 0, 0), (False, 0, 0), (False, 64, 0), (False, 4096, 0),
                                             (False, 0, 97), (True, 64, 2**20)):
         solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
-                                 host_states=host_states, relaxation=relaxation)
+                                 host_states=host_states, relaxation=relaxation, relaxation_states=0)
         assert solution.optimal and solution.value == expected
         if not fixing and not relaxation and kind != "subset":  # subset sums: an exact fill is found at once
             assert solution.stats["levels"] > BLOCK
@@ -66,7 +66,7 @@ def test_rounded_relaxation_matches_brute_force(problem, fixing, relaxation, dev
     """Lists on the device bounded by the rounded relaxation's rows, grains from 1 (exact) to past the
     capacity (every weight rounds to 0), weights that round past the row."""
     solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
-                             host_states=0, relaxation=relaxation)
+                             host_states=0, relaxation=relaxation, relaxation_states=0)
     assert solution.optimal and solution.value == brute_force(problem)
 
 
@@ -74,7 +74,8 @@ def test_rounded_relaxation_prunes_what_dantzig_keeps(device):
     """Weights in groups around C / 2^k (Jooken et al.): the rows see which sums of weights exist."""
     problem = jooken(120, 10**8, 6, 0.2, 0.0, 100, seed=1)
     plain = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, relaxation=0)
-    relaxed = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, relaxation=2**12, poison=True)
+    relaxed = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, relaxation=2**12,
+                            relaxation_states=0, poison=True)
     assert plain.optimal and relaxed.optimal and relaxed.value == plain.value
     assert relaxed.stats["states_made"] < 0.8 * plain.stats["states_made"]
     assert relaxed.stats["relaxed_grain"] == -(-(10**8 + 1) // 2**12)

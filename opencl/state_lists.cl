@@ -457,18 +457,3 @@ __kernel void relaxed_item(__global const long *row, __global long *next, uint w
         value = max(value, row[r - w] + p);
     next[r] = value;
 }
-
-/* The kept row of the rounded relaxation with the light items (weight below one grain) bounded by
- * their LP (clsolve_plugins.dp_states.relaxed.Light): out[i] = max over j < count of
- * row[i - j] + taps[j], and row[i - count] + total, where row is the heavy items' row (non-decreasing). */
-__kernel void relaxed_light(__global const long *row, __global long *out, uint width,
-                            __global const long *taps, uint count, long total)
-{
-    uint i = get_global_id(0);
-    if (i >= width)
-        return;
-    long value = i >= count ? row[i - count] + total : LONG_MIN;
-    for (uint j = 0; j < count && j <= i; ++j)
-        value = max(value, row[i - j] + taps[j]);
-    out[i] = value;
-}

@@ -288,29 +288,3 @@ def test_probe_that_ends_the_search_is_the_estimate(monkeypatch):
 def _stages(problem):
     from clsolve.dp.fixing import stages
     return stages(problem, True, True)
-
-
-def test_light_items_lp_taps_match_a_direct_lp():
-    """The light items' taps: the LP bound of the light items among items[first:] at each capacity."""
-    from fractions import Fraction
-
-    from clsolve_plugins.dp_states.relaxed import Light
-    rng = np.random.default_rng(8)
-    weights, profits = rng.integers(0, 300, 40), rng.integers(1, 300, 40)
-    weights[:20] += 10**6  # heavy
-    core = Core.of(clsolve.Knapsack(profits, weights, 10**7))
-    items = core.upcoming()
-    light = Light(core, items, grain=1000)
-    for first in (0, 7, 30):
-        taps, total = light.taps(first)
-        mine = sorted(((int(core.weights[j]), int(core.profits[j])) for j in items[first:] if core.weights[j] < 1000),
-                      key=lambda wp: Fraction(wp[1], wp[0]) if wp[0] else Fraction(10**9), reverse=True)
-        assert total == sum(p for _, p in mine)
-        for j, tap in enumerate(taps):
-            room, value = (j + 1) * 1000 - 1, Fraction(0)
-            for w, p in mine:
-                take = min(Fraction(1), Fraction(room, w)) if w else Fraction(1)
-                value, room = value + take * p, room - take * w
-                if room <= 0:
-                    break
-            assert tap == int(value)

@@ -19,7 +19,6 @@ its outside items (a superset: the bound stays valid, a little weaker).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 import pyopencl as cl
@@ -103,22 +102,16 @@ class RelaxedRows:
         cl.enqueue_copy(queue, work[0], np.zeros(shape.width, np.int64))
         kept: dict[int, cl.Buffer] = {}
         kernel = program.kernel("relaxed_item").set(width=np.uint32(shape.width))
-        light_kernel = program.kernel("relaxed_light").set(width=np.uint32(shape.width))
         grid = (-(-shape.width // 256) * 256,)
-        light = Light(self.core, items, shape.grain)
         for i in range(len(items) - 1, -1, -1):
             rounded = int(self.core.weights[items[i]]) // shape.grain
-            if 0 < rounded < shape.width:
+            if rounded < shape.width:
                 kernel.set(row=work[0], next=work[1], w=np.uint32(rounded), p=np.int64(self.core.profits[items[i]]))
                 kernel.enqueue(queue, grid, (256,))
                 work.reverse()
             if i % shape.stride == 0:
                 kept[i] = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
-                taps, total = light.taps(i)
-                taps_buffer = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=taps)
-                light_kernel.set(row=work[0], out=kept[i], taps=taps_buffer, count=np.uint32(taps.size),
-                                 total=np.int64(total))
-                light_kernel.enqueue(queue, grid, (256,))
+                cl.enqueue_copy(queue, kept[i], work[0], byte_count=size)
         queue.finish()
         for buffer in work:
             buffer.release()
@@ -137,44 +130,3 @@ class RelaxedRows:
         for buffer in self.rows:
             buffer.release()
         self.rows = []
-
-
-#: The most taps of a light items' bound (``Light.taps``); past them the light items count whole.
-TAPS = 64
-
-
-class Light:
-    """The light items (weight below one grain, rounded to 0) bounded by their LP instead of taken
-    for free: a state's rounded capacity index i means a capacity below (i + 1) grains, heavy items of
-    rounded weight r leave less than (i - r + 1) grains to the light ones, whose profit is then at
-    most g((i - r + 1) * grain - 1), g their LP bound (concave, exact in integers). The kept row is
-    B[i] = max(F[i - j] + g((j + 1) * grain - 1) for j < k, F[i - k] + p(light)) over the heavy
-    items' row F (non-decreasing): k taps cover what the light items can fill (at most TAPS)."""
-
-    def __init__(self, core: Core, items: list[int], grain: int):
-        self.grain = grain
-        self.items = np.array([j for j in items if int(core.weights[j]) < grain], dtype=np.int64)
-        self.position = {int(j): k for k, j in enumerate(items)}
-        order = sorted((int(j) for j in self.items),
-                       key=lambda j: Fraction(int(core.profits[j]), max(int(core.weights[j]), 1)) if core.weights[j]
-                       else Fraction(2**64), reverse=True)
-        self.sorted = [(self.position[j], int(core.weights[j]), int(core.profits[j])) for j in order]
-
-    def taps(self, first: int) -> tuple[np.ndarray, int]:
-        """(g((j + 1) * grain - 1) for j < k, p(light)) over the light items among items[first:]."""
-        chosen = [(w, p) for position, w, p in self.sorted if position >= first]
-        weight, total = sum(w for w, _ in chosen), sum(p for _, p in chosen)
-        k = min(TAPS, weight // self.grain + 1)
-        return np.array(_lp(chosen, [(j + 1) * self.grain - 1 for j in range(k)]), dtype=np.int64), total
-
-
-def _lp(chosen: list[tuple[int, int]], capacities: list[int]) -> list[int]:
-    """The floor of the LP bound of items (w, p), in decreasing p/w order, within each of the
-    increasing ``capacities`` (one pass)."""
-    out, value, used, k = [], 0, 0, 0
-    for capacity in capacities:
-        while k < len(chosen) and used + chosen[k][0] <= capacity:
-            used, value, k = used + chosen[k][0], value + chosen[k][1], k + 1
-        fraction = (capacity - used) * chosen[k][1] // chosen[k][0] if k < len(chosen) else 0
-        out.append(value + fraction)
-    return out

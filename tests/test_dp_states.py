@@ -288,3 +288,36 @@ def test_probe_that_ends_the_search_is_the_estimate(monkeypatch):
 def _stages(problem):
     from clsolve.dp.fixing import stages
     return stages(problem, True, True)
+
+
+@SETTINGS
+@given(problem=small(), split=st.sampled_from([1, 2, 256]), host_states=st.sampled_from([0, 4096]))
+def test_descent_matches_brute_force(problem, split, host_states, device):
+    """Guessed incumbents from any gap (DESCENT_GAP 0): each failed guess proves a smaller bound, the
+    last is the plain search."""
+    from clsolve_plugins.dp_states import solver
+    gap, old_split = solver.DESCENT_GAP, solver.DESCENT_SPLIT
+    solver.DESCENT_GAP, solver.DESCENT_SPLIT = 0, split
+    try:
+        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=False,
+                                 host_states=host_states)
+    finally:
+        solver.DESCENT_GAP, solver.DESCENT_SPLIT = gap, old_split
+    assert solution.optimal and solution.value == brute_force(problem)
+    assert solution.bound in (None, solution.value)
+
+
+def test_descent_proves_what_the_plain_search_proves(device):
+    problem = jooken(200, 10**8, 6, 0.2, 0.0, 100, seed=1)
+    plain = clsolve.solve(problem, solver="dp-states", device=device, descent=False, relaxation=0)
+    descended = clsolve.solve(problem, solver="dp-states", device=device, relaxation=0)
+    assert plain.optimal and descended.optimal and descended.value == plain.value
+    assert descended.stats["descent_guesses"] and any("descent:" in note for note in descended.notes)
+
+
+def test_descent_under_a_time_limit_keeps_a_valid_bound(device):
+    problem = jooken(200, 10**8, 6, 0.2, 0.0, 100, seed=1)
+    optimum = clsolve.solve(problem, solver="dp-states", device=device).value
+    for seconds in (0.0, 0.2):
+        solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=seconds)
+        assert solution.value <= optimum <= solution.bound

@@ -73,6 +73,9 @@ RELAXED_CELL_SECONDS = {"gpu": 5e-12, "other": 2e-9}
 #: Lists on the device of at least this many states make the rows: shorter searches end before the
 #: rows (0.02 to 0.25 s on the H100) would pay, and rows made later cover fewer items.
 RELAXATION_STATES = 2**16
+#: The descent (``_descend``): only where Dantzig's bound is more than DESCENT_GAP above the incumbent;
+#: the first guess is 1 / DESCENT_SPLIT of that gap below the bound, each next DESCENT_GROWTH times further.
+DESCENT_GAP, DESCENT_SPLIT, DESCENT_GROWTH = 1000, 256, 4
 
 
 class StateListSolver(DeviceSolver):
@@ -83,7 +86,7 @@ class StateListSolver(DeviceSolver):
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
                  local_size: int | None = None, host_states: int = HOST_STATES, strengthen: int = STRENGTHEN_STATES,
                  aggregate: bool = True, relaxation: int | None = None, relaxation_states: int = RELAXATION_STATES,
-                 poison: bool = False):
+                 descent: bool = True, poison: bool = False):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``fixing`` fixes the items the bounds decide first and searches the rest;
@@ -95,7 +98,8 @@ class StateListSolver(DeviceSolver):
         ``aggregate`` searches equal items as one type of 1, 2, 4, ... copies (``clsolve.dp.multiplicity``);
         ``relaxation``: entries of the rounded relaxation's rows (``relaxed.py``) that bound the states
         of lists on the device (default: ``relaxed.WIDTH`` of the device's kind; 0: Dantzig's bound alone),
-        made once a list on the device reaches ``relaxation_states`` states;
+        made once a list on the device reaches ``relaxation_states`` states; ``descent`` searches first
+        against guessed incumbents below the bound (``_descend``);
         ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
@@ -107,6 +111,7 @@ class StateListSolver(DeviceSolver):
         self.aggregate = options.flag("aggregate", aggregate)
         self.relaxation = options.integer("relaxation", relaxation, minimum=0, maximum=2**28, none=True)
         self.relaxation_states = options.integer("relaxation_states", relaxation_states, minimum=0)
+        self.descent = options.flag("descent", descent)
         self.poison = options.flag("poison", poison)
 
     # -- planning ----------------------------------------------------------------------------
@@ -179,8 +184,29 @@ class StateListSolver(DeviceSolver):
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         staged = self._stages(problem)
-        return staged.solve(lambda searched: self._search(searched, device, staged.floor, self.strengthen),
-                            self.name, device.label)
+        return staged.solve(lambda searched: self._descend(searched, device, staged.floor), self.name, device.label)
+
+    def _descend(self, problem: Knapsack, device: Device, floor: int) -> Solution:
+        """The search, first (``descent``) against guessed incumbents below Dantzig's bound U: a search
+        from the guess g = U - delta prunes every state whose bound is below g; it either finds a
+        solution worth g or more, which is then optimal, or proves that none exists, so that U
+        becomes g - 1 and delta grows DESCENT_GROWTH times. Where the gap between the incumbent and U
+        is wide and the optimum near U (Jooken et al.'s instances: 7e3 below a gap of 6e6), the search
+        that proves it prunes as if it had the optimum from the start. The last guess is the incumbent
+        itself: the plain search."""
+        core = Core.of(problem)
+        lower, upper = max(core.greedy()[0], floor), core.root_bound()
+        if not self.descent or upper - lower <= DESCENT_GAP:
+            return self._search(problem, device, floor, self.strengthen)
+        delta, guesses = max(1, (upper - lower) // DESCENT_SPLIT), []
+        while upper - delta > lower + 1:
+            guess = upper - delta
+            solution = self._search(problem, device, guess - 1, 0)
+            guesses.append(guess)
+            if solution.optimal or solution.stats["stopped"]:
+                return _descended(solution, guesses, upper)
+            upper, delta = guess - 1, delta * DESCENT_GROWTH
+        return _descended(self._search(problem, device, floor, self.strengthen), guesses, upper)
 
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
@@ -278,7 +304,8 @@ class StateListSolver(DeviceSolver):
         total = time.perf_counter() - began
         stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": records.nbytes,
-                 "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"]}
+                 "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"],
+                 "stopped": bool(stop)}
         if relaxed is not None:
             shape = relaxed.shape
             stats.update({"relaxed_width": shape.width, "relaxed_grain": shape.grain, "relaxed_stride": shape.stride,
@@ -302,6 +329,16 @@ class StateListSolver(DeviceSolver):
         items = core.n - len(core.levels)
         cells = min(items * min(width, core.capacity + 1), CELLS[_kind(device)])
         return limit.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
+
+
+def _descended(solution: Solution, guesses: list[int], upper: int) -> Solution:
+    """``solution`` of the last search of a descent that tried ``guesses`` and proved ``upper``."""
+    bound = upper if solution.bound is None else min(solution.bound, upper)
+    bound = max(bound, solution.value)
+    note = (f"descent: {len(guesses)} guessed incumbents ({', '.join(str(g) for g in guesses)}); "
+            f"the optimum is at most {upper}" if guesses else "descent: none")
+    return replace(solution, bound=bound, optimal=solution.optimal or solution.value >= bound,
+                   notes=[*solution.notes, note], stats={**solution.stats, "descent_guesses": guesses})
 
 
 def _kind(device: Device) -> str:

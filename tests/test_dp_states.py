@@ -291,18 +291,21 @@ def _stages(problem):
 
 
 @SETTINGS
-@given(problem=small(), split=st.sampled_from([1, 2, 256]), host_states=st.sampled_from([0, 4096]))
-def test_descent_matches_brute_force(problem, split, host_states, device):
+@given(problem=small(), split=st.sampled_from([1, 2, 256]), host_states=st.sampled_from([0, 4096]),
+       states=st.sampled_from([1, 8, 2**25]))
+def test_descent_matches_brute_force(problem, split, host_states, states, device):
     """Guessed incumbents from any gap (DESCENT_GAP 0): each failed guess proves a smaller bound, the
-    last is the plain search."""
+    last is the plain search; a guess past its budget of states gives way to the plain search."""
     from clsolve_plugins.dp_states import solver
-    gap, old_split = solver.DESCENT_GAP, solver.DESCENT_SPLIT
+    gap, old_split, budget = solver.DESCENT_GAP, solver.DESCENT_SPLIT, dict(solver.DESCENT_STATES)
     solver.DESCENT_GAP, solver.DESCENT_SPLIT = 0, split
+    solver.DESCENT_STATES.update(gpu=states, other=states)
     try:
         solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=False,
                                  host_states=host_states)
     finally:
         solver.DESCENT_GAP, solver.DESCENT_SPLIT = gap, old_split
+        solver.DESCENT_STATES.update(budget)
     assert solution.optimal and solution.value == brute_force(problem)
     assert solution.bound in (None, solution.value)
 

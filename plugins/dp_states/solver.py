@@ -76,6 +76,9 @@ RELAXATION_STATES = 2**16
 #: The descent (``_descend``): only where Dantzig's bound is more than DESCENT_GAP above the incumbent;
 #: the first guess is 1 / DESCENT_SPLIT of that gap below the bound, each next DESCENT_GROWTH times further.
 DESCENT_GAP, DESCENT_SPLIT, DESCENT_GROWTH = 1000, 256, 4
+#: The most states a guess's search may make (about 1 s of levels on the H100 at 2^33) on a GPU and
+#: on other devices.
+DESCENT_STATES = {"gpu": 2**33, "other": 2**25}
 
 
 class StateListSolver(DeviceSolver):
@@ -192,8 +195,8 @@ class StateListSolver(DeviceSolver):
         solution worth g or more, which is then optimal, or proves that none exists, so that U
         becomes g - 1 and delta grows DESCENT_GROWTH times. Where the gap between the incumbent and U
         is wide and the optimum near U (Jooken et al.'s instances: 7e3 below a gap of 6e6), the search
-        that proves it prunes as if it had the optimum from the start. The last guess is the incumbent
-        itself: the plain search."""
+        that proves it prunes as if it had the optimum from the start. A guess's search stops past
+        DESCENT_STATES states made; then, or once the guess reaches the incumbent, the plain search."""
         core = Core.of(problem)
         lower, upper = max(core.greedy()[0], floor), core.root_bound()
         if not self.descent or upper - lower <= DESCENT_GAP:
@@ -201,8 +204,10 @@ class StateListSolver(DeviceSolver):
         delta, guesses = max(1, (upper - lower) // DESCENT_SPLIT), []
         while upper - delta > lower + 1:
             guess = upper - delta
-            solution = self._search(problem, device, guess - 1, 0)
+            solution = self._search(problem, device, guess - 1, 0, DESCENT_STATES[_kind(device)])
             guesses.append(guess)
+            if solution.stats["stopped"] == "budget":
+                break                                     # this guess costs too much: the plain search
             if solution.optimal or solution.stats["stopped"]:
                 return _descended(solution, guesses, upper)
             upper, delta = guess - 1, delta * DESCENT_GROWTH
@@ -216,9 +221,11 @@ class StateListSolver(DeviceSolver):
         return _capped(solution, strong)
 
     # long: the level loop with its stopping rules, the move between host and device, the incumbent
-    def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: int) -> Solution:
+    def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: int,
+                states: int | None = None) -> Solution:
         """The level loop over ``problem`` (a searched core) from incumbent ``floor``; lists of
-        ``strengthen`` states (0: none) strengthen the incumbent and the bound once."""
+        ``strengthen`` states (0: none) strengthen the incumbent and the bound once; the search stops
+        once it has made more than ``states`` states (None: no such budget)."""
         began = time.perf_counter()
         core = Core.of(problem)
         value, chosen = core.greedy()
@@ -237,6 +244,7 @@ class StateListSolver(DeviceSolver):
         level_seconds = {"host": 0.0, "device": 0.0}
         warm: set[str] = set()
         strong: Strengthened | None = None
+        stopped = "limit"  # why a search that stops stopped: a limit, or (states) its budget
         relaxed: RelaxedRows | None = None
         relaxed_seconds = 0.0
         while lists.count and not core.done():
@@ -258,6 +266,8 @@ class StateListSolver(DeviceSolver):
                                       CELLS[_kind(device)], self.poison)
                 relaxed_seconds = time.perf_counter() - started
             stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
+            if not stop and states is not None and made > states:
+                stop, stopped = f"more than {states} states made", "budget"
             if stop:
                 break
             level, count = core.advance(), lists.count
@@ -305,7 +315,7 @@ class StateListSolver(DeviceSolver):
         stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": records.nbytes,
                  "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"],
-                 "stopped": bool(stop)}
+                 "stopped": stopped if stop else ""}
         if relaxed is not None:
             shape = relaxed.shape
             stats.update({"relaxed_width": shape.width, "relaxed_grain": shape.grain, "relaxed_stride": shape.stride,

@@ -324,3 +324,24 @@ def test_descent_under_a_time_limit_keeps_a_valid_bound(device):
     for seconds in (0.0, 0.2):
         solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=seconds)
         assert solution.value <= optimum <= solution.bound
+
+
+def test_a_guess_out_of_room_gives_way_to_the_plain_search(monkeypatch, device):
+    """A guess whose search runs out of room (max_states, records) does not end the solve: the plain
+    search follows, with its strengthening."""
+    from dataclasses import replace
+
+    from clsolve_plugins.dp_states.solver import STRENGTHEN_STATES, StateListSolver
+    search, calls = StateListSolver._search, []
+
+    def recorded(self, problem, device, floor, strengthen, states=None):
+        calls.append((strengthen, states))
+        if states is None:
+            return search(self, problem, device, floor, strengthen)
+        solution = search(self, problem, device, floor, strengthen, states=0)
+        return replace(solution, stats={**solution.stats, "stopped": "room"})
+
+    monkeypatch.setattr(StateListSolver, "_search", recorded)
+    problem = jooken(200, 10**8, 6, 0.2, 0.0, 100, seed=1)
+    solution = clsolve.solve(problem, solver="dp-states", device=device)
+    assert solution.optimal and [strengthen for strengthen, _ in calls] == [0, STRENGTHEN_STATES]

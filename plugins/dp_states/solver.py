@@ -76,6 +76,9 @@ RELAXATION_STATES = 2**16
 #: The descent (``_descend``): only where Dantzig's bound is more than DESCENT_GAP above the incumbent;
 #: the first guess is 1 / DESCENT_SPLIT of that gap below the bound, each next DESCENT_GROWTH times further.
 DESCENT_GAP, DESCENT_SPLIT, DESCENT_GROWTH = 1000, 256, 4
+#: The most guesses before the plain search: on the H100 the c = 1e10 instances the descent proves need
+#: one or two, and each failed guess costs up to a budget (g = 2: the optimum is 1.7e9 below the bound).
+DESCENT_TRIES = 2
 #: The most states a guess's search may make (about 1 s of levels on the H100 at 2^33) on a GPU and
 #: on other devices.
 DESCENT_STATES = {"gpu": 2**33, "other": 2**25}
@@ -196,17 +199,19 @@ class StateListSolver(DeviceSolver):
         becomes g - 1 and delta grows DESCENT_GROWTH times. Where the gap between the incumbent and U
         is wide and the optimum near U (Jooken et al.'s instances: 7e3 below a gap of 6e6), the search
         that proves it prunes as if it had the optimum from the start. A guess's search stops past
-        DESCENT_STATES states made; then, or once the guess reaches the incumbent, the plain search."""
+        DESCENT_STATES states made; then, where it runs out of room (``max_states``, records), after
+        DESCENT_TRIES guesses or once the guess reaches the incumbent, the plain search follows, with its
+        strengthening. A guess stopped by the time limit ends the solve."""
         core = Core.of(problem)
         lower, upper = max(core.greedy()[0], floor), core.root_bound()
         if not self.descent or upper - lower <= DESCENT_GAP:
             return self._search(problem, device, floor, self.strengthen)
         delta, guesses = max(1, (upper - lower) // DESCENT_SPLIT), []
-        while upper - delta > lower + 1:
+        while upper - delta > lower + 1 and len(guesses) < DESCENT_TRIES:
             guess = upper - delta
             solution = self._search(problem, device, guess - 1, 0, DESCENT_STATES[_kind(device)])
             guesses.append(guess)
-            if solution.stats["stopped"] == "budget":
+            if solution.stats["stopped"] in ("budget", "room"):
                 break                                     # this guess costs too much: the plain search
             if solution.optimal or solution.stats["stopped"]:
                 return _descended(solution, guesses, upper)
@@ -244,7 +249,7 @@ class StateListSolver(DeviceSolver):
         level_seconds = {"host": 0.0, "device": 0.0}
         warm: set[str] = set()
         strong: Strengthened | None = None
-        stopped = "limit"  # why a search that stops stopped: a limit, or (states) its budget
+        stopped = "time"  # why a search that stops stopped: its time limit, its room (states, records) or budget
         relaxed: RelaxedRows | None = None
         relaxed_seconds = 0.0
         while lists.count and not core.done():
@@ -266,6 +271,8 @@ class StateListSolver(DeviceSolver):
                                       CELLS[_kind(device)], self.poison)
                 relaxed_seconds = time.perf_counter() - started
             stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
+            if stop and not limit.expired() and "time limit" not in stop:
+                stopped = "room"
             if not stop and states is not None and made > states:
                 stop, stopped = f"more than {states} states made", "budget"
             if stop:

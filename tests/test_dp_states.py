@@ -296,7 +296,7 @@ def _stages(problem):
 def test_descent_matches_brute_force(problem, split, host_states, states, device):
     """Guessed incumbents from any gap (DESCENT_GAP 0): each failed guess proves a smaller bound, the
     last is the plain search; a guess past its budget of states gives way to the plain search."""
-    from clsolve_plugins.dp_states import solver
+    from clsolve_plugins.dp_states import descent as solver
     gap, old_split, budget = solver.DESCENT_GAP, solver.DESCENT_SPLIT, dict(solver.DESCENT_STATES)
     solver.DESCENT_GAP, solver.DESCENT_SPLIT = 0, split
     solver.DESCENT_STATES.update(gpu=states, other=states)

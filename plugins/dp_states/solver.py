@@ -41,6 +41,7 @@ from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
 from .core import Core
+from .descent import DESCENT_STATES, descend
 from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists
 from .host import HOST_STATES, HostLists
 from .probe import probe
@@ -73,15 +74,6 @@ RELAXED_CELL_SECONDS = {"gpu": 5e-12, "other": 2e-9}
 #: Lists on the device of at least this many states make the rows: shorter searches end before the
 #: rows (0.02 to 0.25 s on the H100) would pay, and rows made later cover fewer items.
 RELAXATION_STATES = 2**16
-#: The descent (``_descend``): only where Dantzig's bound is more than DESCENT_GAP above the incumbent;
-#: the first guess is 1 / DESCENT_SPLIT of that gap below the bound, each next DESCENT_GROWTH times further.
-DESCENT_GAP, DESCENT_SPLIT, DESCENT_GROWTH = 1000, 256, 4
-#: The most guesses before the plain search: on the H100 the c = 1e10 instances the descent proves need
-#: one or two, and each failed guess costs up to a budget (g = 2: the optimum is 1.7e9 below the bound).
-DESCENT_TRIES = 2
-#: The most states a guess's search may make (about 1 s of levels on the H100 at 2^33) on a GPU and
-#: on other devices.
-DESCENT_STATES = {"gpu": 2**33, "other": 2**25}
 
 
 class StateListSolver(DeviceSolver):
@@ -105,7 +97,7 @@ class StateListSolver(DeviceSolver):
         ``relaxation``: entries of the rounded relaxation's rows (``relaxed.py``) that bound the states
         of lists on the device (default: ``relaxed.WIDTH`` of the device's kind; 0: Dantzig's bound alone),
         made once a list on the device reaches ``relaxation_states`` states; ``descent`` searches first
-        against guessed incumbents below the bound (``_descend``);
+        against guessed incumbents below the bound (``descent.py``);
         ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
@@ -193,30 +185,12 @@ class StateListSolver(DeviceSolver):
         return staged.solve(lambda searched: self._descend(searched, device, staged.floor), self.name, device.label)
 
     def _descend(self, problem: Knapsack, device: Device, floor: int) -> Solution:
-        """The search, first (``descent``) against guessed incumbents below Dantzig's bound U: a search
-        from the guess g = U - delta prunes every state whose bound is below g; it either finds a
-        solution worth g or more, which is then optimal, or proves that none exists, so that U
-        becomes g - 1 and delta grows DESCENT_GROWTH times. Where the gap between the incumbent and U
-        is wide and the optimum near U (Jooken et al.'s instances: 7e3 below a gap of 6e6), the search
-        that proves it prunes as if it had the optimum from the start. A guess's search stops past
-        DESCENT_STATES states made; then, where it runs out of room (``max_states``, records), after
-        DESCENT_TRIES guesses or once the guess reaches the incumbent, the plain search follows, with its
-        strengthening. A guess stopped by the time limit ends the solve."""
-        core = Core.of(problem)
-        lower, upper = max(core.greedy()[0], floor), core.root_bound()
-        if not self.descent or upper - lower <= DESCENT_GAP:
+        """The search of ``problem`` from incumbent ``floor``, after the descent's guesses (``descent.py``)."""
+        if not self.descent:
             return self._search(problem, device, floor, self.strengthen)
-        delta, guesses = max(1, (upper - lower) // DESCENT_SPLIT), []
-        while upper - delta > lower + 1 and len(guesses) < DESCENT_TRIES:
-            guess = upper - delta
-            solution = self._search(problem, device, guess - 1, 0, DESCENT_STATES[_kind(device)])
-            guesses.append(guess)
-            if solution.stats["stopped"] in ("budget", "room"):
-                break                                     # this guess costs too much: the plain search
-            if solution.optimal or solution.stats["stopped"]:
-                return _descended(solution, guesses, upper)
-            upper, delta = guess - 1, delta * DESCENT_GROWTH
-        return _descended(self._search(problem, device, floor, self.strengthen), guesses, upper)
+        budget = DESCENT_STATES[_kind(device)]
+        return descend(problem, floor, lambda guess: self._search(problem, device, guess - 1, 0, budget),
+                       lambda: self._search(problem, device, floor, self.strengthen))
 
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
@@ -346,16 +320,6 @@ class StateListSolver(DeviceSolver):
         items = core.n - len(core.levels)
         cells = min(items * min(width, core.capacity + 1), CELLS[_kind(device)])
         return limit.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
-
-
-def _descended(solution: Solution, guesses: list[int], upper: int) -> Solution:
-    """``solution`` of the last search of a descent that tried ``guesses`` and proved ``upper``."""
-    bound = upper if solution.bound is None else min(solution.bound, upper)
-    bound = max(bound, solution.value)
-    note = (f"descent: {len(guesses)} guessed incumbents ({', '.join(str(g) for g in guesses)}); "
-            f"the optimum is at most {upper}" if guesses else "descent: none")
-    return replace(solution, bound=bound, optimal=solution.optimal or solution.value >= bound,
-                   notes=[*solution.notes, note], stats={**solution.stats, "descent_guesses": guesses})
 
 
 def _kind(device: Device) -> str:

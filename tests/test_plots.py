@@ -12,12 +12,14 @@ FIGURES = {"msb": "bench-msb-h100", "class-a": "bench-class-a-h100", "dp-rows": 
            "bnb": "bench-bnb-h100", "mckp": "bench-mckp-h100", "wavefront": "bench-wavefront-h100",
            "scale": "bench-scale-h200x2", "hard-kp": "bench-hard-kp-h100",
            "kpm": "bench-kpm-h100"}
+#: Results of other modes of a benchmark (``bench mckp --searches``).
+MODES = [("mckp", "bench-mckp-searches-cpu")]
 
 
-@pytest.mark.parametrize("name", sorted(FIGURES))
-def test_a_stored_result_draws(name, tmp_path, capsys):
+@pytest.mark.parametrize(("name", "result"), sorted(FIGURES.items()) + MODES)
+def test_a_stored_result_draws(name, result, tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    stored = RESULTS / f"{FIGURES[name]}.json"
+    stored = RESULTS / f"{result}.json"
     if not stored.is_file():
         pytest.skip("ci/results not beside the tests")
     out = tmp_path / f"{name}.svg"

@@ -31,6 +31,9 @@ def add_parser(sub):
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
     bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6")
+    bench.add_argument("--searches", action="store_true",
+                       help="mckp: only the searches (bnb, dp-states, auto) and the peers (OR-Tools, MT2) at M = 1000, "
+                            "N = 1e4 and 1e5; no dense DP")
     bench.add_argument("--copies", type=int, default=100, help="scale: copies of MSB-630 in the batch (default 100)")
     bench.add_argument("--max-cities", type=int, default=None,
                        help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)")

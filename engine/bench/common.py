@@ -6,6 +6,7 @@ import os
 import time
 from pathlib import Path
 
+import numpy as np
 import pyopencl as cl
 
 from .. import api
@@ -75,6 +76,19 @@ def ortools_solve(problem: Knapsack, time_limit: float | None = None) -> int | N
     solver.init(problem.profits.tolist(), problem.weights.T.tolist(), problem.capacities.tolist())
     value = int(solver.solve())
     return value if time_limit is None or solver.is_solution_optimal() else -1
+
+
+def mt2_solve(problem: Knapsack) -> int | None:
+    """Martello and Toth's MT2 (the Fortran code of the ``mknapsack`` package, exact) on a 0-1 knapsack
+    with one capacity: its value, or None when ``mknapsack`` is not importable (it ships wheels for
+    Python 3.11 and below, and needs numpy < 2)."""
+    try:
+        from mknapsack import solve_single_knapsack
+    except ImportError:
+        return None
+    chosen = solve_single_knapsack(problem.profits.tolist(), problem.weights[:, 0].tolist(),
+                                   int(problem.capacities[0]), method="mt2", method_kwargs={"require_exact": 1})
+    return int(np.dot(np.asarray(chosen, dtype=np.int64), problem.profits))
 
 
 def two_d_set(args) -> tuple[str, list[Knapsack]]:

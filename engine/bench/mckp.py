@@ -19,7 +19,7 @@ from ..errors import UnsupportedProblemError
 from ..plugin import registry
 from ..problems import Knapsack
 from ..runtime.devices import get_device
-from .common import ortools_solve
+from .common import mt2_solve, ortools_solve
 
 VARIANTS = ("full", "no-local", "no-opt")
 LIMIT_SECONDS = 10.0
@@ -93,22 +93,46 @@ def _case(problem: Knapsack, device, baseline: dict | None, extras: bool, varian
     chosen, _, chosen_plan = api.choose(problem, device)
     row["auto_choice"] = {"solver": chosen.name, "estimated_seconds": chosen_plan.seconds}
     if extras:
-        solution, seconds = _timed(lambda: api.solve(problem, solver="bnb", device=device, time_limit=LIMIT_SECONDS))
-        row["bnb"] = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value,
-                      "nodes": solution.stats.get("nodes")}
-        seconds, solution = _best_of(problem, device, "dp-states")
-        row["dp_states"] = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value,
-                            "levels": solution.stats.get("levels"), "states_made": solution.stats.get("states_made")}
-        seconds, solution = _best_of(problem, device, "auto")
-        row["auto"] = {"seconds": seconds, "solver": solution.solver, "optimal": solution.optimal,
-                       "value": solution.value}
-        print(f"  {problem.name} dp-states {row['dp_states']['seconds']:.3f} s, auto ({solution.solver}) "
-              f"{seconds:.3f} s", file=sys.stderr)
-        answer, seconds = _timed(lambda: ortools_solve(problem, time_limit=LIMIT_SECONDS))
-        if answer is not None:
-            row["ortools_bnb"] = {"seconds": seconds, "proved": answer != -1,
-                                  "value_matches": answer == value if answer != -1 else None}
+        row.update(_searches(problem, device, value))
     return row
+
+
+def _searches(problem: Knapsack, device, value: int | None) -> dict:
+    """bnb, dp-states and ``auto`` end to end with items (the last two the best of 3), OR-Tools' branch
+    and bound and MT2 (the best of 3) where installed, each checked against ``value`` where given."""
+    row: dict = {}
+    solution, seconds = _timed(lambda: api.solve(problem, solver="bnb", device=device, time_limit=LIMIT_SECONDS))
+    row["bnb"] = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value,
+                  "nodes": solution.stats.get("nodes")}
+    seconds, solution = _best_of(problem, device, "dp-states")
+    row["dp_states"] = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value,
+                        "levels": solution.stats.get("levels"), "states_made": solution.stats.get("states_made")}
+    value = solution.value if value is None and solution.optimal else value
+    seconds, solution = _best_of(problem, device, "auto")
+    row["auto"] = {"seconds": seconds, "solver": solution.solver, "optimal": solution.optimal,
+                   "value": solution.value}
+    print(f"  {problem.name} dp-states {row['dp_states']['seconds']:.3f} s, auto ({solution.solver}) "
+          f"{seconds:.3f} s", file=sys.stderr)
+    answer, seconds = _timed(lambda: ortools_solve(problem, time_limit=LIMIT_SECONDS))
+    if answer is not None:
+        row["ortools_bnb"] = {"seconds": seconds, "proved": answer != -1,
+                              "value_matches": answer == value if answer != -1 else None}
+    runs = [_timed(lambda: mt2_solve(problem)) for _ in range(3)]
+    if runs[0][0] is not None:
+        row["mt2"] = {"seconds": min(seconds for _, seconds in runs), "value_matches": runs[0][0] == value}
+        print(f"  {problem.name} MT2 {row['mt2']['seconds']:.3f} s", file=sys.stderr)
+    return row
+
+
+def searches(device) -> list[dict]:
+    """``--searches``: [HC22]'s Table 2 at M = 1000, N = 1e4 and 1e5 (the instances of the full run),
+    the searches and the peers only (no dense DP: this runs on a CPU device too)."""
+    rows = []
+    for n in (10**4, 10**5):
+        problem = table2(n, 1000, seed=n + 1000)
+        rows.append({"name": problem.name, "n": n, "capacity": int(problem.capacities[0]),
+                     **_searches(problem, device, None)})
+    return rows
 
 
 def _dp_rows(problem: Knapsack, device) -> dict:
@@ -139,6 +163,14 @@ def _tuning(problem: Knapsack, device) -> list[dict]:
 def run(args) -> dict:
     device = get_device(args.device)
     print(f"device: {device.label}", file=sys.stderr)
+    if getattr(args, "searches", False):
+        return {"benchmark": "mckp", "device": device.describe(),
+                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "searches": searches(device),
+                "note": "--searches: bnb, dp-states and auto end to end with items (the last two the best of 3 "
+                        "solves of fresh copies), OR-Tools' branch and bound (host CPU, values only, a "
+                        f"{LIMIT_SECONDS} s limit) and MT2 (mknapsack, exact, the best of 3) on the same host "
+                        "where installed"}
     for variant in VARIANTS:  # build the kernels
         try:
             api.solve(table2(200, 4, 0), solver="mckp", device=device, variant=variant)

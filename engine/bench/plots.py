@@ -76,7 +76,11 @@ def _bnb(result: dict, ax) -> None:
 
 
 def _mckp(result: dict, ax) -> None:
-    """N = 1e5: time with items against the number of classes M, per variant, and dp-rows."""
+    """N = 1e5: time with items against the number of classes M, per variant, and dp-rows (``--searches``:
+    the searches and the peers against N)."""
+    if "searches" in result:
+        _mckp_searches(result["searches"], ax)
+        return
     rows = [r for r in result["table2"] if r["n"] == 100_000]
     classes = [int(r["name"].split("M=")[1].split()[0]) for r in rows]
     for variant in ("full", "no-local", "no-opt"):
@@ -85,6 +89,15 @@ def _mckp(result: dict, ax) -> None:
     if baseline:
         ax.axhline(baseline["seconds"], color="C7", linestyle="--", label="dp-rows")
     _log_log(ax, "classes M", "seconds, with items (log)", "mckp on [HC22]'s Table 2, N = 1e5")
+
+
+def _mckp_searches(rows: list[dict], ax) -> None:
+    sizes = [r["n"] for r in rows]
+    for key, label, style in (("dp_states", "dp-states", "o-"), ("auto", "auto", "s-"), ("bnb", "bnb", "^:"),
+                              ("mt2", "MT2 (mknapsack)", "D--"), ("ortools_bnb", "OR-Tools B&B", "v--")):
+        if all(key in r for r in rows):
+            ax.plot(sizes, [r[key]["seconds"] for r in rows], style, label=label)
+    _log_log(ax, "N (items)", "seconds, with items (log)", "[HC22]'s Table 2, M = 1000: searches and peers")
 
 
 def _wavefront(result: dict, ax) -> None:

@@ -182,11 +182,14 @@ class StateListSolver(DeviceSolver):
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         staged = self._stages(problem)
-        return staged.solve(lambda searched: self._descend(searched, device, staged.floor), self.name, device.label)
+        short = bool(plan.details.get("probe", {}).get("short"))
+        return staged.solve(lambda searched: self._descend(searched, device, staged.floor, short), self.name,
+                            device.label)
 
-    def _descend(self, problem: Knapsack, device: Device, floor: int) -> Solution:
-        """The search of ``problem`` from incumbent ``floor``, after the descent's guesses (``descent.py``)."""
-        if not self.descent:
+    def _descend(self, problem: Knapsack, device: Device, floor: int, short: bool = False) -> Solution:
+        """The search of ``problem`` from incumbent ``floor``, after the descent's guesses (``descent.py``),
+        except where the plan's probe saw the lists stay ``short`` (each guess would cost a whole search)."""
+        if not self.descent or short:
             return self._search(problem, device, floor, self.strengthen)
         budget = DESCENT_STATES[_kind(device)]
         return descend(problem, floor, lambda guess: self._search(problem, device, guess - 1, 0, budget),

@@ -85,7 +85,9 @@ def test_rounded_relaxation_rows_fit_their_memory():
     from clsolve_plugins.dp_states.relaxed import Shape
     shape = Shape.of(10**10, 1200, 2**20, 2**30)
     assert shape.width <= 2**20 and (shape.width - 1) * shape.grain <= 10**10 < shape.width * shape.grain
-    assert shape.rows * shape.width * 8 <= 2**30 and shape.stride == 16
+    assert shape.nbytes <= 2**30 and shape.stride == 16
+    tiny = Shape.of(10**10, 1200, 2**20, 2**20)  # a memory share smaller than three rows: narrower rows
+    assert tiny.nbytes <= 2**20 and tiny.width <= 2**20 // 24
     assert Shape.of(100, 10, 2**20, 2**30).grain == 1  # small capacities: the exact DP
     assert Shape.of(10**10, 2000, 2**22, 2**40, cells=2**32).width <= 2**32 // 2000  # many items: narrower rows
 

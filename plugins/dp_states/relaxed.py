@@ -55,13 +55,14 @@ class Shape:
     def of(cls, capacity: int, levels: int, width: int, memory: int, cells: int | None = None) -> Shape:
         """At most ``width`` entries and ``cells`` cells (items x entries), rows within ``memory`` bytes."""
         if cells is not None:
-            width = max(1, min(width, cells // max(levels, 1)))
+            width = min(width, cells // max(levels, 1))
+        width = max(1, min(width, memory // 24))  # room for one kept row and the two the DP works in
         grain = max(1, -(-(capacity + 1) // width))
         width = capacity // grain + 1
-        stride = 1
-        while -(-levels // stride) * width * 8 > memory and stride < max(levels, 1):
-            stride *= 2
-        return cls(width, grain, stride, levels)
+        shape = cls(width, grain, 1, levels)
+        while shape.nbytes > memory and shape.stride < max(levels, 1):
+            shape.stride *= 2
+        return shape
 
     @property
     def rows(self) -> int:

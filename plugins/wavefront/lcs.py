@@ -176,6 +176,8 @@ class _Sweep:
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
         self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
         method = geo.method
+        if geo.schedule == "stripes":
+            self._refuse_if_late()  # before the build and the buffers, which a refused sweep never needs
         with timings.phase("upload"):
             a_codes, b_codes, sigma = symbol_codes(problem) if codes is None else codes
             # stripes run lcs_stripes alone: lcs_sweep's block height is then one step (its local
@@ -231,18 +233,22 @@ class _Sweep:
             pacer.launch()
         return event
 
-    def _run_stripes(self, store: RowStore | None, mirror: _Sweep | None) -> cl.Event:
-        """One launch of lcs_stripes (with ``mirror``'s stripes after these); its chunks are the store's
-        first buffer, one stripe apart. Under a time limit the launch starts only if it is predicted
-        to end in time."""
-        geo = self.geo
-        predicted = stripes_seconds(geo, self.device)
+    def _refuse_if_late(self) -> None:
+        """TimeLimitError unless the stripes' one launch is predicted to end within the time limit."""
+        predicted = stripes_seconds(self.geo, self.device)
         limit = deadline.current()
         if not limit.allows(predicted):
             limit.check("before the sweep")  # past the limit already: say so
             raise TimeLimitError(f"time limit of {limit.seconds:g} s: the stripes' sweep is one launch, predicted to "
                                  f"take {predicted:.3g} s, and {max(limit.remaining(), 0):.3g} s are left; "
                                  "schedule='diagonals' can be stopped between launches; no answer was found in time")
+
+    def _run_stripes(self, store: RowStore | None, mirror: _Sweep | None) -> cl.Event:
+        """One launch of lcs_stripes (with ``mirror``'s stripes after these); its chunks are the store's
+        first buffer, one stripe apart. Under a time limit the launch starts only if it is predicted
+        to end in time."""
+        geo = self.geo
+        self._refuse_if_late()
         if store is not None:
             bits, offset, _ = store.slot(0)
             assert offset == 0 and all(store.slot(k)[:2] == (bits, k * geo.tile_stride) for k in range(geo.word_blocks))

@@ -157,7 +157,7 @@ class StateListSolver(DeviceSolver):
         n = 0 if searched is None else searched.n
         limit = self._slot_limit(device)
         slots = min(limit, 2 ** min(n + 1, 40))
-        gap, seconds, probed = 0, n * LEVEL_SECONDS["gpu" if device.is_gpu else "other"], None
+        gap, seconds, probed = 0, n * LEVEL_SECONDS[_kind(device)], None
         if searched is not None:
             core = Core.of(searched)
             gap = core.root_bound() - core.greedy()[0]
@@ -221,12 +221,12 @@ class StateListSolver(DeviceSolver):
                          self.host_states)
         records, budget, limit = Records(), self._budget(), deadline.current()
         rates = {"host": deadline.Rate(*FIRST_RATES["host"]),
-                 "device": deadline.Rate(*FIRST_RATES["gpu" if device.is_gpu else "other"])}
+                 "device": deadline.Rate(*FIRST_RATES[_kind(device)])}
         top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
         level_seconds = {"host": 0.0, "device": 0.0}
         warm: set[str] = set()
         strong: Strengthened | None = None
-        stopped = "time"  # why a search that stops stopped: its time limit, its room (states, records) or budget
+        stopped = ""  # why the search stopped: its time limit, its room (states, records) or its budget
         relaxed: RelaxedRows | None = None
         relaxed_seconds = 0.0
         while lists.count and not core.done():
@@ -247,9 +247,7 @@ class StateListSolver(DeviceSolver):
                 relaxed = RelaxedRows(device, lists.program, core, self._width(device), self._relaxed_bytes(device),
                                       CELLS[_kind(device)], self.poison)
                 relaxed_seconds = time.perf_counter() - started
-            stop = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
-            if stop and not limit.expired() and "time limit" not in stop:
-                stopped = "room"
+            stop, stopped = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
             if not stop and states is not None and made > states:
                 stop, stopped = f"more than {states} states made", "budget"
             if stop:
@@ -299,7 +297,7 @@ class StateListSolver(DeviceSolver):
         stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": records.nbytes,
                  "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"],
-                 "stopped": stopped if stop else ""}
+                 "stopped": stopped}
         if relaxed is not None:
             shape = relaxed.shape
             stats.update({"relaxed_width": shape.width, "relaxed_grain": shape.grain, "relaxed_stride": shape.stride,
@@ -366,19 +364,20 @@ def _buffers(slots: int) -> dict[str, int]:
 
 
 def _stop_reason(limit: deadline.Deadline, rate: deadline.Rate, count: int, slots: int, records: Records,
-                 budget: int) -> str:
-    """Why the search must stop before the next level on a list of ``count`` states ("" to go on)."""
+                 budget: int) -> tuple[str, str]:
+    """Why the search must stop before the next level on a list of ``count`` states, and the kind of
+    limit ("time" or "room"); ("", "") to go on."""
     merged = 2 * count
     if limit.expired():
-        return f"time limit of {limit.seconds:g} s reached"
+        return f"time limit of {limit.seconds:g} s reached", "time"
     if not limit.allows(rate.predict(merged)):
         return (f"time limit of {limit.seconds:g} s reached (the next level, predicted to take "
-                f"{rate.predict(merged):.3f} s, would end past it)")
+                f"{rate.predict(merged):.3f} s, would end past it)"), "time"
     if merged > slots:
         return (f"the next merged list of {merged} states would pass max_states = {slots} "
-                f"({memory.size(merged * SLOT_BYTES)} of device buffers)")
+                f"({memory.size(merged * SLOT_BYTES)} of device buffers)"), "room"
     held = records.nbytes + RECORD_BYTES * count
     if held > budget:
         return (f"host memory budget of {memory.size(budget)} reached ({memory.size(held)} of block records; "
-                f"raise memory_limit to search further)")
-    return ""
+                f"raise memory_limit to search further)"), "room"
+    return "", ""

@@ -78,6 +78,19 @@ def _as_integers(values, field_name: str, shape_hint: str) -> np.ndarray:
     return array
 
 
+def exact_sum(values: np.ndarray, axis: int | None = None):
+    """The exact sum of int64 values in [0, 2^62] (what a problem holds): in int64 where it cannot
+    overflow, else the high and low 31 bits summed apart (each sum fits below 2^32 values) and joined
+    as Python integers. A Python int; with ``axis``, a list of them."""
+    count = values.size if axis is None else values.shape[axis]
+    if values.size == 0 or int(values.max()) <= INT64_MAX // max(count, 1):
+        total = values.sum(axis=axis, dtype=np.int64)
+    else:
+        high = np.asarray((values >> 31).sum(axis=axis, dtype=np.int64), dtype=object)
+        total = high * 2**31 + np.asarray((values & (2**31 - 1)).sum(axis=axis, dtype=np.int64), dtype=object)
+    return int(total) if axis is None else [int(x) for x in np.atleast_1d(total)]
+
+
 def _known_optimum(value) -> int | None:
     """A known optimum as a Python int (None: unknown); an optimum is never negative."""
     if value is None:
@@ -150,7 +163,7 @@ class Knapsack:
         if capacities.ndim != 1 or capacities.size == 0:
             raise InvalidProblemError(f"capacities: expected shape (m,) with m >= 1, got {capacities.shape}")
         weights = _item_major(weights, profits.size, capacities.size, weights_by)
-        total = int(profits.sum(dtype=object))
+        total = exact_sum(profits)
         if total > INT64_MAX:
             raise InvalidProblemError(f"profits: their sum {total} exceeds the signed 64-bit limit {INT64_MAX}")
         for array in (profits, weights, capacities):

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .errors import SolutionCheckError
-from .problems import LCS, TSP, Knapsack
+from .problems import LCS, TSP, Knapsack, exact_sum
 
 
 @dataclass(slots=True)
@@ -113,17 +113,8 @@ class Solution:
         return out
 
 
-def _exact_sum(values: np.ndarray, axis: int | None = None):
-    """Sum int64 data without overflow (object arithmetic when int64 could overflow)."""
-    if values.size == 0:
-        return values.sum(axis=axis, dtype=np.int64)
-    if int(values.max()) * values.shape[0] < 2**63:
-        return values.sum(axis=axis, dtype=np.int64)
-    return values.astype(object).sum(axis=axis)
-
-
 def used_capacity(problem: Knapsack, selected: np.ndarray) -> list[int]:
-    return [int(x) for x in np.atleast_1d(_exact_sum(problem.weights[selected], axis=0))]
+    return exact_sum(problem.weights[selected], axis=0)
 
 
 def check_knapsack(problem: Knapsack, solution: Solution) -> None:
@@ -138,7 +129,7 @@ def check_knapsack(problem: Knapsack, solution: Solution) -> None:
         if u > c:
             raise SolutionCheckError(
                 f"{solution.solver} on {problem.describe()}: infeasible, dimension {d} uses {u} > capacity {c}")
-    profit = int(_exact_sum(problem.profits[selected]))
+    profit = exact_sum(problem.profits[selected])
     if profit != int(solution.value):
         raise SolutionCheckError(
             f"{solution.solver} on {problem.describe()}: reported value {solution.value} but the selected "

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import clsolve
 from clsolve.dp import bounds, exchange, incumbent
-from clsolve.dp.fixing import fix, ratio_order
+from clsolve.dp.fixing import fix
+from clsolve.dp.ratios import ratio_order
 from clsolve.generators import pisinger
 from clsolve_plugins.dp_states import solver as dp_states
 

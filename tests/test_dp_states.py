@@ -159,7 +159,7 @@ def test_host_and_device_levels_agree_state_for_state(device):
     start = core.start()
     host = HostLists(np.array([start[0]]), np.array([start[1]]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
     lists = DeviceLists(device, 64, 2**16, poison=True)
-    lists.upload((host.W, host.P, host.bits, host.anchor))
+    lists.upload(host.fields())
     best = core.greedy()[0]
     for number in range(1, 40):
         level, _ = core.advance(), twin.advance()
@@ -168,7 +168,7 @@ def test_host_and_device_levels_agree_state_for_state(device):
         on_device = lists.level(twin, level, best, reset, flag)
         assert (on_host.count, on_host.best) == (on_device.count, on_device.best)
         assert on_host.top >= on_device.top >= on_host.top - 2**-40 * abs(on_host.top) - 3
-        for mine, theirs in zip((host.W, host.P, host.bits, host.anchor), lists.download()):
+        for mine, theirs in zip(host.fields(), lists.download()):
             np.testing.assert_array_equal(mine, theirs)
         best = max(best, on_host.best)
         if not host.count:

@@ -16,7 +16,7 @@ relaxations with a cardinality constraint and divisibility ([MPT99]).
 
 The multipliers are searched with floating-point LP bounds (any multiplier gives a valid bound: the
 search only makes it tighter); the bound returned is computed exactly, with an exact ratio order
-(``clsolve.dp.fixing.sort_by_ratio``) and Python integers.
+(``clsolve.dp.ratios.sort_by_ratio``) and Python integers.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..runtime import deadline
-from .fixing import sort_by_ratio
+from .ratios import sort_by_ratio
 
 #: Shifted weights and capacities must stay below this (int64 sums, with room).
 SUM_LIMIT = 2**62

@@ -8,63 +8,27 @@ with x_j = 1. If U0(j) <= LB every solution better than LB takes j; if U1(j) <= 
 is left (the core) goes to a solver; its answer plus the fixed items is compared with the incumbent
 that gave LB, and the better is returned. Exact: only solutions no better than LB are cut off, and
 one of those (the incumbent) is kept.
+
+Every bound here looks at prefix weights between C - max w and C + max w, so only the items there are
+sorted (``clsolve.dp.ratios.partial_order``); those before and after are merely split off.
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..plugin import cache
-from ..problems import Knapsack
+from ..problems import Knapsack, exact_sum
 from ..solution import Solution, Timings
 from . import multiplicity
 from .multiplicity import Aggregation
 from .presolve import Reduction, reduction
+from .ratios import partial_order, sort_by_ratio
 
-#: Float ratios closer than this (relative) may be in the wrong order; far above the error of a
-#: ratio of two int64 values in double precision (about 3e-16).
-RATIO_TOLERANCE = 1e-12
 #: Items after the break item the greedy lower bound visits at most (it stops earlier once nothing fits).
 GREEDY_ITEMS = 4096
-
-
-def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Indices by decreasing profit/weight, exact: a float sort checked with integer cross products
-    (exact Python integers where int64 products could overflow), re-sorted exactly if it is wrong."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(weights == 0, np.inf, profits / np.maximum(weights, 1).astype(np.float64))
-    order = np.argsort(-ratio)  # ties in any order: every order of equal ratios is a ratio order
-    p, w = profits[order], weights[order]
-    if p.size < 2 or (weights == 0).any():
-        return order  # weightless items first (they always fit and are never the slack item)
-    if int(p.max()) < 2**31 and int(w.max()) < 2**31:
-        ok = bool((p[:-1] * w[1:] >= p[1:] * w[:-1]).all())
-    else:
-        ok = all(int(a) * int(d) >= int(b) * int(c) for a, b, c, d in zip(p[:-1], p[1:], w[:-1], w[1:]))
-    if ok:
-        return order
-    return _exactly(profits, weights, order)
-
-
-def _exactly(profits: np.ndarray, weights: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """``order`` (a float sort by decreasing ratio, positive weights) made exact: the float ratios of
-    two items whose true ratios differ by more than a relative RATIO_TOLERANCE are in the right order,
-    so only runs of neighbours closer than that are sorted again, by integer cross products."""
-    ratio = profits[order] / weights[order].astype(np.float64)
-    close = ratio[:-1] - ratio[1:] <= RATIO_TOLERANCE * np.abs(ratio[:-1])
-    starts = np.flatnonzero(np.r_[True, ~close])
-    ends = np.r_[starts[1:], order.size]
-    out = order.copy()
-
-    def before(i: int, j: int) -> int:          # -1 where item i's ratio is larger
-        return int(profits[j]) * int(weights[i]) - int(profits[i]) * int(weights[j])
-
-    for start, end in zip(starts[ends - starts > 1], ends[ends - starts > 1]):
-        out[start:end] = sorted(order[start:end].tolist(), key=functools.cmp_to_key(before))
-    return out
 
 
 def greedy(weights: np.ndarray, capacity: int, breaking: int) -> np.ndarray:
@@ -73,27 +37,15 @@ def greedy(weights: np.ndarray, capacity: int, breaking: int) -> np.ndarray:
     chosen = np.zeros(weights.size, dtype=bool)
     chosen[:breaking] = True
     rest = capacity - int(weights[:breaking].sum())
-    lightest_after = np.minimum.accumulate(weights[::-1])[::-1]
-    for i in range(breaking + 1, min(weights.size, breaking + 1 + GREEDY_ITEMS)):
+    visited = weights[breaking + 1:breaking + 1 + GREEDY_ITEMS]
+    lightest_after = np.minimum.accumulate(visited[::-1])[::-1].tolist()
+    for i, weight in enumerate(visited.tolist()):
         if lightest_after[i] > rest:
             break
-        if weights[i] <= rest:
-            chosen[i] = True
-            rest -= int(weights[i])
+        if weight <= rest:
+            chosen[breaking + 1 + i] = True
+            rest -= weight
     return chosen
-
-
-def ratio_order(problem: Knapsack) -> np.ndarray:
-    """``sort_by_ratio`` of a problem with one capacity (computed once per problem)."""
-    return cache.per_problem(problem, "ratio order", lambda: sort_by_ratio(
-        problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)))
-
-
-def exact_sum(values: np.ndarray) -> int:
-    """The exact sum of non-negative int64 values (NumPy's where it cannot overflow)."""
-    if values.size == 0 or int(values.max()) <= (2**63 - 1) // values.size:
-        return int(values.sum())
-    return sum(int(v) for v in values)
 
 
 @dataclass
@@ -173,9 +125,12 @@ class _Flips:
     end1: np.ndarray
 
 
-def _flips(w: np.ndarray, p: np.ndarray, capacity: int) -> _Flips | None:
-    """The flipped bounds of the items ``w``, ``p`` (ratio order, weights >= 1); None where they all fit."""
+def _flips(w: np.ndarray, p: np.ndarray, capacity: int, start: int = 0, end: int | None = None) -> _Flips | None:
+    """The flipped bounds of the items ``w``, ``p`` (ratio order, weights >= 1; or a ``partial_order``
+    whose window ``start:end`` holds the prefix weights from C - max w to C + max w); None where they
+    all fit."""
     n = w.size
+    end = n if end is None else end
     prefix_w = np.concatenate([[0], np.cumsum(w)])
     prefix_p = np.concatenate([[0], np.cumsum(p)])
     if prefix_w[-1] <= capacity:
@@ -192,17 +147,30 @@ def _flips(w: np.ndarray, p: np.ndarray, capacity: int) -> _Flips | None:
 
     # U0(j), j < b: without j, greedy from the start reaches i0 = the last prefix that fits C + w_j
     before = np.arange(b)
-    i0 = np.searchsorted(prefix_w, capacity + w[before], side="right") - 1
+    i0 = _last_fitting(prefix_w, capacity, 1, w[before], start, end)
     feasible0 = prefix_p[i0] - p[before]
     upper0 = feasible0 + np.where(i0 < n, fraction(capacity + w[before] - prefix_w[i0], i0), 0)
     # U1(j), j >= b: with j, the others fill C - w_j greedily up to i1 (< b <= j)
     after = np.arange(b, n)
-    i1 = np.searchsorted(prefix_w, capacity - w[after], side="right") - 1
+    i1 = _last_fitting(prefix_w, capacity, -1, w[after], start, end)
     fits = i1 >= 0
     i1 = np.maximum(i1, 0)
     feasible1 = np.where(fits, p[after] + prefix_p[i1], -1)
     upper1 = np.where(fits, feasible1 + fraction(capacity - w[after] - prefix_w[i1], i1), -1)
     return _Flips(b, upper0, feasible0, i0, upper1, feasible1, i1)
+
+
+def _last_fitting(prefix_w: np.ndarray, capacity: int, sign: int, weights: np.ndarray, start: int,
+                  end: int) -> np.ndarray:
+    """For each weight w_j, the last i with prefix_w[i] <= capacity + sign * w_j, searched in
+    ``start - 1 .. end`` (where the caller knows it lies); a table by weight where there are fewer
+    weights than items."""
+    window = prefix_w[start:end + 1]
+    heaviest = int(weights.max()) if weights.size else 0
+    if heaviest < weights.size:
+        table = np.searchsorted(window, capacity + sign * np.arange(heaviest + 1), side="right") - 1 + start
+        return table[weights]
+    return np.searchsorted(window, capacity + sign * weights, side="right") - 1 + start
 
 
 def fixed_by(profits: np.ndarray, weights: np.ndarray, capacity: int, value: int) -> tuple[np.ndarray, np.ndarray]:
@@ -231,9 +199,11 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
         return unchanged(problem)  # presolve's business: the bounds below assume every item fits alone
     if exact_sum(weights) >= 2**62 or problem.total_profit >= 2**62:
         return unchanged(problem)
-    order = ratio_order(problem)
+    heaviest = int(weights.max())
+    partial = partial_order(profits, weights, capacity - heaviest, capacity + heaviest)
+    order = partial.order
     w, p = weights[order], profits[order]
-    flips = _flips(w, p, capacity)
+    flips = _flips(w, p, capacity, partial.start, partial.end)
     if flips is None:
         return unchanged(problem)  # everything fits: presolve's loose-dimension rule takes all
     b = flips.b
@@ -286,8 +256,7 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
     room = capacity - int(w[fixed_one].sum())
     notes = (f"bounds fixed {fixed_one.size} item(s) in and {fixed_zero.size} out (incumbent {value}); "
              f"{core_sorted.size} left with capacity {room}",)
-    fixed_in = np.sort(order[fixed_one])
-    core_items = np.sort(order[core_sorted])
+    fixed_in, core_items = _sorted(order[fixed_one], n), _sorted(order[core_sorted], n)
     if room < 0 or core_sorted.size == 0:
         if room >= 0 and int(problem.profits[fixed_in].sum()) > value:
             incumbent = np.zeros(n, dtype=bool)
@@ -297,6 +266,13 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
     core = Knapsack.derived(problem.profits[core_items], problem.weights[core_items],
                             np.array([room], dtype=np.int64), name=problem.name)
     return Fixing(problem, core, core_items, fixed_in, incumbent, value, notes)
+
+
+def _sorted(items: np.ndarray, n: int) -> np.ndarray:
+    """Distinct indices below ``n`` in increasing order (a pass over n flags, no sort)."""
+    flags = np.zeros(n, dtype=bool)
+    flags[items] = True
+    return np.flatnonzero(flags)
 
 
 @dataclass

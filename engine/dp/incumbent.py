@@ -15,7 +15,7 @@ from ..problems import Knapsack
 from ..runtime import deadline
 from .bounds import Bound, upper_bound
 from .exchange import improve
-from .fixing import ratio_order
+from .ratios import ratio_order
 
 #: Seconds the exchanges may take at most (and a quarter of what a time limit leaves).
 EXCHANGE_SECONDS = 1.0

@@ -13,6 +13,7 @@ import numpy as np
 from ..batch.packed import PackedProblems
 from ..plugin import cache
 from ..problems import Knapsack
+from .ratios import partial_order
 
 INT32_MAX = 2**31 - 1
 #: Relative margin on ``value_bound``'s double-precision LP bound before it is rounded up.
@@ -61,20 +62,30 @@ def value_bound(problem: Knapsack) -> int:
 
 def _lp_value_bound(problem: Knapsack) -> int:
     total = problem.total_profit
-    p = problem.profits.astype(np.float64)
-    weights = np.asarray(problem.weights).reshape(problem.n, problem.m).astype(np.float64)
-    best = float(total)
-    for w, capacity in zip(weights.T, problem.capacities.astype(np.float64)):
-        ratio = np.divide(p, w, out=np.full(p.size, np.inf), where=w > 0)
-        order = np.argsort(-ratio, kind="stable")
-        used, gained = np.cumsum(w[order]), np.cumsum(p[order])
-        whole = int(np.searchsorted(used, capacity, side="right"))     # items order[:whole] fit whole
-        bound = gained[whole - 1] if whole else 0.0
-        if whole < p.size and np.isfinite(ratio[order[whole]]):
-            bound += (capacity - (used[whole - 1] if whole else 0.0)) * ratio[order[whole]]
-        best = min(best, bound)
+    weights = np.asarray(problem.weights).reshape(problem.n, problem.m)
+    best = min([float(total)] + [_dantzig(problem.profits, w, int(c)) for w, c in zip(weights.T, problem.capacities)])
     # never below one item's profit: every profit is handed to the kernels in the value type
     return min(total, max(int(math.floor(best * (1 + VALUE_BOUND_MARGIN))) + 1, int(problem.profits.max())))
+
+
+def _dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> float:
+    """Dantzig's bound of one capacity dimension alone, in double precision: the items up to the break
+    item in ratio order (``partial_order`` where every weight is at least 1)."""
+    if int(weights.min()) >= 1 and float(weights.sum(dtype=np.float64)) < 2**61:
+        partial = partial_order(profits.astype(np.int64), weights.astype(np.int64), capacity, capacity)
+        head = partial.order[:partial.end]                 # the break item is among them, if any
+    else:
+        with np.errstate(divide="ignore"):
+            ratio = np.divide(profits.astype(np.float64), weights, out=np.full(profits.size, np.inf),
+                              where=weights > 0)
+        head = np.argsort(-ratio, kind="stable")
+    used = np.cumsum(weights[head].astype(np.float64))
+    gained = np.cumsum(profits[head].astype(np.float64))
+    whole = int(np.searchsorted(used, capacity, side="right"))          # items head[:whole] fit whole
+    bound = gained[whole - 1] if whole else 0.0
+    if whole < head.size and weights[head[whole]] > 0:
+        bound += (capacity - (used[whole - 1] if whole else 0.0)) * (profits[head[whole]] / weights[head[whole]])
+    return float(bound)
 
 
 def opencl_type(dtype: np.dtype) -> str:

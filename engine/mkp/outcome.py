@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.dp.fixing import exact_sum
-from clsolve.problems import Knapsack
+from clsolve.problems import Knapsack, exact_sum
 from clsolve.solution import Solution, Timings
 
 from .surrogate import Relaxation

@@ -34,8 +34,9 @@ import time
 
 import numpy as np
 
-from clsolve.dp.fixing import Stages, sort_by_ratio, stages
+from clsolve.dp.fixing import Stages, stages
 from clsolve.dp.presolve import reduction
+from clsolve.dp.ratios import sort_by_ratio
 from clsolve.dp.table import work_group_size
 from clsolve.plugin import cache, options
 from clsolve.plugin.contract import DeviceSolver

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clsolve.dp.fixing import greedy, ratio_order
+from clsolve.dp.fixing import greedy
+from clsolve.dp.ratios import ratio_order
 from clsolve.problems import Knapsack
 
 
@@ -33,6 +34,9 @@ class Core:
     next_add: int = 0
     next_remove: int = -1
     levels: list[Level] = field(default_factory=list)
+    #: Every product a bound compares (a state's room, gap, spare or excess, at most the capacity or
+    #: a total, times an item's profit or weight) fits in int64: NumPy's products are exact.
+    small: bool = False
 
     @classmethod
     def of(cls, problem: Knapsack) -> Core:
@@ -42,7 +46,9 @@ class Core:
         capacity = int(problem.capacities[0])
         fits = np.cumsum(w) <= capacity
         breaking = int(np.argmin(fits)) if not fits.all() else w.size
-        return cls(order, w, p, capacity, breaking, next_add=breaking, next_remove=breaking - 1)
+        largest = max(capacity, int(p.sum()), int(w.sum()), 1) + 1
+        small = largest * max(int(p.max(initial=0)), int(w.max(initial=0)), 1) < 2**63
+        return cls(order, w, p, capacity, breaking, next_add=breaking, next_remove=breaking - 1, small=small)
 
     @property
     def n(self) -> int:
@@ -77,7 +83,7 @@ class Core:
     def upcoming(self) -> list[int]:
         """The items of the levels still to come, in the order ``advance`` will decide them."""
         ahead = Core(self.order, self.weights, self.profits, self.capacity, self.breaking, self.next_add,
-                     self.next_remove, list(self.levels))
+                     self.next_remove, list(self.levels), self.small)
         items = []
         while not ahead.done():
             items.append(ahead.advance().item)

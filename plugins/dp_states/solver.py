@@ -28,14 +28,14 @@ from dataclasses import replace
 import numpy as np
 
 from clsolve.dp import incumbent
-from clsolve.dp.fixing import Stages, exact_sum, stages
+from clsolve.dp.fixing import Stages, stages
 from clsolve.dp.incumbent import Strengthened
 from clsolve.dp.presolve import reduction
 from clsolve.dp.table import work_group_size
 from clsolve.plugin import options
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
-from clsolve.problems import Knapsack
+from clsolve.problems import Knapsack, exact_sum
 from clsolve.runtime import deadline, memory, progress
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
@@ -347,10 +347,10 @@ class _Places:
         if isinstance(lists, HostLists) and lists.count > self.host_states:
             if self.device is None:
                 self.device = self.make_device()
-            self.device.upload((lists.W, lists.P, lists.bits, lists.anchor))
+            self.device.upload(lists.fields())
             return self.device
         if isinstance(lists, DeviceLists) and lists.count <= self.host_states // 4:
-            self.host.W, self.host.P, self.host.bits, self.host.anchor = lists.download()
+            self.host.load(*lists.download())
             return self.host
         return lists
 

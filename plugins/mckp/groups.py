@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clsolve.plugin import cache
 from clsolve.problems import Knapsack
 
 GROUPINGS = ("auto", "value", "weight")
@@ -28,16 +29,28 @@ def _narrow(key: np.ndarray) -> np.ndarray | None:
     return (key - low).astype(np.uint16) if int(key.max()) - int(low) < NARROW_SPAN else None
 
 
-def _count_distinct(key: np.ndarray) -> int:
-    narrow = _narrow(key)
-    if narrow is None:
-        return int(np.unique(key).size)
-    return int(np.count_nonzero(np.bincount(narrow, minlength=1)))
+def _key(problem: Knapsack, by: str) -> np.ndarray:
+    if by not in ("value", "weight"):
+        raise ValueError(f"grouping must be 'value' or 'weight', got {by!r}")
+    return problem.profits if by == "value" else problem.weights[:, 0]
+
+
+def sizes(problem: Knapsack, by: str) -> np.ndarray:
+    """The sizes of the groups ``by`` value or weight, in increasing key (counted once per problem:
+    O(N) for narrow keys, a sort otherwise)."""
+    def count() -> np.ndarray:
+        key = _key(problem, by)
+        narrow = _narrow(key)
+        if narrow is None:
+            return np.unique(key, return_counts=True)[1]
+        counts = np.bincount(narrow)
+        return counts[counts > 0]
+    return cache.per_problem(problem, ("mckp group sizes", by), count)
 
 
 def distinct(problem: Knapsack) -> dict[str, int]:
     """Number of groups each grouping would make."""
-    return {"value": _count_distinct(problem.profits), "weight": _count_distinct(problem.weights[:, 0])}
+    return {"value": int(sizes(problem, "value").size), "weight": int(sizes(problem, "weight").size)}
 
 
 def choose_grouping(problem: Knapsack, requested: str) -> str:
@@ -53,23 +66,27 @@ class Groups:
     """The groups of one knapsack (m = 1) in the order the DP visits them."""
 
     by: str
-    #: Original item index at each position; group g occupies positions first[g] .. first[g+1] - 1.
-    order: np.ndarray
     #: (M + 1,) start of each group in ``order``, and N at the end.
     first: np.ndarray
+    #: The key the items are grouped by (profits or weights).
+    key: np.ndarray
+    _order: np.ndarray | None = None
 
     @classmethod
     def of(cls, problem: Knapsack, by: str) -> Groups:
-        """Partition the items by key (stable, O(N log N)); the within-group sort is ``sort_range``'s."""
-        if by not in ("value", "weight"):
-            raise ValueError(f"grouping must be 'value' or 'weight', got {by!r}")
-        key = problem.profits if by == "value" else problem.weights[:, 0]
-        narrow = _narrow(key)
-        order = np.argsort(key if narrow is None else narrow, kind="stable")
-        sorted_key = key[order]
-        starts = np.flatnonzero(np.r_[True, sorted_key[1:] != sorted_key[:-1]]) if problem.n else np.zeros(0, np.int64)
-        first = np.append(starts, problem.n).astype(np.int64)
-        return cls(by, order, first)
+        """The groups of ``problem`` by ``by`` (their sizes: ``sizes``); the partition itself
+        (``order``) is made when first used."""
+        key = _key(problem, by)
+        return cls(by, np.concatenate([[0], np.cumsum(sizes(problem, by))]).astype(np.int64), key)
+
+    @property
+    def order(self) -> np.ndarray:
+        """Original item index at each position (stable by key, O(N log N)); group g occupies positions
+        first[g] .. first[g+1] - 1; the within-group sort is ``sort_range``'s."""
+        if self._order is None:
+            narrow = _narrow(self.key)
+            self._order = np.argsort(self.key if narrow is None else narrow, kind="stable")
+        return self._order
 
     @property
     def count(self) -> int:

@@ -85,10 +85,11 @@ def exact_sum(values: np.ndarray, axis: int | None = None):
     count = values.size if axis is None else values.shape[axis]
     if values.size == 0 or int(values.max()) <= INT64_MAX // max(count, 1):
         total = values.sum(axis=axis, dtype=np.int64)
-    else:
-        high = np.asarray((values >> 31).sum(axis=axis, dtype=np.int64), dtype=object)
-        total = high * 2**31 + np.asarray((values & (2**31 - 1)).sum(axis=axis, dtype=np.int64), dtype=object)
-    return int(total) if axis is None else [int(x) for x in np.atleast_1d(total)]
+        return int(total) if axis is None else [int(x) for x in np.atleast_1d(total)]
+    high = np.atleast_1d((values >> 31).sum(axis=axis, dtype=np.int64)).tolist()
+    low = np.atleast_1d((values & (2**31 - 1)).sum(axis=axis, dtype=np.int64)).tolist()
+    sums = [h * 2**31 + lo for h, lo in zip(high, low)]
+    return sums[0] if axis is None else sums
 
 
 def _known_optimum(value) -> int | None:

@@ -42,20 +42,31 @@ def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
 
 
 def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
-    """The installed solver that accepts ``problem``, fits, and has the smallest estimated time."""
+    """The installed solver that accepts ``problem``, fits, and has the smallest estimated time. Solvers
+    are planned in the order of their ``least_seconds``; one whose least time is above the best
+    estimate so far is not planned."""
     if device is not None and not (isinstance(device, str) and device.strip().lower() == "auto"):
         device = get_device(device)  # a device the user named must exist, whichever solver wins
     reasons: dict[str, str] = {}
     too_large: set[str] = set()
-    best: tuple[float, str, Solver, Device | None, Plan] | None = None
+    candidates: list[tuple[float, str, Solver, Device | None]] = []
     for name in registry.names():
         try:
             candidate = registry.load(name)
             reason = candidate.accepts(problem)
-            if reason is not None:
-                reasons[name] = reason
-                continue
-            dev = _device_for(candidate, device)
+            if reason is None:
+                dev = _device_for(candidate, device)
+                candidates.append((candidate.least_seconds(problem, dev), name, candidate, dev))
+        except ClsolveError as exc:
+            reason = str(exc)
+        if reason is not None:
+            reasons[name] = reason
+    best: tuple[float, str, Solver, Device | None, Plan] | None = None
+    for least, name, candidate, dev in sorted(candidates, key=lambda c: c[:2]):
+        if best is not None and least > best[0]:
+            reasons[name] = f"at least {least:.3g} s, above {best[1]}'s estimate of {best[0]:.3g} s"
+            continue
+        try:
             plan = candidate.plan(problem, dev)
             refusal = plan.refusal(dev)
         except ClsolveError as exc:

@@ -60,3 +60,15 @@ def test_a_known_optimum_must_be_a_non_negative_integer(bad):
         with pytest.raises(InvalidProblemError, match="known_optimum"):
             make()
     assert clsolve.Knapsack([1, 2], [1, 1], 2, known_optimum=3.0).known_optimum == 3
+
+
+@pytest.mark.parametrize("shape", [(5,), (4, 3), (0,), (0, 2)])
+def test_exact_sum_matches_python_integers(shape):
+    """``exact_sum`` of values up to 2^62, whole and per column: Python's sums, where int64 overflows."""
+    from clsolve.problems import exact_sum
+    rng = np.random.default_rng(3)
+    for top in (10, 2**62):
+        values = rng.integers(0, top, shape, dtype=np.int64, endpoint=True)
+        assert exact_sum(values) == sum(int(v) for v in values.ravel())
+        if len(shape) == 2:
+            assert exact_sum(values, axis=0) == [sum(int(v) for v in column) for column in values.T]

@@ -366,3 +366,43 @@ def test_items_per_pass_by_default(device):
         assert f"{default} item(s) per pass" in solution.notes[0]
     assert clsolve.plan(long, solver="dp-rows", device=device, presolve=False,
                         items_per_launch=1).details["items_per_launch"] == 1
+
+
+def _planned(problem, device):
+    """(solver, least_seconds, plan seconds) of every installed solver that accepts and plans ``problem``."""
+    from clsolve.errors import ClsolveError
+    from clsolve.plugin import registry
+    out = []
+    for name in registry.names():
+        solver = registry.load(name)
+        if solver.accepts(problem) is not None:
+            continue
+        where = device if checked.uses_device(solver) else None
+        try:
+            plan = solver.plan(problem, where)
+        except ClsolveError:
+            continue
+        if plan.refusal(where) is None:
+            out.append((name, solver.least_seconds(problem, where), plan.seconds))
+    return out
+
+
+@SETTINGS
+@given(problem=knapsacks(max_n=40, max_capacity=3000, big_profits=True))
+def test_least_seconds_is_never_above_the_plan(problem, device):
+    """``auto`` skips planning a solver whose ``least_seconds`` passes the best estimate: that bound must
+    never pass the solver's own plan."""
+    for name, least, seconds in _planned(problem, device):
+        assert 0 <= least <= seconds, name
+
+
+def test_auto_chooses_as_if_every_solver_were_planned(device):
+    """The same choice with the bounds as with every solver planned, on problems where dense DPs win,
+    lose, or cannot run (a large easy knapsack)."""
+    from clsolve import solving
+    from clsolve.bench.mckp import table2
+    problems = [clsolve.Knapsack([5, 4, 3, 7], [2, 3, 1, 4], 6), table2(3000, 50, seed=2), table2(20000, 1000, seed=3),
+                clsolve.Knapsack(np.arange(1, 41), np.arange(41, 1, -1), 300)]
+    for problem in problems:
+        planned = _planned(problem, device)
+        assert min((seconds, name) for name, _, seconds in planned)[1] == solving.choose(problem, device)[0].name

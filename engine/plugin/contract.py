@@ -1,4 +1,5 @@
-"""The plugin contract: what a solver is, in four members (``name``, ``accepts``, ``plan``, ``solve``).
+"""The plugin contract: what a solver is, in four members (``name``, ``accepts``, ``plan``, ``solve``)
+and one optional (``least_seconds``).
 
 A plugin subclasses one of two classes, and the class says where it runs:
 
@@ -60,6 +61,12 @@ class Solver(abc.ABC, Generic[Where]):
     @abc.abstractmethod
     def solve(self, problem: Any, device: Where, plan: Plan) -> Solution:
         """Solve one accepted problem whose plan fits. The engine checks the result."""
+
+    def least_seconds(self, problem: Any, device: Where) -> float:
+        """A lower bound of ``plan(problem, device).seconds`` for an accepted problem, cheaper than the
+        plan: ``auto`` does not plan a solver whose bound is above the best estimate it already has.
+        0 (always plan) unless a solver knows better."""
+        return 0.0
 
 
 class DeviceSolver(Solver[Device]):

@@ -150,6 +150,15 @@ class KnapsackBatchSolver(PackedBatchSolver):
             return self.method == "enumerate"
         return problem.n <= ENUMERATION_MAX_ITEMS and 2**problem.n <= problem.n * problem.cells()
 
+    def least_seconds(self, problem: Knapsack, device: Device) -> float:
+        """Where the plan would not enumerate: its updates (an item for every state; two values of at
+        least 4 bytes and a decision bit each) at the model's bandwidth; 0 otherwise."""
+        reduced = self._reductions([problem])[0].problem
+        if reduced is None or bool(self._enumerated(reduced.n, reduced.cells())):
+            return 0.0
+        kind = "gpu" if device.is_gpu else "other"
+        return reduced.n * reduced.cells() * 8.125 / MODEL_BANDWIDTH[kind] + 0.002
+
     def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
         if self.presolve:
             return reduce_many(problems, items_only=[bool(self._as_given(p.n, p.m, min(p.cells(), 2**64))) for p in problems])

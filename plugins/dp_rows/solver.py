@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.presolve import planned, presolved, reduction
+from clsolve.dp.presolve import least, planned, presolved, reduction
 from clsolve.dp.rowstore import RowStore, StorePlan, device_budget, plan_rows
 from clsolve.dp.table import (
     MODEL_BANDWIDTH,
@@ -129,6 +129,11 @@ class RowParallelSolver(DeviceSolver):
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
+
+    def least_seconds(self, problem: Knapsack, device: Device) -> float:
+        """The plan's decision bits alone (a bit per item and state, written once) at the model's bandwidth."""
+        kind = "gpu" if device.is_gpu else "other"
+        return least(problem, self.presolve, lambda reduced: reduced.n * reduced.cells() / 8 / MODEL_BANDWIDTH[kind] + 0.002)
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))

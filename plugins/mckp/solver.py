@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.presolve import planned, presolved, reduction
+from clsolve.dp.presolve import least, planned, presolved, reduction
 from clsolve.dp.rowstore import HOST_CHUNK_BYTES, RING_SLOTS, RowStore, StorePlan, plan_store
 from clsolve.dp.table import (
     MAX_STATES,
@@ -194,6 +194,11 @@ class MultiClassSolver(DeviceSolver):
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
+
+    def least_seconds(self, problem: Knapsack, device: Device) -> float:
+        """The plan's steps (an item for every capacity) alone, at the model's rate."""
+        kind = "gpu" if device.is_gpu else "other"
+        return least(problem, self.presolve, lambda reduced: reduced.n * reduced.cells() / MODEL_STEPS_PER_SECOND[kind] + 0.002)
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         lay = self.layout(problem, device)

@@ -39,6 +39,11 @@ def _row_words(capacity: int) -> int:
     return capacity // 32 + 1
 
 
+def least_seconds(problem: Knapsack, device: Device) -> float:
+    """``plan_knapsack``'s estimate, without the plan."""
+    return problem.n * (int(problem.capacities[0]) + 1) / RATES[device.is_gpu] + problem.n * 1.2e-5 + 0.001
+
+
 def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan:
     capacity = int(problem.capacities[0])
     dtype = value_dtype(problem, None, value_bound(problem))
@@ -55,7 +60,7 @@ def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan
     return Plan(solver=name, device_buffers=buffers,
                 host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
                 cell_updates=cells, launches=problem.n + 1,
-                seconds=cells / RATES[device.is_gpu] + problem.n * 1.2e-5 + 0.001,
+                seconds=least_seconds(problem, device),
                 details={"value_type": opencl_type(dtype), "store": store.mode, "local_size": local,
                          "other_device_bytes": other})
 

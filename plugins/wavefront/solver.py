@@ -80,6 +80,10 @@ class WavefrontSolver(DeviceSolver):
             return held_karp.plan_held_karp(self.name, problem, device, self.options)
         return knapsack.plan_knapsack(self.name, problem, device, self.options)
 
+    def least_seconds(self, problem, device: Device) -> float:
+        """A knapsack's plan time (its cells at the model's rate), which needs no plan; 0 otherwise."""
+        return knapsack.least_seconds(problem, device) if isinstance(problem, Knapsack) else 0.0
+
     def solve(self, problem, device: Device, plan: Plan) -> Solution:
         if isinstance(problem, LCS):
             return lcs.solve_lcs(problem, device, plan, self.options)

@@ -20,7 +20,10 @@ def fill(weights: np.ndarray, room: np.ndarray, order: np.ndarray) -> np.ndarray
     taken = order[:prefix].tolist()
     left = (room - (sums[prefix - 1] if prefix else 0)).tolist()
     rest = order[prefix + 1: prefix + 1 + GREEDY_ITEMS]
-    for j, row in zip(rest.tolist(), weights[rest].tolist()):   # Python integers: exact, and fast per item
+    rows = weights[rest]
+    fitting = (rows <= np.asarray(left)).all(axis=1)   # an item that does not fit now never will
+    rest, rows = rest[fitting], rows[fitting]
+    for j, row in zip(rest.tolist(), rows.tolist()):   # Python integers: exact, and fast per item
         if all(a <= b for a, b in zip(row, left)):
             left = [b - a for a, b in zip(row, left)]
             taken.append(j)

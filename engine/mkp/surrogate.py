@@ -4,7 +4,8 @@ With multipliers u >= 0, the m constraints sum_j w_ij x_j <= c_i become the one 
 sum_j (u . w_j) x_j <= u . c, which every feasible x still satisfies; the LP (Dantzig) bound of
 that single knapsack bounds the MKP. With u the LP relaxation's dual prices the surrogate LP bound is
 the LP bound itself; a subgradient descent on the Lagrangian dual (whose optimum is the LP bound,
-the Lagrangian subproblem being integral) gives prices close to them.
+the Lagrangian subproblem being integral) gives prices close to them. With two constraints the LP
+duals themselves are found instead (``arrangement.duals``).
 
 A node of the search with the items before k decided and residual capacities r is bounded by its
 profit plus the surrogate LP bound of items k.. with capacity u . r: items in decreasing
@@ -21,6 +22,7 @@ from clsolve.plugin import cache
 from clsolve.problems import Knapsack
 from clsolve.runtime import deadline
 
+from . import arrangement
 from .greedy import fill, ratio_order
 
 #: Subgradient steps at most, and the step scale (times 0.9 at each step that does not improve)
@@ -35,6 +37,9 @@ REFIT_LEVELS = 4
 REFIT_NODES = 64
 #: Relative margin added to a bound computed in double precision before it is rounded down.
 BOUND_MARGIN = 1e-9
+#: Two constraints over at most this many items take the exact duals (each line of their walk
+#: evaluates the bound at n + 2 points, n^2 products).
+PLANE_ITEMS = 1024
 
 
 def greedy_value(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, order: np.ndarray) -> int:
@@ -68,7 +73,10 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
     (an upper bound for every y): a subgradient descent with Polyak's steps toward ``target`` (a
     feasible value), which approaches the LP relaxation's duals and the LP bound. ``suffix_prices`` runs
     the same descent for many suffixes at once; one problem alone takes this loop, whose steps make
-    fewer array operations (a third of the time: the root's and the host search's fits)."""
+    fewer array operations (a third of the time: the root's and the host search's fits). Two
+    constraints over at most PLANE_ITEMS items take the LP duals themselves (``arrangement.duals``)."""
+    if capacities.size == 2 and 0 < profits.size <= PLANE_ITEMS:
+        return arrangement.duals(profits, weights, capacities)
     p = profits.astype(np.float64)
     w = weights.astype(np.float64)                     # (n, m)
     c = np.maximum(capacities.astype(np.float64), 1.0)  # a zero capacity relaxed to 1 keeps the bound valid

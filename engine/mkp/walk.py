@@ -12,6 +12,7 @@ nodes (or at the time limit), and the search proper runs from scratch.
 from __future__ import annotations
 
 import math
+import operator
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -113,7 +114,7 @@ class _Tree:
     incumbent and the items on the current path."""
 
     def __init__(self, p: list[int], w: list[list[int]], s: list[float], u: list[float], floor: int, budget: int):
-        self.p, self.w, self.s, self.u = p, w, s, u
+        self.p, self.w, self.s, self.u, self.n = p, w, s, u, len(p)
         self.profit_sums = [0.0, *accumulate(float(x) for x in p)]
         self.weight_sums = [0.0, *accumulate(s)]
         self.best = floor
@@ -123,11 +124,11 @@ class _Tree:
 
     def bound(self, k: int, profit: int, room: list[int]) -> int:
         """profit + the surrogate LP bound of items k.. in room (rounded up with a margin)."""
-        n, sums = len(self.p), self.weight_sums
-        target = sums[k] + sum(a * b for a, b in zip(self.u, room))
-        last = bisect_right(sums, target, k, n + 1) - 1           # items k .. last-1 fit whole
+        sums = self.weight_sums
+        target = sums[k] + sum(map(operator.mul, self.u, room))
+        last = bisect_right(sums, target, k, self.n + 1) - 1      # items k .. last-1 fit whole
         total = profit + self.profit_sums[last] - self.profit_sums[k]
-        if last < n and self.s[last] > 0:
+        if last < self.n and self.s[last] > 0:
             total += min(1.0, (target - sums[last]) / self.s[last]) * self.p[last]
         return math.floor(total * (1 + BOUND_MARGIN) + 1.0)
 
@@ -137,12 +138,12 @@ class _Tree:
             raise _GiveUp
         if profit > self.best:
             self.best, self.taken = profit, list(self.path)
-        if k == len(self.p) or self.bound(k, profit, room) <= self.best:
+        if k == self.n or self.bound(k, profit, room) <= self.best:
             return
-        weights = self.w[k]
-        if all(a <= b for a, b in zip(weights, room)):
+        left = list(map(operator.sub, room, self.w[k]))
+        if min(left) >= 0:
             self.path.append(k)
-            self.visit(k + 1, profit + self.p[k], [b - a for a, b in zip(weights, room)])
+            self.visit(k + 1, profit + self.p[k], left)
             self.path.pop()
         self.visit(k + 1, profit, room)
 

@@ -44,7 +44,8 @@ def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
 def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
     """The installed solver that accepts ``problem``, fits, and has the smallest estimated time. Solvers
     are planned in the order of their ``least_seconds``; one whose least time is above the best
-    estimate so far is not planned."""
+    estimate so far is not planned. Equal estimates (a problem presolve settles costs 0 for all) go to
+    a solver on the host, then by name."""
     if device is not None and not (isinstance(device, str) and device.strip().lower() == "auto"):
         device = get_device(device)  # a device the user named must exist, whichever solver wins
     reasons: dict[str, str] = {}
@@ -76,8 +77,8 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
             reasons[name] = refusal
             too_large.add(name)
             continue
-        key = (plan.seconds, name)
-        if best is None or key < best[:2]:
+        key = (plan.seconds, dev is not None, name)     # on a tie, a solver on the host: no device to set up
+        if best is None or key < (best[0], best[3] is not None, best[1]):
             best = (plan.seconds, name, candidate, dev, plan)
     if best is None:
         detail = "; ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) or "no solver is installed"

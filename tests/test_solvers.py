@@ -369,7 +369,8 @@ def test_items_per_pass_by_default(device):
 
 
 def _planned(problem, device):
-    """(solver, least_seconds, plan seconds) of every installed solver that accepts and plans ``problem``."""
+    """(solver, least_seconds, plan seconds, on a device) of every installed solver that accepts and plans
+    ``problem``."""
     from clsolve.errors import ClsolveError
     from clsolve.plugin import registry
     out = []
@@ -383,7 +384,7 @@ def _planned(problem, device):
         except ClsolveError:
             continue
         if plan.refusal(where) is None:
-            out.append((name, solver.least_seconds(problem, where), plan.seconds))
+            out.append((name, solver.least_seconds(problem, where), plan.seconds, where is not None))
     return out
 
 
@@ -392,7 +393,7 @@ def _planned(problem, device):
 def test_least_seconds_is_never_above_the_plan(problem, device):
     """``auto`` skips planning a solver whose ``least_seconds`` passes the best estimate: that bound must
     never pass the solver's own plan."""
-    for name, least, seconds in _planned(problem, device):
+    for name, least, seconds, _ in _planned(problem, device):
         assert 0 <= least <= seconds, name
 
 
@@ -402,7 +403,9 @@ def test_auto_chooses_as_if_every_solver_were_planned(device):
     from clsolve import solving
     from clsolve.bench.mckp import table2
     problems = [clsolve.Knapsack([5, 4, 3, 7], [2, 3, 1, 4], 6), table2(3000, 50, seed=2), table2(20000, 1000, seed=3),
-                clsolve.Knapsack(np.arange(1, 41), np.arange(41, 1, -1), 300)]
+                clsolve.Knapsack(np.arange(1, 41), np.arange(41, 1, -1), 300),
+                clsolve.Knapsack([7, 9], [[3, 4], [5, 2]], [8, 6], weights_by="item")]   # presolve settles it
     for problem in problems:
         planned = _planned(problem, device)
-        assert min((seconds, name) for name, _, seconds in planned)[1] == solving.choose(problem, device)[0].name
+        assert min((seconds, on_device, name) for name, _, seconds, on_device in planned)[2] == \
+            solving.choose(problem, device)[0].name

@@ -55,7 +55,10 @@ def fix(problem: Knapsack) -> Fixing:
     chosen = second if int(p[second].sum()) > int(p[first].sum()) else first
     value = int(p[chosen].sum())
     reduced = p.astype(np.float64) - w.astype(np.float64) @ y
-    slack = bound * (1 + MARGIN) + 1.0 - value        # what forcing an item may lose before it cannot win
+    # what forcing an item may lose before it cannot win; the bound's rounding is relative to its
+    # terms, whose sum may cancel them (prices near p_j / w_j), hence the margin on their size too
+    terms = float(p.sum(dtype=np.float64)) + float(y @ c.astype(np.float64))
+    slack = bound * (1 + MARGIN) + MARGIN * terms + 1.0 - value
     fixed_in = (reduced > 0) & (reduced >= slack)
     free = ~fixed_in & ~((reduced < 0) & (-reduced >= slack))
     room = c - w[fixed_in].sum(axis=0)

@@ -74,7 +74,10 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
     feasible value), which approaches the LP relaxation's duals and the LP bound. ``suffix_prices`` runs
     the same descent for many suffixes at once; one problem alone takes this loop, whose steps make
     fewer array operations (a third of the time: the root's and the host search's fits). Two
-    constraints over at most PLANE_ITEMS items take the LP duals themselves (``arrangement.duals``)."""
+    constraints over at most PLANE_ITEMS items take the LP duals themselves (``arrangement.duals``),
+    one constraint its LP dual, the break item's ratio (``_break_price``)."""
+    if capacities.size == 1 and profits.size:
+        return _break_price(profits, weights, capacities)
     if capacities.size == 2 and 0 < profits.size <= PLANE_ITEMS:
         return arrangement.duals(profits, weights, capacities)
     p = profits.astype(np.float64)
@@ -96,6 +99,18 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
             break
         y = np.maximum(y - scale * (value - target) / norm * slack, 0.0)
     return best_y, best
+
+
+def _break_price(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray) -> tuple[np.ndarray, float]:
+    """The LP dual of one constraint: p_b / w_b of Dantzig's break item (0 where every item fits), and
+    its Lagrangian bound, which is Dantzig's bound."""
+    p, w = profits.astype(np.float64), weights[:, 0].astype(np.float64)
+    c = float(capacities[0])
+    order = ratio_order(profits, weights, np.ones(1))
+    fits = np.cumsum(w[order]) <= c
+    whole = int(fits.sum())                          # a prefix: the weights are not negative
+    y = np.array([p[order[whole]] / w[order[whole]] if whole < p.size else 0.0])
+    return y, float(y[0] * c + np.maximum(p - w * y[0], 0.0).sum())
 
 
 def suffix_prices(profits: np.ndarray, weights: np.ndarray, starts: np.ndarray, capacities: np.ndarray,

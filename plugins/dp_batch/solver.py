@@ -55,6 +55,8 @@ ENUMERATION_MAX_ITEMS = 30
 #: Subset enumeration holds weights and capacities (each capacity first lowered to its dimension's
 #: total weight, which changes nothing) in 32 bits, weights clamped to capacity + 1.
 ENUMERATION_MAX_CAPACITY = 2**32 - 2
+#: What every plan adds to its model: the batch's setup, copies and checks beside its kernels.
+PLAN_SECONDS = 0.002
 #: instance_t of opencl/dp_batch.cl, declared to the kernel from this dtype (kernels.struct_declaration):
 #: S, the instance's first state in the concatenated rows; its first decision word; its states
 #: (C1+1)(C2+1)(C3+1); the flattening spans of dp_states.h; its first work-group; its first item in
@@ -151,13 +153,18 @@ class KnapsackBatchSolver(PackedBatchSolver):
         return problem.n <= ENUMERATION_MAX_ITEMS and 2**problem.n <= problem.n * problem.cells()
 
     def least_seconds(self, problem: Knapsack, device: Device) -> float:
-        """Where the plan would not enumerate: its updates (an item for every state; two values of at
-        least 4 bytes and a decision bit each) at the model's bandwidth; 0 otherwise."""
+        """The plan's fixed PLAN_SECONDS, and its subsets at the model's rate where it enumerates, or the
+        lesser of that and its updates (an item for every state; two values of at least 4 bytes and a
+        decision bit each) at the model's bandwidth where it does not."""
         reduced = self._reductions([problem])[0].problem
-        if reduced is None or bool(self._enumerated(reduced.n, reduced.cells())):
-            return 0.0
         kind = "gpu" if device.is_gpu else "other"
-        return reduced.n * reduced.cells() * 8.125 / MODEL_BANDWIDTH[kind] + 0.002
+        if reduced is None:
+            return PLAN_SECONDS
+        subsets = 2.0**reduced.n / MODEL_SUBSETS_PER_SECOND[kind] if reduced.n <= ENUMERATION_MAX_ITEMS else np.inf
+        if bool(self._enumerated(reduced.n, reduced.cells())):
+            return PLAN_SECONDS + subsets
+        # a group of small instances may be enumerated where that is cheaper than its item steps
+        return PLAN_SECONDS + min(subsets, reduced.n * reduced.cells() * 8.125 / MODEL_BANDWIDTH[kind])
 
     def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
         if self.presolve:
@@ -324,7 +331,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
                              + (steps + len(chunks)) * MODEL_LAUNCH_SECONDS[kind])
             plan.details["value_type"] = opencl_type(dtype)
             chunk_count += len(chunks)
-        plan.seconds += 0.002
+        plan.seconds += PLAN_SECONDS
         plan.details["chunks"] = chunk_count
         return plan
 

@@ -22,6 +22,7 @@ import numpy as np
 from ..plugin import cache
 from ..problems import Knapsack, exact_sum
 from ..solution import Solution, Timings
+from . import dominance as dominated_items
 from . import multiplicity
 from .multiplicity import Aggregation
 from .presolve import Reduction, reduction
@@ -285,6 +286,8 @@ class Stages:
     fixed: Fixing | None = None
     core: Reduction | None = None
     merged: Aggregation | None = None
+    #: the items of the core that dominance fixes at 0 taken out (``clsolve.dp.dominance``)
+    dominated: Reduction | None = None
 
     @property
     def searched(self) -> Knapsack | None:
@@ -292,6 +295,12 @@ class Stages:
 
     @property
     def _unmerged(self) -> Knapsack | None:
+        if self.dominated is not None:
+            return self.dominated.problem
+        return self._undominated
+
+    @property
+    def _undominated(self) -> Knapsack | None:
         if self.fixed is None:
             return self.first.problem
         return None if self.core is None else self.core.problem
@@ -307,8 +316,10 @@ class Stages:
     def solve(self, search: Callable[[Knapsack], Solution], solver: str, device: str) -> Solution:
         """``search``'s solution of ``searched``, expanded to the original problem (or the trivial
         solution where a stage left nothing to decide)."""
-        first, fixed, core, merged = self.first, self.fixed, self.core, self.merged
+        first, fixed, core, merged, dominated = self.first, self.fixed, self.core, self.merged, self.dominated
         run = search if merged is None else lambda _: merged.expand(search(merged.problem))
+        if dominated is not None:
+            run = _through(dominated, run)
         if first.problem is None:
             return first.trivial(solver, device)
         if fixed is None:
@@ -319,16 +330,26 @@ class Stages:
         return first.expand(fixed.expand(inner))
 
 
+def _through(step: Reduction, run: Callable[[Knapsack], Solution]) -> Callable[[Knapsack], Solution]:
+    """``run`` on ``step``'s smaller problem, its solution expanded back (every item fixed by
+    dominance leaves a problem: ``step.problem`` is never None)."""
+    return lambda _: step.expand(run(step.problem))
+
+
 def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True, seed: np.ndarray | None = None,
            ceiling: int | None = None, relaxation: tuple[int, int] | None = None,
-           aggregate: bool = True) -> Stages:
+           aggregate: bool = True, dominance: bool = True) -> Stages:
     """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core, then
-    (``aggregate``) equal items of what is left as one bounded type (``clsolve.dp.multiplicity``).
+    (m = 1, ``fixing`` and ``dominance``) the items dominance fixes at 0 (``clsolve.dp.dominance``),
+    then (``aggregate``) equal items of what is left as one bounded type (``clsolve.dp.multiplicity``).
     ``seed`` (a feasible solution of ``problem``), ``ceiling`` (an upper bound of its optimum) and
     ``relaxation`` (a surrogate constraint of ``problem``, kept where presolve changed nothing) go to
     ``fix``."""
     staged = _staged(problem, presolve, fixing, seed, ceiling, relaxation)
     searched = staged.searched
+    if fixing and dominance and searched is not None and searched.m == 1:
+        staged.dominated = dominated_items.reduction(searched)
+        searched = staged.searched
     if aggregate and searched is not None:
         staged.merged = multiplicity.aggregate(searched)
     return staged

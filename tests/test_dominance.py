@@ -1,0 +1,67 @@
+"""Fixing by dominance (clsolve.dp.dominance): the dominance sums against a quadratic count, the items
+it fixes leave the optimum where it was (brute force), and the searches that use it stay exact."""
+import numpy as np
+from conftest import brute_force
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import clsolve
+from clsolve.dp import dominance
+from clsolve.dp.fixing import stages
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@st.composite
+def crowded(draw, max_n=14):
+    """Knapsacks whose items dominate one another often: few distinct weights and profits, ties."""
+    n = draw(st.integers(1, max_n))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    top = draw(st.sampled_from([3, 10, 1000, 2**55]))
+    weights = rng.integers(0, top, n)
+    profits = weights + rng.integers(0, max(2, top // 50), n) if draw(st.booleans()) else rng.integers(0, top, n)
+    capacity = draw(st.integers(0, int(weights.sum(dtype=object)) + 1))
+    return clsolve.Knapsack(profits, weights, min(capacity, 2**62))
+
+
+def _quadratic(weights: np.ndarray, profits: np.ndarray) -> np.ndarray:
+    n = weights.size
+    order = np.lexsort((np.arange(n), -profits, weights))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    dominates = (profits[:, None] >= profits[None, :]) & (rank[:, None] < rank[None, :])   # row j dominates k
+    return (dominates * weights[:, None].astype(object)).sum(axis=0)
+
+
+@SETTINGS
+@given(problem=crowded(max_n=40))
+def test_dominating_weights_match_the_pairs(problem):
+    w, p = problem.weights[:, 0], problem.profits
+    expected = _quadratic(w, p).astype(np.float64)
+    assert np.allclose(dominance.dominating_weights(w, p), expected, rtol=1e-12, atol=0)
+
+
+@SETTINGS
+@given(problem=crowded())
+def test_items_fixed_by_dominance_leave_the_optimum(problem):
+    step = dominance.reduction(problem)
+    if step is None:
+        return
+    assert step.problem is not None and 0 < step.problem.n < problem.n
+    assert brute_force(step.problem) == brute_force(problem)
+
+
+def test_dominance_fixes_items_of_a_jooken_style_instance():
+    from clsolve.generators import jooken
+    problem = jooken(400, 10**10, 10, 0.2, 1e-3, 300)
+    fixed = dominance.fixed_out(problem)
+    assert fixed.sum() > 0
+    staged = stages(problem)
+    assert staged.dominated is not None and staged.searched.n < stages(problem, dominance=False).searched.n
+
+
+@SETTINGS
+@given(problem=crowded(), solver=st.sampled_from(["bnb", "dp-states"]))
+def test_searches_with_dominance_match_brute_force(problem, solver):
+    solution = clsolve.solve(problem, solver=solver)
+    assert solution.optimal and solution.value == brute_force(problem)

@@ -333,7 +333,9 @@ class Stages:
 def _through(step: Reduction, run: Callable[[Knapsack], Solution]) -> Callable[[Knapsack], Solution]:
     """``run`` on ``step``'s smaller problem, its solution expanded back (every item fixed by
     dominance leaves a problem: ``step.problem`` is never None)."""
-    return lambda _: step.expand(run(step.problem))
+    smaller = step.problem
+    assert smaller is not None
+    return lambda _: step.expand(run(smaller))
 
 
 def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True, seed: np.ndarray | None = None,

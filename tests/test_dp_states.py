@@ -113,6 +113,32 @@ def test_first_level_on_a_device_does_not_set_the_time_model(monkeypatch, device
     assert solution.optimal and len(calls) > 2
 
 
+@pytest.mark.parametrize("place", ["host", "device"])
+def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypatch, device, place):
+    """A block's record (a copy of the list to host memory) follows the level that ends the block:
+    once a record has shown its cost, a level whose record would end past the limit is not started."""
+    import time
+
+    from clsolve_plugins.dp_states.device import DeviceLists
+    from clsolve_plugins.dp_states.host import HostLists
+    kind = DeviceLists if place == "device" else HostLists
+    record, calls = kind.record, []
+    options = {"host_states": 0 if place == "device" else 2**40, "fixing": False, "relaxation": 0, "descent": False,
+               "strengthen": 0}
+    clsolve.solve(_hard(400), solver="dp-states", device=device, **options)   # kernels built beforehand
+
+    def slow(self):
+        calls.append(1)
+        time.sleep(0.7)
+        return record(self)
+
+    monkeypatch.setattr(kind, "record", slow)
+    began = time.perf_counter()
+    solution = clsolve.solve(_hard(400), solver="dp-states", device=device, time_limit=1.2, **options)
+    assert time.perf_counter() - began <= 1.2 + 0.12         # the deadline's margin: max(10 %, 50 ms)
+    assert len(calls) == 1 and not solution.optimal and solution.value <= solution.bound
+
+
 def test_records_walk_back_across_blocks():
     """A state at level 2 * BLOCK + 3 whose ancestors toggled levels 5, BLOCK + 1 and 2 * BLOCK + 3."""
     records = Records()

@@ -59,6 +59,9 @@ OPEN_GAP_MARGIN = 10
 #: First guesses of a level's cost (overhead s, s per merged state) on the host (NumPy), a GPU and
 #: other devices, replaced by measurements as the search runs.
 FIRST_RATES = {"host": (5e-5, 1e-7), "gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
+#: The first model of a block's record (seconds, seconds per byte): a copy into fresh host memory at
+#: 1 GB/s, page faults included; measured records replace it.
+FIRST_RECORD_RATE = (1e-4, 1e-9)
 #: Lists of this many states make the search strengthen its incumbent and bound (once); where the
 #: incumbent improves, the search starts again if fixing against it leaves at most AGAIN_SHARE of the
 #: items, and goes on with it otherwise. Above the longest lists of the searches that end by
@@ -222,6 +225,7 @@ class StateListSolver(DeviceSolver):
         records, budget, limit = Records(), self._budget(), deadline.current()
         rates = {"host": deadline.Rate(*FIRST_RATES["host"]),
                  "device": deadline.Rate(*FIRST_RATES[_kind(device)])}
+        record_rate, last_record = deadline.Rate(*FIRST_RECORD_RATE), 0.0   # a record: at least as long as the last
         top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
         level_seconds = {"host": 0.0, "device": 0.0}
         warm: set[str] = set()
@@ -247,7 +251,10 @@ class StateListSolver(DeviceSolver):
                 relaxed = RelaxedRows(device, lists.program, core, self._width(device), self._relaxed_bytes(device),
                                       CELLS[_kind(device)], self.poison)
                 relaxed_seconds = time.perf_counter() - started
-            stop, stopped = _stop_reason(limit, rates[where], lists.count, slots, records, budget)
+            # a level that ends a block is followed by its record (a copy to host memory)
+            record = max(record_rate.predict(RECORD_BYTES * 2 * lists.count), last_record) \
+                if is_block_end(len(core.levels) + 1) else 0.0
+            stop, stopped = _stop_reason(limit, rates[where], lists.count, slots, records, budget, record)
             if not stop and states is not None and made > states:
                 stop, stopped = f"more than {states} states made", "budget"
             if stop:
@@ -271,7 +278,10 @@ class StateListSolver(DeviceSolver):
                 found = (number, *lists.merged_state(result.best_at))
             top = result.top
             if is_block_end(number) and lists.count and not core.done():
+                started = time.perf_counter()
                 records.add(*lists.record())
+                last_record = time.perf_counter() - started
+                record_rate.observe(RECORD_BYTES * lists.count, last_record)
             progress.report("dp-states levels", number, core.n)
         if relaxed is not None:
             relaxed.release()
@@ -364,15 +374,16 @@ def _buffers(slots: int) -> dict[str, int]:
 
 
 def _stop_reason(limit: deadline.Deadline, rate: deadline.Rate, count: int, slots: int, records: Records,
-                 budget: int) -> tuple[str, str]:
-    """Why the search must stop before the next level on a list of ``count`` states, and the kind of
-    limit ("time" or "room"); ("", "") to go on."""
+                 budget: int, record: float = 0.0) -> tuple[str, str]:
+    """Why the search must stop before the next level on a list of ``count`` states (``record``: the
+    predicted seconds of the record that follows it, where it ends a block), and the kind of limit
+    ("time" or "room"); ("", "") to go on."""
     merged = 2 * count
     if limit.expired():
         return f"time limit of {limit.seconds:g} s reached", "time"
-    if not limit.allows(rate.predict(merged)):
+    if not limit.allows(rate.predict(merged) + record):
         return (f"time limit of {limit.seconds:g} s reached (the next level, predicted to take "
-                f"{rate.predict(merged):.3f} s, would end past it)"), "time"
+                f"{rate.predict(merged) + record:.3f} s with its record, would end past it)"), "time"
     if merged > slots:
         return (f"the next merged list of {merged} states would pass max_states = {slots} "
                 f"({memory.size(merged * SLOT_BYTES)} of device buffers)"), "room"

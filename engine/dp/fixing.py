@@ -319,7 +319,7 @@ class Stages:
         first, fixed, core, merged, dominated = self.first, self.fixed, self.core, self.merged, self.dominated
         run = search if merged is None else lambda _: merged.expand(search(merged.problem))
         if dominated is not None:
-            run = _through(dominated, run)
+            run = _expanding(dominated, run)
         if first.problem is None:
             return first.trivial(solver, device)
         if fixed is None:
@@ -330,7 +330,7 @@ class Stages:
         return first.expand(fixed.expand(inner))
 
 
-def _through(step: Reduction, run: Callable[[Knapsack], Solution]) -> Callable[[Knapsack], Solution]:
+def _expanding(step: Reduction, run: Callable[[Knapsack], Solution]) -> Callable[[Knapsack], Solution]:
     """``run`` on ``step``'s smaller problem, its solution expanded back (every item fixed by
     dominance leaves a problem: ``step.problem`` is never None)."""
     smaller = step.problem

@@ -13,7 +13,7 @@ SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[Heal
 
 
 @st.composite
-def crowded(draw, max_n=14):
+def crowded(draw, max_n=14, max_capacity=2**62):
     """Knapsacks whose items dominate one another often: few distinct weights and profits, ties."""
     n = draw(st.integers(1, max_n))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
@@ -21,7 +21,7 @@ def crowded(draw, max_n=14):
     weights = rng.integers(0, top, n)
     profits = weights + rng.integers(0, max(2, top // 50), n) if draw(st.booleans()) else rng.integers(0, top, n)
     capacity = draw(st.integers(0, int(weights.sum(dtype=object)) + 1))
-    return clsolve.Knapsack(profits, weights, min(capacity, 2**62))
+    return clsolve.Knapsack(profits, weights, min(capacity, max_capacity))
 
 
 def _quadratic(weights: np.ndarray, profits: np.ndarray) -> np.ndarray:
@@ -65,3 +65,37 @@ def test_dominance_fixes_items_of_a_jooken_style_instance():
 def test_searches_with_dominance_match_brute_force(problem, solver):
     solution = clsolve.solve(problem, solver=solver)
     assert solution.optimal and solution.value == brute_force(problem)
+
+
+@SETTINGS
+@given(problem=crowded(max_capacity=10**5), dominance_on=st.booleans())
+def test_dense_dp_with_dominance_matches_brute_force(problem, dominance_on, device):
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, dominance=dominance_on, poison=True)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_presolve_with_dominance_composes_the_two_reductions():
+    """Presolve drops a too-heavy item and takes a weightless one; dominance then fixes items of what is
+    left: the composed reduction maps back to the original items, and is computed once per problem."""
+    from clsolve.dp.presolve import reduction
+    problem = clsolve.Knapsack([5, 9, 4, 4, 7, 3, 100], [0, 4, 5, 6, 3, 6, 50], 10)
+    first, both = reduction(problem), reduction(problem, dominance=True)
+    assert first.problem is not None and both.problem is not None
+    assert both.problem.n < first.problem.n and set(both.items) < set(first.items)
+    assert list(both.forced) == [0] and 6 not in both.items
+    assert np.array_equal(both.problem.weights[:, 0], problem.weights[both.items, 0])
+    assert dominance.reduction(first.problem) is dominance.reduction(first.problem)
+    solution = clsolve.solve(problem, solver="dp-rows")
+    assert solution.value == brute_force(problem) and "dominance" in " ".join(solution.notes)
+
+
+def test_dense_dp_plans_on_the_items_dominance_leaves(device):
+    """A Jooken-style instance: dp-rows plans fewer cell updates with dominance, and finds the same optimum."""
+    from clsolve.generators import jooken
+    problem = jooken(400, 10**6, 10, 0.2, 1e-3, 300)
+    with_dominance = clsolve.plan(problem, "dp-rows", device)
+    without = clsolve.plan(problem, "dp-rows", device, dominance=False)
+    assert "dominance" in with_dominance.details["presolve"]
+    assert with_dominance.cell_updates < without.cell_updates
+    solved = clsolve.solve(problem, solver="dp-rows", device=device)
+    assert solved.optimal and solved.value == clsolve.solve(problem, solver="dp-rows", device=device, dominance=False).value

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..plugin import cache
 from ..problems import Knapsack
-from .presolve import Reduction
+from .reduction import Reduction
 
 #: Problems (cores) with more items than this are not examined (n log^2 n work on the host).
 DOMINANCE_ITEMS = 1 << 12
@@ -58,7 +59,12 @@ def fixed_out(problem: Knapsack) -> np.ndarray:
 
 
 def reduction(problem: Knapsack) -> Reduction | None:
-    """``problem`` without the items dominance fixes at 0, and the way back; None where it fixes none."""
+    """``problem`` without the items dominance fixes at 0, and the way back; None where it fixes none
+    (computed once per problem, which is immutable: a solver's plan and its solve both ask)."""
+    return cache.per_problem(problem, "dominance", lambda: (_reduction(problem),))[0]
+
+
+def _reduction(problem: Knapsack) -> Reduction | None:
     out = fixed_out(problem)
     if out.all():
         out[np.argmin(problem.weights[:, 0])] = False   # leave a problem to search (fixing is optional)

@@ -25,8 +25,9 @@ from ..solution import Solution, Timings
 from . import dominance as dominated_items
 from . import multiplicity
 from .multiplicity import Aggregation
-from .presolve import Reduction, reduction
+from .presolve import reduction
 from .ratios import partial_order, sort_by_ratio
+from .reduction import Reduction
 
 #: Items after the break item the greedy lower bound visits at most (it stops earlier once nothing fits).
 GREEDY_ITEMS = 4096

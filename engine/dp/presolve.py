@@ -18,7 +18,7 @@ return a wrong answer silently.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -26,46 +26,9 @@ from ..batch.packed import PackedProblems, concatenated_ranges
 from ..plugin import cache
 from ..plugin.plan import Plan
 from ..problems import Knapsack
-from ..solution import Solution, Timings
-
-
-@dataclass(slots=True)
-class Reduction:
-    """A problem, the smaller problem a solver solves instead, and the way back."""
-
-    original: Knapsack
-    #: What the solver solves, or None when nothing is left to decide (every item is taken or dropped).
-    problem: Knapsack | None
-    #: Original index of each of ``problem``'s items.
-    items: np.ndarray
-    #: Original indices of the items always taken.
-    forced: np.ndarray
-    notes: tuple[str, ...] = field(default=())
-
-    @property
-    def changed(self) -> bool:
-        return self.problem is not self.original
-
-    def expand(self, solution: Solution) -> Solution:
-        """The reduced problem's solution as a solution of the original problem."""
-        if not self.changed:
-            return solution
-        selected = np.zeros(self.original.n, dtype=bool)
-        selected[self.forced] = True
-        if self.problem is not None:
-            selected[self.items[np.asarray(solution.selected, dtype=bool)]] = True
-        forced_profit = int(self.original.profits[self.forced].sum())
-        bound = None if solution.bound is None else int(solution.bound) + forced_profit
-        return replace(solution, value=int(solution.value) + forced_profit, selected=selected, bound=bound,
-                       notes=list(solution.notes) + ["presolve: " + "; ".join(self.notes)])
-
-    def trivial(self, solver: str, device: str) -> Solution:
-        """The solution when nothing is left to decide (``problem`` is None)."""
-        assert self.problem is None
-        empty = Solution(value=0, selected=np.zeros(0, dtype=bool), optimal=True, solver=solver,
-                         device=device, timings=Timings())
-        return self.expand(empty)
-
+from ..solution import Solution
+from . import dominance as dominated
+from .reduction import Reduction
 
 _KEY, _KEY_ITEMS = "_presolve_reduction", "_presolve_items_only"
 
@@ -95,26 +58,34 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
     return out
 
 
-def reduction(problem: Knapsack, enabled: bool = True) -> Reduction:
-    """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``)."""
-    return reduce(problem) if enabled else identity(problem)
+def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False) -> Reduction:
+    """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``);
+    with ``enabled`` and ``dominance`` (m = 1), followed by fixing by dominance (``clsolve.dp.dominance``)."""
+    if not enabled:
+        return identity(problem)
+    first = reduce(problem)
+    if not dominance or first.problem is None or first.problem.m != 1:
+        return first
+    step = dominated.reduction(first.problem)
+    return first if step is None else first.then(step)
 
 
 def presolved(solver: str, problem: Knapsack, enabled: bool, device_label: str,
-              solve_reduced: Callable[[Knapsack], Solution]) -> Solution:
+              solve_reduced: Callable[[Knapsack], Solution], dominance: bool = False) -> Solution:
     """A solver's solution of ``problem`` through its reduction: ``solve_reduced`` solves what is
     left, the answer is expanded back to the problem's items; a problem presolve settles alone is
-    answered without it."""
-    reduced = reduction(problem, enabled)
+    answered without it. ``dominance``: as in ``reduction``."""
+    reduced = reduction(problem, enabled, dominance)
     if reduced.problem is None:
         return reduced.trivial(solver, device_label)
     return reduced.expand(solve_reduced(reduced.problem))
 
 
-def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callable[[Knapsack], Plan]) -> Plan:
+def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callable[[Knapsack], Plan],
+            dominance: bool = False) -> Plan:
     """A solver's plan for ``problem`` made on its reduction (``plan_reduced``); the details say what
     presolve did, and a problem presolve settles alone gets an empty plan."""
-    reduced = reduction(problem, enabled)
+    reduced = reduction(problem, enabled, dominance)
     if reduced.problem is None:
         return Plan(solver=solver, details={"presolve": "; ".join(reduced.notes)})
     plan = plan_reduced(reduced.problem)
@@ -123,10 +94,10 @@ def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callabl
     return plan
 
 
-def least(problem: Knapsack, enabled: bool, seconds: Callable[[Knapsack], float]) -> float:
+def least(problem: Knapsack, enabled: bool, seconds: Callable[[Knapsack], float], dominance: bool = False) -> float:
     """``least_seconds`` of a solver that plans on the reduction: ``seconds`` of the reduced problem,
     0 where presolve settles it alone."""
-    reduced = reduction(problem, enabled).problem
+    reduced = reduction(problem, enabled, dominance).problem
     return 0.0 if reduced is None else seconds(reduced)
 
 

@@ -33,7 +33,8 @@ from .common import data_root, ortools_solve, solve_row
 DEFAULT_TIME_LIMIT = 10.0
 #: Generated Jooken-style parameters (n, c, g, f, eps, s), one instance each per seed.
 JOOKEN_PARAMETERS = [(400, 10**6, 10, 0.1, 0.0, 300), (800, 10**8, 10, 0.2, 0.001, 200),
-                     (600, 10**10, 14, 0.2, 0.0, 300), (1200, 10**10, 10, 0.1, 0.01, 100)]
+                     (1200, 10**8, 10, 0.2, 0.001, 200), (600, 10**10, 14, 0.2, 0.0, 300),
+                     (1200, 10**10, 10, 0.1, 0.01, 100)]
 
 
 def _development_sample(root: Path | None) -> list[tuple[Knapsack, dict]]:

@@ -197,6 +197,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                             # branch and bound may take exponential time: always anytime here
                             "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
         out.append(("dp-states", {"fixing": pick([True, False]), "poison": True, "strengthen": pick([0, 1, 64, 2**22]),
+                                  "device_records": pick([None, 0, 64]),
                                   "aggregate": pick([True, False]), "relaxation": pick([None, 0, 1, 5, 64]),
                                   "relaxation_states": pick([0, 16, 2**16]),
                                   "local_size": pick([None, 32, 64]), "host_states": pick([0, 2, 4096]),

@@ -60,6 +60,26 @@ def test_longer_than_a_block_matches_sequential(kind, device):
             assert solution.stats["levels"] > BLOCK
 
 
+def test_block_records_on_the_device_in_host_memory_and_both(device):
+    """Records kept on the device (the default), in host memory (device_records = 0), and both (a share
+    that holds part of them): the walk back reads each, and the items are the optimum's."""
+    rng = np.random.default_rng(4)
+    n = 3 * BLOCK + 17
+    weights = rng.integers(1, 400, n)
+    problem = clsolve.Knapsack(weights + 40, weights, int(weights.sum()) // 3)     # strongly correlated
+    expected = clsolve.solve(problem, solver="sequential").value
+    options = {"solver": "dp-states", "device": device, "poison": True, "fixing": False, "host_states": 0,
+               "relaxation": 0}
+    everywhere = clsolve.solve(problem, **options)
+    total = everywhere.stats["record_bytes"]
+    assert total > 0 and everywhere.stats["device_record_bytes"] == total
+    for share in (0, total // 2):
+        solution = clsolve.solve(problem, device_records=share, **options)
+        assert solution.optimal and solution.value == expected == everywhere.value
+        assert solution.stats["record_bytes"] == total and solution.stats["device_record_bytes"] <= share
+        assert (solution.stats["device_record_bytes"] > 0) == (share > 0)
+
+
 @SETTINGS
 @given(problem=small(), fixing=st.booleans(), relaxation=st.sampled_from([1, 2, 3, 7, 64, 2**20]))
 def test_rounded_relaxation_matches_brute_force(problem, fixing, relaxation, device):
@@ -113,18 +133,21 @@ def test_first_level_on_a_device_does_not_set_the_time_model(monkeypatch, device
     assert solution.optimal and len(calls) > 2
 
 
-@pytest.mark.parametrize("place", ["host", "device"])
-def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypatch, device, place):
-    """A block's record (a copy of the list to host memory) follows the level that ends the block:
-    once a record has shown its cost, a level whose record would end past the limit is not started."""
+@pytest.mark.parametrize(("place", "method", "device_records"),
+                         [("host", "record", None), ("device", "record", 0), ("device", "device_record", None)])
+def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypatch, device, place, method,
+                                                                       device_records):
+    """A block's record (a copy of the list to host memory, or within the device's) follows the level
+    that ends the block: once a record has shown its cost, a level whose record would end past the
+    limit is not started."""
     import time
 
     from clsolve_plugins.dp_states.device import DeviceLists
     from clsolve_plugins.dp_states.host import HostLists
     kind = DeviceLists if place == "device" else HostLists
-    record, calls = kind.record, []
+    record, calls = getattr(kind, method), []
     options = {"host_states": 0 if place == "device" else 2**40, "fixing": False, "relaxation": 0, "descent": False,
-               "strengthen": 0}
+               "strengthen": 0, "device_records": device_records}
     clsolve.solve(_hard(400), solver="dp-states", device=device, **options)   # kernels built beforehand
 
     def slow(self):
@@ -132,7 +155,7 @@ def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypat
         time.sleep(0.7)
         return record(self)
 
-    monkeypatch.setattr(kind, "record", slow)
+    monkeypatch.setattr(kind, method, slow)
     began = time.perf_counter()
     solution = clsolve.solve(_hard(400), solver="dp-states", device=device, time_limit=1.2, **options)
     assert time.perf_counter() - began <= 1.2 + 0.12         # the deadline's margin: max(10 %, 50 ms)
@@ -222,7 +245,8 @@ def test_list_past_max_states_stops_with_a_bracketing_answer(device):
 def test_records_past_memory_limit_stop_with_a_bracketing_answer(device):
     problem = _hard(600)
     optimum = clsolve.solve(problem, solver="dp-rows", device=device).value
-    solution = clsolve.solve(problem, solver="dp-states", device=device, memory_limit=2**16, fixing=False)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, memory_limit=2**16, fixing=False,
+                             device_records=0)
     assert not solution.optimal and solution.value <= optimum <= solution.bound
     assert any("memory_limit" in note for note in solution.notes)
 

@@ -14,6 +14,7 @@ from clsolve.runtime.buffers import fill
 from clsolve.runtime.devices import Device
 
 from .core import Core, Level
+from .records import DeviceBlock
 
 SOURCE = kernels.builtin("state_lists.cl")
 #: The most states a work-group takes at once (its chunk, staged in local memory).
@@ -194,6 +195,16 @@ class DeviceLists:
         cl.enqueue_copy(queue, bits, self.merged[2], src_offset=8 * index)
         cl.enqueue_copy(queue, anchor, self.merged[3], src_offset=4 * index)
         return int(bits[0]), int(anchor[0])
+
+    def device_record(self) -> DeviceBlock:
+        """(bits, anchors) of the current list, copied into new device buffers."""
+        size = max(self.count, 1)
+        ctx, queue = self.device.context, self.device.queue
+        bits, anchors = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8 * size), cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * size)
+        if self.count:
+            cl.enqueue_copy(queue, bits, self.lists[0][2], byte_count=8 * self.count)
+            cl.enqueue_copy(queue, anchors, self.lists[0][3], byte_count=4 * self.count)
+        return DeviceBlock(queue, bits, anchors, self.count)
 
     def record(self) -> tuple[np.ndarray, np.ndarray]:
         """(bits, anchors) of the current list."""

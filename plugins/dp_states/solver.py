@@ -47,6 +47,7 @@ from .host import HOST_STATES, HostLists
 from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 from .relaxed import CELLS, WIDTH, RelaxedRows, memory_share
+from .stops import FIRST_RECORD_RATES, record_place, stop_reason
 
 #: Model of one level (five launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
 #: list is short) for ``auto``, seconds, multiplied by OPEN_GAP_MARGIN when the root's bounds do not
@@ -59,9 +60,10 @@ OPEN_GAP_MARGIN = 10
 #: First guesses of a level's cost (overhead s, s per merged state) on the host (NumPy), a GPU and
 #: other devices, replaced by measurements as the search runs.
 FIRST_RATES = {"host": (5e-5, 1e-7), "gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
-#: The first model of a block's record (seconds, seconds per byte): a copy into fresh host memory at
-#: 1 GB/s, page faults included; measured records replace it.
-FIRST_RECORD_RATE = (1e-4, 1e-9)
+#: Share of the device's memory the block records may take there by default (the rest go to host
+#: memory). On the H100 a record copied to fresh host memory moves about 2 GB/s: Jooken et al.'s
+#: hardest proved instances keep 4 to 5 GB of records.
+RECORD_SHARE = 1 / 8
 #: Lists of this many states make the search strengthen its incumbent and bound (once); where the
 #: incumbent improves, the search starts again if fixing against it leaves at most AGAIN_SHARE of the
 #: items, and goes on with it otherwise. Above the longest lists of the searches that end by
@@ -87,10 +89,12 @@ class StateListSolver(DeviceSolver):
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
                  local_size: int | None = None, host_states: int = HOST_STATES, strengthen: int = STRENGTHEN_STATES,
                  aggregate: bool = True, relaxation: int | None = None, relaxation_states: int = RELAXATION_STATES,
-                 descent: bool = True, poison: bool = False):
+                 descent: bool = True, poison: bool = False, device_records: int | None = None):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
-        available); ``fixing`` fixes the items the bounds decide first and searches the rest;
+        available); ``device_records``: device bytes the block records may take there before they go to
+        host memory (default: RECORD_SHARE of the device's memory, taken from the lists' share; 0: all in
+        host memory); ``fixing`` fixes the items the bounds decide first and searches the rest;
         ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
         on the host (NumPy), longer ones on the device; ``strengthen``: once a list reaches this many
         states (default STRENGTHEN_STATES; 0: never), the break solution improved by exchanges and the cardinality bounds
@@ -114,6 +118,7 @@ class StateListSolver(DeviceSolver):
         self.relaxation_states = options.integer("relaxation_states", relaxation_states, minimum=0)
         self.descent = options.flag("descent", descent)
         self.poison = options.flag("poison", poison)
+        self.device_records = options.integer("device_records", device_records, minimum=0, none=True)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -137,13 +142,20 @@ class StateListSolver(DeviceSolver):
 
     def _slot_limit(self, device: Device) -> int:
         """The most slots (states of a merged list) the device may hold."""
-        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20 - self._relaxed_bytes(device)) // GROWTH_BYTES
+        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20 - self._relaxed_bytes(device)
+                    - self._record_bytes(device)) // GROWTH_BYTES
         limit = min(limit, device.max_allocation // 8, 2**31 - 1)
         return max(4, min(limit, self.max_states or limit))
 
     def _relaxed_bytes(self, device: Device) -> int:
         """The most device bytes the rounded relaxation's rows may take."""
         return memory_share(device) if self._width(device) else 0
+
+    def _record_bytes(self, device: Device) -> int:
+        """The most device bytes the block records may take."""
+        if self.device_records is not None:
+            return self.device_records
+        return int(device.global_memory * RECORD_SHARE)
 
     def _width(self, device: Device) -> int:
         """Entries of the rounded relaxation's rows on ``device`` (0: none)."""
@@ -179,6 +191,8 @@ class StateListSolver(DeviceSolver):
         buffers = _buffers(slots)
         if self._width(device) and searched is not None:
             buffers["relaxed rows (at most)"] = self._relaxed_bytes(device)
+        if self._record_bytes(device) and searched is not None:
+            buffers["block records (at most)"] = self._record_bytes(device)
         return Plan(solver=self.name, device_buffers=buffers, cell_updates=n, launches=5 * n,
                     seconds=seconds + 0.001, details=details)
 
@@ -225,7 +239,10 @@ class StateListSolver(DeviceSolver):
         records, budget, limit = Records(), self._budget(), deadline.current()
         rates = {"host": deadline.Rate(*FIRST_RATES["host"]),
                  "device": deadline.Rate(*FIRST_RATES[_kind(device)])}
-        record_rate, last_record = deadline.Rate(*FIRST_RECORD_RATE), 0.0   # a record: at least as long as the last
+        # a record: at least as long as the last one of its place
+        record_rates = {place: deadline.Rate(*rate) for place, rate in FIRST_RECORD_RATES.items()}
+        last_record = {"host": 0.0, "device": 0.0}
+        on_device = self._record_bytes(device)
         top, made, kept, peak, stop = core.root_bound(), 0, 0, 1, ""
         level_seconds = {"host": 0.0, "device": 0.0}
         warm: set[str] = set()
@@ -251,10 +268,12 @@ class StateListSolver(DeviceSolver):
                 relaxed = RelaxedRows(device, lists.program, core, self._width(device), self._relaxed_bytes(device),
                                       CELLS[_kind(device)], self.poison)
                 relaxed_seconds = time.perf_counter() - started
-            # a level that ends a block is followed by its record (a copy to host memory)
-            record = max(record_rate.predict(RECORD_BYTES * 2 * lists.count), last_record) \
+            # a level that ends a block is followed by its record (a copy to the device's or host memory)
+            place = record_place(lists, records, 2 * lists.count, on_device)
+            record = max(record_rates[place].predict(RECORD_BYTES * 2 * lists.count), last_record[place]) \
                 if is_block_end(len(core.levels) + 1) else 0.0
-            stop, stopped = _stop_reason(limit, rates[where], lists.count, slots, records, budget, record)
+            stop, stopped = stop_reason(limit, rates[where], lists.count, slots, records, budget, record,
+                                         place == "host")
             if not stop and states is not None and made > states:
                 stop, stopped = f"more than {states} states made", "budget"
             if stop:
@@ -279,15 +298,22 @@ class StateListSolver(DeviceSolver):
             top = result.top
             if is_block_end(number) and lists.count and not core.done():
                 started = time.perf_counter()
-                records.add(*lists.record())
-                last_record = time.perf_counter() - started
-                record_rate.observe(RECORD_BYTES * lists.count, last_record)
+                place = record_place(lists, records, lists.count, on_device)
+                if place == "device":
+                    assert isinstance(lists, DeviceLists)
+                    records.add_device(lists.device_record())
+                else:
+                    records.add(*lists.record())
+                last_record[place] = time.perf_counter() - started
+                record_rates[place].observe(RECORD_BYTES * lists.count, last_record[place])
             progress.report("dp-states levels", number, core.n)
         if relaxed is not None:
             relaxed.release()
         if found is not None:
             number, bits, anchor = found
             chosen = core.selection(records.toggled(number, bits, anchor))
+        record_bytes, device_record_bytes = records.nbytes, records.device_bytes
+        records.release()
         selected = np.zeros(core.n, dtype=bool)
         selected[core.order[chosen]] = True
         value = int(problem.profits[selected].sum())
@@ -298,14 +324,15 @@ class StateListSolver(DeviceSolver):
         notes = [f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
                  f"{kept} kept, longest list {peak}; {level_seconds['host'] * 1e3:.1f} ms in host levels, "
                  f"{level_seconds['device'] * 1e3:.1f} ms in device levels ({memory.size(device_bytes)} of device "
-                 f"buffers), records {memory.size(records.nbytes)}"]
+                 f"buffers), records {memory.size(record_bytes)}"]
         if strong is not None:
             notes.append(f"long lists: {strong.describe()}")
         if stop:
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
         total = time.perf_counter() - began
         stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
-                 "device_bytes": device_bytes, "record_bytes": records.nbytes,
+                 "device_bytes": device_bytes, "record_bytes": record_bytes,
+                 "device_record_bytes": device_record_bytes,
                  "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"],
                  "stopped": stopped}
         if relaxed is not None:
@@ -371,24 +398,3 @@ def _buffers(slots: int) -> dict[str, int]:
     for field, size in (("W", 8), ("P", 8), ("bits", 8), ("anchor", 4)):
         out.update({f"{field}_a": size * slots, f"{field}_b": size * slots, f"merged_{field}": size * slots})
     return out
-
-
-def _stop_reason(limit: deadline.Deadline, rate: deadline.Rate, count: int, slots: int, records: Records,
-                 budget: int, record: float = 0.0) -> tuple[str, str]:
-    """Why the search must stop before the next level on a list of ``count`` states (``record``: the
-    predicted seconds of the record that follows it, where it ends a block), and the kind of limit
-    ("time" or "room"); ("", "") to go on."""
-    merged = 2 * count
-    if limit.expired():
-        return f"time limit of {limit.seconds:g} s reached", "time"
-    if not limit.allows(rate.predict(merged) + record):
-        return (f"time limit of {limit.seconds:g} s reached (the next level, predicted to take "
-                f"{rate.predict(merged) + record:.3f} s with its record, would end past it)"), "time"
-    if merged > slots:
-        return (f"the next merged list of {merged} states would pass max_states = {slots} "
-                f"({memory.size(merged * SLOT_BYTES)} of device buffers)"), "room"
-    held = records.nbytes + RECORD_BYTES * count
-    if held > budget:
-        return (f"host memory budget of {memory.size(budget)} reached ({memory.size(held)} of block records; "
-                f"raise memory_limit to search further)"), "room"
-    return "", ""

@@ -1,6 +1,7 @@
 """Fixing by dominance (clsolve.dp.dominance): the dominance sums against a quadratic count, the items
 it fixes leave the optimum where it was (brute force), and the searches that use it stay exact."""
 import numpy as np
+import pytest
 from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -67,14 +68,21 @@ def test_searches_with_dominance_match_brute_force(problem, solver):
     assert solution.optimal and solution.value == brute_force(problem)
 
 
+@pytest.fixture
+def every_dense_dp(monkeypatch):
+    """Fixing by dominance for dense DPs of every size (by default only for large ones)."""
+    from clsolve.dp import presolve
+    monkeypatch.setattr(presolve, "DOMINANCE_UPDATES", 0)
+
+
 @SETTINGS
 @given(problem=crowded(max_capacity=10**5), dominance_on=st.booleans())
-def test_dense_dp_with_dominance_matches_brute_force(problem, dominance_on, device):
+def test_dense_dp_with_dominance_matches_brute_force(problem, dominance_on, device, every_dense_dp):
     solution = clsolve.solve(problem, solver="dp-rows", device=device, dominance=dominance_on, poison=True)
     assert solution.optimal and solution.value == brute_force(problem)
 
 
-def test_presolve_with_dominance_composes_the_two_reductions():
+def test_presolve_with_dominance_composes_the_two_reductions(every_dense_dp):
     """Presolve drops a too-heavy item and takes a weightless one; dominance then fixes items of what is
     left: the composed reduction maps back to the original items, and is computed once per problem."""
     from clsolve.dp.presolve import reduction
@@ -89,8 +97,9 @@ def test_presolve_with_dominance_composes_the_two_reductions():
     assert solution.value == brute_force(problem) and "dominance" in " ".join(solution.notes)
 
 
-def test_dense_dp_plans_on_the_items_dominance_leaves(device):
-    """A Jooken-style instance: dp-rows plans fewer cell updates with dominance, and finds the same optimum."""
+def test_dense_dp_plans_on_the_items_dominance_leaves(device, monkeypatch):
+    """A Jooken-style instance (4e8 cell updates): dp-rows plans fewer with dominance, finds the same
+    optimum; a small DP is left as it is (dominance would cost more than it saves)."""
     from clsolve.generators import jooken
     problem = jooken(400, 10**6, 10, 0.2, 1e-3, 300)
     with_dominance = clsolve.plan(problem, "dp-rows", device)
@@ -99,3 +108,8 @@ def test_dense_dp_plans_on_the_items_dominance_leaves(device):
     assert with_dominance.cell_updates < without.cell_updates
     solved = clsolve.solve(problem, solver="dp-rows", device=device)
     assert solved.optimal and solved.value == clsolve.solve(problem, solver="dp-rows", device=device, dominance=False).value
+    small = jooken(40, 10**4, 10, 0.2, 1e-3, 300)
+    assert "presolve" not in clsolve.plan(small, "dp-rows", device).details
+    from clsolve.dp import presolve
+    monkeypatch.setattr(presolve, "DOMINANCE_UPDATES", 0)
+    assert "dominance" in clsolve.plan(jooken(40, 10**4, 10, 0.2, 1e-3, 300), "dp-rows", device).details["presolve"]

@@ -31,6 +31,11 @@ from . import dominance as dominated
 from .reduction import Reduction
 
 _KEY, _KEY_ITEMS = "_presolve_reduction", "_presolve_items_only"
+#: Fixing by dominance (``reduction(..., dominance=True)``) only for dense DPs of at least this many
+#: cell updates (items x states): it costs the host up to a few milliseconds (1.6 ms at 1,200 items on
+#: the development CPU), which a DP of 2^28 updates (about 0.7 ms at 400 G/s) can repay, and many
+#: small problems solved one by one (MSB-630's plates) cannot.
+DOMINANCE_UPDATES = 2**28
 
 
 def reduce(problem: Knapsack) -> Reduction:
@@ -60,11 +65,13 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
 
 def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False) -> Reduction:
     """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``);
-    with ``enabled`` and ``dominance`` (m = 1), followed by fixing by dominance (``clsolve.dp.dominance``)."""
+    with ``enabled`` and ``dominance`` (m = 1, a DP of at least DOMINANCE_UPDATES cell updates),
+    followed by fixing by dominance (``clsolve.dp.dominance``)."""
     if not enabled:
         return identity(problem)
     first = reduce(problem)
-    if not dominance or first.problem is None or first.problem.m != 1:
+    left = first.problem
+    if not dominance or left is None or left.m != 1 or left.n * left.cells() < DOMINANCE_UPDATES:
         return first
     step = dominated.reduction(first.problem)
     return first if step is None else first.then(step)

@@ -6,6 +6,9 @@
  *     f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i)   if c >= w_i in every dimension
  *     f_i(c) = f_{i-1}(c)                                otherwise
  * with U_i(c) = 1 exactly when the second term is strictly larger (the item is taken).
+ * The launches of one or a group of items cover the tiles from `first_tile` on: for m = 1 the host
+ * starts them at the tile of C - (the weight of the items after the pass's first), the least
+ * capacity a trace-back from C can reach there; states below it are never read back.
  */
 #include "dp_states.h"
 
@@ -17,10 +20,11 @@ void dp_rows_item(__global const VALUE_T *restrict prev, /* f_{i-1}, `states` va
                   __global const uint *weights,      /* n x 3, each clamped to capacity + 1 */
                   __global const VALUE_T *profits,   /* n                                   */
                   const uint states, const uint span1, const uint span2,
-                  const ulong words_per_row, const uint chunk_first, const uint item)
+                  const ulong words_per_row, const uint chunk_first, const uint item,
+                  const uint first_tile)
 {
     const uint lid = get_local_id(0);
-    const uint tile = get_group_id(0);
+    const uint tile = first_tile + get_group_id(0);
     const uint3 w = item_weight(weights, item);
     const uint s = shift(w, span1, span2);
     const VALUE_T p = profits[item];
@@ -55,10 +59,11 @@ void dp_rows_pair(__global const VALUE_T *restrict prev, __global VALUE_T *restr
                   __global uint *restrict decisions, const ulong decisions_offset,
                   __global const uint *weights, __global const VALUE_T *profits,
                   const uint states, const uint span1, const uint span2,
-                  const ulong words_per_row, const uint chunk_first, const uint item)
+                  const ulong words_per_row, const uint chunk_first, const uint item,
+                  const uint first_tile)
 {
     const uint lid = get_local_id(0);
-    const uint tile = get_group_id(0);
+    const uint tile = first_tile + get_group_id(0);
     const uint3 wa = item_weight(weights, item), wb = item_weight(weights, item + 1);
     const uint sa = shift(wa, span1, span2), sb = shift(wb, span1, span2);
     const VALUE_T pa = profits[item], pb = profits[item + 1];
@@ -157,10 +162,11 @@ void dp_rows_group(__global const VALUE_T *restrict prev, __global VALUE_T *rest
                    __global uint *restrict decisions, const ulong decisions_offset,
                    __global const uint *weights, __global const VALUE_T *profits,
                    const uint states, const uint span1, const uint span2,
-                   const ulong words_per_row, const uint chunk_first, const uint item)
+                   const ulong words_per_row, const uint chunk_first, const uint item,
+                  const uint first_tile)
 {
     const uint lid = get_local_id(0);
-    const uint tile = get_group_id(0);
+    const uint tile = first_tile + get_group_id(0);
     uint3 sum_w[POINTS];
     VALUE_T p[GROUP];
     uint bits[GROUP];

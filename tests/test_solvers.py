@@ -138,6 +138,43 @@ def test_chain_by_default(device):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", device=device, chain=0)
 
 
+@st.composite
+def light_last(draw):
+    """m = 1, capacities of several tiles (local size 32: 1,024 states a tile), heavy items first and
+    light ones last, so that the rows' reachable floors climb across tiles; zero weights and items
+    heavier than the capacity (presolve off) among them."""
+    n = draw(st.integers(1, 30))
+    capacity = draw(st.integers(0, 6000))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    weights = np.sort(rng.integers(0, max(2, capacity // 3), n))[::-1].copy()
+    if draw(st.booleans()):
+        weights[rng.integers(0, n)] = capacity + 1 + rng.integers(0, 5)
+    return clsolve.Knapsack(rng.integers(0, 500, n), weights, capacity)
+
+
+@SETTINGS
+@given(problem=light_last(), per_launch=st.integers(1, 4), store=st.sampled_from(["device", "host"]))
+def test_rows_from_their_reachable_floor_match_sequential(problem, device, per_launch, store):
+    """Each pass launches the tiles from the one holding C - (the weight of the items after it): the
+    states below are never read back, on the device's trace-back or the host's."""
+    solver = RowParallelSolver(poison=True, items_per_launch=per_launch, presolve=False, chain=1, local_size=32,
+                               store=store)
+    solution = solver.solve(problem, device, checked.plan(solver, problem, device))
+    assert solution.value == clsolve.solve(problem, solver="sequential").value
+    clsolve.solution.check(problem, solution)
+
+
+def test_reachable_floors_shorten_the_plan():
+    """Light items last: the plan counts only the states from each pass's first tile on."""
+    from clsolve.dp.table import reachable_floors
+    assert reachable_floors(clsolve.Knapsack([5] * 6, [900, 800, 700, 30, 20, 10], 1000)).tolist() == \
+        [0, 240, 940, 970, 990, 1000]
+    problem = clsolve.Knapsack([7] * 55, [30_000] * 5 + [10] * 50, 100_000)
+    device = clsolve.runtime.devices.get_device(None)
+    plan = clsolve.plan(problem, "dp-rows", device, presolve=False, chain=1, items_per_launch=1, local_size=32)
+    assert plan.cell_updates < 0.2 * problem.n * problem.cells()
+
+
 @SETTINGS
 @given(problem=knapsacks(big_profits=True))
 def test_value_bound_is_never_below_the_optimum_nor_a_profit(problem):

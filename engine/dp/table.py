@@ -146,6 +146,20 @@ def clamped_weights(problem: Knapsack) -> np.ndarray:
     return out
 
 
+def reachable_floors(problem: Knapsack) -> np.ndarray:
+    """Per item i, the least capacity a trace-back from the capacity C reaches at row i, C minus the
+    weight of the items after i (at least 0): a row's states below it are never read back (int64; m = 1,
+    zeros for m > 1, whose states interleave the dimensions)."""
+    if problem.m != 1 or problem.n == 0:
+        return np.zeros(problem.n, dtype=np.int64)
+
+    def floors() -> np.ndarray:
+        weights = clamped_weights(problem)[:, 0].astype(np.int64)
+        after = np.concatenate([np.cumsum(weights[::-1])[::-1][1:], [0]])
+        return np.maximum(0, int(problem.capacities[0]) - after)
+    return cache.per_problem(problem, "reachable floors", floors)
+
+
 @dataclass
 class Concatenated:
     """Many knapsacks (m <= 3) as the device sees them: items of all instances end to end."""

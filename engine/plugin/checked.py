@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
-from ..runtime import progress
+from ..runtime import deadline, progress
 from ..runtime.devices import Device
 from ..solution import Solution
 from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver, planned_seconds
@@ -46,12 +46,14 @@ def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
 
 
 def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan:
-    """The plan of a batch: a batch solver's own, else one plan per problem combined; errors name
-    the problem's index."""
+    """The plan of a batch: a batch solver's own, else one plan per problem combined (the time limit
+    checked before each); errors name the problem's index."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
         return solver.plan_many(problems, device)
     plans = []
+    limit = deadline.current()
     for index, problem in enumerate(problems):
+        limit.check(f"{solver.name}: {index} of {len(problems)} problems planned")
         try:
             plans.append(plan(solver, problem, device))
         except (UnsupportedProblemError, DoesNotFitError) as exc:

@@ -30,6 +30,7 @@ from clsolve.dp.table import (
     clamped_weights,
     dp_accepts,
     opencl_type,
+    reachable_floors,
     spans,
     value_bound,
     value_dtype,
@@ -105,7 +106,7 @@ class RowParallelSolver(DeviceSolver):
     def accepts(self, problem) -> str | None:
         if not isinstance(problem, Knapsack):
             return f"{self.name} solves knapsack problems only"
-        reduced = reduction(problem, self.presolve, self.dominance).problem
+        reduced = reduction(problem, self.presolve).problem  # dominance drops items only: the same answer
         return None if reduced is None else dp_accepts(reduced, self.name, problem)
 
     def items_per_pass(self, problem: Knapsack, chained: bool = False) -> int:
@@ -133,10 +134,14 @@ class RowParallelSolver(DeviceSolver):
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device), self.dominance)
 
     def least_seconds(self, problem: Knapsack, device: Device) -> float:
-        """The plan's decision bits alone (a bit per item and state, written once) at the model's bandwidth."""
+        """The plan's decision bits alone (a bit per item and state from the row's reachable floor on,
+        written once) at the model's bandwidth."""
         kind = "gpu" if device.is_gpu else "other"
-        return least(problem, self.presolve, lambda reduced: reduced.n * reduced.cells() / 8 / MODEL_BANDWIDTH[kind] + 0.002,
-                     self.dominance)
+
+        def bits(reduced: Knapsack) -> float:
+            states = reduced.n * reduced.cells() - int(reachable_floors(reduced).sum())
+            return states / 8 / MODEL_BANDWIDTH[kind] + 0.002
+        return least(problem, self.presolve, bits, self.dominance)
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
@@ -153,14 +158,16 @@ class RowParallelSolver(DeviceSolver):
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
-        passes = len(chaining.launches(chunks, per_pass))
-        moved = passes * states * (2 * dtype.itemsize) + problem.n * layout.row_bytes
+        items, widths = np.array(chaining.launches(chunks, per_pass), dtype=np.int64).reshape(-1, 2).T
+        swept = layout.states - self._first_tiles(problem, layout, chain)[items] * layout.tile_states  # per pass
+        passes = len(swept)
+        moved = float(np.sum(swept * (2 * dtype.itemsize + widths / 8)))
         launches = len(chaining.launches(chunks, per_pass, chain.passes)) + (len(chunks) if store.mode == "device" else 0)
         return Plan(
             solver=self.name,
             device_buffers=buffers,
             host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
-            cell_updates=problem.n * states,
+            cell_updates=int(np.sum(widths * swept)),
             launches=launches,
             seconds=(moved / MODEL_BANDWIDTH[kind] + launches * MODEL_LAUNCH_SECONDS[kind]
                      + (passes * chaining.PASS_SECONDS[kind] if chain.passes > 1 else 0.0)
@@ -170,6 +177,14 @@ class RowParallelSolver(DeviceSolver):
                      "states_per_row": states, "items_per_launch": per_pass, "chain": chain.passes,
                      "split": chain.split},
         )
+
+    @staticmethod
+    def _first_tiles(problem: Knapsack, layout: DecisionLayout, chain: Chain | None) -> np.ndarray:
+        """Per item, the first tile a pass from it on computes: that of the row's reachable floor (m = 1,
+        passes launched one by one), else 0."""
+        if problem.m != 1 or (chain is not None and chain.passes > 1):
+            return np.zeros(problem.n, dtype=np.int64)
+        return reachable_floors(problem) // layout.tile_states
 
     # -- solving -----------------------------------------------------------------------------
     def _run(self, problem: Knapsack, device: Device, plan: Plan, keep_decisions: bool):
@@ -195,8 +210,8 @@ class RowParallelSolver(DeviceSolver):
             with timings.phase("kernels"):
                 if chain.passes > 1:
                     row, start = self._chain(problem, device, plan, program, layout, held, chain)
-                else:
-                    row, start = self._sweep(problem, device, plan, program, layout, held)
+                else:  # the whole table where it is kept, else each row from its reachable floor's tile
+                    row, start = self._sweep(problem, device, plan, program, layout, held, not keep_decisions)
                 value = np.zeros(1, dtype=dtype)
                 cl.enqueue_copy(device.queue, value, row, src_offset=(start + layout.states - 1) * dtype.itemsize)
                 if not keep_decisions and held.store.plan.mode == "device":
@@ -245,9 +260,10 @@ class RowParallelSolver(DeviceSolver):
         return held
 
     def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
-               layout: DecisionLayout, held: _Buffers) -> tuple[cl.Buffer, int]:
+               layout: DecisionLayout, held: _Buffers, floored: bool = True) -> tuple[cl.Buffer, int]:
         """One launch per pass, rows ping-ponging, each chunk of decision rows handed to the store when
-        written; returns the buffer holding the last pass's row and the row's first state there."""
+        written; with ``floored``, a pass launches the tiles from its ``_first_tile`` on. Returns the
+        buffer holding the last pass's row and the row's first state there."""
         span1, span2 = spans(problem)
         # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies
         names = {1: "dp_rows_item", 2: "dp_rows_pair"}
@@ -259,7 +275,8 @@ class RowParallelSolver(DeviceSolver):
             states=np.uint32(layout.states), span1=np.uint32(span1), span2=np.uint32(span2),
             words_per_row=np.uint64(layout.words_per_row)) for parity in range(2)]
             for width, name in names.items()}
-        global_size, group = (layout.tiles * layout.local_size,), (layout.local_size,)
+        group = (layout.local_size,)
+        first_tiles = self._first_tiles(problem, layout, None).tolist() if floored else [0] * problem.n
         passes = 0
         pacer = Pacer(device.queue, f"{self.name} rows", plan.launches)
         for k, (first, count) in enumerate(held.chunks):
@@ -269,8 +286,10 @@ class RowParallelSolver(DeviceSolver):
                     kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
             event = None
             for item, width in chaining.launches([(first, count)], per_pass):
-                event = by_width[width][passes & 1].set(item=np.uint32(item)).enqueue(
-                    device.queue, global_size, group, wait_for=wait if item == first else None)
+                tile = first_tiles[item]
+                event = by_width[width][passes & 1].set(item=np.uint32(item), first_tile=np.uint32(tile)).enqueue(
+                    device.queue, ((layout.tiles - tile) * layout.local_size,), group,
+                    wait_for=wait if item == first else None)
                 passes += 1
                 pacer.launch()
             held.store.finished(k, event)

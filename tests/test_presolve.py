@@ -150,3 +150,29 @@ def test_packed_rows_are_views_equal_to_taking_them():
             assert getattr(view, name).tolist() == getattr(taken, name).tolist(), name
         assert view.names == taken.names == [p.name for p in problems[first:stop]]
         assert [q.weights.tolist() for q in view.unpack()] == [p.weights.tolist() for p in problems[first:stop]]
+
+
+@SETTINGS
+@given(problem=reducible(), dominance=st.booleans())
+def test_heavy_first_and_dominance_for_a_dense_dp_match_brute_force(problem, dominance, device, monkeypatch):
+    """dp-rows' large-table steps (fixing by dominance, the items heaviest first) on every size: the
+    answer maps back to the original items."""
+    from clsolve.dp import presolve
+    monkeypatch.setattr(presolve, "DOMINANCE_UPDATES", 0)
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, dominance=dominance)
+    check(problem, solution)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_heavy_first_gives_a_shuffled_instance_the_same_table(device):
+    """A Jooken-style instance and its items shuffled: the same planned cell updates, well under the
+    full table, and the same optimum."""
+    from clsolve.generators import jooken
+    problem = jooken(400, 10**6, 10, 0.2, 1e-3, 300)
+    order = np.random.default_rng(0).permutation(problem.n)
+    shuffled = clsolve.Knapsack(problem.profits[order], problem.weights[order], problem.capacities)
+    plans = [clsolve.plan(p, "dp-rows", device, dominance=False) for p in (problem, shuffled)]
+    assert plans[0].cell_updates == plans[1].cell_updates < 0.7 * problem.n * problem.cells()
+    assert "heaviest first" in plans[1].details["presolve"]
+    assert clsolve.solve(shuffled, solver="dp-rows", device=device).value == \
+        clsolve.solve(problem, solver="sequential").value

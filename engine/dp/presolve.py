@@ -63,36 +63,57 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
     return out
 
 
-def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False) -> Reduction:
-    """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``);
-    with ``enabled`` and ``dominance`` (m = 1, a DP of at least DOMINANCE_UPDATES cell updates),
-    followed by fixing by dominance (``clsolve.dp.dominance``)."""
+def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False, heavy_first: bool = False) -> Reduction:
+    """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``).
+    With ``enabled``, for m = 1 and a DP of at least DOMINANCE_UPDATES cell updates, followed by
+    fixing by dominance (``dominance``, ``clsolve.dp.dominance``) and by the items in order of weight,
+    heaviest first (``heavy_first``: light items last let a dense DP's last rows start late,
+    ``clsolve.dp.table.reachable_floors``)."""
     if not enabled:
         return identity(problem)
-    first = reduce(problem)
-    left = first.problem
-    if not dominance or left is None or left.m != 1 or left.n * left.cells() < DOMINANCE_UPDATES:
-        return first
-    step = dominated.reduction(first.problem)
-    return first if step is None else first.then(step)
+    reduced = reduce(problem)
+    left = reduced.problem
+    if left is None or left.m != 1 or left.n * left.cells() < DOMINANCE_UPDATES:
+        return reduced
+    if dominance:
+        step = dominated.reduction(left)
+        reduced = reduced if step is None else reduced.then(step)
+    if heavy_first:
+        ordered = reduced.problem
+        assert ordered is not None  # dominance leaves a problem
+        step = cache.per_problem(ordered, "heavy first", lambda: (_heavy_first(ordered),))[0]
+        reduced = reduced if step is None else reduced.then(step)
+    return reduced
+
+
+def _heavy_first(problem: Knapsack) -> Reduction | None:
+    """``problem`` with its items by weight, heaviest first (m = 1); None where they already are."""
+    weights = problem.weights[:, 0]
+    if bool(np.all(weights[:-1] >= weights[1:])):
+        return None
+    order = np.argsort(-weights, kind="stable")
+    ordered = Knapsack.derived(problem.profits[order], problem.weights[order], problem.capacities, name=problem.name,
+                               total_profit=problem.total_profit)
+    return Reduction(problem, ordered, order, _NONE, ("items by weight, heaviest first",))
 
 
 def presolved(solver: str, problem: Knapsack, enabled: bool, device_label: str,
-              solve_reduced: Callable[[Knapsack], Solution], dominance: bool = False) -> Solution:
+              solve_reduced: Callable[[Knapsack], Solution], dominance: bool = False,
+              heavy_first: bool = False) -> Solution:
     """A solver's solution of ``problem`` through its reduction: ``solve_reduced`` solves what is
     left, the answer is expanded back to the problem's items; a problem presolve settles alone is
-    answered without it. ``dominance``: as in ``reduction``."""
-    reduced = reduction(problem, enabled, dominance)
+    answered without it. ``dominance``, ``heavy_first``: as in ``reduction``."""
+    reduced = reduction(problem, enabled, dominance, heavy_first)
     if reduced.problem is None:
         return reduced.trivial(solver, device_label)
     return reduced.expand(solve_reduced(reduced.problem))
 
 
 def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callable[[Knapsack], Plan],
-            dominance: bool = False) -> Plan:
+            dominance: bool = False, heavy_first: bool = False) -> Plan:
     """A solver's plan for ``problem`` made on its reduction (``plan_reduced``); the details say what
     presolve did, and a problem presolve settles alone gets an empty plan."""
-    reduced = reduction(problem, enabled, dominance)
+    reduced = reduction(problem, enabled, dominance, heavy_first)
     if reduced.problem is None:
         return Plan(solver=solver, details={"presolve": "; ".join(reduced.notes)})
     plan = plan_reduced(reduced.problem)
@@ -101,10 +122,11 @@ def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callabl
     return plan
 
 
-def least(problem: Knapsack, enabled: bool, seconds: Callable[[Knapsack], float], dominance: bool = False) -> float:
+def least(problem: Knapsack, enabled: bool, seconds: Callable[[Knapsack], float], dominance: bool = False,
+          heavy_first: bool = False) -> float:
     """``least_seconds`` of a solver that plans on the reduction: ``seconds`` of the reduced problem,
     0 where presolve settles it alone."""
-    reduced = reduction(problem, enabled, dominance).problem
+    reduced = reduction(problem, enabled, dominance, heavy_first).problem
     return 0.0 if reduced is None else seconds(reduced)
 
 

@@ -131,7 +131,8 @@ class RowParallelSolver(DeviceSolver):
         return store, chunks, other
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
-        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device), self.dominance)
+        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device), self.dominance,
+                       heavy_first=True)
 
     def least_seconds(self, problem: Knapsack, device: Device) -> float:
         """The plan's decision bits alone (a bit per item and state from the row's reachable floor on,
@@ -141,7 +142,7 @@ class RowParallelSolver(DeviceSolver):
         def bits(reduced: Knapsack) -> float:
             states = reduced.n * reduced.cells() - int(reachable_floors(reduced).sum())
             return states / 8 / MODEL_BANDWIDTH[kind] + 0.002
-        return least(problem, self.presolve, bits, self.dominance)
+        return least(problem, self.presolve, bits, self.dominance, heavy_first=True)
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
@@ -354,7 +355,7 @@ class RowParallelSolver(DeviceSolver):
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         return presolved(self.name, problem, self.presolve, device.label, lambda core: self._solve(core, device, plan),
-                         self.dominance)
+                         self.dominance, heavy_first=True)
 
     def _solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         value, selected, timings = self._run(problem, device, plan, keep_decisions=False)

@@ -166,12 +166,12 @@ def test_heavy_first_and_dominance_for_a_dense_dp_match_brute_force(problem, dom
 
 def test_heavy_first_gives_a_shuffled_instance_the_same_table(device):
     """A Jooken-style instance and its items shuffled: the same planned cell updates, well under the
-    full table, and the same optimum."""
+    full table (passes launched one by one: chained passes sweep whole rows), and the same optimum."""
     from clsolve.generators import jooken
     problem = jooken(400, 10**6, 10, 0.2, 1e-3, 300)
     order = np.random.default_rng(0).permutation(problem.n)
     shuffled = clsolve.Knapsack(problem.profits[order], problem.weights[order], problem.capacities)
-    plans = [clsolve.plan(p, "dp-rows", device, dominance=False) for p in (problem, shuffled)]
+    plans = [clsolve.plan(p, "dp-rows", device, dominance=False, chain=1) for p in (problem, shuffled)]
     assert plans[0].cell_updates == plans[1].cell_updates < 0.7 * problem.n * problem.cells()
     assert "heaviest first" in plans[1].details["presolve"]
     assert clsolve.solve(shuffled, solver="dp-rows", device=device).value == \

@@ -92,7 +92,9 @@ def test_bench_quick_writes_json(tmp_path, capsys):
     result = json.loads(out.read_text())
     assert code == 0 and result["device"]["device"] and result["copy_bandwidth_bytes_per_second"] > 0
     case = result["cases"][0]
-    assert case["cell_updates"] == case["n"] * case["states"] and case["ratio_to_floor"] > 0
+    # the plan's count: the states from each row's reachable floor on, at most every item x state
+    assert 0.9 * case["n"] * case["states"] < case["cell_updates"] <= case["n"] * case["states"]
+    assert case["ratio_to_floor"] > 0
 
 
 def test_solver_from_another_distribution_is_found_by_name(tmp_path):

@@ -42,17 +42,18 @@ def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
 
 
 def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, repeats: int, **options) -> dict:
-    """The best of ``repeats`` solves, rated over every item and state of ``problem``: for ``dp-rows``,
-    fixing by dominance is off, so that every item goes through the table."""
+    """The best of ``repeats`` solves, rated over the cell updates its plan counts (for ``dp-rows`` the
+    states from each row's reachable floor on); fixing by dominance is off, so that every item goes
+    through the table."""
     if solver == "dp-rows":
         options.setdefault("dominance", False)
+    updates = api.plan(problem, solver, device, **options).cell_updates
     best = None
     for _ in range(repeats):
         solution = api.solve(problem, solver=solver, device=device, **options)
         if best is None or solution.timings.kernels < best.timings.kernels:
             best = solution
     states = problem.cells()
-    updates = problem.n * states
     value_bytes = value_dtype(problem).itemsize
     if "value_type" in best.stats:  # the type the solve chose (dp-rows: by the LP bound)
         value_bytes = 4 if best.stats["value_type"] == "int" else 8

@@ -82,7 +82,10 @@ def test_ctrl_c_during_a_long_solve_leaves_the_device_usable(device):
     long = clsolve.Knapsack(rng.integers(1, 1000, n), rng.integers(1, 1000, n), capacity)
     small = _problem("dp-rows")
     expected = clsolve.solve(small, solver="sequential").value
-    clsolve.solve(small, solver="dp-rows", device=device)  # kernels built before the timer starts
+    clsolve.solve(small, solver="dp-rows", device=device)
+    # the long solve's kernels (rows past SMALL_ROW: 3 items per pass) built before the timer starts
+    warm = clsolve.Knapsack(long.profits[:4], long.weights[:4], capacity)
+    clsolve.solve(warm, solver="dp-rows", device=device, presolve=False)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     try:

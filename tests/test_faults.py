@@ -4,6 +4,7 @@ clsolve error or a right answer, and the device stays usable afterwards."""
 from __future__ import annotations
 
 import _thread
+import signal
 import threading
 
 import numpy as np
@@ -86,6 +87,9 @@ def test_ctrl_c_during_a_long_solve_leaves_the_device_usable(device):
     # the long solve's kernels (rows past SMALL_ROW: 3 items per pass) built before the timer starts
     warm = clsolve.Knapsack(long.profits[:4], long.weights[:4], capacity)
     clsolve.solve(warm, solver="dp-rows", device=device, presolve=False)
+    # Ctrl-C raises KeyboardInterrupt even where the runner was started with SIGINT ignored (a
+    # background job of a non-interactive shell), where interrupt_main would do nothing
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     try:
@@ -96,6 +100,7 @@ def test_ctrl_c_during_a_long_solve_leaves_the_device_usable(device):
             raise AssertionError("the solve finished before Ctrl-C; make it longer")
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, handler)
     assert clsolve.solve(small, solver="dp-rows", device=device).value == expected
 
 

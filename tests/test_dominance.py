@@ -72,7 +72,7 @@ def test_searches_with_dominance_match_brute_force(problem, solver):
 def every_dense_dp(monkeypatch):
     """Fixing by dominance for dense DPs of every size (by default only for large ones)."""
     from clsolve.dp import presolve
-    monkeypatch.setattr(presolve, "DOMINANCE_UPDATES", 0)
+    monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
 
 
 @SETTINGS
@@ -111,5 +111,5 @@ def test_dense_dp_plans_on_the_items_dominance_leaves(device, monkeypatch):
     small = jooken(40, 10**4, 10, 0.2, 1e-3, 300)
     assert "presolve" not in clsolve.plan(small, "dp-rows", device).details
     from clsolve.dp import presolve
-    monkeypatch.setattr(presolve, "DOMINANCE_UPDATES", 0)
+    monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     assert "dominance" in clsolve.plan(jooken(40, 10**4, 10, 0.2, 1e-3, 300), "dp-rows", device).details["presolve"]

@@ -158,7 +158,7 @@ def test_heavy_first_and_dominance_for_a_dense_dp_match_brute_force(problem, dom
     """dp-rows' large-table steps (fixing by dominance, the items heaviest first) on every size: the
     answer maps back to the original items."""
     from clsolve.dp import presolve
-    monkeypatch.setattr(presolve, "DOMINANCE_UPDATES", 0)
+    monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, dominance=dominance)
     check(problem, solution)
     assert solution.optimal and solution.value == brute_force(problem)

@@ -31,11 +31,12 @@ from . import dominance as dominated
 from .reduction import Reduction
 
 _KEY, _KEY_ITEMS = "_presolve_reduction", "_presolve_items_only"
-#: Fixing by dominance (``reduction(..., dominance=True)``) only for dense DPs of at least this many
-#: cell updates (items x states): it costs the host up to a few milliseconds (1.6 ms at 1,200 items on
-#: the development CPU), which a DP of 2^28 updates (about 0.7 ms at 400 G/s) can repay, and many
-#: small problems solved one by one (MSB-630's plates) cannot.
-DOMINANCE_UPDATES = 2**28
+#: The steps for large dense DPs of one capacity (``reduction``'s fixing by dominance and items
+#: heaviest first) only for tables of at least this many cell updates (items x states): they cost the
+#: host up to a few milliseconds (dominance: 1.6 ms at 1,200 items on the development CPU), which a DP
+#: of 2^28 updates (about 0.7 ms at 400 G/s) can repay, and many small problems solved one by one
+#: (MSB-630's plates) cannot.
+LARGE_TABLE_UPDATES = 2**28
 
 
 def reduce(problem: Knapsack) -> Reduction:
@@ -65,7 +66,7 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
 
 def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False, heavy_first: bool = False) -> Reduction:
     """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``).
-    With ``enabled``, for m = 1 and a DP of at least DOMINANCE_UPDATES cell updates, followed by
+    With ``enabled``, for m = 1 and a DP of at least LARGE_TABLE_UPDATES cell updates, followed by
     fixing by dominance (``dominance``, ``clsolve.dp.dominance``) and by the items in order of weight,
     heaviest first (``heavy_first``: light items last let a dense DP's last rows start late,
     ``clsolve.dp.table.reachable_floors``)."""
@@ -73,7 +74,7 @@ def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False, 
         return identity(problem)
     reduced = reduce(problem)
     left = reduced.problem
-    if left is None or left.m != 1 or left.n * left.cells() < DOMINANCE_UPDATES:
+    if left is None or left.m != 1 or left.n * left.cells() < LARGE_TABLE_UPDATES:
         return reduced
     if dominance:
         step = dominated.reduction(left)

@@ -263,7 +263,7 @@ class RowParallelSolver(DeviceSolver):
     def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
                layout: DecisionLayout, held: _Buffers, floored: bool = True) -> tuple[cl.Buffer, int]:
         """One launch per pass, rows ping-ponging, each chunk of decision rows handed to the store when
-        written; with ``floored``, a pass launches the tiles from its ``_first_tile`` on. Returns the
+        written; with ``floored``, a pass launches the tiles from its item's ``_first_tiles`` entry on. Returns the
         buffer holding the last pass's row and the row's first state there."""
         span1, span2 = spans(problem)
         # by_width[width][parity]: parity p reads rows[p], writes rows[1 - p]; only the item varies

@@ -285,6 +285,13 @@ def _sequence(values, field_name: str) -> tuple[np.ndarray, bool]:
 
 #: Symbol ranges up to this (or four times the symbols) are coded through lookup tables.
 DENSE_CODE_SPAN = 1 << 16
+#: Symbol ranges up to this are coded by offset (``LCS.codes``).
+OFFSET_CODE_SPAN = 32
+
+
+def _offsets(symbols: np.ndarray, low: int) -> np.ndarray:
+    """``symbols - low`` as uint32 (in one pass)."""
+    return np.subtract(symbols, low, out=np.empty(symbols.size, dtype=np.uint32), casting="unsafe")
 
 
 def _dense(common: np.ndarray, symbols: np.ndarray, absent: int) -> np.ndarray:
@@ -336,14 +343,18 @@ class LCS:
         return self.m * self.n
 
     def codes(self) -> tuple[np.ndarray, np.ndarray, int]:
-        """Dense symbol codes: ``a``'s symbols as 0..sigma-1 (sigma = distinct symbols of ``a`` that
-        also occur in ``b``, others get sigma), ``b``'s the same, except that symbols absent from
-        ``a`` get sigma + 1; equal codes below sigma mean equal symbols."""
+        """Dense symbol codes (uint32) and sigma: equal codes below sigma mean equal symbols, and no
+        code of ``a`` equals a code of ``b`` unless their symbols are equal. Symbols within a range of
+        at most ``OFFSET_CODE_SPAN`` (DNA, small alphabets) are coded by their offset in the range,
+        sigma its size; otherwise the symbols common to both strings are coded by rank (sigma of them),
+        the others of ``a`` as sigma and those of ``b`` as sigma + 1."""
         if self.m and self.n:
             low = min(int(self.a.min()), int(self.b.min()))
             span = max(int(self.a.max()), int(self.b.max())) - low + 1
+            if span <= OFFSET_CODE_SPAN:
+                return _offsets(self.a, low), _offsets(self.b, low), span
             if span <= max(DENSE_CODE_SPAN, 4 * (self.m + self.n)):
-                # symbols in a short range (text, DNA, bytes): lookup tables, no sorting
+                # symbols in a short range (text, bytes): lookup tables, no sorting
                 a_index = self.a - low if low else self.a
                 b_index = self.b - low if low else self.b
                 in_a = np.zeros(span, dtype=bool)

@@ -20,7 +20,7 @@ from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
 from .plugin.plan import Plan
 from .problems import Knapsack
-from .runtime import deadline, failures, progress
+from .runtime import deadline, failures, progress, spare
 from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
@@ -225,6 +225,8 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
         instance, dev = loaded, get_device(device)
         plan = instance.plan_packed(packed, dev)
     _fits(plan, dev, len(packed))
+    if dev is not None:
+        spare.release(dev)  # a batch solver plans its own buffers, within the whole share of device memory
     answer = instance.solve_packed(packed, dev)
     label = _answered(instance, dev, len(answer.positions), len(packed))
     answer.labels = [(instance.name, label, notes) for _, _, notes in answer.labels]

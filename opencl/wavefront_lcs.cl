@@ -30,6 +30,17 @@
 
 #define TILE_WORDS ((ulong)WORDS_PER_BLOCK * ROWS)
 
+/* Where row r of word t of a block lies among its bit rows. Blocks of lcs_sweep: word by word,
+ * `rows` apart. Stripes of lcs_stripes (SKEWED_ROWS defined): by the step s = r / STEP_ROWS + t that
+ * computes the row, then the row within its group, then the word, so that what the work-items of a
+ * step write is contiguous; a stripe holds (groups + WORDS_PER_BLOCK - 1) x STEP_ROWS x WORDS_PER_BLOCK words. */
+#define SKEWED(t, r) ((((ulong)(r) / STEP_ROWS + (t)) * STEP_ROWS + (r) % STEP_ROWS) * WORDS_PER_BLOCK + (t))
+#ifdef SKEWED_ROWS
+#define BIT_ROW(t, r, rows) SKEWED(t, r)
+#else
+#define BIT_ROW(t, r, rows) ((ulong)(t) * (rows) + (r))
+#endif
+
 /* Match masks (the M[c] of the bit-parallel algorithm): one work-item per word of a; row c of
  * `masks` (rows = sigma + 2 of them) has bit i set where a[i] has code c. Codes >= sigma (symbols
  * of one string only) keep zero rows. */
@@ -191,8 +202,9 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
  * the launch always progresses. Each edge carries its own flag: no ordering between separate
  * stores is assumed. A work-item reads its rows' masks masks[code][w] a step ahead; every whole
  * group runs without a branch (branches between rows keep the compiler from overlapping them).
- * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + t * pitch + r] (pitch:
- * n rounded up to even), the blocks of lcs_trace with rows = pitch. Work-groups from `blocks` on
+ * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + SKEWED(t, r)]: by the
+ * step that computes it (SKEWED_ROWS below), so that at each step a row's words, written by
+ * neighbouring work-items, are neighbours in memory and every store is coalesced. Work-groups from `blocks` on
  * run a second sweep in the same launch, over their own masks, codes, row and edges (the strings
  * reversed, for lcs_crossings; nothing stored), their stripes after all of the first's. */
 #define EDGE_READY 0x80000000u
@@ -202,22 +214,28 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
 #ifndef RING_GROUPS
 #define RING_GROUPS 256
 #endif
-#define STRIPE_MASK(code) masks[(ulong)(code) * words + w_read]
+/* A work-item's mask of a symbol code: from local memory where the stripe's words of every mask row
+ * were copied there (MASK_ROWS = sigma + 2 defined: small alphabets), else from global memory. */
+#ifdef MASK_ROWS
+#define STRIPE_MASK(code) own_masks[(uint)(code) * WORDS_PER_BLOCK]
+#else
+#define STRIPE_MASK(code) own_masks[(ulong)((uint)(code) * words)]
+#endif
 #define RING(r) ring[((r) / STEP_ROWS) % RING_GROUPS * STEP_ROWS + (r) % STEP_ROWS]
 
-/* Copies the symbol codes of row groups [first, last) of b into the ring, all work-items together. */
+/* Copies the symbol codes of row groups [first, last) of b into the ring, all work-items together;
+ * rows past n get code 0 (their masks are read, never used). */
 inline void load_codes(__local CODE_T *ring, __global const uint *b_codes, const uint first, const uint last,
                        const uint n, const uint t)
 {
-    const uint end = min(last * STEP_ROWS, n);
-    for (uint r = first * STEP_ROWS + t; r < end; r += WORDS_PER_BLOCK)
-        RING(r) = (CODE_T)b_codes[r];
+    for (uint r = first * STEP_ROWS + t; r < last * STEP_ROWS; r += WORDS_PER_BLOCK)
+        RING(r) = r < n ? (CODE_T)b_codes[r] : (CODE_T)0;
 }
 
 __kernel __attribute__((reqd_work_group_size(WORDS_PER_BLOCK, 1, 1)))
 void lcs_stripes(__global const ulong *restrict masks, __global const uint *restrict b_codes,
                  __global ulong *restrict v_row, __global uint *edges, __global ulong *restrict bits,
-                 const ulong tile_words, const uint pitch, int store, uint words, const uint n,
+                 const ulong tile_words, int store, uint words, const uint n,
                  __global const ulong *restrict mirror_masks, __global const uint *restrict mirror_codes,
                  __global ulong *restrict mirror_v_row, __global uint *mirror_edges, const uint mirror_words,
                  const uint blocks)
@@ -242,16 +260,22 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
     const uint w_read = min(w, words - 1u);  /* work-items past a's end compute on a real word, unused */
     volatile __global const uint *edges_in = edges + (ulong)wb * groups;
     volatile __global uint *edges_out = edges + (ulong)(wb + 1u) * groups;
-    __global ulong *column = bits + (ulong)wb * tile_words + (ulong)t * pitch;
+    __global ulong *stripe = bits + (ulong)wb * tile_words;
     ulong V = active ? v_row[w] : ~(ulong)0;
     load_codes(ring, b_codes, 0u, 1u, n, t);
+#ifdef MASK_ROWS
+    __local ulong stripe_masks[MASK_ROWS * WORDS_PER_BLOCK];  /* this stripe's words of every mask row */
+    for (uint c = 0; c < MASK_ROWS; ++c)
+        stripe_masks[c * WORDS_PER_BLOCK + t] = masks[(ulong)c * words + w_read];
+    __local const ulong *own_masks = stripe_masks + t;
+#else
+    __global const ulong *own_masks = masks + w_read;
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     ulong M_next[STEP_ROWS];
 #pragma unroll
-    for (uint k = 0; k < STEP_ROWS; ++k) {
-        const uint code = RING(k);
-        M_next[k] = STRIPE_MASK(k < n ? code : 0u);
-    }
+    for (uint k = 0; k < STEP_ROWS; ++k)
+        M_next[k] = STRIPE_MASK(RING(k));
     const uint steps = groups + WORDS_PER_BLOCK - 1u;
     for (uint s = 0; s < steps; ++s) {
         if (s % STAGE == 0u && s < groups) {
@@ -273,13 +297,12 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
             uint crossing_out = 0;
             const uint r0 = g * STEP_ROWS;
             ulong M_group[STEP_ROWS];
-            /* the next group's masks, without branches: past row n the code is 0 (never read) */
+            /* the next group's masks, without branches: past row n the ring holds code 0 (never used) */
+            __local const CODE_T *next_codes = ring + (g + 1u) % RING_GROUPS * STEP_ROWS;  /* RING(r0 + STEP_ROWS) */
 #pragma unroll
             for (uint k = 0; k < STEP_ROWS; ++k) {
                 M_group[k] = M_next[k];
-                const uint r = r0 + STEP_ROWS + k;
-                const uint code = RING(r);
-                M_next[k] = STRIPE_MASK(r < n ? code : 0u);
+                M_next[k] = STRIPE_MASK(next_codes[k]);
             }
             /* straight-line rows where the group is whole (the usual case), with or without stores */
 #define STRIPE_ROW(k)                                    \
@@ -292,30 +315,20 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
                     STRIPE_ROW(k);
                 }
             } else if (r0 + STEP_ROWS <= n) {
-                ulong rows_out[STEP_ROWS];
+                /* row r0 + k of every word of this step: one contiguous run (SKEWED, s = g + t) */
+                __global ulong *out = stripe + (ulong)s * STEP_ROWS * WORDS_PER_BLOCK + t;
 #pragma unroll
                 for (uint k = 0; k < STEP_ROWS; ++k) {
                     STRIPE_ROW(k);
-                    rows_out[k] = V;
+                    out[k * WORDS_PER_BLOCK] = V;
                 }
-#if STEP_ROWS % 2 == 0
-                /* 16-byte stores (pitch, tile_words and r0 are even): half as many store requests */
-                __global ulong2 *pairs = (__global ulong2 *)(column + r0);
-#pragma unroll
-                for (uint k = 0; k < STEP_ROWS / 2; ++k)
-                    pairs[k] = (ulong2)(rows_out[2 * k], rows_out[2 * k + 1]);
-#else
-#pragma unroll
-                for (uint k = 0; k < STEP_ROWS; ++k)
-                    column[r0 + k] = rows_out[k];
-#endif
             } else {
 #pragma unroll
                 for (uint k = 0; k < STEP_ROWS; ++k) {
                     if (r0 + k < n) {
                         STRIPE_ROW(k);
                         if (store && active)
-                            column[r0 + k] = V;
+                            stripe[SKEWED(t, r0 + k)] = V;
                     }
                 }
             }
@@ -331,7 +344,8 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
 }
 
 /* Trace-back through the blocks of chunk `diagonal` (Sec. II-C-1: from S[m][n] back to S[0][0]);
- * `rows` is the blocks' height (ROWS, or n for the stripes of lcs_stripes).
+ * `rows` is the blocks' height (ROWS), or for the stripes of lcs_stripes the rows a stripe's words
+ * take (SKEWED_ROWS: at least n).
  * state = {i, j, length}: the current cell and the pairs found so far; pairs go to `pairs` from the
  * end (pairs[2 (capacity - 1 - k)] = a-position, + 1 = b-position of the k-th pair found).
  * At (i, j): bit i-1 of V_j set -> D[i][j] = D[i-1][j], step to i-1; else a[i-1] == b[j-1] -> a
@@ -381,7 +395,7 @@ void lcs_trace(__global const ulong *chunk, ulong chunk_offset, const ulong chun
         if (row <= r) {
 #pragma unroll
             for (uint q = 0; q < TRACE_WORDS; ++q)
-                window[q][l] = t >= q ? tile[(ulong)(t - q) * rows + row] : 0;
+                window[q][l] = t >= q ? tile[BIT_ROW(t - q, row, rows)] : 0;
             b_window[l] = b_codes[rb * rows + row];
         }
         const uint word_top = (i - 1u) / 64u;

@@ -112,9 +112,9 @@ def test_lcs_stripes_trace_the_same_pairs_as_diagonals(words_per_block, rows_per
 
 @pytest.mark.parametrize("m, n", [(700, 1), (1, 500), (640, 333), (129, 2), (2000, 40)])
 def test_lcs_trace_by_stripes_at_the_edges(m, n, device):
-    """Paths that run along row 0 or column 0 across stripes, n odd (bit rows padded to an even
-    pitch), a's length not a multiple of a stripe (the reversed a padded): the same pairs as the one
-    walk."""
+    """Paths that run along row 0 or column 0 across stripes, n not a multiple of the rows per step
+    (a last group cut short, its rows stored one by one), a's length not a multiple of a stripe (the
+    reversed a padded): the same pairs as the one walk."""
     rng = np.random.default_rng(m + n)
     a, b = rng.integers(0, 3, m), rng.integers(0, 3, n)
     options = {"words_per_block": 1, "rows_per_step": 3, "poison": True}
@@ -191,14 +191,21 @@ def test_lcs_schedule_choice_and_refusals(device):
 
 
 @SETTINGS
-@given(low=st.integers(-2**62, 2**62), span=st.sampled_from([1, 2, 5, 300, 2**17, 2**40]),
+@given(low=st.integers(-2**62, 2**62), span=st.sampled_from([1, 2, 5, 32, 33, 300, 2**17, 2**40]),
        m=st.integers(1, 60), n=st.integers(1, 60), seed=st.integers(0, 2**32 - 1))
 def test_lcs_codes_from_lookup_tables_equal_codes_from_sorting(low, span, m, n, seed):
-    """Short symbol ranges are coded through lookup tables, wide ones by sorting; both give each
-    common symbol its rank among the common symbols, and sigma / sigma + 1 to the others."""
+    """Ranges of at most OFFSET_CODE_SPAN symbols are coded by offset; longer short ranges through
+    lookup tables, wide ones by sorting, both giving each common symbol its rank among the common
+    symbols, and sigma / sigma + 1 to the others."""
+    from clsolve.problems import OFFSET_CODE_SPAN
     rng = np.random.default_rng(seed)
     a, b = low + rng.integers(0, span, m), low + rng.integers(0, span, n)
     a_codes, b_codes, sigma = LCS(a, b).codes()
+    first = min(a.min(), b.min())
+    if max(a.max(), b.max()) - first < OFFSET_CODE_SPAN:
+        assert a_codes.dtype == b_codes.dtype == np.uint32 and sigma == max(a.max(), b.max()) - first + 1
+        assert a_codes.tolist() == (a - first).tolist() and b_codes.tolist() == (b - first).tolist()
+        return
     common = np.intersect1d(a, b)
     assert sigma == common.size and a_codes.dtype == b_codes.dtype == np.uint32
     for symbols, codes, absent in ((a, a_codes, sigma), (b, b_codes, sigma + 1)):

@@ -30,6 +30,7 @@ import pyopencl as cl
 
 from ..errors import DoesNotFitError
 from ..plugin.plan import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, format_bytes, host_memory_bytes
+from ..runtime import spare
 from ..runtime.devices import Device
 
 #: Device slots of the host-mode ring: one being written, one being copied out, one spare.
@@ -201,7 +202,7 @@ class RowStore:
         ctx = device.context
         if plan.mode == "device":
             self.places, sizes = pack(plan.chunk_bytes, device.max_allocation)
-            self.buffers: list[cl.Buffer] = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, max(s, 256)) for s in sizes]
+            self.buffers: list[cl.Buffer] = [spare.take(device, max(s, 256)) for s in sizes]
         else:
             slot = max(max(plan.chunk_bytes, default=0), 256)
             self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, slot) for _ in range(RING_SLOTS)]
@@ -277,8 +278,13 @@ class RowStore:
         return out
 
     def release(self) -> None:
+        """Give the buffers back: in device mode the largest may stay as the device's spare
+        (``clsolve.runtime.spare``), for the next store."""
         for buffer in self.buffers:
-            buffer.release()
+            if self.plan.mode == "device":
+                spare.keep(device=self.device, buffer=buffer)
+            else:
+                buffer.release()
         self.buffers = []
         if self.plan.mode == "host":
             self._host.release()

@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
-from ..runtime import deadline, progress
+from ..runtime import deadline, progress, spare
 from ..runtime.devices import Device
 from ..solution import Solution
 from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver, planned_seconds
-from .plan import Plan, combined
+from .plan import DEVICE_MEMORY_SHARE, Plan, combined
 
 
 def uses_device(solver: Solver | type[Solver]) -> bool:
@@ -42,14 +42,23 @@ def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
     refusal = planned.refusal(device)
     if refusal is not None:
         raise DoesNotFitError(f"{problem.describe()}: {refusal}")
+    _make_room(planned, device)
     return planned
+
+
+def _make_room(planned: Plan, device: Device | None) -> None:
+    """Release the device's spare buffer unless it fits beside everything ``planned`` needs."""
+    if isinstance(device, Device):
+        spare.make_room(device, planned.device_bytes, int(device.global_memory * DEVICE_MEMORY_SHARE))
 
 
 def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan:
     """The plan of a batch: a batch solver's own, else one plan per problem combined (the time limit
     checked before each); errors name the problem's index."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
-        return solver.plan_many(problems, device)
+        planned = solver.plan_many(problems, device)
+        _make_room(planned, device)
+        return planned
     plans = []
     limit = deadline.current()
     for index, problem in enumerate(problems):
@@ -64,6 +73,7 @@ def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan
 def solve_many(solver: Solver, problems: Sequence, device: Device | None) -> list[Solution]:
     """A batch solver's ``solve_many``, else each problem in turn (after ``plan_many``)."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
+        spare.release(device)  # a batch solver plans its own buffers, within the whole share of device memory
         return solver.solve_many(problems, device)
     solutions = []
     for index, problem in enumerate(problems):

@@ -17,6 +17,7 @@ The trace-back walks the chunks from the last one down, on the device.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
@@ -34,7 +35,7 @@ from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
 from . import lcs_trace
-from .lcs_tiling import MIN_DEFAULT_ROWS, Geometry, choose_schedule, geometry
+from .lcs_tiling import MIN_DEFAULT_ROWS, Geometry, Grid, choose_schedule, geometry
 
 #: The kernels: bit-parallel LCS by block diagonals ([OM]).
 LCS_SOURCE = kernels.builtin("wavefront_lcs.cl")
@@ -171,7 +172,7 @@ def _plan_stripes(problem: LCS, device: Device, method: str, sigma: int, options
 class _Sweep:
     """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
 
-    def __init__(self, problem: LCS, device: Device, geo: Geometry, timings: Timings,
+    def __init__(self, problem: Grid, device: Device, geo: Geometry, timings: Timings,
                  codes: tuple[np.ndarray, np.ndarray, int] | None = None):
         self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
         self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
@@ -179,7 +180,10 @@ class _Sweep:
         if geo.schedule == "stripes":
             self._refuse_if_late()  # before the build and the buffers, which a refused sweep never needs
         with timings.phase("upload"):
-            a_codes, b_codes, sigma = symbol_codes(problem) if codes is None else codes
+            if codes is None:
+                assert isinstance(problem, LCS)  # a grid without its own codes is a problem's
+                codes = symbol_codes(problem)
+            a_codes, b_codes, sigma = codes
             # stripes run lcs_stripes alone: lcs_sweep's block height is then one step (its local
             # arrays stay small, and one program serves every n)
             stripes = geo.schedule == "stripes"
@@ -258,7 +262,7 @@ class _Sweep:
         blocks = geo.word_blocks + (0 if mirror is None else mirror.geo.word_blocks)
         return self.program.kernel("lcs_stripes").set(
             masks=self.masks, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges, bits=bits,
-            tile_words=np.uint64(geo.tile_stride // 8), pitch=np.uint32(geo.rows), store=np.int32(store is not None),
+            tile_words=np.uint64(geo.tile_stride // 8), store=np.int32(store is not None),
             words=np.uint32(geo.words), n=np.uint32(geo.n), mirror_masks=other.masks, mirror_codes=other.b_codes,
             mirror_v_row=other.v_row, mirror_edges=other.edges, mirror_words=np.uint32(other.geo.words),
             blocks=np.uint32(geo.word_blocks)
@@ -332,11 +336,20 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     return Solution(length, np.zeros(0, bool), True, "", "", timings, stats=stats, positions=positions)
 
 
+@dataclass(frozen=True)
+class Reversed:
+    """The grid of the sweep over both strings reversed (a padded to whole stripes): its sizes only,
+    since that sweep gets its codes ready-made."""
+
+    m: int
+    n: int
+
+
 def _reverse(problem: LCS, device: Device, geo: Geometry, timings: Timings) -> _Sweep:
     """The sweep over both strings reversed (``lcs_trace.reversed_codes``), same tiling, run in the
     sweep's launch: its edges give the suffix LCS at every stripe boundary."""
     codes = lcs_trace.reversed_codes(symbol_codes(problem), 64 * geo.words_per_block)
-    mirror = LCS(codes[0], codes[1], name=f"{problem.name} reversed")
+    mirror = Reversed(len(codes[0]), len(codes[1]))
     mirrored = geometry(mirror, device, geo.method, geo.words_per_block, None, geo.step_rows, "stripes", codes[2])
     return _Sweep(mirror, device, mirrored, timings, codes)
 

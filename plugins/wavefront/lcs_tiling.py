@@ -4,6 +4,7 @@ geometry checked against the device's limits, and the choice between them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from clsolve.errors import InvalidOptionError
 from clsolve.problems import LCS
@@ -22,10 +23,23 @@ SCHEDULES = ("auto", "diagonals", "stripes")
 STRIPE_WORDS_PER_BLOCK = 64
 STRIPE_ROWS_PER_STEP = 16
 STRIPE_STAGE = 16
+#: Stripes copy their words of every mask row to local memory when they take at most this many bytes
+#: (sigma + 2 rows of words_per_block words: small alphabets).
+STRIPE_MASK_BYTES = 16 * 1024
 #: Bytes each chunk of a store starts on (``RowStore`` packs chunks at this alignment).
 CHUNK_ALIGN = 256
 #: The trace-back needs work-groups of at least this many work-items (rows of its window).
 TRACE_MIN_LOCAL_SIZE = 64
+
+class Grid(Protocol):
+    """What a tiling reads of a problem: m symbols of a (the columns, 64 to a word) by n of b (the rows)."""
+
+    @property
+    def m(self) -> int: ...
+
+    @property
+    def n(self) -> int: ...
+
 
 @dataclass(frozen=True)
 class Geometry:
@@ -52,13 +66,22 @@ class Geometry:
         """Row groups of symbol codes a stripe keeps: a power of two above words_per_block + stage."""
         return 1 << (self.words_per_block + self.stage).bit_length()
 
+    @property
+    def mask_bytes(self) -> int:
+        """Local memory of a stripe's mask rows, 0 where they stay in global memory (too many symbols)."""
+        size = (self.sigma + 2) * self.words_per_block * 8
+        return size if size <= STRIPE_MASK_BYTES else 0
+
     def stripe_defines(self) -> dict[str, object]:
-        return {"CODE_T": self.code_type[0], "RING_GROUPS": self.ring_groups}
+        defines: dict[str, object] = {"CODE_T": self.code_type[0], "RING_GROUPS": self.ring_groups, "SKEWED_ROWS": 1}
+        if self.mask_bytes:
+            defines["MASK_ROWS"] = self.sigma + 2
+        return defines
 
     @property
     def groups(self) -> int:
-        """Row groups of a block: one inner-wavefront step (and one barrier) each."""
-        return -(-self.rows // self.step_rows)
+        """Row groups of a block (a stripe: all n rows): one inner-wavefront step (and one barrier) each."""
+        return -(-(self.n if self.schedule == "stripes" else self.rows) // self.step_rows)
 
     @property
     def word_blocks(self) -> int:
@@ -105,7 +128,7 @@ class Geometry:
         return [self.blocks_of(d)[1] * self.tile_bytes for d in range(self.diagonals)]
 
 
-def geometry(problem: LCS, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
+def geometry(problem: Grid, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
              rows_per_step: int | None = None, schedule: str = "diagonals", sigma: int = 0) -> Geometry:
     """The block tiling for ``method`` ("bits" or "cells") and ``schedule`` ("diagonals" or
     "stripes", whose kernel depends on the ``sigma`` common symbols), checked against the device's limits."""
@@ -151,7 +174,7 @@ def _check_step(device: Device, words_per_block: int, rows_per_step: int, most_r
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_MIN_LOCAL_SIZE}; {device.label} allows {limit}")
 
 
-def _stripes(problem: LCS, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
+def _stripes(problem: Grid, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
              rows_per_step: int | None, sigma: int) -> Geometry:
     """The stripes of ``lcs_stripes``: words_per_block words for all n rows each."""
     if method != "bits":
@@ -162,10 +185,13 @@ def _stripes(problem: LCS, device: Device, method: str, words_per_block: int | N
     words_per_block = min(STRIPE_WORDS_PER_BLOCK, limit) if words_per_block is None else words_per_block
     rows_per_step = STRIPE_ROWS_PER_STEP if rows_per_step is None else rows_per_step
     _check_step(device, words_per_block, rows_per_step, 31, "with schedule='stripes' (an edge's top bit is its ready flag)")
-    pitch = problem.n + problem.n % 2  # even: the stripes store rows in pairs, 16 bytes at once
-    geo = Geometry(problem.m, problem.n, -(-problem.m // 64), int(words_per_block), pitch, int(rows_per_step),
+    # rows of a stripe's words, skewed by step (SKEWED in the kernels): a word's rows start as many
+    # steps after the stripe's first word as its place in the stripe
+    rows = (-(-problem.n // int(rows_per_step)) + int(words_per_block) - 1) * int(rows_per_step)
+    geo = Geometry(problem.m, problem.n, -(-problem.m // 64), int(words_per_block), rows, int(rows_per_step),
                    method, "stripes", STRIPE_STAGE, sigma)
-    local_bytes = geo.words_per_block * 8 + geo.stage * 4 + geo.ring_groups * geo.step_rows * geo.code_type[1]
+    local_bytes = (geo.words_per_block * 8 + geo.stage * 4 + geo.ring_groups * geo.step_rows * geo.code_type[1]
+                   + geo.mask_bytes)
     if local_bytes > device.local_memory:
         raise InvalidOptionError(f"stripes of {geo.words_per_block} words with {geo.step_rows} rows per step need "
                                  f"{local_bytes} bytes of local memory; {device.label} has {device.local_memory}")

@@ -15,18 +15,17 @@ import pyopencl as cl
 
 from clsolve.dp.rowstore import RowStore
 from clsolve.errors import SolutionCheckError
-from clsolve.problems import LCS
 from clsolve.runtime import kernels
 from clsolve.runtime.buffers import fill
 from clsolve.runtime.devices import Device
 
-from .lcs_tiling import Geometry
+from .lcs_tiling import Geometry, Grid
 
 
 class Sweep(Protocol):
     """What the trace-back reads of a finished sweep (``lcs._Sweep``)."""
 
-    problem: LCS
+    problem: Grid
     device: Device
     geo: Geometry
     program: kernels.Program

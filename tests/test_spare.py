@@ -1,0 +1,93 @@
+"""The device's spare buffer (clsolve.runtime.spare): kept, taken, and released before it could crowd out a plan."""
+from __future__ import annotations
+
+import numpy as np
+import pyopencl as cl
+import pytest
+
+import clsolve
+from clsolve import LCS
+from clsolve.plugin import checked
+from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
+from clsolve.runtime import spare
+
+
+@pytest.fixture
+def small_spares(device, monkeypatch):
+    """Spares from 4 KiB on, and none left behind by other tests or for them."""
+    monkeypatch.setattr(spare, "SPARE_MIN_BYTES", 4096)
+    spare.release(device)
+    yield device
+    spare.release(device)
+
+
+def _buffer(device, size):
+    return cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
+
+
+def test_a_kept_buffer_serves_the_next_store_that_fits(small_spares):
+    device = small_spares
+    kept = _buffer(device, 8192)
+    spare.keep(device, kept)
+    assert spare.spare_bytes(device) == 8192
+    larger = spare.take(device, 16384)  # too small for this: a new buffer, the spare stays
+    assert larger is not kept and larger.size == 16384 and spare.spare_bytes(device) == 8192
+    assert spare.take(device, 4096) is kept and spare.spare_bytes(device) == 0
+    larger.release()
+    kept.release()
+
+
+def test_only_the_largest_buffer_worth_keeping_is_kept(small_spares, monkeypatch):
+    device = small_spares
+    spare.keep(device, _buffer(device, 1024))  # below SPARE_MIN_BYTES: released
+    assert spare.spare_bytes(device) == 0
+    spare.keep(device, _buffer(device, 8192))
+    spare.keep(device, _buffer(device, 4096))  # smaller than the spare: released
+    assert spare.spare_bytes(device) == 8192
+    spare.keep(device, _buffer(device, 12288))  # larger: replaces it
+    assert spare.spare_bytes(device) == 12288
+    monkeypatch.setattr(spare, "SPARE_SHARE", 10_000 / device.global_memory)
+    spare.release(device)
+    spare.keep(device, _buffer(device, 12288))  # more than the share of device memory: released
+    assert spare.spare_bytes(device) == 0
+
+
+def test_a_plan_that_needs_the_room_releases_the_spare(small_spares):
+    device = small_spares
+    spare.keep(device, _buffer(device, 8192))
+    limit = int(device.global_memory * DEVICE_MEMORY_SHARE)
+    checked._make_room(Plan(solver="test", device_buffers={"rows": limit - 8192}), device)
+    assert spare.spare_bytes(device) == 8192  # fits beside it
+    checked._make_room(Plan(solver="test", device_buffers={"rows": limit - 4096}), device)
+    assert spare.spare_bytes(device) == 0
+
+
+def test_solves_in_a_row_reuse_the_store_and_stay_exact(small_spares, monkeypatch):
+    """The second solve's bit rows go into the first's buffer (its old rows poisoned first); the
+    answers are those of a fresh buffer."""
+    device = small_spares
+    taken = []
+    real_take = spare.take
+
+    def recording(dev, size):
+        before = spare.spare_bytes(dev)
+        buffer = real_take(dev, size)
+        taken.append(before > 0 and spare.spare_bytes(dev) == 0)
+        return buffer
+
+    monkeypatch.setattr(spare, "take", recording)
+    rng = np.random.default_rng(8)
+    problems = [LCS(rng.integers(0, 4, 900), rng.integers(0, 4, 700)) for _ in range(3)]
+    for problem in problems:
+        solution = clsolve.solve(problem, solver="wavefront", device=device, poison=True)
+        fresh = clsolve.solve(problem, solver="wavefront", device=device, rows_per_block=64)
+        assert solution.value == fresh.value
+    assert taken[0] is False and any(taken[1:])
+
+
+def test_a_batch_solver_starts_without_a_spare(small_spares):
+    device = small_spares
+    spare.keep(device, _buffer(device, 8192))
+    problems = [clsolve.Knapsack([3, 4, 5], [4, 5, 6], 9) for _ in range(4)]
+    clsolve.solve_many(problems, solver="dp-batch", device=device)
+    assert spare.spare_bytes(device) == 0

@@ -272,10 +272,12 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
     __global const ulong *own_masks = masks + w_read;
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef MASKS_AHEAD
     ulong M_next[STEP_ROWS];
 #pragma unroll
     for (uint k = 0; k < STEP_ROWS; ++k)
         M_next[k] = STRIPE_MASK(RING(k));
+#endif
     const uint steps = groups + WORDS_PER_BLOCK - 1u;
     for (uint s = 0; s < steps; ++s) {
         if (s % STAGE == 0u && s < groups) {
@@ -297,6 +299,7 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
             uint crossing_out = 0;
             const uint r0 = g * STEP_ROWS;
             ulong M_group[STEP_ROWS];
+#ifdef MASKS_AHEAD
             /* the next group's masks, without branches: past row n the ring holds code 0 (never used) */
             __local const CODE_T *next_codes = ring + (g + 1u) % RING_GROUPS * STEP_ROWS;  /* RING(r0 + STEP_ROWS) */
 #pragma unroll
@@ -304,6 +307,13 @@ void lcs_stripes(__global const ulong *restrict masks, __global const uint *rest
                 M_group[k] = M_next[k];
                 M_next[k] = STRIPE_MASK(next_codes[k]);
             }
+#else
+            /* this group's masks from local memory, all issued before the first row needs one */
+            __local const CODE_T *group_codes = ring + g % RING_GROUPS * STEP_ROWS;  /* RING(r0) */
+#pragma unroll
+            for (uint k = 0; k < STEP_ROWS; ++k)
+                M_group[k] = STRIPE_MASK(group_codes[k]);
+#endif
             /* straight-line rows where the group is whole (the usual case), with or without stores */
 #define STRIPE_ROW(k)                                    \
             uint cross = (crossing_in >> (k)) & 1u;      \

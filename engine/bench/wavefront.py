@@ -124,7 +124,7 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
 
 #: Stripes (words per work-group) and rows per inner step of the stripes' tiling sweep.
 STRIPE_WORDS = (32, 64, 128, 256)
-STRIPE_STEP_ROWS = (4, 8, 12, 16, 24, 31)
+STRIPE_STEP_ROWS = (4, 8, 12, 16, 20, 24, 31)
 #: Block shapes (words per block, rows per block) and rows per inner step of the tiling sweep.
 TILING_SHAPES = ((32, 1024), (32, 2048), (64, 1024), (64, 2048), (128, 1024), (128, 2048), (128, 4096),
                  (256, 2048), (256, 4096))

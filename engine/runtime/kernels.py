@@ -20,7 +20,7 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -212,6 +212,13 @@ def struct_declaration(device: Device, name: str, dtype: np.dtype) -> str:
     return declaration
 
 
+@lru_cache(maxsize=256)
+def _digest(text: str) -> str:
+    """The SHA-256 of a program's text, kept: a solve looks its programs up several times, and a
+    source's text is one string object (``_expanded``), whose lookup here costs no hashing."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def program(device: Device, source: KernelSource, defines: Mapping[str, object] | None = None,
             preamble: str = "") -> Program:
     """Build (or fetch from this process's cache) ``source`` for ``device``.
@@ -223,7 +230,7 @@ def program(device: Device, source: KernelSource, defines: Mapping[str, object] 
     """
     text = (preamble + f'\n#line 1 "{source.filename}"\n' if preamble else "") + source.text()
     opts = options(defines or {})
-    key = (device.cl_device.int_ptr, hashlib.sha256(text.encode()).hexdigest(), tuple(opts))
+    key = (device.cl_device.int_ptr, _digest(text), tuple(opts))
     built = _programs.get(key)
     if built is None:
         limit = deadline.current()

@@ -21,7 +21,7 @@ SCHEDULES = ("auto", "diagonals", "stripes")
 #: Stripes: default words per work-group and rows per step (at most 31: an edge's top bit is its
 #: ready flag), and the row groups whose edges a stripe fetches at once.
 STRIPE_WORDS_PER_BLOCK = 64
-STRIPE_ROWS_PER_STEP = 16
+STRIPE_ROWS_PER_STEP = 20
 STRIPE_STAGE = 16
 #: Stripes copy their words of every mask row to local memory when they take at most this many bytes
 #: (sigma + 2 rows of words_per_block words: small alphabets).
@@ -75,7 +75,9 @@ class Geometry:
     def stripe_defines(self) -> dict[str, object]:
         defines: dict[str, object] = {"CODE_T": self.code_type[0], "RING_GROUPS": self.ring_groups, "SKEWED_ROWS": 1}
         if self.mask_bytes:
-            defines["MASK_ROWS"] = self.sigma + 2
+            defines["MASK_ROWS"] = self.sigma + 2  # masks read from local memory as each group starts
+        else:
+            defines["MASKS_AHEAD"] = 1  # masks read from global memory a group ahead
         return defines
 
     @property

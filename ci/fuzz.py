@@ -184,7 +184,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     if isinstance(problem, clsolve.Knapsack):
         out.append(("dp-rows", {"items_per_launch": pick([1, 2, 3, 4]), "value_bits": pick([None, 64]),
                                 "chain": pick([None, 1, 2, 5, 32]), "presolve": pick([True, False]),
-                                "dominance": pick([True, False]), "poison": True}))
+                                "dominance": pick([True, False]), "fixing": pick([True, False]), "poison": True}))
         out.append(("dp-batch", {"method": pick(["auto", "dp", "enumerate"]), "presolve": pick([True, False]),
                                  "poison": True, **({"memory_limit": 2**16} if rng.random() < 0.2 else {})}))
         out.append(("mckp", {"grouping": pick(["auto", "value", "weight"]), "variant": pick(["full", "no-local", "no-opt"]),

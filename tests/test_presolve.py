@@ -1,6 +1,7 @@
 """The exact reductions of clsolve.dp.presolve: each rule alone, and random problems built to trigger
 them, solved through the reduction and expanded back, against brute force on the original."""
 import numpy as np
+import pytest
 from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -176,3 +177,65 @@ def test_heavy_first_gives_a_shuffled_instance_the_same_table(device):
     assert "heaviest first" in plans[1].details["presolve"]
     assert clsolve.solve(shuffled, solver="dp-rows", device=device).value == \
         clsolve.solve(problem, solver="sequential").value
+
+
+@st.composite
+def multidimensional(draw):
+    """KP2 and KP3 of up to 11 items whose greedy incumbent is often optimal or near it (profits
+    close to the weights' sum), so that reduced costs fix items, and sometimes all of them."""
+    n, m = draw(st.integers(1, 11)), draw(st.integers(2, 3))
+    weights = np.array(draw(st.lists(st.lists(st.integers(0, 12), min_size=m, max_size=m), min_size=n, max_size=n)))
+    noise = np.array(draw(st.lists(st.integers(0, draw(st.sampled_from([0, 2, 30]))), min_size=n, max_size=n)))
+    capacities = draw(st.lists(st.integers(0, 40), min_size=m, max_size=m))
+    return clsolve.Knapsack(weights.sum(axis=1) + noise, weights, capacities, weights_by="item")
+
+
+@SETTINGS
+@given(problem=multidimensional())
+def test_fixing_by_reduced_costs_for_a_dense_dp_matches_brute_force(problem, device, monkeypatch):
+    """dp-rows' reduced-cost fixing (m = 2, 3) on every size: the core's best, or the incumbent where
+    the core holds nothing better, is the optimum, with its items."""
+    from clsolve.dp import presolve
+    monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
+    check(problem, solution)
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+@pytest.mark.parametrize("seed, incumbent_optimal", [(8, True), (7, False)])
+def test_fixing_by_reduced_costs_answers_with_the_core_or_the_incumbent(seed, incumbent_optimal, device, monkeypatch):
+    """Items of three efficiencies (class A's a33 in miniature): reduced costs fix items in and out;
+    where the greedy incumbent is optimal the core's DP finds nothing better and the incumbent is the
+    answer, else the core's best is; the plan counts the core's table only."""
+    from clsolve.dp import presolve
+    monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(1, 30, (40, 2))
+    profits = weights.sum(axis=1) * rng.choice([1, 3, 9], 40) + rng.integers(0, 3, 40)
+    problem = clsolve.Knapsack(profits, weights, [150, 170], weights_by="item")
+    reduced = reduction(problem, fixing=True)
+    assert reduced.floor is not None and reduced.problem is not None and reduced.problem.n < problem.n
+    plan = clsolve.plan(problem, "dp-rows", device)
+    assert plan.cell_updates == reduced.problem.n * reduced.problem.cells() and "reduced costs" in plan.details["presolve"]
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
+    optimum = clsolve.solve(problem, solver="sequential").value
+    assert solution.value == optimum and (reduced.floor[0] == optimum) == incumbent_optimal
+    assert any("it is the answer" in note for note in solution.notes) == incumbent_optimal
+    unfixed = clsolve.solve(problem, solver="dp-rows", device=device, fixing=False)
+    assert unfixed.value == optimum and not any("reduced costs" in note for note in unfixed.notes)
+
+
+def test_a_reduction_keeps_the_better_floor_through_a_second_step():
+    from clsolve.dp.reduction import Reduction
+    original = clsolve.Knapsack([5, 4, 3, 2], [[1, 1], [1, 1], [1, 1], [1, 1]], [3, 3], weights_by="item")
+    first = Reduction(original, clsolve.Knapsack([4, 3, 2], [[1, 1]] * 3, [2, 2], weights_by="item"),
+                      np.array([1, 2, 3]), np.array([0]), ("first",), (7, np.array([True, False, False, True])))
+    second = Reduction(first.problem, clsolve.Knapsack([2], [[1, 1]], [1, 1], weights_by="item"), np.array([2]),
+                       np.array([0]), ("second",), (4, np.array([True, False, False])))
+    both = first.then(second)
+    assert both.forced.tolist() == [0, 1] and both.items.tolist() == [3]
+    assert both.floor[0] == 9 and both.floor[1].tolist() == [True, True, False, False]  # 5 + 4 beats 7
+    none = clsolve.Solution(value=0, selected=np.zeros(1, bool), optimal=True, solver="t", device="t")
+    assert both.expand(none).value == 9 and both.expand(none).selected.tolist() == [True, True, False, False]
+    one = clsolve.Solution(value=2, selected=np.ones(1, bool), optimal=True, solver="t", device="t")
+    assert both.expand(one).value == 11 and both.expand(one).selected.tolist() == [True, True, False, True]

@@ -1,5 +1,7 @@
 """A reduction of a knapsack: the smaller problem a solver solves instead, and the way back to the
-original's items (``clsolve.dp.presolve``'s rules, ``clsolve.dp.dominance``'s fixing)."""
+original's items (``clsolve.dp.presolve``'s rules, ``clsolve.dp.dominance``'s fixing, and fixing by
+reduced costs against an incumbent, ``clsolve.mkp.fixing``, which holds only for better solutions: the
+incumbent is then the reduction's ``floor``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -22,6 +24,9 @@ class Reduction:
     #: Original indices of the items always taken.
     forced: np.ndarray
     notes: tuple[str, ...] = field(default=())
+    #: A solution of the original, (value, selected), that is optimal wherever the reduced problem's
+    #: best, expanded, does not beat it (the reduction holds for better solutions only); None: none.
+    floor: tuple[int, np.ndarray] | None = None
 
     @property
     def changed(self) -> bool:
@@ -35,15 +40,31 @@ class Reduction:
         selected[self.forced] = True
         if self.problem is not None:
             selected[self.items[np.asarray(solution.selected, dtype=bool)]] = True
-        forced_profit = int(self.original.profits[self.forced].sum())
-        bound = None if solution.bound is None else int(solution.bound) + forced_profit
-        return replace(solution, value=int(solution.value) + forced_profit, selected=selected, bound=bound,
-                       notes=list(solution.notes) + ["presolve: " + "; ".join(self.notes)])
+        value = int(solution.value) + self.forced_profit
+        bound = None if solution.bound is None else int(solution.bound) + self.forced_profit
+        notes = list(solution.notes) + ["presolve: " + "; ".join(self.notes)]
+        if self.floor is not None and self.floor[0] >= value:
+            value, selected = self.floor[0], self.floor[1].copy()
+            bound = None if bound is None else max(bound, value)
+            notes.append(f"presolve: no solution beats the incumbent of value {value}; it is the answer")
+        return replace(solution, value=value, selected=selected, bound=bound, notes=notes)
+
+    @property
+    def forced_profit(self) -> int:
+        return int(self.original.profits[self.forced].sum())
 
     def then(self, step: Reduction) -> Reduction:
-        """This reduction followed by ``step``, a reduction of this one's ``problem``."""
+        """This reduction followed by ``step``, a reduction of this one's ``problem``; of the two
+        floors, the better one."""
         forced = np.concatenate([self.forced, self.items[step.forced]]) if step.forced.size else self.forced
-        return Reduction(self.original, step.problem, self.items[step.items], forced, self.notes + step.notes)
+        floor = self.floor
+        if step.floor is not None:
+            selected = np.zeros(self.original.n, dtype=bool)
+            selected[self.forced] = True
+            selected[self.items[step.floor[1]]] = True
+            value = step.floor[0] + self.forced_profit
+            floor = floor if floor is not None and floor[0] >= value else (value, selected)
+        return Reduction(self.original, step.problem, self.items[step.items], forced, self.notes + step.notes, floor)
 
     def trivial(self, solver: str, device: str) -> Solution:
         """The solution when nothing is left to decide (``problem`` is None)."""

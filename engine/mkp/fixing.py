@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clsolve.plugin import cache
 from clsolve.problems import Knapsack
 
 from .greedy import fill, ratio_order
@@ -47,7 +48,12 @@ class Fixing:
 
 def fix(problem: Knapsack) -> Fixing:
     """The fixing of ``problem`` against the better of two greedy solutions (items by profit over
-    their weights relative to the capacities, then by the fitted prices)."""
+    their weights relative to the capacities, then by the fitted prices); computed once per problem
+    (the multidimensional searches and ``dp-rows``' presolve both use it). Read-only."""
+    return cache.per_problem(problem, "reduced-cost fixing", lambda: _fix(problem))
+
+
+def _fix(problem: Knapsack) -> Fixing:
     p, w, c = problem.profits, problem.weights, problem.capacities
     first = _chosen(p.size, fill(w, c, ratio_order(p, w, 1.0 / np.maximum(c, 1))))
     y, bound = prices(p, w, c, float(p[first].sum()))

@@ -77,7 +77,8 @@ class RowParallelSolver(DeviceSolver):
 
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
                  items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",
-                 device_memory_limit: int | None = None, chain: int | None = None, dominance: bool = True):
+                 device_memory_limit: int | None = None, chain: int | None = None, dominance: bool = True,
+                 fixing: bool = True):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch``: 1 (the paper's one launch
         per item), 2 (two items fused per pass, so each row is read and written once per two items),
@@ -91,13 +92,16 @@ class RowParallelSolver(DeviceSolver):
         stream to host memory. ``poison`` fills every device buffer with a garbage pattern before
         solving, so that a state the kernels fail to write shows up as a wrong answer (used by the
         tests). ``presolve`` applies the exact reductions of ``clsolve.dp.presolve`` first; with it,
-        ``dominance`` (m = 1) leaves out the items fixed at 0 by dominance (``clsolve.dp.dominance``)."""
+        ``dominance`` (m = 1) leaves out the items fixed at 0 by dominance (``clsolve.dp.dominance``) and
+        ``fixing`` (m = 2, 3) the items fixed by reduced costs against a greedy incumbent
+        (``clsolve.mkp.fixing``), both on tables of at least ``LARGE_TABLE_UPDATES`` cell updates."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
         self.items_per_launch = options.choice("items_per_launch", items_per_launch, (None, 1, 2, 3, 4))
         self.local_size = options.power_of_two("local_size", local_size)
         self.poison = options.flag("poison", poison)
         self.presolve = options.flag("presolve", presolve)
         self.dominance = options.flag("dominance", dominance)
+        self.fixing = options.flag("fixing", fixing)
         self.store = options.choice("store", store, STORES)
         self.device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
         self.chain = options.integer("chain", chain, minimum=1, maximum=chaining.MAX_CHAIN, none=True)
@@ -132,7 +136,7 @@ class RowParallelSolver(DeviceSolver):
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device), self.dominance,
-                       heavy_first=True)
+                       heavy_first=True, fixing=self.fixing)
 
     def least_seconds(self, problem: Knapsack, device: Device) -> float:
         """The plan's decision bits alone (a bit per item and state from the row's reachable floor on,
@@ -142,7 +146,7 @@ class RowParallelSolver(DeviceSolver):
         def bits(reduced: Knapsack) -> float:
             states = reduced.n * reduced.cells() - int(reachable_floors(reduced).sum())
             return states / 8 / MODEL_BANDWIDTH[kind] + 0.002
-        return least(problem, self.presolve, bits, self.dominance, heavy_first=True)
+        return least(problem, self.presolve, bits, self.dominance, heavy_first=True, fixing=self.fixing)
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
@@ -355,7 +359,7 @@ class RowParallelSolver(DeviceSolver):
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         return presolved(self.name, problem, self.presolve, device.label, lambda core: self._solve(core, device, plan),
-                         self.dominance, heavy_first=True)
+                         self.dominance, heavy_first=True, fixing=self.fixing)
 
     def _solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         value, selected, timings = self._run(problem, device, plan, keep_decisions=False)

@@ -20,6 +20,7 @@ Exits 1 when anything failed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import itertools
 import json
@@ -184,7 +185,9 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     if isinstance(problem, clsolve.Knapsack):
         out.append(("dp-rows", {"items_per_launch": pick([1, 2, 3, 4]), "value_bits": pick([None, 64]),
                                 "chain": pick([None, 1, 2, 5, 32]), "presolve": pick([True, False]),
-                                "dominance": pick([True, False]), "fixing": pick([True, False]), "poison": True}))
+                                "dominance": pick([True, False]), "fixing": pick([True, False]), "poison": True,
+                                # not an option: the large-table steps (dominance, fixing) on every size
+                                "large_table_steps": pick([True, False])}))
         out.append(("dp-batch", {"method": pick(["auto", "dp", "enumerate"]), "presolve": pick([True, False]),
                                  "poison": True, **({"memory_limit": 2**16} if rng.random() < 0.2 else {})}))
         out.append(("mckp", {"grouping": pick(["auto", "value", "weight"]), "variant": pick(["full", "no-local", "no-opt"]),
@@ -241,8 +244,10 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
         if solver in KNAPSACK_SOLVERS and not isinstance(problem, clsolve.Knapsack):
             continue
         label = f"{solver} {options}"
+        large = options.pop("large_table_steps", False)
         try:
-            solution = clsolve.solve(problem, solver=solver, device=device, **options)
+            with _large_table_steps(large):
+                solution = clsolve.solve(problem, solver=solver, device=device, **options)
             problem_error = compare(problem, solution, expected, options)
             counts[solver] += 1
         except REFUSALS:
@@ -259,6 +264,19 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
             _fail(seed, case, problem, label, problem_error, failures, folder)
     if isinstance(problem, clsolve.Knapsack) and rng.random() < 0.3:
         _batch(rng, seed, case, problem, device, counts, failures, folder)
+
+
+@contextlib.contextmanager
+def _large_table_steps(on: bool):
+    """With ``on``, presolve's large-table steps (fixing by dominance or by reduced costs) for tables of
+    every size, which the fuzzer's small problems would never reach."""
+    from clsolve.dp import presolve
+    threshold = presolve.LARGE_TABLE_UPDATES
+    presolve.LARGE_TABLE_UPDATES = 0 if on else threshold
+    try:
+        yield
+    finally:
+        presolve.LARGE_TABLE_UPDATES = threshold
 
 
 def _batch(rng, seed, case, first, device, counts, failures, folder) -> None:

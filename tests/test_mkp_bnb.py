@@ -109,7 +109,9 @@ def test_sums_past_two_to_the_62_are_refused():
 
 def test_plan_names_the_root_bound_and_the_search_its_multipliers():
     problem = _hard(30, 3)
-    plan = clsolve.plan(problem, solver="mkp-bnb")
+    settled = clsolve.plan(problem, solver="mkp-bnb")  # the plan's walk settles it: measured, no root bound
+    assert settled.details["host_walk"]["nodes"] > 0 and "root_bound" not in settled.details
+    plan = clsolve.plan(problem, solver="mkp-bnb", host_nodes=0)
     assert plan.details["root_bound"] >= plan.details["greedy"] >= 0 and plan.host_buffers["open nodes"] > 0
     for host_nodes in (0, 4096):      # the search's fitted multipliers, or the walk's (the fixing's prices)
         solution = clsolve.solve(problem, solver="mkp-bnb", host_nodes=host_nodes)

@@ -67,18 +67,20 @@ class MultidimensionalBranchAndBound(HostSolver):
         return planned(self.name, problem, self.presolve, self._plan)
 
     def _plan(self, problem: Knapsack) -> Plan:
-        # cheap on purpose (auto plans every solver): not the fitted multipliers the search uses
-        root, greedy, gap = cheap_bounds(problem)
         limit = self._node_limit(problem)
         held = min(limit, self.batch * (problem.n + 1))
-        details = {"max_nodes": limit, "root_bound": root, "greedy": greedy, "root_gap": gap,
-                   "note": "root_bound with the constraints normalised by the capacities (the search fits its "
-                           "multipliers); cell_updates counts items; the nodes expanded depend on the instance; "
-                           "host_walk: the walk run by the plan settles the problem (seconds measured)"}
-        seconds = problem.n * ITEM_SECONDS * (OPEN_GAP_MARGIN if gap else 1) + 1e-4
         settled = walk.planned(problem, self.host_nodes)
-        if settled is not None:
-            seconds, details["host_walk"] = settled
+        if settled is not None:   # the walk run by the plan settles the problem: its time is measured
+            seconds, walked = settled
+            details = {"max_nodes": limit, "host_walk": walked,
+                       "note": "host_walk: the walk run by the plan settles the problem (seconds measured)"}
+        else:
+            # cheap on purpose (auto plans every solver): not the fitted multipliers the search uses
+            root, greedy, gap = cheap_bounds(problem)
+            seconds = problem.n * ITEM_SECONDS * (OPEN_GAP_MARGIN if gap else 1) + 1e-4
+            details = {"max_nodes": limit, "root_bound": root, "greedy": greedy, "root_gap": gap,
+                       "note": "root_bound with the constraints normalised by the capacities (the search fits its "
+                               "multipliers); cell_updates counts items; the nodes expanded depend on the instance"}
         return Plan(solver=self.name, host_buffers={"open nodes": held * node_bytes(problem.n, problem.m)},
                     cell_updates=problem.n, seconds=seconds, details=details)
 

@@ -85,17 +85,19 @@ class DeviceDepthFirst(DeviceSolver):
         n, m, slots = problem.n, problem.m, self._slots(device)
         tables = Tables.bytes_for(n, m)
         words = max(1, -(-n // 64))
-        root, greedy, gap = cheap_bounds(problem)
-        walk = n * (GAP_ITEM_SECONDS["gpu" if device.is_gpu else "other"] if gap else 0.0)
-        seconds = SETUP_SECONDS + n * ITEM_SECONDS + n / REFIT_LEVELS * FIT_SECONDS + n * n * TABLE_SECONDS + walk
-        details = {"slots": slots, "root_bound": root, "greedy": greedy, "root_gap": gap,
-                   "note": "root_bound with the constraints normalised by the capacities; seconds: the level "
-                           "tables, one launch, and where the root's bounds do not meet a walk per item (the nodes "
-                           "walked depend on the instance); host_walk: the host walk run by the plan settles the "
-                           "problem (seconds measured)"}
         settled = host_walk.planned(problem, self.host_nodes)
-        if settled is not None:
-            seconds, details["host_walk"] = settled
+        if settled is not None:   # the host walk run by the plan settles the problem: its time is measured
+            seconds, walked = settled
+            details = {"slots": slots, "host_walk": walked,
+                       "note": "host_walk: the host walk run by the plan settles the problem (seconds measured)"}
+        else:
+            root, greedy, gap = cheap_bounds(problem)
+            walk = n * (GAP_ITEM_SECONDS["gpu" if device.is_gpu else "other"] if gap else 0.0)
+            seconds = SETUP_SECONDS + n * ITEM_SECONDS + n / REFIT_LEVELS * FIT_SECONDS + n * n * TABLE_SECONDS + walk
+            details = {"slots": slots, "root_bound": root, "greedy": greedy, "root_gap": gap,
+                       "note": "root_bound with the constraints normalised by the capacities; seconds: the level "
+                               "tables, one launch, and where the root's bounds do not meet a walk per item (the "
+                               "nodes walked depend on the instance)"}
         return Plan(solver=self.name,
                     device_buffers={"level bounds": tables, "subtrees": slots * slot_bytes(words),
                                     "items": 8 * n * (m + 1)},

@@ -139,6 +139,7 @@ def _solve_chosen(problem, chosen: tuple[Solver, Device | None, Plan], options: 
     instance, dev, chosen_plan = chosen
     if options:
         instance = registry.load(instance.name, **options)
+    checked.make_room(chosen_plan, dev)  # auto's plans come from choose, not checked.plan
     with failures.guard(instance.name, dev):
         solution = instance.solve(problem, dev, chosen_plan)
     return _finish(problem, solution, instance, dev)

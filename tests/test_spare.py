@@ -56,9 +56,9 @@ def test_a_plan_that_needs_the_room_releases_the_spare(small_spares):
     device = small_spares
     spare.keep(device, _buffer(device, 8192))
     limit = int(device.global_memory * DEVICE_MEMORY_SHARE)
-    checked._make_room(Plan(solver="test", device_buffers={"rows": limit - 8192}), device)
+    checked.make_room(Plan(solver="test", device_buffers={"rows": limit - 8192}), device)
     assert spare.spare_bytes(device) == 8192  # fits beside it
-    checked._make_room(Plan(solver="test", device_buffers={"rows": limit - 4096}), device)
+    checked.make_room(Plan(solver="test", device_buffers={"rows": limit - 4096}), device)
     assert spare.spare_bytes(device) == 0
 
 
@@ -91,3 +91,19 @@ def test_a_batch_solver_starts_without_a_spare(small_spares):
     problems = [clsolve.Knapsack([3, 4, 5], [4, 5, 6], 9) for _ in range(4)]
     clsolve.solve_many(problems, solver="dp-batch", device=device)
     assert spare.spare_bytes(device) == 0
+
+
+def test_auto_makes_room_before_the_chosen_solve(small_spares, monkeypatch):
+    """auto solves with the plan choose made (the solver's own plan, not checked.plan's): the solve still
+    releases a spare that would not fit beside it (here every plan needs the room)."""
+    from clsolve import solving
+    from clsolve.plugin import registry
+    device = small_spares
+    kept = _buffer(device, 1 << 20)
+    spare.keep(device, kept)
+    monkeypatch.setattr(checked, "DEVICE_MEMORY_SHARE", 1e-15)
+    problem = LCS("GATTACA", "TACAGATTA")
+    chosen = registry.load("wavefront")
+    solution = solving._solve_chosen(problem, (chosen, device, chosen.plan(problem, device)), {})
+    # released before the solve: its store was allocated anew (and may be the spare now), not the kept one
+    assert solution.value == 5 and spare.take(device, 1) is not kept

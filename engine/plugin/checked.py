@@ -42,11 +42,11 @@ def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
     refusal = planned.refusal(device)
     if refusal is not None:
         raise DoesNotFitError(f"{problem.describe()}: {refusal}")
-    _make_room(planned, device)
+    make_room(planned, device)
     return planned
 
 
-def _make_room(planned: Plan, device: Device | None) -> None:
+def make_room(planned: Plan, device: Device | None) -> None:
     """Release the device's spare buffer unless it fits beside everything ``planned`` needs."""
     if isinstance(device, Device):
         spare.make_room(device, planned.device_bytes, int(device.global_memory * DEVICE_MEMORY_SHARE))
@@ -57,7 +57,7 @@ def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan
     checked before each); errors name the problem's index."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
         planned = solver.plan_many(problems, device)
-        _make_room(planned, device)
+        make_room(planned, device)
         return planned
     plans = []
     limit = deadline.current()

@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 import os
+import time
 
 #: Share of the memory available when a solve starts that a solver's host lists may use by default.
 HOST_BUDGET_SHARE = 0.5
+#: ``available_bytes`` reads /proc/meminfo at most this often (seconds): a plan asks for it, and
+#: ``auto`` plans several solvers per problem.
+AVAILABLE_REFRESH_SECONDS = 0.5
+_available: list[tuple[float, int]] = []  # (when, bytes) of the last reading
 
 
 def physical_bytes() -> int:
@@ -15,7 +20,17 @@ def physical_bytes() -> int:
 
 
 def available_bytes() -> int:
-    """Memory the kernel could hand out now (``MemAvailable``), else the physical memory."""
+    """Memory the kernel could hand out now (``MemAvailable``, read at most every
+    AVAILABLE_REFRESH_SECONDS), else the physical memory."""
+    now = time.monotonic()
+    if _available and now - _available[0][0] < AVAILABLE_REFRESH_SECONDS:
+        return _available[0][1]
+    found = _read_available()
+    _available[:] = [(now, found)]
+    return found
+
+
+def _read_available() -> int:
     try:
         with open("/proc/meminfo") as meminfo:
             for line in meminfo:

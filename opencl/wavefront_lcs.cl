@@ -23,7 +23,7 @@
  * `store` is set; lcs_trace walks them back from (m, n).
  *
  * Build options: ROWS, STEP_ROWS (rows per inner step, 1..32), GROUPS (= ROWS / STEP_ROWS rounded up),
- * STAGE, RING_GROUPS, CODE_T (lcs_stripes: see there),
+ * STAGE, RING_GROUPS, CODE_T, MASK_ROWS or MASKS_AHEAD, SKEWED_ROWS (lcs_stripes: see there),
  * WORDS_PER_BLOCK (= the sweep's work-group size), LOCAL_SIZE (the trace's work-group size: rows of its
  * window), TRACE_WORDS (words of the trace's window), CELLS.
  */
@@ -200,12 +200,14 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
  * the cache line by line). A stripe waits only for the one to its left, which started before
  * it (work-groups start in order of their index, as decoupled look-back scans [MG16] assume), so
  * the launch always progresses. Each edge carries its own flag: no ordering between separate
- * stores is assumed. A work-item reads its rows' masks masks[code][w] a step ahead; every whole
- * group runs without a branch (branches between rows keep the compiler from overlapping them).
- * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + SKEWED(t, r)]: by the
- * step that computes it (SKEWED_ROWS below), so that at each step a row's words, written by
- * neighbouring work-items, are neighbours in memory and every store is coalesced. Work-groups from `blocks` on
- * run a second sweep in the same launch, over their own masks, codes, row and edges (the strings
+ * stores is assumed. A work-item reads its group's masks as the group starts, from the stripe's copy
+ * of every mask row in local memory (MASK_ROWS = sigma + 2 rows), or with MASKS_AHEAD (alphabets too
+ * large for that copy) from global memory a group ahead; every whole group runs without a branch
+ * (branches between rows keep the compiler from overlapping them).
+ * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + SKEWED(t, r)], placed by
+ * the step that computes it (SKEWED, at the top), so that at each step a row's words, written by
+ * neighbouring work-items, are neighbours in memory and every store is coalesced. Work-groups from
+ * `blocks` on run a second sweep in the same launch, over their own masks, codes, row and edges (the strings
  * reversed, for lcs_crossings; nothing stored), their stripes after all of the first's. */
 #define EDGE_READY 0x80000000u
 #ifndef CODE_T

@@ -20,7 +20,7 @@ from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
 from .plugin.plan import Plan
 from .problems import Knapsack
-from .runtime import deadline, failures, progress, spare
+from .runtime import deadline, failures, progress
 from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
@@ -139,9 +139,8 @@ def _solve_chosen(problem, chosen: tuple[Solver, Device | None, Plan], options: 
     instance, dev, chosen_plan = chosen
     if options:
         instance = registry.load(instance.name, **options)
-    checked.make_room(chosen_plan, dev)  # auto's plans come from choose, not checked.plan
     with failures.guard(instance.name, dev):
-        solution = instance.solve(problem, dev, chosen_plan)
+        solution = checked.solve(instance, problem, dev, chosen_plan)
     return _finish(problem, solution, instance, dev)
 
 
@@ -226,8 +225,7 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
         instance, dev = loaded, get_device(device)
         plan = instance.plan_packed(packed, dev)
     _fits(plan, dev, len(packed))
-    if dev is not None:
-        spare.release(dev)  # a batch solver plans its own buffers, within the whole share of device memory
+    checked.start_batch(dev)
     answer = instance.solve_packed(packed, dev)
     label = _answered(instance, dev, len(answer.positions), len(packed))
     answer.labels = [(instance.name, label, notes) for _, _, notes in answer.labels]

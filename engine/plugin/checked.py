@@ -42,8 +42,14 @@ def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
     refusal = planned.refusal(device)
     if refusal is not None:
         raise DoesNotFitError(f"{problem.describe()}: {refusal}")
-    make_room(planned, device)
     return planned
+
+
+def solve(solver: Solver, problem: Any, device: Device | None, planned: Plan) -> Solution:
+    """``solver.solve`` with ``planned``, after releasing the device's spare buffer unless it fits
+    beside everything the plan needs (``clsolve.runtime.spare``)."""
+    make_room(planned, device)
+    return solver.solve(problem, device, planned)
 
 
 def make_room(planned: Plan, device: Device | None) -> None:
@@ -52,13 +58,18 @@ def make_room(planned: Plan, device: Device | None) -> None:
         spare.make_room(device, planned.device_bytes, int(device.global_memory * DEVICE_MEMORY_SHARE))
 
 
+def start_batch(device: Device | None) -> None:
+    """Before a batch solver's solve: it plans its own buffers within the whole share of device memory,
+    so the device's spare buffer is released."""
+    if isinstance(device, Device):
+        spare.release(device)
+
+
 def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan:
     """The plan of a batch: a batch solver's own, else one plan per problem combined (the time limit
     checked before each); errors name the problem's index."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
-        planned = solver.plan_many(problems, device)
-        make_room(planned, device)
-        return planned
+        return solver.plan_many(problems, device)
     plans = []
     limit = deadline.current()
     for index, problem in enumerate(problems):
@@ -73,11 +84,11 @@ def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan
 def solve_many(solver: Solver, problems: Sequence, device: Device | None) -> list[Solution]:
     """A batch solver's ``solve_many``, else each problem in turn (after ``plan_many``)."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
-        spare.release(device)  # a batch solver plans its own buffers, within the whole share of device memory
+        start_batch(device)
         return solver.solve_many(problems, device)
     solutions = []
     for index, problem in enumerate(problems):
-        solutions.append(solver.solve(problem, device, plan(solver, problem, device)))
+        solutions.append(solve(solver, problem, device, plan(solver, problem, device)))
         progress.report("problems", index + 1, len(problems))
     return solutions
 

@@ -109,8 +109,10 @@ def limit(time_limit: float | None) -> Iterator[Deadline]:
 class Rate:
     """The predicted cost of an operation that cannot be interrupted once started (a kernel launch, a
     transfer, a sort): ``overhead + units x per_unit`` seconds. ``observe`` learns ``per_unit`` from
-    measurements large enough to see past the overhead; a slower measurement is taken at once, a
-    faster one only gradually (a prediction errs on the long side)."""
+    measurements large enough to see past the overhead, in time and in units (a small operation held
+    up by the host, a few milliseconds, says nothing of the cost per unit: taken as such, it would
+    predict seconds for the next large one); a slower measurement is taken at once, a faster one only
+    gradually (a prediction errs on the long side)."""
 
     def __init__(self, overhead: float, per_unit: float):
         self.overhead, self.per_unit = overhead, per_unit
@@ -119,7 +121,7 @@ class Rate:
         return self.overhead + units * self.per_unit
 
     def observe(self, units: float, seconds: float) -> None:
-        if units > 0 and seconds > 2 * self.overhead:
+        if units > 0 and seconds > 2 * self.overhead and units * self.per_unit >= self.overhead:
             self.per_unit = max((seconds - self.overhead) / units, 0.7 * self.per_unit)
 
     def units_within(self, seconds: float) -> float:

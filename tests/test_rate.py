@@ -1,0 +1,19 @@
+"""clsolve.runtime.deadline.Rate: the predicted cost of an operation that cannot be interrupted."""
+from clsolve.runtime.deadline import Rate
+
+
+def test_a_small_operation_held_up_does_not_make_large_ones_look_slow():
+    """10 ms for 40 units (the host busy elsewhere) would predict 1.4 s for 5,500 units if taken as a
+    cost per unit; the per-unit part of 40 units is not visible past the overhead, so it is not."""
+    rate = Rate(3e-4, 3e-8)
+    rate.observe(40, 0.01)
+    assert rate.predict(5500) < 0.01
+
+
+def test_a_slower_large_operation_is_taken_at_once_and_a_faster_one_gradually():
+    rate = Rate(3e-4, 3e-8)
+    rate.observe(100_000, 0.0303)   # 3e-7 per unit: ten times the first guess
+    assert abs(rate.per_unit - 3e-7) < 1e-12
+    rate.observe(100_000, 0.0033)   # 3e-8 again: at most 30 % down per observation
+    assert abs(rate.per_unit - 0.7 * 3e-7) < 1e-12
+    assert abs(rate.units_within(rate.predict(1000)) - 1000) < 1e-6

@@ -183,9 +183,10 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                                   "schedule": pick(["auto", "diagonals"])} if isinstance(problem, LCS) else {}),
                               **({"device_memory_limit": pick([2**16, 2**20])} if rng.random() < 0.3 else {})}))
     if isinstance(problem, clsolve.Knapsack):
-        out.append(("dp-rows", {"items_per_launch": pick([1, 2, 3, 4]), "value_bits": pick([None, 64]),
+        out.append(("dp-rows", {"items_per_launch": pick([None, 1, 2, 3, 4]), "value_bits": pick([None, 64]),
                                 "chain": pick([None, 1, 2, 5, 32]), "presolve": pick([True, False]),
-                                "dominance": pick([True, False]), "fixing": pick([True, False]), "poison": True,
+                                "dominance": pick([True, False]), "fixing": pick([True, False]),
+                                "pruning": pick([True, False]), "store": pick(["auto", "host"]), "poison": True,
                                 # not an option: the large-table steps (dominance, fixing) on every size
                                 "large_table_steps": pick([True, False])}))
         out.append(("dp-batch", {"method": pick(["auto", "dp", "enumerate"]), "presolve": pick([True, False]),
@@ -268,15 +269,17 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
 
 @contextlib.contextmanager
 def _large_table_steps(on: bool):
-    """With ``on``, presolve's large-table steps (fixing by dominance or by reduced costs) for tables of
-    every size, which the fuzzer's small problems would never reach."""
+    """With ``on``, presolve's large-table steps (fixing by dominance or by reduced costs) and dp-rows'
+    pruning for tables of every size, which the fuzzer's small problems would never reach."""
     from clsolve.dp import presolve
-    threshold = presolve.LARGE_TABLE_UPDATES
-    presolve.LARGE_TABLE_UPDATES = 0 if on else threshold
+    from clsolve_plugins.dp_rows import pruned
+    threshold, pruned_threshold = presolve.LARGE_TABLE_UPDATES, pruned.PRUNED_UPDATES
+    if on:
+        presolve.LARGE_TABLE_UPDATES, pruned.PRUNED_UPDATES = 0, {"gpu": 0, "other": 0}
     try:
         yield
     finally:
-        presolve.LARGE_TABLE_UPDATES = threshold
+        presolve.LARGE_TABLE_UPDATES, pruned.PRUNED_UPDATES = threshold, pruned_threshold
 
 
 def _batch(rng, seed, case, first, device, counts, failures, folder) -> None:

@@ -2,7 +2,8 @@
  * [LLMF], Algorithms 2.1/2.2 (Boyer's Algorithm 1 in [HC22] for m = 1): one launch per item i,
  * one work-item per group of 32 states of row i (dp_rows_item), or two items per launch
  * (dp_rows_pair, below), or GROUP = 3 or 4 (dp_rows_group), or many passes of GROUP = 1 to 4 items
- * chained in one launch (dp_rows_chain), recurrence (1) of [LLMF]:
+ * chained in one launch (dp_rows_chain), or one or two items per launch leaving out the states a
+ * bound excludes (dp_rows_bounded, build option BOUNDED), recurrence (1) of [LLMF]:
  *     f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i)   if c >= w_i in every dimension
  *     f_i(c) = f_{i-1}(c)                                otherwise
  * with U_i(c) = 1 exactly when the second term is strictly larger (the item is taken).
@@ -102,6 +103,136 @@ void dp_rows_pair(__global const VALUE_T *restrict prev, __global VALUE_T *restr
     decisions[word] = bits_a;
     decisions[word + words_per_row] = bits_b;
 }
+
+#ifdef BOUNDED
+/* One or two items per pass with states left out by a bound against an incumbent
+ * (engine/dp/pruning.py). `live` holds two rows of a bit per state (the decision-bit layout), the
+ * previous pass's by the pass's parity (1: the state was kept), then from word `table_word` on a
+ * table of three doubles per pass: its first item, its width (1 or 2) and its threshold. A state c
+ * after the pass is kept when
+ *     f(c) - y . c >= threshold      (threshold = floor + 1 - D_k - y . C, less a margin),
+ * the Lagrangian bound of the items after the pass with the prices y (price1..3). A state not kept
+ * has no value: the recurrence leaves out every term that reads one, and a state none of whose terms
+ * is left is not kept either. So every value kept is that of the solution its decision bits trace
+ * back; states whose terms are all left out cost no memory traffic but their bit words.
+ * DROPPED_VALUE (tests, with poisoned buffers): written to every state not kept, a value larger than
+ * any solution's, so that reading one shows in the answer. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF      /* the test as the host computes it (engine/dp/pruning.py) */
+
+/* Bit j: whether the source c_j - s of state c_j = base + j * LOCAL_SIZE (j = 0..31) was kept, from
+ * the two words of `live` its 32 sources lie in (0 for sources below state 0). */
+inline uint kept_sources(__global const uint *live, const long words, const uint base, const ulong s)
+{
+    const long x = (long)base - (long)s;                               /* the source of c_0 */
+    const long q = x >= 0 ? x / LOCAL_SIZE : -((LOCAL_SIZE - 1 - x) / LOCAL_SIZE);  /* floor(x / L) */
+    const long r = x - q * LOCAL_SIZE;                                 /* word in its tile */
+    const long t = q >= 0 ? q / 32 : -((31 - q) / 32);                 /* tile of c_0's source */
+    const long low = t * LOCAL_SIZE + r, high = low + LOCAL_SIZE;
+    const ulong a = low >= 0 ? live[low] : 0u;
+    const ulong b = high >= 0 && high < words ? live[high] : 0u;
+    return (uint)(((b << 32) | a) >> (uint)(q - 32 * t));
+}
+
+/* The states kept before the first item: every value is 0 (no item taken), kept where the test of
+ * all the items passes; one word of `live`'s first row per work-item. */
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void dp_rows_bounded_first(__global uint *live, const uint states, const uint span1, const uint span2,
+                           const double price1, const double price2, const double price3,
+                           const double threshold)
+{
+    const uint lid = get_local_id(0), tile = get_group_id(0);
+    const uint base = tile * TILE_STATES + lid;
+    uint kept = 0;
+    for (uint j = 0; j < 32u; ++j) {
+        const uint c = base + j * LOCAL_SIZE;
+        if (c >= states)
+            break;
+        const uint3 cap = state_capacity(c, span1, span2);
+        if (0.0 - (price1 * cap.x + price2 * cap.y + price3 * cap.z) >= threshold)
+            kept |= 1u << j;
+    }
+    live[(ulong)tile * LOCAL_SIZE + lid] = kept;
+}
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void dp_rows_bounded(__global const VALUE_T *restrict prev, __global VALUE_T *restrict next,
+                     __global uint *restrict decisions, const ulong decisions_offset,
+                     __global const uint *weights, __global const VALUE_T *profits,
+                     const uint states, const uint span1, const uint span2,
+                     const ulong words_per_row, const uint chunk_first,
+                     const uint pass_index, __global uint *live, const ulong table_word,
+                     const double price1, const double price2, const double price3)
+{
+    __global const double *table = (__global const double *)(live + table_word);
+    const uint item = (uint)table[3 * pass_index], width = (uint)table[3 * pass_index + 1];
+    const double threshold = table[3 * pass_index + 2];
+    __global const uint *live_prev = live + (pass_index & 1u) * words_per_row;
+    __global uint *live_next = live + ((pass_index & 1u) ^ 1u) * words_per_row;
+    const uint lid = get_local_id(0);
+    const uint tile = get_group_id(0);
+    const ulong own_word = (ulong)tile * LOCAL_SIZE + lid;
+    const long words = (long)words_per_row;
+    const uint base = tile * TILE_STATES + lid;
+    const uint3 wa = item_weight(weights, item);
+    const int two = width == 2u;
+    const uint3 wb = two ? item_weight(weights, item + 1u) : (uint3)(0u, 0u, 0u);
+    const uint sa = shift(wa, span1, span2), sb = shift(wb, span1, span2);
+    const VALUE_T pa = profits[item], pb = two ? profits[item + 1u] : 0;
+    const uint own = live_prev[own_word];
+    const uint in_a = kept_sources(live_prev, words, base, sa);
+    const uint in_b = two ? kept_sources(live_prev, words, base, sb) : 0u;
+    const uint in_ab = two ? kept_sources(live_prev, words, base, (ulong)sa + sb) : 0u;
+    const uint any = own | in_a | in_b | in_ab;
+    uint bits_a = 0, bits_b = 0, kept = 0;
+#pragma unroll 8
+    for (uint j = 0; j < 32u; ++j) {
+        const uint c = base + j * LOCAL_SIZE;
+        if (c >= states || !((any >> j) & 1u))
+            continue;  /* not break: keeps the unrolled loads independent */
+        const uint3 cap = state_capacity(c, span1, span2);
+        const int fit_a = fits(cap, wa), fit_b = two && fits(cap, wb);
+        const int fit_ab = fit_b && fits(cap - wb, wa);
+        /* every load in bounds (where a term does not fit it reads c) and issued before any is used */
+        const VALUE_T f_c = prev[c], f_a = prev[fit_a ? c - sa : c];
+        const VALUE_T f_b = prev[fit_b ? c - sb : c], f_ab = prev[fit_ab ? c - sb - sa : c];
+        int has = (own >> j) & 1u;                      /* f_a(c): f(c), f(c - w_a) + p_a */
+        VALUE_T best = f_c;
+        if (fit_a && ((in_a >> j) & 1u) && (!has || f_a + pa > best)) {
+            best = f_a + pa;
+            has = 1;
+            bits_a |= 1u << j;
+        }
+        int has_b = fit_b && ((in_b >> j) & 1u);        /* f_a(c - w_b), then f_b(c) */
+        VALUE_T fa_b = f_b;
+        if (fit_ab && ((in_ab >> j) & 1u) && (!has_b || f_ab + pa > fa_b)) {
+            fa_b = f_ab + pa;
+            has_b = 1;
+        }
+        if (has_b && (!has || fa_b + pb > best)) {
+            best = fa_b + pb;
+            has = 1;
+            bits_b |= 1u << j;
+        }
+        if (has && (double)best - (price1 * cap.x + price2 * cap.y + price3 * cap.z) >= threshold) {
+            kept |= 1u << j;
+            next[c] = best;
+        }
+    }
+#ifdef DROPPED_VALUE
+    for (uint j = 0; j < 32u; ++j) {        /* tests: a value not kept is never read */
+        const uint c = base + j * LOCAL_SIZE;
+        if (c < states && !((kept >> j) & 1u))
+            next[c] = DROPPED_VALUE;
+    }
+#endif
+    live_next[own_word] = kept;
+    const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + own_word;
+    decisions[word] = bits_a;
+    if (two)
+        decisions[word + words_per_row] = bits_b;
+}
+#endif
 
 #ifdef GROUP
 /* GROUP (3 or 4) items j = 0 .. GROUP-1 from `item` on, in one pass: f_j(x) = max(f_{j-1}(x),

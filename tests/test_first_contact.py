@@ -96,9 +96,10 @@ def test_items_are_summarised_unless_asked_for(tmp_path, capsys):
 
 def test_a_plan_reads_in_human_units_and_as_json(capsys):
     code, out, _ = run(["solve", "--example", "a33", "--solver", "dp-rows", "--plan"], capsys)
-    assert code == 0 and "  device   " in out and "MiB in 4 buffer(s): row_a 20.45 MiB" in out
-    # reduced costs fix 76 of the 134 items: 58 in pairs, 30 launches
-    assert "3.11e+08 cell updates, 30 launches" in out and "reduced costs fixed" in out and "{" not in out
+    assert code == 0 and "  device   " in out and "MiB in 5 buffer(s): row_a 20.45 MiB" in out
+    # reduced costs fix 76 of the 134 items: 58 in pairs, the states kept first, the trace-back
+    assert "3.11e+08 cell updates, 31 launches" in out and "reduced costs fixed" in out and "{" not in out
+    assert "pruning True" in out
     code, out, _ = run(["solve", "--example", "a33", "--solver", "dp-rows", "--plan", "--json"], capsys)
     assert code == 0 and json.loads(out)["device_buffers"]["row_a"] == 2100 * 2550 * 4 + 4 * (2100 + 2550 + 1)
 

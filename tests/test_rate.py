@@ -1,4 +1,4 @@
-"""clsolve.runtime.deadline.Rate: the predicted cost of an operation that cannot be interrupted."""
+"""clsolve.runtime.deadline: Rate, the predicted cost of an operation that cannot be interrupted, and Pacer's first group."""
 from clsolve.runtime.deadline import Rate
 
 
@@ -17,3 +17,15 @@ def test_a_slower_large_operation_is_taken_at_once_and_a_faster_one_gradually():
     rate.observe(100_000, 0.0033)   # 3e-8 again: at most 30 % down per observation
     assert abs(rate.per_unit - 0.7 * 3e-7) < 1e-12
     assert abs(rate.units_within(rate.predict(1000)) - 1000) < 1e-6
+
+
+def test_a_pacer_sizes_its_first_group_by_an_estimate_only_without_a_limit(device):
+    """With no time limit an estimate of a launch sizes the first group (a quarter of all launches at
+    most, so that progress still shows); under a limit the first group is one launch, whatever the
+    estimate says."""
+    from clsolve.runtime.deadline import Pacer, limit
+    assert Pacer(device.queue, "rows", 40, launch_seconds=1e-4).group == 10
+    assert Pacer(device.queue, "rows", 4000, launch_seconds=1e-4).group == 625   # a quarter of 0.25 s
+    assert Pacer(device.queue, "rows", 40).group == Pacer(device.queue, "rows", 40, launch_seconds=1.0).group == 1
+    with limit(10.0):
+        assert Pacer(device.queue, "rows", 40, launch_seconds=1e-4).group == 1

@@ -123,12 +123,14 @@ def run_dp_rows(args) -> dict:
         for problem in problems:
             print(f"class A {problem.name}", file=sys.stderr)
             case = {"set": "class-a", **measure(problem, args.solver, device, bandwidth, args.repeats)}
-            if args.solver == "dp-rows":  # the default solve: the items reduced costs fix left out
-                fixed = measure(problem, args.solver, device, bandwidth, args.repeats, fixing=True)
-                case["with_fixing"] = {"kernel_seconds": fixed["seconds"]["kernels"],
-                                       "total_seconds": fixed["seconds"]["total"], "cell_updates": fixed["cell_updates"],
-                                       "cell_updates_per_second": fixed["cell_updates_per_second"],
-                                       "value": fixed["value"], "notes": fixed["notes"]}
+            if args.solver == "dp-rows":  # the default solve (the items reduced costs fix left out, the
+                # states that cannot beat the incumbent pruned), and the same without the pruning
+                for key, pruning in (("with_fixing", True), ("with_fixing_unpruned", False)):
+                    fixed = measure(problem, args.solver, device, bandwidth, args.repeats, fixing=True, pruning=pruning)
+                    case[key] = {"kernel_seconds": fixed["seconds"]["kernels"],
+                                 "total_seconds": fixed["seconds"]["total"], "cell_updates": fixed["cell_updates"],
+                                 "cell_updates_per_second": fixed["cell_updates_per_second"],
+                                 "value": fixed["value"], "notes": fixed["notes"]}
             cases.append(case)
         if args.solver == "dp-rows":  # all 43 under each number of items per pass, a launch per pass
             class_a_by = {str(k): sum(measure(p, args.solver, device, bandwidth, args.repeats, items_per_launch=k, chain=1)

@@ -112,7 +112,8 @@ def _reduced_costs(problem: Knapsack) -> Reduction | None:
     floor = (fixing.value, fixing.chosen.copy())
     if fixing.core is None:  # no better solution: the incumbent is the answer
         return Reduction(problem, None, _NONE, _NONE, (note,), floor)
-    return Reduction(problem, fixing.core, np.flatnonzero(fixing.free), np.flatnonzero(fixing.fixed_in), (note,), floor)
+    return Reduction(problem, fixing.core, np.flatnonzero(fixing.free), np.flatnonzero(fixing.fixed_in), (note,), floor,
+                     fixing.prices)
 
 
 def _heavy_first(problem: Knapsack) -> Reduction | None:

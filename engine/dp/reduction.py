@@ -10,6 +10,7 @@ import numpy as np
 
 from ..problems import Knapsack
 from ..solution import Solution, Timings
+from .pruning import Pruning
 
 
 @dataclass(slots=True)
@@ -27,6 +28,9 @@ class Reduction:
     #: A solution of the original, (value, selected), that is optimal wherever the reduced problem's
     #: best, expanded, does not beat it (the reduction holds for better solutions only); None: none.
     floor: tuple[int, np.ndarray] | None = None
+    #: The Lagrangian prices (one per constraint of ``problem``) behind the fixing that made ``floor``
+    #: a floor; with them a DP over ``problem`` may leave out states that cannot beat it (``pruning``).
+    prices: np.ndarray | None = None
 
     @property
     def changed(self) -> bool:
@@ -49,6 +53,13 @@ class Reduction:
             notes.append(f"presolve: no solution beats the incumbent of value {value}; it is the answer")
         return replace(solution, value=value, selected=selected, bound=bound, notes=notes)
 
+    def pruning(self) -> Pruning | None:
+        """The test by which a DP over ``problem`` may leave out states that cannot lead past the floor
+        (``clsolve.dp.pruning``), or None where there is no floor with prices."""
+        if self.problem is None or self.floor is None or self.prices is None:
+            return None
+        return Pruning(self.problem, self.prices, self.floor[0] - self.forced_profit)
+
     @property
     def forced_profit(self) -> int:
         return int(self.original.profits[self.forced].sum())
@@ -64,7 +75,11 @@ class Reduction:
             selected[self.items[step.floor[1]]] = True
             value = step.floor[0] + self.forced_profit
             floor = floor if floor is not None and floor[0] >= value else (value, selected)
-        return Reduction(self.original, step.problem, self.items[step.items], forced, self.notes + step.notes, floor)
+        prices = step.prices
+        if prices is None and step.problem is not None and self.problem is not None and step.problem.m == self.problem.m:
+            prices = self.prices    # any prices >= 0 bound the same constraints (rescaled or not)
+        return Reduction(self.original, step.problem, self.items[step.items], forced, self.notes + step.notes, floor,
+                         prices if floor is not None else None)
 
     def trivial(self, solver: str, device: str) -> Solution:
         """The solution when nothing is left to decide (``problem`` is None)."""

@@ -242,10 +242,17 @@ class DecisionLayout:
     def row_bytes(self) -> int:
         return 4 * self.words_per_row
 
+    def word_of(self, state: int) -> int:
+        """The word of a row holding ``state``'s bit (``decision_word``)."""
+        return (state // self.tile_states) * self.local_size + state % self.local_size
+
+    def bit_of(self, state: int) -> int:
+        """The bit of that word (``decision_bit``)."""
+        return (state // self.local_size) % 32
+
     def taken(self, row: np.ndarray, state: int) -> bool:
-        """The decision bit of ``state`` in one row of words (``decision_word``/``decision_bit``)."""
-        word = (state // self.tile_states) * self.local_size + state % self.local_size
-        return bool((int(row[word]) >> ((state // self.local_size) % 32)) & 1)
+        """The decision bit of ``state`` in one row of words."""
+        return bool((int(row[self.word_of(state)]) >> self.bit_of(state)) & 1)
 
     def unpack(self, words: np.ndarray) -> np.ndarray:
         """Boolean decisions of shape (rows, states) from words of shape (rows, words_per_row)."""

@@ -134,18 +134,25 @@ class Pacer:
     for the group before last: a deadline (and Ctrl-C) is noticed within about two groups, while the
     device always has the next group queued.
 
-    Call ``launch()`` after each enqueued launch. Groups start at one launch and grow (at most
-    doubling) while the groups measured so far stay under ``group_seconds``: a long launch is never
-    queued many times over before its cost is known. At each group's end the deadline is checked and
-    :class:`TimeLimitError` raised with ``progress()``'s text, after the queue has finished (the queue
-    stays usable). ``close()`` waits for whatever is still queued.
+    Call ``launch()`` after each enqueued launch. Groups start at one launch (with no time limit, at
+    what an estimate of a launch allows) and grow (at most doubling) while the groups measured so far stay
+    under ``group_seconds``: a long launch is never queued many times over before its cost is known.
+    At each group's end the deadline is checked and :class:`TimeLimitError` raised with
+    ``progress()``'s text, after the queue has finished (the queue stays usable). ``close()`` waits
+    for whatever is still queued.
     """
 
-    def __init__(self, queue: cl.CommandQueue, what: str, total: int):
+    def __init__(self, queue: cl.CommandQueue, what: str, total: int, launch_seconds: float | None = None):
+        """``launch_seconds``: an estimate of one launch (a plan's), by which the first group holds the
+        launches of a quarter of a group's time, at most a quarter of them all, so that progress still
+        shows; under a time limit, and without it, the first group holds one launch (an estimate may
+        be low, and a limit is kept by measured launches only)."""
         self.queue, self.what, self.total = queue, what, max(1, int(total))
         self.deadline = current()
         self.group_seconds = min(self.deadline.margin / 4, GROUP_SECONDS) if self.deadline.limited else GROUP_SECONDS
         self.group = 1
+        if launch_seconds is not None and launch_seconds > 0 and not self.deadline.limited:
+            self.group = max(1, min(self.total // 4, int(self.group_seconds / 4 / launch_seconds)))
         self.done = 0
         self._in_group = 0
         self._pending: tuple[cl.Event, int, float] | None = None
@@ -171,7 +178,7 @@ class Pacer:
             per_launch = (time.perf_counter() - queued) / launches
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
         else:
-            self.group = min(2 * self.group, 8)
+            self.group = max(self.group, min(2 * self.group, 8))
         progress.report(self.what, self.done, self.total)
         if self.deadline.expired():
             self.close()

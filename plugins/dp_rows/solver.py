@@ -14,12 +14,11 @@ streamed to host memory while the sweep goes on, and walked back on the host.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyopencl as cl
 
 from clsolve.dp.presolve import least, planned, presolved, reduction
+from clsolve.dp.pruning import Pruning
 from clsolve.dp.rowstore import RowStore, StorePlan, device_budget, plan_rows
 from clsolve.dp.table import (
     MODEL_BANDWIDTH,
@@ -46,29 +45,17 @@ from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+from . import backtrack
 from . import chain as chaining
+from . import pruned as pruned_passes
 from .chain import Chain
+from .held import Held
 
 #: The kernels ([LLMF], Algorithms 2.1-2.2).
 SOURCE = kernels.builtin("dp_rows.cl")
 #: Rows of at most this many states take 4 items per pass by default (m = 1; see ``items_per_pass``).
 SMALL_ROW = 2**18
 STORES = ("auto", "device", "host")
-
-
-@dataclass
-class _Buffers:
-    """A solve's device buffers: items, two value rows, the store of decision rows with its chunks
-    (first item, items), and the device trace-back's output and capacity left."""
-
-    weights: cl.Buffer
-    profits: cl.Buffer
-    rows: list[cl.Buffer]  # two rows, or the chain's ring of slots
-    store: RowStore
-    chunks: list[tuple[int, int]]
-    selected: cl.Buffer
-    remaining: cl.Buffer
-    progress: cl.Buffer | None  # the chain's passes finished, per tile
 
 
 class RowParallelSolver(DeviceSolver):
@@ -78,7 +65,7 @@ class RowParallelSolver(DeviceSolver):
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
                  items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",
                  device_memory_limit: int | None = None, chain: int | None = None, dominance: bool = True,
-                 fixing: bool = True):
+                 fixing: bool = True, pruning: bool = True):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch``: 1 (the paper's one launch
         per item), 2 (two items fused per pass, so each row is read and written once per two items),
@@ -94,7 +81,11 @@ class RowParallelSolver(DeviceSolver):
         tests). ``presolve`` applies the exact reductions of ``clsolve.dp.presolve`` first; with it,
         ``dominance`` (m = 1) leaves out the items fixed at 0 by dominance (``clsolve.dp.dominance``) and
         ``fixing`` (m = 2, 3) the items fixed by reduced costs against a greedy incumbent
-        (``clsolve.mkp.fixing``), both on tables of at least ``LARGE_TABLE_UPDATES`` cell updates."""
+        (``clsolve.mkp.fixing``), both on tables of at least ``LARGE_TABLE_UPDATES`` cell updates.
+        ``pruning``: where fixing by reduced costs left an incumbent to beat, the passes leave out the
+        states that cannot lead past it (``clsolve.dp.pruning``; passes of 1 or 2 items launched one by
+        one: not with ``chain`` > 1, ``items_per_launch`` > 2, or where short rows chain by default; on
+        tables of at least ``pruned.PRUNED_UPDATES`` cell updates)."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
         self.items_per_launch = options.choice("items_per_launch", items_per_launch, (None, 1, 2, 3, 4))
         self.local_size = options.power_of_two("local_size", local_size)
@@ -102,6 +93,7 @@ class RowParallelSolver(DeviceSolver):
         self.presolve = options.flag("presolve", presolve)
         self.dominance = options.flag("dominance", dominance)
         self.fixing = options.flag("fixing", fixing)
+        self.pruning = options.flag("pruning", pruning)
         self.store = options.choice("store", store, STORES)
         self.device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
         self.chain = options.integer("chain", chain, minimum=1, maximum=chaining.MAX_CHAIN, none=True)
@@ -125,18 +117,27 @@ class RowParallelSolver(DeviceSolver):
             return 2
         return 4 if problem.cells() <= SMALL_ROW else 3
 
+    def _pruning(self, problem: Knapsack) -> Pruning | None:
+        """The test by which the passes over ``problem``'s reduction leave out states (None: the option is
+        off, no incumbent was left to beat, or the passes are chained or take more than two items)."""
+        if not (self.pruning and self.presolve and self.fixing) or (self.chain or 1) > 1 or (self.items_per_launch or 2) > 2:
+            return None
+        return reduction(problem, True, self.dominance, heavy_first=True, fixing=True).pruning()
+
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
-               mode: str, per_pass: int, chain: Chain) -> tuple[StorePlan, list[tuple[int, int]], int]:
+               mode: str, per_pass: int, chain: Chain, pruned: bool) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
         progress = 4 * layout.tiles if chain.passes > 1 else 0
-        other = chain.rows_bytes(layout.states, dtype) + progress + problem.n * (12 + dtype.itemsize + 1) + 16
+        other = (chain.rows_bytes(layout.states, dtype) + progress + problem.n * (12 + dtype.itemsize + 1) + 16
+                 + (pruned_passes.kept_bytes(layout, problem.n) if pruned else 0))
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
                                   other, self.device_memory_limit, mode, multiple=max(2, per_pass))
         return store, chunks, other
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
-        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device), self.dominance,
-                       heavy_first=True, fixing=self.fixing)
+        pruned = self._pruning(problem) is not None
+        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device, pruned),
+                       self.dominance, heavy_first=True, fixing=self.fixing)
 
     def least_seconds(self, problem: Knapsack, device: Device) -> float:
         """The plan's decision bits alone (a bit per item and state from the row's reachable floor on,
@@ -148,26 +149,33 @@ class RowParallelSolver(DeviceSolver):
             return states / 8 / MODEL_BANDWIDTH[kind] + 0.002
         return least(problem, self.presolve, bits, self.dominance, heavy_first=True, fixing=self.fixing)
 
-    def _plan(self, problem: Knapsack, device: Device) -> Plan:
+    def _plan(self, problem: Knapsack, device: Device, pruned: bool = False, chained: int | None = None) -> Plan:
+        """The plan of the DP over ``problem`` (presolve done); ``pruned``: with states left out by the
+        reduction's bound where the passes are launched one by one (not where short rows chain them)
+        and the table is large enough; the estimate is that of the whole table."""
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
         states = problem.cells()
-        chain = chaining.choose(self.chain, self.local_size, states, dtype, device,
+        chain = chaining.choose(chained if chained is not None else self.chain, self.local_size, states, dtype, device,
                                 device_budget(device, 0, self.device_memory_limit) // 4)
+        pruned = pruned and pruned_passes.pays(problem, chain.passes, device)
         layout = DecisionLayout(states, chain.local_size)
         per_pass = self.items_per_pass(problem, chain.passes > 1)
-        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass, chain)
+        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, per_pass, chain, pruned)
         if chain.passes == 1:
             buffers = {"row_a": states * dtype.itemsize, "row_b": states * dtype.itemsize}
         else:
             buffers = {"rows": chain.rows_bytes(layout.states, dtype), "progress": 4 * layout.tiles}
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
+        if pruned:
+            buffers["kept states"] = pruned_passes.kept_bytes(layout, problem.n)
         kind = "gpu" if device.is_gpu else "other"
         items, widths = np.array(chaining.launches(chunks, per_pass), dtype=np.int64).reshape(-1, 2).T
         swept = layout.states - self._first_tiles(problem, layout, chain)[items] * layout.tile_states  # per pass
         passes = len(swept)
         moved = float(np.sum(swept * (2 * dtype.itemsize + widths / 8)))
-        launches = len(chaining.launches(chunks, per_pass, chain.passes)) + (len(chunks) if store.mode == "device" else 0)
+        launches = (len(chaining.launches(chunks, per_pass, chain.passes)) + (len(chunks) if store.mode == "device" else 0)
+                    + int(pruned))  # the states kept before the first pass
         return Plan(
             solver=self.name,
             device_buffers=buffers,
@@ -180,7 +188,7 @@ class RowParallelSolver(DeviceSolver):
             details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
                      "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
                      "states_per_row": states, "items_per_launch": per_pass, "chain": chain.passes,
-                     "split": chain.split},
+                     "split": chain.split, "pruning": pruned},
         )
 
     @staticmethod
@@ -192,60 +200,88 @@ class RowParallelSolver(DeviceSolver):
         return reachable_floors(problem) // layout.tile_states
 
     # -- solving -----------------------------------------------------------------------------
-    def _run(self, problem: Knapsack, device: Device, plan: Plan, keep_decisions: bool):
+    def _run(self, problem: Knapsack, device: Device, plan: Plan, keep_decisions: bool,
+             pruning: Pruning | None = None):
         """The DP on the device: value, and the item flags (or, with ``keep_decisions``, the decision
-        bits of every row), with the time of each phase."""
+        bits of every row), with the time of each phase. With ``pruning``, states that cannot lead past
+        its floor are left out; where the state of the capacities is one of them, the value is 0 and no
+        item is taken (the floor is the answer)."""
         timings = Timings()
         with timings.phase("host"):
             dtype = value_dtype(problem, self.value_bits, value_bound(problem))
             layout = DecisionLayout(problem.cells(), int(plan.details["local_size"]))
-            defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m,
-                                          "LOCAL_SIZE": layout.local_size}
-            per_pass = int(plan.details["items_per_launch"])
-            chain = Chain(int(plan.details["chain"]), int(plan.details["split"]), layout.tiles * layout.tile_states,
-                          layout.local_size)
-            if per_pass > 2 or chain.passes > 1:
-                defines["GROUP"] = per_pass
-            if chain.passes > 1:
-                defines["SPLIT"] = chain.split
-            program = kernels.program(device, SOURCE, defines)
+            program, chain = self._program(problem, device, plan, layout, dtype, pruning)
         with timings.phase("upload"):
-            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]), per_pass, chain)
+            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]),
+                                int(plan.details["items_per_launch"]), chain, pruning is not None)
+            bounded = None if pruning is None else pruned_passes.prepare(problem, device, plan, program, layout, held,
+                                                                         pruning)
         try:
             with timings.phase("kernels"):
+                kept_word, kept_bit = None, 0   # with pruning: where it says whether C's state was kept
                 if chain.passes > 1:
                     row, start = self._chain(problem, device, plan, program, layout, held, chain)
+                elif bounded is not None:
+                    row, start, kept_word, kept_bit = pruned_passes.sweep(device, plan, layout, held, bounded,
+                                                                          f"{self.name} rows")
                 else:  # the whole table where it is kept, else each row from its reachable floor's tile
                     row, start = self._sweep(problem, device, plan, program, layout, held, not keep_decisions)
                 value = np.zeros(1, dtype=dtype)
-                cl.enqueue_copy(device.queue, value, row, src_offset=(start + layout.states - 1) * dtype.itemsize)
-                if not keep_decisions and held.store.plan.mode == "device":
-                    self._backtrack(problem, device, program, layout, held)
+                cl.enqueue_copy(device.queue, value, row, src_offset=(start + layout.states - 1) * dtype.itemsize,
+                                is_blocking=False)
+                if not keep_decisions and held.store.plan.mode == "device":  # bits trace back even where
+                    backtrack.on_device(problem, device, program, layout, held)  # C was not kept: never garbage
                 device.queue.finish()
                 held.store.drain()
+                reached = kept_word is None or bool((int(kept_word[0]) >> kept_bit) & 1)
             with timings.phase("download"):
-                if keep_decisions:
-                    found = layout.unpack(np.concatenate([
-                        held.store.host(k).view(np.uint32).reshape(count, layout.words_per_row)
-                        for k, (_, count) in enumerate(held.chunks)]))
-                elif held.store.plan.mode == "device":
-                    found = np.empty(problem.n, dtype=np.uint8)
-                    cl.enqueue_copy(device.queue, found, held.selected, is_blocking=True)
-                else:
-                    found = self._backtrack_on_host(problem, layout, held)
+                found = self._found(problem, device, layout, held, keep_decisions, reached)
         finally:
             held.store.release()
-        return int(value[0]), found, timings
+        return (int(value[0]) if reached else 0), found, timings
+
+    def _program(self, problem: Knapsack, device: Device, plan: Plan, layout: DecisionLayout, dtype: np.dtype,
+                 pruning: Pruning | None) -> tuple[kernels.Program, Chain]:
+        """The kernels the plan's passes need, built for this problem's types and sizes, and the chain."""
+        defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size}
+        per_pass = int(plan.details["items_per_launch"])
+        chain = Chain(int(plan.details["chain"]), int(plan.details["split"]), layout.tiles * layout.tile_states,
+                      layout.local_size)
+        if per_pass > 2 or chain.passes > 1:
+            defines["GROUP"] = per_pass
+        if chain.passes > 1:
+            defines["SPLIT"] = chain.split
+        if pruning is not None:
+            defines["BOUNDED"] = 1
+            if self.poison:   # larger than any solution's value, and + a profit still fits
+                defines["DROPPED_VALUE"] = int(np.iinfo(dtype).max) - int(problem.profits.sum())
+        return kernels.program(device, SOURCE, defines), chain
+
+    def _found(self, problem: Knapsack, device: Device, layout: DecisionLayout, held: Held, keep_decisions: bool,
+               reached: bool) -> np.ndarray:
+        """The decision table (``keep_decisions``), else the item flags of the trace-back (none where
+        the capacities' state was not reached)."""
+        if keep_decisions:
+            return layout.unpack(np.concatenate([held.store.host(k).view(np.uint32).reshape(count, layout.words_per_row)
+                                                 for k, (_, count) in enumerate(held.chunks)]))
+        if not reached:
+            return np.zeros(problem.n, dtype=np.uint8)
+        if held.store.plan.mode == "device":
+            found = np.empty(problem.n, dtype=np.uint8)
+            cl.enqueue_copy(device.queue, found, held.selected, is_blocking=True)
+            return found
+        return backtrack.on_host(problem, layout, held)
 
     def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype,
-                mode: str, per_pass: int, chain: Chain) -> _Buffers:
+                mode: str, per_pass: int, chain: Chain, pruned: bool) -> Held:
         """The items, the value rows (two, or the chain's ring, its first slot zero), the store of
-        decision rows, the answer's buffers (and the chain's progress counters, zero)."""
+        decision rows, the answer's buffers (and the chain's progress counters, zero; with
+        ``pruned``, the two rows of kept-state bits)."""
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
-        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, chain)
+        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, chain, pruned)
         chained = chain.passes > 1
         row_bytes = (chain.pitch if chained else layout.states) * dtype.itemsize
-        held = _Buffers(
+        held = Held(
             weights=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=clamped_weights(problem)),
             profits=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)),
             rows=([cl.Buffer(ctx, flags.READ_WRITE, chain.slots * row_bytes)] if chained
@@ -254,18 +290,19 @@ class RowParallelSolver(DeviceSolver):
             chunks=chunks, selected=cl.Buffer(ctx, flags.READ_WRITE, problem.n),
             remaining=cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
                                 hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m))),
-            progress=cl.Buffer(ctx, flags.READ_WRITE, 4 * layout.tiles) if chained else None)
+            progress=cl.Buffer(ctx, flags.READ_WRITE, 4 * layout.tiles) if chained else None,
+            kept=cl.Buffer(ctx, flags.READ_WRITE, pruned_passes.kept_bytes(layout, problem.n)) if pruned else None)
         if self.poison:
-            for buf in held.rows[-1:] + [held.selected]:
+            for buf in held.rows[-1:] + [held.selected] + ([held.kept] if held.kept else []):
                 fill(queue, buf, POISON_BYTE)
-        fill(queue, held.rows[0], 0, row_bytes)
+        fill(queue, held.rows[0], 0, row_bytes)   # with pruning, _pruned_kernels sets held.kept[0]
         if held.progress is not None:
             fill(queue, held.progress, 0)
         queue.finish()
         return held
 
     def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
-               layout: DecisionLayout, held: _Buffers, floored: bool = True) -> tuple[cl.Buffer, int]:
+               layout: DecisionLayout, held: Held, floored: bool = True) -> tuple[cl.Buffer, int]:
         """One launch per pass, rows ping-ponging, each chunk of decision rows handed to the store when
         written; with ``floored``, a pass launches the tiles from its item's ``_first_tiles`` entry on. Returns the
         buffer holding the last pass's row and the row's first state there."""
@@ -283,7 +320,7 @@ class RowParallelSolver(DeviceSolver):
         group = (layout.local_size,)
         first_tiles = self._first_tiles(problem, layout, None).tolist() if floored else [0] * problem.n
         passes = 0
-        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches)
+        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.seconds / max(plan.launches, 1))
         for k, (first, count) in enumerate(held.chunks):
             buffer, offset, wait = held.store.slot(k)
             for pair in by_width.values():
@@ -301,7 +338,7 @@ class RowParallelSolver(DeviceSolver):
         return held.rows[passes & 1], 0
 
     def _chain(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
-               layout: DecisionLayout, held: _Buffers, chain: Chain) -> tuple[cl.Buffer, int]:
+               layout: DecisionLayout, held: Held, chain: Chain) -> tuple[cl.Buffer, int]:
         """``chain.passes`` passes per launch over the ring, each chunk of decision rows handed to the
         store when written; returns the ring and the first state of the slot holding the last pass."""
         span1, span2 = spans(problem)
@@ -312,7 +349,7 @@ class RowParallelSolver(DeviceSolver):
             span2=np.uint32(span2), words_per_row=np.uint64(layout.words_per_row), progress=held.progress)
         group = layout.local_size * chain.split
         slot = done = 0
-        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches)
+        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.seconds / max(plan.launches, 1))
         for k, (first, count) in enumerate(held.chunks):
             buffer, offset, wait = held.store.slot(k)
             kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
@@ -327,60 +364,36 @@ class RowParallelSolver(DeviceSolver):
             held.store.finished(k, event)
         return held.rows[0], slot * chain.pitch
 
-    def _backtrack(self, problem: Knapsack, device: Device, program: kernels.Program, layout: DecisionLayout,
-                   held: _Buffers) -> None:
-        """Algorithm 2.1, steps 8-12, on one work-item, chunk by chunk from the last item."""
-        span1, span2 = spans(problem)
-        backtrack = program.kernel("dp_rows_backtrack").set(
-            weights=held.weights, words_per_row=np.uint64(layout.words_per_row), span1=np.uint32(span1),
-            span2=np.uint32(span2), remaining=held.remaining, selected=held.selected)
-        for k in reversed(range(len(held.chunks))):
-            first, count = held.chunks[k]
-            buffer, offset = held.store.readable(k)
-            backtrack.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first),
-                          chunk_items=np.uint32(count))
-            backtrack.enqueue(device.queue, (1,), (1,))
-
-    def _backtrack_on_host(self, problem: Knapsack, layout: DecisionLayout, held: _Buffers) -> np.ndarray:
-        """Algorithm 2.1, steps 8-12, on the host over the streamed rows, from the last item."""
-        span1, span2 = spans(problem)
-        weights = clamped_weights(problem).tolist()
-        rest = problem.capacities.tolist() + [0] * (3 - problem.m)
-        selected = np.zeros(problem.n, dtype=np.uint8)
-        for k in reversed(range(len(held.chunks))):
-            first, count = held.chunks[k]
-            words = held.store.host(k).view(np.uint32)
-            for j in reversed(range(count)):
-                row = words[j * layout.words_per_row:(j + 1) * layout.words_per_row]
-                if layout.taken(row, rest[0] * span1 + rest[1] * span2 + rest[2]):
-                    selected[first + j] = 1
-                    rest = [r - w for r, w in zip(rest, weights[first + j])]
-        return selected
-
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        return presolved(self.name, problem, self.presolve, device.label, lambda core: self._solve(core, device, plan),
-                         self.dominance, heavy_first=True, fixing=self.fixing)
+        pruning = self._pruning(problem) if plan.details.get("pruning") else None
+        return presolved(self.name, problem, self.presolve, device.label,
+                         lambda core: self._solve(core, device, plan, pruning), self.dominance, heavy_first=True,
+                         fixing=self.fixing)
 
-    def _solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        value, selected, timings = self._run(problem, device, plan, keep_decisions=False)
+    def _solve(self, problem: Knapsack, device: Device, plan: Plan, pruning: Pruning | None = None) -> Solution:
+        value, selected, timings = self._run(problem, device, plan, keep_decisions=False, pruning=pruning)
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
         store = plan.details["store"]
         return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
                         device=device.label, timings=timings,
                         stats={"store": store, "items_per_launch": int(plan.details["items_per_launch"]),
-                               "value_type": plan.details["value_type"], "chain": int(plan.details["chain"])},
+                               "value_type": plan.details["value_type"], "chain": int(plan.details["chain"]),
+                               "pruning": pruning is not None},
                         notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
                                f"{plan.details['items_per_launch']} item(s) per pass"
                                + (f", {plan.details['chain']} passes chained per launch" if plan.details["chain"] > 1 else "")
-                               + f", decision rows kept on the {store}"])
+                               + f", decision rows kept on the {store}"
+                               + (f"; states that cannot beat the incumbent ({pruning.floor} here) left out"
+                                  if pruning is not None else "")])
 
-    def decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
+    def decisions(self, problem: Knapsack, device: Device, pruning: Pruning | None = None) -> tuple[int, np.ndarray]:
         """The value and the whole decision table of ``problem`` as given (no presolve), shape
-        (n, states), read back (for tests)."""
+        (n, states), read back (for tests); with ``pruning`` (a test for ``problem``), the passes leave
+        out the states it excludes (the value is 0 where it excludes the capacities' state)."""
         reason = dp_accepts(problem, self.name)
         if reason is not None:
             raise UnsupportedProblemError(reason)
-        plan = self._plan(problem, device)
-        value, table, _ = self._run(problem, device, plan, keep_decisions=True)
+        plan = self._plan(problem, device, pruned=pruning is not None, chained=1 if pruning is not None else None)
+        value, table, _ = self._run(problem, device, plan, keep_decisions=True, pruning=pruning)
         return value, table

@@ -1,0 +1,24 @@
+"""The device buffers of one ``dp-rows`` solve (``solver.py`` makes them, the sweeps use them)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyopencl as cl
+
+from clsolve.dp.rowstore import RowStore
+
+
+@dataclass
+class Held:
+    """A solve's device buffers: items, two value rows, the store of decision rows with its chunks
+    (first item, items), and the device trace-back's output and capacity left."""
+
+    weights: cl.Buffer
+    profits: cl.Buffer
+    rows: list[cl.Buffer]  # two rows, or the chain's ring of slots
+    store: RowStore
+    chunks: list[tuple[int, int]]
+    selected: cl.Buffer
+    remaining: cl.Buffer
+    progress: cl.Buffer | None  # the chain's passes finished, per tile
+    kept: cl.Buffer | None  # with pruning: two rows of a bit per state (kept by a pass or not), then its table

@@ -384,7 +384,8 @@ class RowParallelSolver(DeviceSolver):
                                f"{plan.details['items_per_launch']} item(s) per pass"
                                + (f", {plan.details['chain']} passes chained per launch" if plan.details["chain"] > 1 else "")
                                + f", decision rows kept on the {store}"
-                               + (f"; states that cannot beat the incumbent ({pruning.floor} here) left out"
+                               + (f"; states that cannot lead past the incumbent left out (the core's best must "
+                                  f"beat {pruning.floor})"
                                   if pruning is not None else "")])
 
     def decisions(self, problem: Knapsack, device: Device, pruning: Pruning | None = None) -> tuple[int, np.ndarray]:

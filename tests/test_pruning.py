@@ -59,7 +59,7 @@ def _miniature(seed: int, n: int = 40, m: int = 2) -> clsolve.Knapsack:
     rng = np.random.default_rng(seed)
     weights = rng.integers(1, 30, (n, m))
     profits = weights.sum(axis=1) * rng.choice([1, 3, 9], n) + rng.integers(0, 3, n)
-    return clsolve.Knapsack(profits, weights, [150, 170, 160][:m], weights_by="item")
+    return clsolve.Knapsack(profits, weights, [150, 170] if m == 2 else [70, 80, 75], weights_by="item")
 
 
 @pytest.mark.parametrize("seed, m, per_pass", [(7, 2, 2), (7, 2, 1), (8, 2, 2), (3, 3, 2), (5, 3, 1)])

@@ -135,8 +135,9 @@ def test_pruning_is_planned_only_where_it_applies(device, monkeypatch):
         assert not clsolve.plan(problem, "dp-rows", device, **options).details.get("pruning"), options
     one = clsolve.Knapsack([3, 4], [3, 5], [6])  # m = 1: no fixing by reduced costs, no pruning
     assert not clsolve.plan(one, "dp-rows", device).details.get("pruning")
-    with pytest.raises(ValueError, match="prices >= 0"):
-        Pruning(problem, np.array([1.0, -1.0]), 0)
+    for prices in ([1.0, -1.0], [np.nan, 1.0], [np.inf, 0.0], [1.0]):
+        with pytest.raises(ValueError, match="finite prices >= 0"):
+            Pruning(problem, np.array(prices), 0)
     monkeypatch.setattr(pruned, "PRUNED_UPDATES", {"gpu": 2**40, "other": 2**40})  # too small a table to pay
     assert not clsolve.plan(problem, "dp-rows", device, chain=1).details["pruning"]
 

@@ -41,8 +41,8 @@ class Pruning:
     floor: int
 
     def __post_init__(self) -> None:
-        if self.prices.shape != (self.problem.m,) or bool((self.prices < 0).any()):
-            raise ValueError(f"pruning needs {self.problem.m} prices >= 0, got {self.prices!r}")
+        if self.prices.shape != (self.problem.m,) or not bool((self.prices >= 0).all() & np.isfinite(self.prices).all()):
+            raise ValueError(f"pruning needs {self.problem.m} finite prices >= 0, got {self.prices!r}")
 
     def _suffix_gains(self) -> np.ndarray:
         """D_k for k = 0..n: what items k.. can add beyond the prices of their weights."""

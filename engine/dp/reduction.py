@@ -56,7 +56,7 @@ class Reduction:
     def pruning(self) -> Pruning | None:
         """The test by which a DP over ``problem`` may leave out states that cannot lead past the floor
         (``clsolve.dp.pruning``), or None where there is no floor with prices."""
-        if self.problem is None or self.floor is None or self.prices is None:
+        if self.problem is None or self.floor is None or self.prices is None or not np.isfinite(self.prices).all():
             return None
         return Pruning(self.problem, self.prices, self.floor[0] - self.forced_profit)
 

@@ -135,8 +135,9 @@ class Pacer:
     device always has the next group queued.
 
     Call ``launch()`` after each enqueued launch. Groups start at one launch (with no time limit, at
-    what an estimate of a launch allows) and grow (at most doubling) while the groups measured so far stay
-    under ``group_seconds``: a long launch is never queued many times over before its cost is known.
+    what an estimate of a launch allows) and grow (at most doubling) while the groups measured so far
+    stay under ``group_seconds``: a long launch is never queued many times over before its cost is
+    known.
     At each group's end the deadline is checked and :class:`TimeLimitError` raised with
     ``progress()``'s text, after the queue has finished (the queue stays usable). ``close()`` waits
     for whatever is still queued.

@@ -98,9 +98,9 @@ def walk(core: Knapsack, prices: np.ndarray, floor: int, budget: int) -> Walked 
     u = normalised(prices)
     order = ratio_order(core.profits, core.weights, u)
     tree = _Tree(core.profits[order].tolist(), core.weights[order].tolist(),
-                 (core.weights[order].astype(np.float64) @ u).tolist(), u.tolist(), floor, budget)
+                 (core.weights[order].astype(np.float64) @ u).tolist(), floor, budget)
     try:
-        tree.visit(0, 0, core.capacities.tolist())
+        tree.visit(0, 0, core.capacities.tolist(), float(core.capacities.astype(np.float64) @ u))
     except _GiveUp:
         return None
     chosen = np.zeros(core.n, dtype=bool)
@@ -113,8 +113,8 @@ class _Tree:
     """The walk's state: items in branching order, prefix sums of profits and surrogate weights, the
     incumbent and the items on the current path."""
 
-    def __init__(self, p: list[int], w: list[list[int]], s: list[float], u: list[float], floor: int, budget: int):
-        self.p, self.w, self.s, self.u, self.n = p, w, s, u, len(p)
+    def __init__(self, p: list[int], w: list[list[int]], s: list[float], floor: int, budget: int):
+        self.p, self.w, self.s, self.n = p, w, s, len(p)
         self.profit_sums = [0.0, *accumulate(float(x) for x in p)]
         self.weight_sums = [0.0, *accumulate(s)]
         self.best = floor
@@ -122,30 +122,34 @@ class _Tree:
         self.path: list[int] = []
         self.nodes, self.budget, self.limit = 0, budget, deadline.current()
 
-    def bound(self, k: int, profit: int, room: list[int]) -> int:
-        """profit + the surrogate LP bound of items k.. in room (rounded up with a margin)."""
+    def bound(self, k: int, profit: int, room: float) -> int:
+        """profit + the surrogate LP bound of items k.. in the surrogate room ``room`` (u . the
+        residual capacities), rounded up with a margin."""
         sums = self.weight_sums
-        target = sums[k] + sum(map(operator.mul, self.u, room))
+        target = sums[k] + room
         last = bisect_right(sums, target, k, self.n + 1) - 1      # items k .. last-1 fit whole
         total = profit + self.profit_sums[last] - self.profit_sums[k]
         if last < self.n and self.s[last] > 0:
             total += min(1.0, (target - sums[last]) / self.s[last]) * self.p[last]
         return math.floor(total * (1 + BOUND_MARGIN) + 1.0)
 
-    def visit(self, k: int, profit: int, room: list[int]) -> None:
+    def visit(self, k: int, profit: int, room: list[int], surrogate: float) -> None:
+        """The node at level k with ``profit`` and residual capacities ``room`` (``surrogate``: their
+        surrogate weight, kept along the path: one subtraction per item taken, far inside the bound's
+        margin)."""
         self.nodes += 1
         if self.nodes > self.budget or (self.nodes % CLOCK_NODES == 0 and self.limit.expired()):
             raise _GiveUp
         if profit > self.best:
             self.best, self.taken = profit, list(self.path)
-        if k == self.n or self.bound(k, profit, room) <= self.best:
+        if k == self.n or self.bound(k, profit, surrogate) <= self.best:
             return
         left = list(map(operator.sub, room, self.w[k]))
         if min(left) >= 0:
             self.path.append(k)
-            self.visit(k + 1, profit + self.p[k], left)
+            self.visit(k + 1, profit + self.p[k], left, surrogate - self.s[k])
             self.path.pop()
-        self.visit(k + 1, profit, room)
+        self.visit(k + 1, profit, room, surrogate)
 
 
 def planned(problem: Knapsack, budget: int) -> tuple[float, dict] | None:

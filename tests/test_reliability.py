@@ -73,6 +73,22 @@ def test_dp_solvers_keep_the_time_limit(device, solver):
         assert _within_margin(time.perf_counter() - began, limit)
 
 
+def test_a_pruned_dense_dp_keeps_the_time_limit(device):
+    """class A's a33 through dp-rows' reduced-cost fixing and pruned passes (the shipped example):
+    within a short limit it answers optimally or stops with no answer, in time either way."""
+    problem = clsolve.examples.load("a33")
+    clsolve.solve(problem, solver="dp-rows", device=device)   # builds the kernels
+    assert clsolve.plan(problem, "dp-rows", device).details["pruning"]
+    for limit in (0.05, 0.3):
+        began = time.perf_counter()
+        try:
+            solution = clsolve.solve(clsolve.examples.load("a33"), solver="dp-rows", device=device, time_limit=limit)
+            assert solution.optimal and solution.value == 3050317
+        except clsolve.TimeLimitError as exc:
+            assert "no answer was found in time" in str(exc)
+        assert _within_margin(time.perf_counter() - began, limit)
+
+
 def test_solve_many_keeps_one_limit_for_the_batch(device):
     rng = np.random.default_rng(1)
     small = [clsolve.Knapsack(rng.integers(1, 1000, 400), rng.integers(1, 1000, 400), 60_000) for _ in range(2)]

@@ -39,3 +39,12 @@ def brute_force(problem: clsolve.Knapsack) -> int:
         if all(weights[chosen].sum(axis=0) <= caps) if chosen.any() else True:
             best = max(best, int(profits[chosen].sum()) if chosen.any() else 0)
     return best
+
+
+def efficiency_classes(seed: int, n: int = 40, m: int = 2) -> clsolve.Knapsack:
+    """KP2 (or KP3) with items of three efficiencies, class A's a33 in miniature: reduced costs fix
+    many of them against a greedy incumbent."""
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(1, 30, (n, m))
+    profits = weights.sum(axis=1) * rng.choice([1, 3, 9], n) + rng.integers(0, 3, n)
+    return clsolve.Knapsack(profits, weights, [150, 170] if m == 2 else [70, 80, 75], weights_by="item")

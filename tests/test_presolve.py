@@ -2,7 +2,7 @@
 them, solved through the reduction and expanded back, against brute force on the original."""
 import numpy as np
 import pytest
-from conftest import brute_force
+from conftest import brute_force, efficiency_classes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -209,10 +209,7 @@ def test_fixing_by_reduced_costs_answers_with_the_core_or_the_incumbent(seed, in
     answer, else the core's best is; the plan counts the core's table only."""
     from clsolve.dp import presolve
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
-    rng = np.random.default_rng(seed)
-    weights = rng.integers(1, 30, (40, 2))
-    profits = weights.sum(axis=1) * rng.choice([1, 3, 9], 40) + rng.integers(0, 3, 40)
-    problem = clsolve.Knapsack(profits, weights, [150, 170], weights_by="item")
+    problem = efficiency_classes(seed)
     reduced = reduction(problem, fixing=True)
     assert reduced.floor is not None and reduced.problem is not None and reduced.problem.n < problem.n
     plan = clsolve.plan(problem, "dp-rows", device)

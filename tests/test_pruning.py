@@ -3,7 +3,7 @@
 brute force through the whole presolve (fixing by reduced costs, then the pruned DP)."""
 import numpy as np
 import pytest
-from conftest import brute_force
+from conftest import brute_force, efficiency_classes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -54,21 +54,13 @@ def _reference(problem: clsolve.Knapsack, pruning: Pruning, per_pass: int) -> tu
     return (int(values[-1]) if kept[-1] else 0), table
 
 
-def _miniature(seed: int, n: int = 40, m: int = 2) -> clsolve.Knapsack:
-    """Items of three efficiencies (class A's a33 in miniature): reduced costs fix many of them."""
-    rng = np.random.default_rng(seed)
-    weights = rng.integers(1, 30, (n, m))
-    profits = weights.sum(axis=1) * rng.choice([1, 3, 9], n) + rng.integers(0, 3, n)
-    return clsolve.Knapsack(profits, weights, [150, 170] if m == 2 else [70, 80, 75], weights_by="item")
-
-
 @pytest.mark.parametrize("seed, m, per_pass", [(7, 2, 2), (7, 2, 1), (8, 2, 2), (3, 3, 2), (5, 3, 1)])
 def test_pruned_decision_table_matches_the_reference_bit_for_bit(seed, m, per_pass, device, monkeypatch):
     """The reduced core of a miniature a33, its decision table and value with pruning: equal to the
     NumPy reference, on poisoned buffers; some states are left out and some kept."""
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     monkeypatch.setattr(pruned, "PRUNED_UPDATES", {"gpu": 0, "other": 0})
-    problem = _miniature(seed, m=m)
+    problem = efficiency_classes(seed, m=m)
     pruning = reduction(problem, fixing=True).pruning()
     assert pruning is not None
     core = pruning.problem
@@ -84,7 +76,7 @@ def test_pruning_leaves_states_out_and_keeps_the_optimum(device, monkeypatch):
     that optimum while its test fails most states (counted by the reference)."""
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     monkeypatch.setattr(pruned, "PRUNED_UPDATES", {"gpu": 0, "other": 0})
-    problem = _miniature(7)
+    problem = efficiency_classes(7)
     reduced = reduction(problem, fixing=True)
     pruning = reduced.pruning()
     optimum = clsolve.solve(problem, solver="sequential").value
@@ -103,7 +95,7 @@ def test_a_state_the_test_fails_cannot_lead_past_the_floor(prices):
     """Brute force on both sides of a state: the best of the items before it in its capacity, plus the
     best of the items after it in what is left, is at most the floor wherever the test fails it."""
     from clsolve.mkp.fixing import fix
-    problem = _miniature(11, n=10)
+    problem = efficiency_classes(11, n=10)
     optimum = brute_force(problem)
     y = fix(problem).prices if prices is None else np.array(prices)
     pruning = Pruning(problem, y, optimum - 30)
@@ -127,7 +119,7 @@ def test_a_state_the_test_fails_cannot_lead_past_the_floor(prices):
 def test_pruning_is_planned_only_where_it_applies(device, monkeypatch):
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     monkeypatch.setattr(pruned, "PRUNED_UPDATES", {"gpu": 0, "other": 0})
-    problem = _miniature(7)
+    problem = efficiency_classes(7)
     assert clsolve.plan(problem, "dp-rows", device, chain=1).details["pruning"]
     default = clsolve.plan(problem, "dp-rows", device).details  # a GPU chains this short row's passes
     assert default["pruning"] == (default["chain"] == 1)

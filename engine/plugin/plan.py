@@ -44,6 +44,11 @@ class Plan:
     def host_bytes(self) -> int:
         return sum(self.host_buffers.values())
 
+    @property
+    def launch_seconds(self) -> float:
+        """The estimate of one launch: the plan's seconds over its launches (for pacing them)."""
+        return self.seconds / max(self.launches, 1)
+
     def refusal(self, device: Device | None) -> str | None:
         """None when the plan fits, else a sentence with the numbers."""
         if device is not None and self.device_buffers:

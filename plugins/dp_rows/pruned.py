@@ -58,13 +58,14 @@ def prepare(problem: Knapsack, device: Device, plan: Plan, program: kernels.Prog
     span1, span2 = spans(problem)
     assert held.kept is not None
     steps = np.array(chaining.launches(held.chunks, int(plan.details["items_per_launch"])), dtype=np.int64)
-    table = np.column_stack([steps, pruning.thresholds(steps.sum(axis=1))]).astype(np.float64)
+    tests = pruning.thresholds(np.r_[0, steps.sum(axis=1)])   # before the first item, then after each pass
+    table = np.column_stack([steps, tests[1:]]).astype(np.float64)
     cl.enqueue_copy(device.queue, held.kept, table, dst_offset=2 * layout.row_bytes, is_blocking=False)
     price1, price2, price3 = (np.float64(price) for price in pruning.prices3())
     shape = {"states": np.uint32(layout.states), "span1": np.uint32(span1), "span2": np.uint32(span2),
              "price1": price1, "price2": price2, "price3": price3}
     start = program.kernel("dp_rows_bounded_first").set(
-        live=held.kept, threshold=np.float64(pruning.thresholds(np.zeros(1, dtype=np.int64))[0]), **shape)
+        live=held.kept, threshold=np.float64(tests[0]), **shape)
     return Passes(start, [program.kernel("dp_rows_bounded").set(
         prev=held.rows[parity], next=held.rows[1 - parity], live=held.kept, weights=held.weights,
         profits=held.profits, words_per_row=np.uint64(layout.words_per_row),
@@ -81,7 +82,7 @@ def sweep(device: Device, plan: Plan, layout: DecisionLayout, held: Held, passes
     grid, group = (layout.tiles * layout.local_size,), (layout.local_size,)
     passes.start.enqueue(device.queue, grid, group)
     done = 0
-    pacer = Pacer(device.queue, what, plan.launches, plan.seconds / max(plan.launches, 1))
+    pacer = Pacer(device.queue, what, plan.launches, plan.launch_seconds)
     for k, (first, count) in enumerate(held.chunks):
         buffer, offset, wait = held.store.slot(k)
         for kernel in passes.by_parity:

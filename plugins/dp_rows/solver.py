@@ -320,7 +320,7 @@ class RowParallelSolver(DeviceSolver):
         group = (layout.local_size,)
         first_tiles = self._first_tiles(problem, layout, None).tolist() if floored else [0] * problem.n
         passes = 0
-        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.seconds / max(plan.launches, 1))
+        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.launch_seconds)
         for k, (first, count) in enumerate(held.chunks):
             buffer, offset, wait = held.store.slot(k)
             for pair in by_width.values():
@@ -349,7 +349,7 @@ class RowParallelSolver(DeviceSolver):
             span2=np.uint32(span2), words_per_row=np.uint64(layout.words_per_row), progress=held.progress)
         group = layout.local_size * chain.split
         slot = done = 0
-        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.seconds / max(plan.launches, 1))
+        pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.launch_seconds)
         for k, (first, count) in enumerate(held.chunks):
             buffer, offset, wait = held.store.slot(k)
             kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))

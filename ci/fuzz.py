@@ -214,6 +214,9 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
         out.append(("mkp-dfs", {"slots": pick([1, 64, 4096]), "presolve": pick([True, False]), "poison": True,
                                 "host_nodes": pick([0, 1, 4096]),
                                 "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
+        out.append(("mkp-batch", {"budget": pick([1, 3, 16384]), "split": pick([0, 2, 8]),
+                                  "presolve": pick([True, False]), "poison": True,
+                                  "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
     for _, options in out:  # no case may hang the campaign: a solver past this counts as "time limit"
         options.setdefault("time_limit", CASE_SECONDS)
     return out
@@ -233,7 +236,7 @@ def compare(problem, solution, expected: int | None, options: dict) -> str | Non
     return None
 
 
-KNAPSACK_SOLVERS = ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb", "mkp-dfs")
+KNAPSACK_SOLVERS = ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)
 
 

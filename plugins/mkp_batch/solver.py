@@ -1,0 +1,339 @@
+"""``mkp-batch``: branch and bound for many small multidimensional 0-1 knapsacks at once, a work-group
+per problem (``opencl/mkp_batch.cl``): each group picks its surrogate multipliers ([GP85]), sorts its
+items by that ratio and walks its tree depth first ([HS74]) with Dantzig's bound of the surrogate
+problem at every node, the work-items sharing the problem's incumbent.
+
+A batch is one launch while every tree is small (class A's plates: one launch for all 43); a launch
+walks at most a budget of nodes per work-item and keeps every walk's place, so the next launch, for
+the problems not finished, goes on where it stopped, with a budget four times as large. Under a
+time limit the problems not finished return their best items with ``optimal = False`` and the
+bound of their root. Presolve (``clsolve.dp.presolve``) runs first, on the packed arrays.
+"""
+# long module: the plan, the launches and the answers share the batch's layout
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve.batch.packed import PackedProblems, PackedSolutions
+from clsolve.dp.presolve import PackedReduction, identity_packed, reduce_packed
+from clsolve.dp.table import INT32_MAX, POISON_BYTE
+from clsolve.errors import UnsupportedProblemError, problem_label
+from clsolve.mkp import directions
+from clsolve.mkp.outcome import refusal
+from clsolve.mkp.surrogate import cheap_bounds
+from clsolve.plugin import options
+from clsolve.plugin.contract import PackedBatchSolver
+from clsolve.plugin.plan import Plan
+from clsolve.runtime import deadline, kernels
+from clsolve.runtime.buffers import fill
+from clsolve.runtime.devices import Device
+
+SOURCE = kernels.builtin("mkp_batch.cl")
+#: Items per problem at most (the work-group's order and prefix sums live in local memory).
+MAX_ITEMS = 256
+#: Dimensions at most (a work-item keeps a residual capacity per dimension).
+MAX_DIMS = 30
+#: Work-items per problem, and levels enumerated into subtrees by default (2^SPLIT subtrees a
+#: problem) and at most.
+LOCAL_SIZE, SPLIT, MAX_SPLIT = 64, 8, 16
+#: Nodes a work-item walks in the first launch; each later launch four times as many as the last.
+FIRST_BUDGET = 1 << 14
+GROWTH = 4
+#: Problems the first launch leaves unfinished are walked again by up to WIDE_PARTS work-groups each
+#: (WIDE_GROUPS_PER_UNIT per compute unit in all), WIDE_SPLIT levels enumerated.
+WIDE_PARTS, WIDE_GROUPS_PER_UNIT, WIDE_SPLIT = 256, 8, 16
+#: The model of a plan, seconds: per launch; per problem (presolve, the answer and its check on the
+#: host); per problem and direction-item^2 (choosing the multipliers); per node. The tree's size is
+#: not known before the walk: a plan counts NODES_PER_ITEM nodes per item, and for batches of at
+#: most PROBED problems (one problem, where ``auto`` weighs every solver) GAP_ITEM_SECONDS per item
+#: of each problem whose greedy value is below its root bound (``clsolve.mkp.surrogate.cheap_bounds``):
+#: a tree that needs a search is the one-problem solvers' work.
+LAUNCH_SECONDS = {"gpu": 1e-4, "other": 3e-4}
+PROBLEM_SECONDS = 6e-6
+SETUP_SECONDS = {"gpu": 2e-11, "other": 1e-9}
+NODE_SECONDS = {"gpu": 2e-10, "other": 2e-8}
+NODES_PER_ITEM = 64
+PROBED, GAP_ITEM_SECONDS = 16, 1e-3
+#: What a solve costs beside its problems and launches: its buffers and reads.
+HOST_SECONDS = 2e-3
+
+
+@dataclass
+class _Batch:
+    """The reduced batch as the kernel reads it."""
+
+    reduction: PackedReduction
+    layout: np.ndarray        # (k, 5) uint32: first item, n, first weight, first capacity, m
+    profits: np.ndarray       # int32
+    weights: np.ndarray       # int32
+    capacities: np.ndarray    # int32
+    widest: int               # the largest m (MAX_DIMS of the build)
+    longest: int              # the largest n, rounded up to 32 (MAX_ITEMS of the build)
+
+    @property
+    def count(self) -> int:
+        return len(self.layout)
+
+
+class ManySmallBranchAndBound(PackedBatchSolver):
+    name = "mkp-batch"
+    summary = ("branch and bound for many small multidimensional 0-1 knapsacks (m >= 2, n <= 256) at once, "
+               "a work-group per problem, surrogate bounds, with items")
+
+    def __init__(self, presolve: bool = True, budget: int = FIRST_BUDGET, split: int = SPLIT, poison: bool = False):
+        """``presolve`` applies ``clsolve.dp.presolve`` first; ``budget``: nodes a work-item walks in
+        the first launch (each later launch walks four times as many); ``split``: the levels
+        enumerated into 2^split subtrees per problem, shared by its work-items (0: one walk, by
+        work-item 0); ``poison`` fills the buffers the kernel writes with a garbage pattern first
+        (for tests)."""
+        self.presolve = options.flag("presolve", presolve)
+        self.budget = options.integer("budget", budget, minimum=1)
+        self.split = options.integer("split", split, minimum=0, maximum=MAX_SPLIT)
+        self.poison = options.flag("poison", poison)
+        self._last: tuple | None = None
+
+    def accepts(self, problem) -> str | None:
+        reason = refusal(self.name, problem)
+        if reason is not None:
+            return reason
+        try:
+            self._batch(self.pack([problem]))
+        except UnsupportedProblemError as exc:
+            return str(exc)
+        return None
+
+    # ------------------------------------------------------------------------------------ the batch
+
+    def _batch(self, packed: PackedProblems) -> _Batch:
+        """The reduced batch in the kernel's types; refuses, naming the problem, what does not fit
+        them. Remembered for the last batch."""
+        if self._last is not None and self._last[0] is packed:
+            return self._last[1]
+        if packed.others:
+            position = min(packed.others)
+            raise UnsupportedProblemError(f"{problem_label(position, packed.others[position])}: {self.name} "
+                                          "solves knapsacks only")
+        n, m, _ = packed.segments()
+        if (m < 2).any():
+            self._refuse(packed, int(np.argmax(m < 2)), "it has m = 1 (for m = 1: bnb or dp-states)")
+        # the item rules only: the dimension rules cost host time and leave a search's tree as it is
+        reduction = reduce_packed(packed, np.ones(len(n), bool)) if self.presolve else identity_packed(packed)
+        reduced = reduction.reduced
+        rn, rm, wstarts = reduced.segments()
+        totals = np.add.reduceat(reduced.profits, reduced.item_offsets[:-1]) if rn.size else np.zeros(0, np.int64)
+        totals = np.where(rn > 0, totals, 0)
+        tops = np.zeros(len(rn), np.int64)
+        for array, sizes in ((reduced.capacities, rm), (reduced.weights, rn * rm)):
+            if array.size:
+                np.maximum.at(tops, np.repeat(np.arange(len(rn)), sizes), array)
+        for bad, why in ((rn > MAX_ITEMS, f"more than {MAX_ITEMS} items after presolve"),
+                         (rm > MAX_DIMS, f"more than {MAX_DIMS} dimensions after presolve"),
+                         (totals > INT32_MAX, "profits that sum past 2^31 - 1"),
+                         (tops > INT32_MAX, "a weight or capacity past 2^31 - 1")):
+            if bad.any():
+                row = int(reduction.rows[int(np.argmax(bad))])
+                self._refuse(packed, row, why)
+        layout = np.zeros((len(rn), 5), np.uint32)
+        layout[:, 0], layout[:, 1] = reduced.item_offsets[:-1], rn
+        layout[:, 2], layout[:, 3], layout[:, 4] = wstarts, reduced.capacity_offsets[:-1], rm
+        batch = _Batch(reduction, layout, reduced.profits.astype(np.int32), reduced.weights.astype(np.int32),
+                       reduced.capacities.astype(np.int32), int(rm.max(initial=1)),
+                       32 * max(1, -(-int(rn.max(initial=1)) // 32)))
+        self._last = (packed, batch)
+        return batch
+
+    def _refuse(self, packed: PackedProblems, row: int, why: str) -> None:
+        position = int(packed.knapsack_positions[row])
+        raise UnsupportedProblemError(f"{problem_label(position, packed.unpack_one(position))}: {self.name} "
+                                      f"cannot solve it: {why}")
+
+    # ------------------------------------------------------------------------------------- the plan
+
+    def plan_packed(self, packed: PackedProblems, device: Device) -> Plan:
+        batch = self._batch(packed)
+        kind = "gpu" if device.is_gpu else "other"
+        n = batch.layout[:, 1].astype(np.float64)
+        words = batch.longest // 32
+        slots = batch.count * LOCAL_SIZE
+        seconds = HOST_SECONDS + len(packed) * PROBLEM_SECONDS + (LAUNCH_SECONDS[kind] if batch.count else 0.0) + \
+            float((directions.COUNT * n * n).sum() * SETUP_SECONDS[kind] + (NODES_PER_ITEM * n).sum() * NODE_SECONDS[kind])
+        searched = self._searched(packed)
+        seconds += GAP_ITEM_SECONDS * searched
+        return Plan(solver=self.name,
+                    device_buffers={"items": 4 * (batch.profits.size + batch.weights.size + batch.capacities.size),
+                                    "walks": slots * (4 * 4 + 8 * words + 4),
+                                    "answers": batch.count * 16 + 5 * batch.profits.size},
+                    host_buffers={"answers": batch.count * 16 + batch.profits.size},
+                    cell_updates=int((NODES_PER_ITEM * n).sum()), launches=2 if batch.count else 0,
+                    seconds=seconds,
+                    details={"instances": len(packed), "searched": batch.count,
+                             "solved_by_presolve": len(packed) - batch.count, "local_size": LOCAL_SIZE,
+                             "note": f"seconds: the launches and {NODES_PER_ITEM} nodes per item (the trees' sizes "
+                                     f"are known only once walked); for batches of at most {PROBED}, "
+                                     f"{GAP_ITEM_SECONDS:g} s per item where greedy does not meet the root's bound"})
+
+    def _searched(self, packed: PackedProblems) -> int:
+        """Items of the problems whose greedy value is below their root bound, for batches of at most
+        PROBED problems (0 for larger batches); the problems packed by ``pack`` are used as given, so
+        their bounds are computed once."""
+        if len(packed) > PROBED:
+            return 0
+        last = getattr(self, "_last_packed", None)
+        problems = last[2] if last is not None and last[1] is packed else \
+            [packed.unpack_one(int(p)) for p in packed.knapsack_positions]
+        return sum(p.n for p in problems if cheap_bounds(p)[2] > 0)
+
+    def costs_packed(self, packed: PackedProblems, device: Device | None) -> np.ndarray:
+        kind = "gpu" if device is None or device.is_gpu else "other"
+        n, m, _ = packed.segments()
+        n = n.astype(np.float64)
+        cost = PROBLEM_SECONDS + directions.COUNT * n * n * SETUP_SECONDS[kind] + NODES_PER_ITEM * n * NODE_SECONDS[kind]
+        return np.where((m >= 2) & (m <= MAX_DIMS) & (n <= MAX_ITEMS), cost, np.nan)
+
+    # ----------------------------------------------------------------------------------- the solve
+
+    def solve_packed(self, packed: PackedProblems, device: Device) -> PackedSolutions:
+        began = time.perf_counter()
+        batch = self._batch(packed)
+        k = batch.count
+        values = np.zeros(k, np.int64)
+        selected = np.zeros(batch.profits.size, bool)
+        finished = np.ones(k, bool)
+        bounds = np.zeros(k, np.int64)
+        walked, launches = np.zeros(k, np.int64), 0
+        if k:
+            values, selected, finished, bounds, walked, launches = _Walk(self, batch, device).run()
+        reduction = batch.reduction
+        all_values, all_selected = reduction.expand(values, selected)
+        count = len(packed.knapsack_positions)
+        optimal = np.ones(count, bool)
+        optimal[reduction.rows] = finished
+        extras = {}
+        for row in np.flatnonzero(~finished).tolist():
+            whole = int(reduction.rows[row])
+            extras[whole] = (int(reduction.forced_profit[whole] + max(bounds[row], values[row])),
+                             {"nodes": int(walked[row])}, None, None)
+        seconds = time.perf_counter() - began
+        timings = np.zeros((count, 4))
+        timings[:, 3] = seconds / max(count, 1)
+        note = (f"branch and bound in a batch of {count}; {k} searched, {int(walked.sum())} nodes, {launches} "
+                f"launch(es); timings are the batch's divided by {count}")
+        labels = [(self.name, device.label, (note,) + ((reduction.notes[i],) if i >= 0 else ()))
+                  for i in range(-1, len(reduction.notes))]
+        return PackedSolutions(positions=packed.knapsack_positions, values=all_values, item_offsets=packed.item_offsets,
+                               selected=all_selected, optimal=optimal, timings=timings, labels=labels,
+                               label_index=(reduction.note_index + 1).astype(np.int32), extras=extras, failures={},
+                               seconds=seconds)
+
+
+class _Walk:
+    """The device side of one batch: the items uploaded once, then two phases of launches. The first
+    walks every problem with a work-group each; problems it leaves unfinished are walked again from
+    their root by several work-groups each (``WIDE_SPLIT`` levels enumerated), with the first
+    phase's best value as their incumbent, until done or the time limit."""
+
+    def __init__(self, solver: ManySmallBranchAndBound, batch: _Batch, device: Device):
+        self.solver, self.batch, self.device = solver, batch, device
+        table, rows = directions.table(batch.widest)
+        self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": LOCAL_SIZE, "MAX_ITEMS": batch.longest,
+                                                        "MAX_DIMS": batch.widest})
+        k, items = batch.count, max(batch.profits.size, 1)
+        self.inputs = {"layout": self._upload(batch.layout.ravel()), "profits": self._upload(batch.profits),
+                       "weights": self._upload(batch.weights), "capacities": self._upload(batch.capacities),
+                       "directions": self._upload(table.ravel()), "direction_rows": self._upload(rows)}
+        self.incumbent = self._upload(np.zeros(k, np.int32), writable=True)
+        self.answers = {"values": self._buffer(4 * k), "selected": self._buffer(items), "status": self._buffer(4 * k),
+                        "bounds": self._buffer(8 * k), "order_of": self._buffer(4 * items)}
+        self.poisoned(*self.answers.values())
+
+    def _upload(self, array: np.ndarray, writable: bool = False) -> cl.Buffer:
+        flags = cl.mem_flags
+        data = np.ascontiguousarray(array if array.size else np.zeros(1, array.dtype))
+        return cl.Buffer(self.device.context, (flags.READ_WRITE if writable else flags.READ_ONLY) | flags.COPY_HOST_PTR,
+                         hostbuf=data)
+
+    def _buffer(self, size: int) -> cl.Buffer:
+        return cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, max(size, 4))
+
+    def poisoned(self, *buffers: cl.Buffer) -> None:
+        if self.solver.poison:
+            for buf in buffers:
+                fill(self.device.queue, buf, POISON_BYTE)
+
+    def _read(self, buffer: cl.Buffer, dtype, count: int) -> np.ndarray:
+        out = np.empty(count, dtype)
+        cl.enqueue_copy(self.device.queue, out, buffer)
+        return out
+
+    def run(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """(values, item flags, finished, root bounds, nodes walked, launches) of the reduced batch."""
+        k = self.batch.count
+        kind = "gpu" if self.device.is_gpu else "other"
+        limit, rate = deadline.current(), deadline.Rate(LAUNCH_SECONDS[kind], NODE_SECONDS[kind])
+        walked = np.zeros(k, np.int64)
+        members = np.arange(k, dtype=np.int64)
+        left, launches = self._phase(members, 1, self.solver.split, True, limit, rate, walked)
+        if left.size and not limit.expired():
+            slots = self.device.compute_units * WIDE_GROUPS_PER_UNIT
+            parts = int(np.clip(slots // left.size, 1, WIDE_PARTS))
+            more, extra = self._phase(left, parts, max(self.solver.split, WIDE_SPLIT), False, limit, rate, walked)
+            launches += extra
+            left = more
+        finished = np.ones(k, bool)
+        finished[left] = False
+        values = self._read(self.answers["values"], np.int32, k).astype(np.int64)
+        count = self.batch.profits.size
+        flags = self._read(self.answers["selected"], np.uint8, max(count, 1))[:count]
+        if flags.max(initial=0) > 1:
+            raise RuntimeError(f"{self.solver.name}: unwritten item flags")
+        bounds = np.floor(self._read(self.answers["bounds"], np.float64, k) + 1e-3).astype(np.int64)
+        return values, flags.view(bool), finished, bounds, walked, launches
+
+    # long: one phase's buffers, launches, collection and pacing
+    def _phase(self, members: np.ndarray, parts: int, split: int, first: bool, limit: deadline.Deadline,
+               rate: deadline.Rate, walked: np.ndarray) -> tuple[np.ndarray, int]:
+        """Walk ``members`` with ``parts`` work-groups each: the ``first`` phase one launch (whose
+        answers are the first), the other until done or the time limit; the members left unfinished
+        and the launches made."""
+        words, walkers = self.batch.longest // 32, parts * LOCAL_SIZE
+        slots = members.size * walkers
+        state = {"walker": self._buffer(16 * slots), "path": self._buffer(4 * words * slots),
+                 "kept": self._buffer(4 * words * slots), "nodes": self._buffer(4 * slots)}
+        self.poisoned(*state.values())
+        member_buf = self._upload(members.astype(np.uint32))
+        active, budget, launches = np.arange(members.size, dtype=np.int64), self.solver.budget, 0
+        queue = self.device.queue
+        while active.size and not (first and launches):
+            if limit.limited:  # half the time left, once the reads after it are counted
+                fits = int(rate.units_within((limit.remaining() + limit.margin / 4) / 2) / (active.size * walkers))
+                budget = max(min(budget, fits), 1) if first else min(budget, fits)
+                if budget < 1:
+                    break
+            began = time.perf_counter()
+            active_buf = self._upload(active.astype(np.uint32))
+            self.program.kernel("mkp_batch_walk").set(
+                **{name: self.inputs[name] for name in ("layout", "profits", "weights", "capacities", "directions",
+                                                        "direction_rows")},
+                members=member_buf, active=active_buf, walker=state["walker"], path=state["path"],
+                kept=state["kept"], nodes=state["nodes"], incumbent=self.incumbent, bounds=self.answers["bounds"],
+                order_of=self.answers["order_of"], parts=np.uint32(parts), split=np.uint32(split),
+                budget=np.uint32(budget), first_launch=np.uint32(launches == 0),
+            ).enqueue(queue, (active.size * walkers,), (LOCAL_SIZE,))
+            self.program.kernel("mkp_batch_collect").set(
+                layout=self.inputs["layout"], members=member_buf, active=active_buf, walker=state["walker"],
+                kept=state["kept"], values=self.answers["values"], selected=self.answers["selected"],
+                status=self.answers["status"], order_of=self.answers["order_of"], parts=np.uint32(parts),
+                replace=np.uint32(first),
+            ).enqueue(queue, (active.size * LOCAL_SIZE,), (LOCAL_SIZE,))
+            status = self._read(self.answers["status"], np.int32, self.batch.count)
+            rate.observe(budget * active.size * walkers, time.perf_counter() - began)
+            nodes = self._read(state["nodes"], np.uint32, slots).reshape(members.size, walkers)
+            np.add.at(walked, members[active], nodes[active].sum(axis=1, dtype=np.int64))
+            launches += 1
+            active = active[status[members[active]] != 0]
+            budget *= GROWTH
+        return members[active], launches

@@ -252,7 +252,7 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
     }
     walker[4 * slot] = sub; walker[4 * slot + 1] = level; walker[4 * slot + 2] = mine; walker[4 * slot + 3] = done;
     for (uint v = 0; v < WORDS; ++v) path[slot * WORDS + v] = x[v];
-    nodes[slot] = count;
+    nodes[slot] = (first_launch ? 0u : nodes[slot]) + count;   /* nodes walked in the phase */
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) atomic_max(&incumbent[k], best);
 }

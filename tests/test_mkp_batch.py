@@ -113,7 +113,7 @@ def test_msb_matches_subset_enumeration(data, device):
 def test_solve_many_chooses_it_for_many_small_problems(device):
     """Past PROBED problems the plan counts on small trees; up to PROBED, a problem whose greedy value
     is below its root bound is left to the one-problem solvers."""
-    problems = [_hard(n=20, m=2, seed=s) for s in range(PROBED + 8)]
+    problems = [_hard(n=40, m=2, seed=s) for s in range(PROBED + 8)]
     assert {s.solver for s in clsolve.solve_many(problems, device=device)} == {"mkp-batch"}
     assert "mkp-batch" not in {s.solver for s in clsolve.solve_many(problems[:2], device=device)}
     assert clsolve.solve(problems[0], device=device).solver != "mkp-batch"

@@ -40,9 +40,12 @@ MAX_DIMS = 30
 #: Work-items per problem, and levels enumerated into subtrees by default (2^SPLIT subtrees a
 #: problem) and at most.
 LOCAL_SIZE, SPLIT, MAX_SPLIT = 64, 8, 16
-#: Nodes a work-item walks in the first launch; each later launch four times as many as the last.
+#: Nodes a work-item walks in the first launch; each later launch up to four times as many as the last.
 FIRST_BUDGET = 1 << 14
 GROWTH = 4
+#: A launch's budget at most: what the measured rate walks in LAUNCH_SECONDS_MOST (so that a long
+#: search stays a series of short launches), and BUDGET_MOST (a 32-bit count).
+LAUNCH_SECONDS_MOST, BUDGET_MOST = 0.2, 1 << 30
 #: Problems the first launch leaves unfinished are walked again by up to WIDE_PARTS work-groups each
 #: (WIDE_GROUPS_PER_UNIT per compute unit in all), WIDE_SPLIT levels enumerated.
 WIDE_PARTS, WIDE_GROUPS_PER_UNIT, WIDE_SPLIT = 256, 8, 16
@@ -53,13 +56,13 @@ WIDE_PARTS, WIDE_GROUPS_PER_UNIT, WIDE_SPLIT = 256, 8, 16
 #: of each problem whose greedy value is below its root bound (``clsolve.mkp.surrogate.cheap_bounds``):
 #: a tree that needs a search is the one-problem solvers' work.
 LAUNCH_SECONDS = {"gpu": 1e-4, "other": 3e-4}
-PROBLEM_SECONDS = 6e-6
+PROBLEM_SECONDS = 3e-6
 SETUP_SECONDS = {"gpu": 2e-11, "other": 1e-9}
 NODE_SECONDS = {"gpu": 2e-10, "other": 2e-8}
 NODES_PER_ITEM = 64
 PROBED, GAP_ITEM_SECONDS = 16, 1e-3
 #: What a solve costs beside its problems and launches: its buffers and reads.
-HOST_SECONDS = 2e-3
+HOST_SECONDS = 1.5e-3
 
 
 @dataclass
@@ -331,9 +334,11 @@ class _Walk:
             ).enqueue(queue, (active.size * LOCAL_SIZE,), (LOCAL_SIZE,))
             status = self._read(self.answers["status"], np.int32, self.batch.count)
             rate.observe(budget * active.size * walkers, time.perf_counter() - began)
-            nodes = self._read(state["nodes"], np.uint32, slots).reshape(members.size, walkers)
-            np.add.at(walked, members[active], nodes[active].sum(axis=1, dtype=np.int64))
             launches += 1
             active = active[status[members[active]] != 0]
-            budget *= GROWTH
+            longest = rate.units_within(LAUNCH_SECONDS_MOST) / max(active.size * walkers, 1)
+            budget = int(min(budget * GROWTH, max(longest, self.solver.budget), BUDGET_MOST))
+        if launches:
+            nodes = self._read(state["nodes"], np.uint32, slots).reshape(members.size, walkers)
+            walked[members] += nodes.sum(axis=1, dtype=np.int64)
         return members[active], launches

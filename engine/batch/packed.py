@@ -79,6 +79,9 @@ class PackedProblems:
     wire: dict[str, np.ndarray] | None = field(default=None, repr=False, compare=False)
     #: :meth:`segments`, once made (the offsets are not changed after packing).
     layout: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: What is computed once per batch from its arrays (``clsolve.dp.presolve.reduce_packed``: the
+    #: reduction, by its rules), shared by the solvers that plan and solve it; not pickled.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> PackedProblems:
@@ -132,6 +135,7 @@ class PackedProblems:
         state = dict(self.__dict__)
         state.update(self.narrowed())
         state["wire"] = state["layout"] = None
+        state["memo"] = {}
         return state
 
     def __setstate__(self, state: dict) -> None:

@@ -374,16 +374,25 @@ def identity_packed(packed: PackedProblems) -> PackedReduction:
     """The packed reduction that changes nothing."""
     k = len(packed.knapsack_positions)
     rows = np.arange(k, dtype=np.int64)
-    reduced = replace(packed, positions=rows, knapsack_positions=rows, others={})
+    reduced = replace(packed, positions=rows, knapsack_positions=rows, others={}, memo={})
     items = packed.profits.size
     return PackedReduction(reduced, np.ones(items, dtype=bool), np.zeros(items, dtype=bool), np.zeros(k, dtype=np.int64),
                            [], np.full(k, -1, dtype=np.int64))
 
 
-# long: the four rules over a packed batch, each reading the arrays the one before wrote
 def reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedReduction:
     """``reduce_many`` over a packed batch of knapsacks, without a Python object per knapsack: the
-    same rules, the reduced knapsacks as one packed batch, notes built once per distinct case."""
+    same rules, the reduced knapsacks as one packed batch, notes built once per distinct case.
+    Computed once per batch and ``items_only`` (``packed.memo``): the batch solvers ``auto`` weighs
+    plan the same batch, and the chosen one solves it."""
+    key = ("reduce_packed", np.asarray(items_only, dtype=bool).tobytes())
+    if key not in packed.memo:
+        packed.memo[key] = _reduce_packed(packed, items_only)
+    return packed.memo[key]
+
+
+# long: the four rules over a packed batch, each reading the arrays the one before wrote
+def _reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedReduction:
     n, m, weight_starts = packed.segments()
     k, items = len(n), packed.profits.size
     owner = np.repeat(np.arange(k, dtype=np.int64), n)

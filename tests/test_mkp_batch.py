@@ -61,6 +61,8 @@ def test_walks_resume_launch_after_launch(device):
         assert solution.optimal
         assert solution.value == clsolve.solve(problem, solver="mkp-bnb").value
     assert " 1 launch(es)" not in solutions[0].notes[0]
+    timings = solutions[0].timings      # the batch's phases, shared by its problems
+    assert timings.upload > 0 and timings.kernels > 0 and timings.download > 0 and timings.host > 0
 
 
 def test_a_time_limit_is_kept_with_an_answer_that_brackets_the_optimum(device):

@@ -31,6 +31,7 @@ from clsolve.plugin.plan import Plan
 from clsolve.runtime import deadline, kernels
 from clsolve.runtime.buffers import fill
 from clsolve.runtime.devices import Device
+from clsolve.solution import Timings
 
 SOURCE = kernels.builtin("mkp_batch.cl")
 #: Items per problem at most (the work-group's order and prefix sums live in local memory).
@@ -207,9 +208,11 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         selected = np.zeros(batch.profits.size, bool)
         finished = np.ones(k, bool)
         bounds = np.zeros(k, np.int64)
-        walked, launches = np.zeros(k, np.int64), 0
+        walked, launches, phases = np.zeros(k, np.int64), 0, Timings()
         if k:
-            values, selected, finished, bounds, walked, launches = _Walk(self, batch, device).run()
+            walk = _Walk(self, batch, device)
+            values, selected, finished, bounds, walked, launches = walk.run()
+            phases = walk.timings
         reduction = batch.reduction
         all_values, all_selected = reduction.expand(values, selected)
         count = len(packed.knapsack_positions)
@@ -221,8 +224,9 @@ class ManySmallBranchAndBound(PackedBatchSolver):
             extras[whole] = (int(reduction.forced_profit[whole] + max(bounds[row], values[row])),
                              {"nodes": int(walked[row])}, None, None)
         seconds = time.perf_counter() - began
-        timings = np.zeros((count, 4))
-        timings[:, 3] = seconds / max(count, 1)
+        device_seconds = phases.upload + phases.kernels + phases.download
+        timings = np.tile([phases.upload, phases.kernels, phases.download, max(seconds - device_seconds, 0.0)],
+                          (count, 1)) / max(count, 1)
         note = (f"branch and bound in a batch of {count}; {k} searched, {int(walked.sum())} nodes, {launches} "
                 f"launch(es); timings are the batch's divided by {count}")
         labels = [(self.name, device.label, (note,) + ((reduction.notes[i],) if i >= 0 else ()))
@@ -241,10 +245,17 @@ class _Walk:
 
     def __init__(self, solver: ManySmallBranchAndBound, batch: _Batch, device: Device):
         self.solver, self.batch, self.device = solver, batch, device
+        #: upload: the buffers made and filled; kernels: the launches and the status read after each
+        #: (which waits for them); download: the answers read back
+        self.timings = Timings()
         table, rows = directions.table(batch.widest)
         self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": LOCAL_SIZE, "MAX_ITEMS": batch.longest,
                                                         "MAX_DIMS": batch.widest})
         k, items = batch.count, max(batch.profits.size, 1)
+        with self.timings.phase("upload"):
+            self._make(batch, table, rows, k, items)
+
+    def _make(self, batch: _Batch, table: np.ndarray, rows: np.ndarray, k: int, items: int) -> None:
         self.inputs = {"layout": self._upload(batch.layout.ravel()), "profits": self._upload(batch.profits),
                        "weights": self._upload(batch.weights), "capacities": self._upload(batch.capacities),
                        "directions": self._upload(table.ravel()), "direction_rows": self._upload(rows)}
@@ -288,12 +299,14 @@ class _Walk:
             left = more
         finished = np.ones(k, bool)
         finished[left] = False
-        values = self._read(self.answers["values"], np.int32, k).astype(np.int64)
         count = self.batch.profits.size
-        flags = self._read(self.answers["selected"], np.uint8, max(count, 1))[:count]
+        with self.timings.phase("download"):
+            values = self._read(self.answers["values"], np.int32, k).astype(np.int64)
+            flags = self._read(self.answers["selected"], np.uint8, max(count, 1))[:count]
+            roots = self._read(self.answers["bounds"], np.float64, k)
         if flags.max(initial=0) > 1:
             raise RuntimeError(f"{self.solver.name}: unwritten item flags")
-        bounds = np.floor(self._read(self.answers["bounds"], np.float64, k) + 1e-3).astype(np.int64)
+        bounds = np.floor(roots + 1e-3).astype(np.int64)
         return values, flags.view(bool), finished, bounds, walked, launches
 
     # long: one phase's buffers, launches, collection and pacing
@@ -304,12 +317,12 @@ class _Walk:
         and the launches made."""
         words, walkers = self.batch.longest // 32, parts * LOCAL_SIZE
         slots = members.size * walkers
-        state = {"walker": self._buffer(16 * slots), "path": self._buffer(4 * words * slots),
-                 "kept": self._buffer(4 * words * slots), "nodes": self._buffer(4 * slots)}
-        self.poisoned(*state.values())
-        member_buf = self._upload(members.astype(np.uint32))
+        with self.timings.phase("upload"):
+            state = {"walker": self._buffer(16 * slots), "path": self._buffer(4 * words * slots),
+                     "kept": self._buffer(4 * words * slots), "nodes": self._buffer(4 * slots)}
+            self.poisoned(*state.values())
+            member_buf = self._upload(members.astype(np.uint32))
         active, budget, launches = np.arange(members.size, dtype=np.int64), self.solver.budget, 0
-        queue = self.device.queue
         while active.size and not (first and launches):
             if limit.limited:  # half the time left, once the reads after it are counted
                 fits = int(rate.units_within((limit.remaining() + limit.margin / 4) / 2) / (active.size * walkers))
@@ -317,22 +330,11 @@ class _Walk:
                 if budget < 1:
                     break
             began = time.perf_counter()
-            active_buf = self._upload(active.astype(np.uint32))
-            self.program.kernel("mkp_batch_walk").set(
-                **{name: self.inputs[name] for name in ("layout", "profits", "weights", "capacities", "directions",
-                                                        "direction_rows")},
-                members=member_buf, active=active_buf, walker=state["walker"], path=state["path"],
-                kept=state["kept"], nodes=state["nodes"], incumbent=self.incumbent, bounds=self.answers["bounds"],
-                order_of=self.answers["order_of"], parts=np.uint32(parts), split=np.uint32(split),
-                budget=np.uint32(budget), first_launch=np.uint32(launches == 0),
-            ).enqueue(queue, (active.size * walkers,), (LOCAL_SIZE,))
-            self.program.kernel("mkp_batch_collect").set(
-                layout=self.inputs["layout"], members=member_buf, active=active_buf, walker=state["walker"],
-                kept=state["kept"], values=self.answers["values"], selected=self.answers["selected"],
-                status=self.answers["status"], order_of=self.answers["order_of"], parts=np.uint32(parts),
-                replace=np.uint32(first),
-            ).enqueue(queue, (active.size * LOCAL_SIZE,), (LOCAL_SIZE,))
-            status = self._read(self.answers["status"], np.int32, self.batch.count)
+            with self.timings.phase("upload"):
+                active_buf = self._upload(active.astype(np.uint32))
+            with self.timings.phase("kernels"):
+                self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0, first)
+                status = self._read(self.answers["status"], np.int32, self.batch.count)
             rate.observe(budget * active.size * walkers, time.perf_counter() - began)
             launches += 1
             active = active[status[members[active]] != 0]
@@ -342,3 +344,22 @@ class _Walk:
             nodes = self._read(state["nodes"], np.uint32, slots).reshape(members.size, walkers)
             walked[members] += nodes.sum(axis=1, dtype=np.int64)
         return members[active], launches
+
+    def _walk(self, state: dict, member_buf: cl.Buffer, active_buf: cl.Buffer, active: int, parts: int, split: int,
+              budget: int, first_launch: bool, replace: bool) -> None:
+        """Enqueue one launch of the walks of ``active`` members and the collection of their answers."""
+        queue, walkers = self.device.queue, parts * LOCAL_SIZE
+        self.program.kernel("mkp_batch_walk").set(
+            **{name: self.inputs[name] for name in ("layout", "profits", "weights", "capacities", "directions",
+                                                    "direction_rows")},
+            members=member_buf, active=active_buf, walker=state["walker"], path=state["path"],
+            kept=state["kept"], nodes=state["nodes"], incumbent=self.incumbent, bounds=self.answers["bounds"],
+            order_of=self.answers["order_of"], parts=np.uint32(parts), split=np.uint32(split),
+            budget=np.uint32(budget), first_launch=np.uint32(first_launch),
+        ).enqueue(queue, (active * walkers,), (LOCAL_SIZE,))
+        self.program.kernel("mkp_batch_collect").set(
+            layout=self.inputs["layout"], members=member_buf, active=active_buf, walker=state["walker"],
+            kept=state["kept"], values=self.answers["values"], selected=self.answers["selected"],
+            status=self.answers["status"], order_of=self.answers["order_of"], parts=np.uint32(parts),
+            replace=np.uint32(replace),
+        ).enqueue(queue, (active * LOCAL_SIZE,), (LOCAL_SIZE,))

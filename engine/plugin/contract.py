@@ -133,6 +133,13 @@ class PackedBatchSolver(BatchSolver):
             out[rows] = self.costs_packed(PackedProblems.pack([problems[k] for k in rows]), device)
         return out
 
+    def refuse_others(self, packed: PackedProblems) -> None:
+        """Raise UnsupportedProblemError naming the first problem of ``packed`` that is not a knapsack."""
+        if packed.others:
+            position = min(packed.others)
+            raise UnsupportedProblemError(f"{problem_label(position, packed.others[position])}: {self.name} "
+                                          "solves knapsacks only")
+
     def pack(self, problems: Sequence) -> PackedProblems:
         """``problems`` packed; the same object again for the same problems (``plan``, then ``solve``)."""
         key = tuple(map(id, problems))

@@ -193,10 +193,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         key = (device.label, id(packed))
         if self._last_work is not None and self._last_work[0] == key:
             return self._last_work[1]
-        if packed.others:
-            position = min(packed.others)
-            raise UnsupportedProblemError(f"{problem_label(position, packed.others[position])}: {self.name} "
-                                          "solves knapsacks only")
+        self.refuse_others(packed)
         n, m, _ = packed.segments()
         reduction = reduce_packed(packed, self._as_given(n, m, packed.cells())) if self.presolve \
             else identity_packed(packed)

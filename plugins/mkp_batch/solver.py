@@ -117,10 +117,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         them. Remembered for the last batch."""
         if self._last is not None and self._last[0] is packed:
             return self._last[1]
-        if packed.others:
-            position = min(packed.others)
-            raise UnsupportedProblemError(f"{problem_label(position, packed.others[position])}: {self.name} "
-                                          "solves knapsacks only")
+        self.refuse_others(packed)
         n, m, _ = packed.segments()
         if (m < 2).any():
             self._refuse(packed, int(np.argmax(m < 2)), "it has m = 1 (for m = 1: bnb or dp-states)")

@@ -125,8 +125,8 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         reduction = reduce_packed(packed, np.ones(len(n), bool)) if self.presolve else identity_packed(packed)
         reduced = reduction.reduced
         rn, rm, wstarts = reduced.segments()
-        totals = np.add.reduceat(reduced.profits, reduced.item_offsets[:-1]) if rn.size else np.zeros(0, np.int64)
-        totals = np.where(rn > 0, totals, 0)
+        owner = np.repeat(np.arange(len(rn)), rn)
+        totals = np.bincount(owner, weights=reduced.profits, minlength=len(rn))   # exact where it matters, < 2^53
         tops = np.zeros(len(rn), np.int64)
         for array, sizes in ((reduced.capacities, rm), (reduced.weights, rn * rm)):
             if array.size:

@@ -23,6 +23,9 @@
  *    where the fraction is computed from the surrogate room plus a tolerance on the surrogate
  *    weights' sums and capped at that item's profit, so rounding can only raise it; a node is left
  *    only where that bound is below incumbent + 1 - BOUND_MARGIN.
+ * Steps 1 and 2 run once per problem, in the first launch (`choose`), whose first work-group of the
+ * problem keeps the chosen direction (`chosen_of`) and the order (`order_of`); every later launch and
+ * every other work-group of the problem reads them back.
  * 5. Launches. A walker walks at most `budget` nodes per launch and keeps its place in `walker`
  *    (subtree, level, its best value, done) and `path` (the decisions by order position; the
  *    node's profit and residual capacities are recomputed from them). The best set of each walker
@@ -71,8 +74,8 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
                     __global const int *profits, __global const int *weights, __global const int *capacities,
                     __global const double *directions, __global const uint *direction_rows,
                     __global int *walker, __global uint *path, __global uint *kept, __global uint *nodes,
-                    __global int *incumbent, __global double *bounds, __global int *order_of, uint parts,
-                    uint split, uint budget, uint first_launch)
+                    __global int *incumbent, __global double *bounds, __global int *order_of,
+                    __global uint *chosen_of, uint parts, uint split, uint budget, uint first_launch, uint choose)
 {
     __local double s_of[MAX_ITEMS];      /* surrogate weight of item i (by item) */
     __local double ratio[MAX_ITEMS];     /* p_i / s_i (by item; -1 for p_i = 0, +inf for s_i = 0) */
@@ -95,8 +98,8 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
     __global const int *cap = capacities + cfirst;
 
     /* 1. the direction of least U: one direction at a time, its breakpoints spread over the group */
-    const uint dir_first = direction_rows[m], dir_count = direction_rows[m + 1] - dir_first;
-    if (lid == 0) { chosen = 0; chosen_u = INFINITY; }
+    const uint dir_first = direction_rows[m], dir_count = choose ? direction_rows[m + 1] - dir_first : 0;
+    if (lid == 0) { chosen = choose ? 0 : chosen_of[k]; chosen_u = INFINITY; }
     for (uint d = 0; d < dir_count; ++d) {
         __global const double *row = directions + (dir_first + d) * MAX_DIMS;
         for (uint i = lid; i < n; i += LOCAL_SIZE) {
@@ -126,13 +129,15 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (choose && lid == 0 && part == 0) chosen_of[k] = chosen;
     for (uint j = lid; j < m; j += LOCAL_SIZE) {
         const double dj = directions[(dir_first + chosen) * MAX_DIMS + j];
         u[j] = cap[j] > 0 ? dj / (double)cap[j] : 0.0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* 2. the chosen surrogate's weights, ratios and order (rank sort), and prefix sums */
+    /* 2. the chosen surrogate's weights, ratios and order (rank sort, or read back), and prefix sums */
     for (uint i = lid; i < n; i += LOCAL_SIZE) {
         double s = 0.0;
         for (uint j = 0; j < m; ++j) s += u[j] * (double)w[i * m + j];
@@ -141,6 +146,10 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < n; i += LOCAL_SIZE) {
+        if (!choose) {
+            order[i] = order_of[first + i];
+            continue;
+        }
         uint rank = 0;
         const double ri = ratio[i];
         for (uint q = 0; q < n; ++q) rank += (ratio[q] > ri || (ratio[q] == ri && q < i)) ? 1u : 0u;
@@ -160,9 +169,9 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
     double full_room = 0.0;
     for (uint j = 0; j < m; ++j) full_room += u[j] * (double)cap[j];
     const double tolerance = SUM_TOLERANCE * (pref_s[n] + full_room);
-    if (lid == 0 && part == 0 && first_launch)
+    if (lid == 0 && part == 0 && choose)
         bounds[k] = dantzig(pref_s, pref_p, ratio, order, 0, n, full_room, tolerance);
-    if (part == 0 && first_launch)
+    if (part == 0 && choose)
         for (uint q = lid; q < n; q += LOCAL_SIZE) order_of[first + q] = order[q];
 
     /* 3. the walks */

@@ -258,7 +258,8 @@ class _Walk:
                        "directions": self._upload(table.ravel()), "direction_rows": self._upload(rows)}
         self.incumbent = self._upload(np.zeros(k, np.int32), writable=True)
         self.answers = {"values": self._buffer(4 * k), "selected": self._buffer(items), "status": self._buffer(4 * k),
-                        "bounds": self._buffer(8 * k), "order_of": self._buffer(4 * items)}
+                        "bounds": self._buffer(8 * k), "order_of": self._buffer(4 * items),
+                        "chosen_of": self._buffer(4 * k)}
         self.poisoned(*self.answers.values())
 
     def _upload(self, array: np.ndarray, writable: bool = False) -> cl.Buffer:
@@ -330,7 +331,8 @@ class _Walk:
             with self.timings.phase("upload"):
                 active_buf = self._upload(active.astype(np.uint32))
             with self.timings.phase("kernels"):
-                self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0, first)
+                self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0,
+                           first and launches == 0, first)
                 status = self._read(self.answers["status"], np.int32, self.batch.count)
             rate.observe(budget * active.size * walkers, time.perf_counter() - began)
             launches += 1
@@ -343,16 +345,19 @@ class _Walk:
         return members[active], launches
 
     def _walk(self, state: dict, member_buf: cl.Buffer, active_buf: cl.Buffer, active: int, parts: int, split: int,
-              budget: int, first_launch: bool, replace: bool) -> None:
-        """Enqueue one launch of the walks of ``active`` members and the collection of their answers."""
+              budget: int, first_launch: bool, choose: bool, replace: bool) -> None:
+        """Enqueue one launch of the walks of ``active`` members (``first_launch``: from their roots;
+        ``choose``: the multipliers and order chosen, else read back) and the collection of their
+        answers."""
         queue, walkers = self.device.queue, parts * LOCAL_SIZE
         self.program.kernel("mkp_batch_walk").set(
             **{name: self.inputs[name] for name in ("layout", "profits", "weights", "capacities", "directions",
                                                     "direction_rows")},
             members=member_buf, active=active_buf, walker=state["walker"], path=state["path"],
             kept=state["kept"], nodes=state["nodes"], incumbent=self.incumbent, bounds=self.answers["bounds"],
-            order_of=self.answers["order_of"], parts=np.uint32(parts), split=np.uint32(split),
-            budget=np.uint32(budget), first_launch=np.uint32(first_launch),
+            order_of=self.answers["order_of"], chosen_of=self.answers["chosen_of"], parts=np.uint32(parts),
+            split=np.uint32(split), budget=np.uint32(budget), first_launch=np.uint32(first_launch),
+            choose=np.uint32(choose),
         ).enqueue(queue, (active * walkers,), (LOCAL_SIZE,))
         self.program.kernel("mkp_batch_collect").set(
             layout=self.inputs["layout"], members=member_buf, active=active_buf, walker=state["walker"],

@@ -133,6 +133,14 @@ class PackedBatchSolver(BatchSolver):
             out[rows] = self.costs_packed(PackedProblems.pack([problems[k] for k in rows]), device)
         return out
 
+    def given(self, packed: PackedProblems) -> list:
+        """The problems of ``packed`` as objects: those ``pack`` packed, as given (their per-problem
+        caches kept), where ``packed`` came from it; else unpacked anew."""
+        last = getattr(self, "_last_packed", None)
+        if last is not None and last[1] is packed:
+            return last[2]
+        return [packed.unpack_one(int(position)) for position in packed.positions]
+
     def refuse_others(self, packed: PackedProblems) -> None:
         """Raise UnsupportedProblemError naming the first problem of ``packed`` that is not a knapsack."""
         if packed.others:

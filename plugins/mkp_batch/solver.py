@@ -62,8 +62,9 @@ SETUP_SECONDS = {"gpu": 2e-11, "other": 1e-9}
 NODE_SECONDS = {"gpu": 2e-10, "other": 2e-8}
 NODES_PER_ITEM = 64
 PROBED, GAP_ITEM_SECONDS = 16, 1e-3
-#: What a solve costs beside its problems and launches: its buffers and reads.
-HOST_SECONDS = 1.5e-3
+#: What a solve costs beside its problems and launches: its buffers and reads (a33 alone: 1.8 ms end to
+#: end on the H100 host, 2.0 ms with PoCL on a 2-core CPU).
+HOST_SECONDS = 1.8e-3
 
 
 @dataclass
@@ -160,10 +161,8 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         n = batch.layout[:, 1].astype(np.float64)
         words = batch.longest // 32
         slots = batch.count * LOCAL_SIZE
-        seconds = HOST_SECONDS + len(packed) * PROBLEM_SECONDS + (LAUNCH_SECONDS[kind] if batch.count else 0.0) + \
-            float((directions.COUNT * n * n).sum() * SETUP_SECONDS[kind] + (NODES_PER_ITEM * n).sum() * NODE_SECONDS[kind])
-        searched = self._searched(packed)
-        seconds += GAP_ITEM_SECONDS * searched
+        seconds = HOST_SECONDS + (LAUNCH_SECONDS[kind] if batch.count else 0.0) + float(_each(n, kind).sum()) + \
+            (len(packed) - batch.count) * PROBLEM_SECONDS + GAP_ITEM_SECONDS * self._searched(packed)
         return Plan(solver=self.name,
                     device_buffers={"items": 4 * (batch.profits.size + batch.weights.size + batch.capacities.size),
                                     "walks": slots * (4 * 4 + 8 * words + 4),
@@ -183,17 +182,12 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         their bounds are computed once."""
         if len(packed) > PROBED:
             return 0
-        last = getattr(self, "_last_packed", None)
-        problems = last[2] if last is not None and last[1] is packed else \
-            [packed.unpack_one(int(p)) for p in packed.knapsack_positions]
-        return sum(p.n for p in problems if cheap_bounds(p)[2] > 0)
+        return sum(p.n for p in self.given(packed) if cheap_bounds(p)[2] > 0)
 
     def costs_packed(self, packed: PackedProblems, device: Device | None) -> np.ndarray:
         kind = "gpu" if device is None or device.is_gpu else "other"
         n, m, _ = packed.segments()
-        n = n.astype(np.float64)
-        cost = PROBLEM_SECONDS + directions.COUNT * n * n * SETUP_SECONDS[kind] + NODES_PER_ITEM * n * NODE_SECONDS[kind]
-        return np.where((m >= 2) & (m <= MAX_DIMS) & (n <= MAX_ITEMS), cost, np.nan)
+        return np.where((m >= 2) & (m <= MAX_DIMS) & (n <= MAX_ITEMS), _each(n.astype(np.float64), kind), np.nan)
 
     # ----------------------------------------------------------------------------------- the solve
 
@@ -232,6 +226,12 @@ class ManySmallBranchAndBound(PackedBatchSolver):
                                selected=all_selected, optimal=optimal, timings=timings, labels=labels,
                                label_index=(reduction.note_index + 1).astype(np.int32), extras=extras, failures={},
                                seconds=seconds)
+
+
+def _each(n: np.ndarray, kind: str) -> np.ndarray:
+    """The model's seconds of each problem of n items: its host share, choosing its multipliers, and
+    NODES_PER_ITEM nodes per item."""
+    return PROBLEM_SECONDS + directions.COUNT * n * n * SETUP_SECONDS[kind] + NODES_PER_ITEM * n * NODE_SECONDS[kind]
 
 
 class _Walk:

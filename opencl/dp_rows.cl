@@ -243,21 +243,28 @@ void dp_rows_bounded(__global const VALUE_T *restrict prev, __global VALUE_T *re
  * take branch, strictly larger. Weight sums saturate (add_sat): a sum past the capacity never fits. */
 #define POINTS (1u << GROUP)
 
-/* The weight sums W(S) of every set S of the GROUP items from `item` on (bit j of S: item + j), and
- * their profits; items at or past `end` weigh more than any capacity (a chained pass's last group). */
-inline void group_items(__global const uint *weights, __global const VALUE_T *profits, const uint item,
-                        const uint end, uint3 *sum_w, VALUE_T *p)
+/* The weight sums W(S) of every set S of the GROUP items whose weights are w[0 ..] (bit j of S: item j). */
+inline void subset_sums(const uint3 *w, uint3 *sum_w)
 {
     sum_w[0] = (uint3)(0u, 0u, 0u);
 #pragma unroll
-    for (uint j = 0; j < GROUP; ++j) {
-        const int real = item + j < end;
-        const uint3 w = real ? item_weight(weights, item + j) : (uint3)(UINT_MAX, 0u, 0u);
-        p[j] = real ? profits[item + j] : 0;
+    for (uint j = 0; j < GROUP; ++j)
 #pragma unroll
         for (uint S = 0; S < (1u << j); ++S)
-            sum_w[S | (1u << j)] = add_sat(sum_w[S], w);
+            sum_w[S | (1u << j)] = add_sat(sum_w[S], w[j]);
+}
+
+/* The weight sums W(S) of the GROUP items from `item` on, and their profits. */
+inline void group_items(__global const uint *weights, __global const VALUE_T *profits, const uint item,
+                        uint3 *sum_w, VALUE_T *p)
+{
+    uint3 w[GROUP];
+#pragma unroll
+    for (uint j = 0; j < GROUP; ++j) {
+        w[j] = item_weight(weights, item + j);
+        p[j] = profits[item + j];
     }
+    subset_sums(w, sum_w);
 }
 
 /* f_{item+GROUP-1}(c) from f = f_{item-1} (`prev`), read at the points c - W(S) that fit; bit `bit`
@@ -301,7 +308,7 @@ void dp_rows_group(__global const VALUE_T *restrict prev, __global VALUE_T *rest
     uint3 sum_w[POINTS];
     VALUE_T p[GROUP];
     uint bits[GROUP];
-    group_items(weights, profits, item, UINT_MAX, sum_w, p);
+    group_items(weights, profits, item, sum_w, p);
 #pragma unroll
     for (uint j = 0; j < GROUP; ++j)
         bits[j] = 0;
@@ -331,8 +338,10 @@ void dp_rows_group(__global const VALUE_T *restrict prev, __global VALUE_T *rest
  * each decision word (SPLIT divides 32): work-item (q, l) computes bits q * 32 / SPLIT .. of word l
  * and ORs them into local memory (two sets of words, by the pass's parity, so the words of a pass
  * are written out, after its progress is stored, while the next pass runs); the words are exactly
- * those of dp_rows_group. */
+ * those of dp_rows_group. The weights and profits of WINDOW_PASSES passes are read into local memory
+ * at once, so a pass starts without a read from global memory before it polls its neighbours. */
 #define BITS_PER_ITEM (32u / SPLIT)
+#define WINDOW_PASSES 32u
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE * SPLIT, 1, 1)))
 void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, const uint slots,
                    __global uint *restrict decisions, const ulong decisions_offset,
@@ -342,6 +351,8 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
                    volatile __global uint *progress, const uint done)
 {
     __local uint words[2][GROUP][LOCAL_SIZE];
+    __local uint3 window_w[WINDOW_PASSES * GROUP];   /* the items of WINDOW_PASSES passes, read once */
+    __local VALUE_T window_p[WINDOW_PASSES * GROUP];
     const uint x = get_local_id(0);
     const uint lid = x % LOCAL_SIZE, q = x / LOCAL_SIZE;
     const uint tile = get_group_id(0);
@@ -354,15 +365,29 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
     for (uint s = 0; s < passes; ++s) {
         const uint item = first + s * GROUP;
         __local uint (*mine)[LOCAL_SIZE] = words[s & 1u];
-        uint3 sum_w[POINTS];
+        if (s % WINDOW_PASSES == 0u) {  /* the window's last readers passed the barriers of pass s - 1 */
+            for (uint i = x; i < WINDOW_PASSES * GROUP; i += LOCAL_SIZE * SPLIT) {
+                const int real = item + i < end;
+                window_w[i] = real ? item_weight(weights, item + i) : (uint3)(UINT_MAX, 0u, 0u);
+                window_p[i] = real ? profits[item + i] : 0;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        const uint at = (s % WINDOW_PASSES) * GROUP;
+        uint3 w[GROUP], sum_w[POINTS];
         VALUE_T p[GROUP];
         uint bits[GROUP];
-        group_items(weights, profits, item, end, sum_w, p);
+#pragma unroll
+        for (uint j = 0; j < GROUP; ++j) {
+            w[j] = window_w[at + j];
+            p[j] = window_p[at + j];
+        }
+        subset_sums(w, sum_w);
         if (s > 0) {  /* pass s - 1 of the tiles this pass reads */
-            uint3 w = (uint3)(0u, 0u, 0u);
-            for (uint j = item; j < min(item + GROUP, end); ++j)
-                w = add_sat(w, item_weight(weights, j));
-            const ulong reach = (ulong)w.x * span1 + (ulong)w.y * span2 + w.z;
+            uint3 all = (uint3)(0u, 0u, 0u);
+            for (uint j = 0; j < min((uint)GROUP, end - item); ++j)
+                all = add_sat(all, w[j]);
+            const ulong reach = (ulong)all.x * span1 + (ulong)all.y * span2 + all.z;
             const uint lowest = reach >= start ? 0u : (uint)((start - reach) / TILE_STATES);
             for (uint u = lowest + x; u < tile; u += LOCAL_SIZE * SPLIT)
                 while (progress[u] < done + s)

@@ -103,13 +103,18 @@ class ManySmallBranchAndBound(PackedBatchSolver):
 
     def accepts(self, problem) -> str | None:
         reason = refusal(self.name, problem)
-        if reason is not None:
+        if reason is not None or _fits_as_given(problem):
             return reason
         try:
             self._batch(self.pack([problem]))
         except UnsupportedProblemError as exc:
             return str(exc)
         return None
+
+    def least_seconds(self, problem, device: Device) -> float:
+        """The plan's fixed HOST_SECONDS: ``auto`` plans mkp-batch for one problem only where no solver
+        planned before it promises less."""
+        return HOST_SECONDS
 
     # ------------------------------------------------------------------------------------ the batch
 
@@ -226,6 +231,13 @@ class ManySmallBranchAndBound(PackedBatchSolver):
                                selected=all_selected, optimal=optimal, timings=timings, labels=labels,
                                label_index=(reduction.note_index + 1).astype(np.int32), extras=extras, failures={},
                                seconds=seconds)
+
+
+def _fits_as_given(problem) -> bool:
+    """Whether ``problem`` fits the kernel's limits before presolve, which never adds items, dimensions
+    or profit, nor makes a weight or capacity larger (so ``accepts`` need not reduce it)."""
+    return (problem.n <= MAX_ITEMS and problem.m <= MAX_DIMS and problem.total_profit <= INT32_MAX
+            and int(problem.weights.max(initial=0)) <= INT32_MAX and int(problem.capacities.max(initial=0)) <= INT32_MAX)
 
 
 def _each(n: np.ndarray, kind: str) -> np.ndarray:

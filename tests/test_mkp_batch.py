@@ -92,6 +92,11 @@ def test_refusals_name_the_problem():
     rich = clsolve.Knapsack([2**30, 2**30, 5], [[1, 1], [1, 1], [1, 1]], [2, 2], weights_by="item")
     assert "2^31" in solver.accepts(rich)
     assert "m >= 2" in solver.accepts(clsolve.Knapsack([1, 2], [1, 1], 1))
+    # past the limits as given, within them once presolve drops the 100 items heavier than a capacity
+    heavy = np.vstack([rng.integers(1, 9, (200, 2)), np.full((100, 2), 700)])
+    trimmed = clsolve.Knapsack(rng.integers(1, 9, 300), heavy, [600, 600], weights_by="item")
+    assert solver.accepts(trimmed) is None
+    assert clsolve.solve(trimmed, solver="mkp-batch").value == clsolve.solve(trimmed, solver="mkp-bnb").value
     with pytest.raises(UnsupportedProblemError, match="problem 1"):
         clsolve.solve_many([_hard(), rich], solver="mkp-batch")
 

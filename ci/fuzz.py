@@ -184,7 +184,8 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                               **({"device_memory_limit": pick([2**16, 2**20])} if rng.random() < 0.3 else {})}))
     if isinstance(problem, clsolve.Knapsack):
         out.append(("dp-rows", {"items_per_launch": pick([None, 1, 2, 3, 4]), "value_bits": pick([None, 64]),
-                                "chain": pick([None, 1, 2, 5, 32]), "presolve": pick([True, False]),
+                                "chain": pick([None, 1, 2, 5, 32]), "block": pick([None, 0, 2, 7, 16]),
+                                "presolve": pick([True, False]),
                                 "dominance": pick([True, False]), "fixing": pick([True, False]),
                                 "pruning": pick([True, False]), "store": pick(["auto", "host"]), "poison": True,
                                 # not an option: the large-table steps (dominance, fixing) on every size

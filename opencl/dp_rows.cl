@@ -104,6 +104,75 @@ void dp_rows_pair(__global const VALUE_T *restrict prev, __global VALUE_T *restr
     decisions[word + words_per_row] = bits_b;
 }
 
+#ifdef HALO_ROWS
+/* Several light items per pass on chip (temporal blocking, m = 1): work-group t holds in local memory
+ * the states of its tile and the HALO_ROWS x LOCAL_SIZE below it, reads them from f_{item-1} once,
+ * applies `count` items (at most MAX_BLOCK, their weights summing to at most the halo) one after
+ * another there with the recurrence of dp_rows_item, writes each item's decision words and, at the
+ * end, its tile of f_{item+count-1}. Item j's value at state c is exact wherever every state it comes
+ * from lies in the window: c >= the window's start + w_item + ... + w_{item+j}; so after the block
+ * every state of the tile is exact (the weights sum to at most the halo) and the lower states, some
+ * of them not, are never written out. Work-item l keeps the states window + r * LOCAL_SIZE + l in
+ * registers (r < BLOCK_ROWS; r >= HALO_ROWS are the tile's, bit r - HALO_ROWS of its decision word). */
+#define BLOCK_ROWS (32u + HALO_ROWS)
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void dp_rows_block(__global const VALUE_T *restrict prev, __global VALUE_T *restrict next,
+                   __global uint *restrict decisions, const ulong decisions_offset,
+                   __global const uint *weights, __global const VALUE_T *profits,
+                   const uint states, const ulong words_per_row, const uint chunk_first, const uint item,
+                   const uint count, const uint first_tile)
+{
+    __local VALUE_T window[BLOCK_ROWS * LOCAL_SIZE];
+    __local uint block_w[MAX_BLOCK];
+    __local VALUE_T block_p[MAX_BLOCK];
+    const uint lid = get_local_id(0);
+    const uint tile = first_tile + get_group_id(0);
+    const long low = (long)tile * TILE_STATES - (long)HALO_ROWS * LOCAL_SIZE;  /* the window's first state */
+    for (uint j = lid; j < count; j += LOCAL_SIZE) {
+        block_w[j] = weights[3 * (item + j)];
+        block_p[j] = profits[item + j];
+    }
+    VALUE_T v[BLOCK_ROWS];
+#pragma unroll
+    for (uint r = 0; r < BLOCK_ROWS; ++r) {
+        const long c = low + (long)(r * LOCAL_SIZE + lid);
+        v[r] = c >= 0 && c < (long)states ? prev[c] : 0;  /* 0 outside the row: never an exact state's source */
+        window[r * LOCAL_SIZE + lid] = v[r];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = 0; j < count; ++j) {
+        const long w = block_w[j];
+        const VALUE_T p = block_p[j];
+        uint bits = 0;
+#pragma unroll
+        for (uint r = 0; r < BLOCK_ROWS; ++r) {
+            const long at = (long)(r * LOCAL_SIZE + lid) - w;  /* state c - w in the window */
+            const long c = low + (long)(r * LOCAL_SIZE + lid);
+            if (at >= 0 && c >= w) {
+                const VALUE_T take = window[at] + p;
+                if (take > v[r]) {
+                    v[r] = take;
+                    if (r >= HALO_ROWS && c < (long)states)
+                        bits |= 1u << (r - HALO_ROWS);
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (uint r = 0; r < BLOCK_ROWS; ++r)
+            window[r * LOCAL_SIZE + lid] = v[r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        decisions[decisions_offset + (ulong)(item + j - chunk_first) * words_per_row + (ulong)tile * LOCAL_SIZE + lid] = bits;
+    }
+#pragma unroll
+    for (uint r = HALO_ROWS; r < BLOCK_ROWS; ++r) {
+        const long c = low + (long)(r * LOCAL_SIZE + lid);
+        if (c < (long)states)
+            next[c] = v[r];
+    }
+}
+#endif
+
 #ifdef BOUNDED
 /* One or two items per pass with states left out by a bound against an incumbent
  * (engine/dp/pruning.py). `live` holds two rows of a bit per state (the decision-bit layout), the

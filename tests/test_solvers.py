@@ -112,6 +112,54 @@ def test_chained_passes_over_chunks_of_decision_rows(device, monkeypatch, chain)
     clsolve.solution.check(problem, solution)
 
 
+@SETTINGS
+@given(problem=knapsacks(max_n=20, max_capacity=300), block=st.sampled_from([2, 5, 16]),
+       local_size=st.sampled_from([1, 2, 32]))
+def test_blocks_write_the_decision_table_of_sequential(problem, device, block, local_size):
+    """Light items applied on chip, a block at a time: every bit of every item and state, from poisoned
+    buffers, with tiles of 1 to 32 words (halos of 16 rows: 16 to 512 states), blocks ended by the
+    halo, by their most items and by heavier items, and zero weights."""
+    values, packed = SequentialSolver().decisions(problem)
+    expected = np.unpackbits(packed, axis=1)[:, : problem.cells()].astype(bool)
+    solver = RowParallelSolver(poison=True, block=block, local_size=local_size, presolve=False)
+    value, table = solver.decisions(problem, device)
+    assert value == values[-1]
+    np.testing.assert_array_equal(table, expected)
+
+
+@pytest.mark.parametrize("value_bits", [32, 64])
+def test_blocks_on_long_rows_from_each_floor(device, value_bits):
+    """Rows of many tiles, light items in runs between heavy ones, zero weights and items past the
+    capacity, each pass from its first item's reachable floor: the answer checked and equal to one
+    item per pass, in fewer launches; blocks are off by default and refused with 1 item."""
+    from clsolve_plugins.dp_rows.blocks import launches
+    rng = np.random.default_rng(value_bits)
+    weights = np.concatenate([rng.integers(1, 20_000, 30), rng.integers(0, 40, 60), [0, 0, 90_000],
+                              rng.integers(1, 300, 40)])
+    problem = clsolve.Knapsack(rng.integers(1, 1000, weights.size), weights, 60_000)
+    options = dict(presolve=False, value_bits=value_bits, local_size=32, poison=True)
+    expected = clsolve.solve(problem, solver="dp-rows", device=device, items_per_launch=1, chain=1, **options)
+    plan = clsolve.plan(problem, solver="dp-rows", device=device, block=16, chain=1, **options)
+    assert plan.details["block"] == 16 and plan.details["halo_rows"] >= 1
+    unblocked = clsolve.plan(problem, solver="dp-rows", device=device, block=0, chain=1, **options)
+    assert plan.launches < unblocked.launches
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, block=16, chain=1, **options)
+    assert solution.value == expected.value
+    clsolve.solution.check(problem, solution)
+    halo = plan.details["halo_rows"] * 32
+    blocks = [(item, k) for item, k, blocked in launches([(0, problem.n)], 4, np.minimum(weights, 60_001),
+                                                        _blocks(16, plan.details["halo_rows"])) if blocked]
+    assert blocks and all(k >= 2 and weights[item: item + k].sum() <= halo for item, k in blocks)
+    assert clsolve.plan(problem, solver="dp-rows", device=device, chain=1, presolve=False).details["block"] == 0
+    with pytest.raises(clsolve.InvalidOptionError, match="block"):
+        clsolve.solve(problem, solver="dp-rows", device=device, block=1)
+
+
+def _blocks(most, rows):
+    from clsolve_plugins.dp_rows.blocks import Blocks
+    return Blocks(most, rows, 32)
+
+
 def test_chain_by_default(device):
     """On a GPU short rows chain CHAIN_PASSES passes (fewer where the ring would pass CHAIN_RING_BYTES or
     a quarter of the device's memory), long rows and other devices one pass per launch; asked for, as

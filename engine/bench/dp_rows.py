@@ -31,6 +31,9 @@ CHAIN_PASSES = 32  # passes per launch the chained timings use (dp-rows' default
 
 KP01_ITEMS = (1000, 2000, 5000, 10000)
 KP01_CAPACITIES = (10**5, 10**6, 10**7)
+#: Light items (n, capacity, heaviest weight): most weigh less than a block's halo; each also timed
+#: with dp-rows applying them on chip a block at a time (``block=16``).
+LIGHT_CASES = ((10000, 2_500_000, 1000), (10000, 10**7, 4000))
 
 def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
     """Pisinger's uncorrelated type with weights scaled to the capacity (about 20 items fit)."""
@@ -39,6 +42,13 @@ def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
     weights = rng.integers(1, top + 1, size=n)
     profits = rng.integers(1, 1001, size=n)
     return Knapsack(profits, weights, capacity, name=f"uncorrelated n={n} c={capacity}")
+
+
+def light(n: int, capacity: int, top: int, seed: int) -> Knapsack:
+    """Uncorrelated items of weights 1 .. ``top`` (about twice the capacity in all)."""
+    rng = np.random.default_rng(seed)
+    return Knapsack(rng.integers(1, 1001, size=n), rng.integers(1, top + 1, size=n), capacity,
+                    name=f"light n={n} c={capacity} w<={top}")
 
 
 def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, repeats: int, **options) -> dict:
@@ -113,6 +123,13 @@ def run_dp_rows(args) -> dict:
                                                         items_per_launch=k, chain=chain))
                                  for k in ITEMS_PER_LAUNCH}
             cases.append(case)
+    for n, capacity, top in LIGHT_CASES[:1] if args.quick else LIGHT_CASES:
+        problem = light(n, capacity, top, seed=n + capacity)
+        print(f"kp01 {problem.name}", file=sys.stderr)
+        case = {"set": "kp01-light", **measure(problem, args.solver, device, bandwidth, args.repeats)}
+        if args.solver == "dp-rows":
+            case["with_blocks"] = _brief(measure(problem, args.solver, device, bandwidth, args.repeats, block=16))
+        cases.append(case)
     root = data_root(args.data)
     class_a = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
     class_a_by: dict[str, float] = {}

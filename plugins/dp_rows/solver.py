@@ -12,6 +12,8 @@ they fit (each chunk within the device's largest allocation), a single work-item
 back (Algorithm 2.1, steps 8-12) so only the value and the item vector are read back; otherwise
 streamed to host memory while the sweep goes on, and walked back on the host.
 """
+# long module: the plan and the passes it launches (one by one, chained, in blocks) share the layout, the
+# decision chunks and the buffers held on the device
 from __future__ import annotations
 
 import numpy as np
@@ -46,8 +48,10 @@ from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
 from . import backtrack
+from . import blocks as blocking
 from . import chain as chaining
 from . import pruned as pruned_passes
+from .blocks import NONE as NO_BLOCKS
 from .chain import Chain
 from .held import Held
 
@@ -65,7 +69,7 @@ class RowParallelSolver(DeviceSolver):
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
                  items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",
                  device_memory_limit: int | None = None, chain: int | None = None, dominance: bool = True,
-                 fixing: bool = True, pruning: bool = True):
+                 fixing: bool = True, pruning: bool = True, block: int | None = None):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch``: 1 (the paper's one launch
         per item), 2 (two items fused per pass, so each row is read and written once per two items),
@@ -85,7 +89,10 @@ class RowParallelSolver(DeviceSolver):
         ``pruning``: where fixing by reduced costs left an incumbent to beat, the passes leave out the
         states that cannot lead past it (``clsolve.dp.pruning``; passes of 1 or 2 items launched one by
         one: not with ``chain`` > 1, ``items_per_launch`` > 2, or where short rows chain by default; on
-        tables of at least ``pruned.PRUNED_UPDATES`` cell updates)."""
+        tables of at least ``pruned.PRUNED_UPDATES`` cell updates). ``block``: runs of light items
+        applied on chip, at most that many (2 to ``blocks.MAX_BLOCK``) a pass, for m = 1 where passes
+        are launched one by one (the items of a block weigh at most the halo local memory holds, see
+        ``blocks.choose``); 0 or None (default): none."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
         self.items_per_launch = options.choice("items_per_launch", items_per_launch, (None, 1, 2, 3, 4))
         self.local_size = options.power_of_two("local_size", local_size)
@@ -97,6 +104,7 @@ class RowParallelSolver(DeviceSolver):
         self.store = options.choice("store", store, STORES)
         self.device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
         self.chain = options.integer("chain", chain, minimum=1, maximum=chaining.MAX_CHAIN, none=True)
+        self.block = options.choice("block", block, (None, 0, *range(2, blocking.MAX_BLOCK + 1)))
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -170,12 +178,17 @@ class RowParallelSolver(DeviceSolver):
         if pruned:
             buffers["kept states"] = pruned_passes.kept_bytes(layout, problem.n)
         kind = "gpu" if device.is_gpu else "other"
-        items, widths = np.array(chaining.launches(chunks, per_pass), dtype=np.int64).reshape(-1, 2).T
-        swept = layout.states - self._first_tiles(problem, layout, chain)[items] * layout.tile_states  # per pass
+        blocks = NO_BLOCKS if pruned else blocking.choose(self.block, problem.m, chain.passes > 1, layout.local_size,
+                                                          dtype.itemsize, device.local_memory)
+        planned = blocking.passes(problem, chunks, per_pass, blocks)
+        items, widths, blocked = np.array(planned, dtype=np.int64).reshape(-1, 3).T
+        # a pass sweeps from its first item's floor on (a block writes the decision bits of every item)
+        swept = layout.states - self._first_tiles(problem, layout, chain)[items] * layout.tile_states
         passes = len(swept)
-        moved = float(np.sum(swept * (2 * dtype.itemsize + widths / 8)))
-        launches = (len(chaining.launches(chunks, per_pass, chain.passes)) + (len(chunks) if store.mode == "device" else 0)
-                    + int(pruned))  # the states kept before the first pass
+        read = np.where(blocked, 1 + blocks.halo / layout.tile_states, 1.0)   # rows read per row written
+        moved = float(np.sum(swept * ((read + 1) * dtype.itemsize + widths / 8)))
+        launches = (len(chaining.launches(chunks, per_pass, chain.passes)) if chain.passes > 1 else passes) + \
+            (len(chunks) if store.mode == "device" else 0) + int(pruned)  # and the states kept before the first pass
         return Plan(
             solver=self.name,
             device_buffers=buffers,
@@ -188,7 +201,7 @@ class RowParallelSolver(DeviceSolver):
             details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
                      "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
                      "states_per_row": states, "items_per_launch": per_pass, "chain": chain.passes,
-                     "split": chain.split, "pruning": pruned},
+                     "split": chain.split, "pruning": pruned, "block": blocks.most, "halo_rows": blocks.halo_rows},
         )
 
     @staticmethod
@@ -249,6 +262,9 @@ class RowParallelSolver(DeviceSolver):
                       layout.local_size)
         if per_pass > 2 or chain.passes > 1:
             defines["GROUP"] = per_pass
+        if plan.details.get("block"):
+            defines["HALO_ROWS"] = int(plan.details["halo_rows"])
+            defines["MAX_BLOCK"] = int(plan.details["block"])
         if chain.passes > 1:
             defines["SPLIT"] = chain.split
         if pruning is not None:
@@ -317,6 +333,11 @@ class RowParallelSolver(DeviceSolver):
             states=np.uint32(layout.states), span1=np.uint32(span1), span2=np.uint32(span2),
             words_per_row=np.uint64(layout.words_per_row)) for parity in range(2)]
             for width, name in names.items()}
+        blocks = blocking.Blocks(int(plan.details["block"]), int(plan.details["halo_rows"]), layout.local_size)
+        if blocks.most:
+            by_width[0] = [program.kernel("dp_rows_block").set(
+                prev=held.rows[parity], next=held.rows[1 - parity], weights=held.weights, profits=held.profits,
+                states=np.uint32(layout.states), words_per_row=np.uint64(layout.words_per_row)) for parity in range(2)]
         group = (layout.local_size,)
         first_tiles = self._first_tiles(problem, layout, None).tolist() if floored else [0] * problem.n
         passes = 0
@@ -327,9 +348,10 @@ class RowParallelSolver(DeviceSolver):
                 for kernel in pair:
                     kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
             event = None
-            for item, width in chaining.launches([(first, count)], per_pass):
+            for item, width, blocked in blocking.passes(problem, [(first, count)], per_pass, blocks):
                 tile = first_tiles[item]
-                event = by_width[width][passes & 1].set(item=np.uint32(item), first_tile=np.uint32(tile)).enqueue(
+                kernel = by_width[0][passes & 1].set(count=np.uint32(width)) if blocked else by_width[width][passes & 1]
+                event = kernel.set(item=np.uint32(item), first_tile=np.uint32(tile)).enqueue(
                     device.queue, ((layout.tiles - tile) * layout.local_size,), group,
                     wait_for=wait if item == first else None)
                 passes += 1
@@ -379,10 +401,12 @@ class RowParallelSolver(DeviceSolver):
                         device=device.label, timings=timings,
                         stats={"store": store, "items_per_launch": int(plan.details["items_per_launch"]),
                                "value_type": plan.details["value_type"], "chain": int(plan.details["chain"]),
-                               "pruning": pruning is not None},
+                               "pruning": pruning is not None, "block": int(plan.details["block"])},
                         notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
                                f"{plan.details['items_per_launch']} item(s) per pass"
                                + (f", {plan.details['chain']} passes chained per launch" if plan.details["chain"] > 1 else "")
+                               + (f", light items in blocks of up to {plan.details['block']} on chip"
+                                  if plan.details["block"] else "")
                                + f", decision rows kept on the {store}"
                                + (f"; states that cannot lead past the incumbent left out (the core's best must "
                                   f"beat {pruning.floor})"

@@ -1,0 +1,88 @@
+"""How ``dp-rows`` applies runs of light items on chip (``dp_rows_block`` in ``opencl/dp_rows.cl``, m = 1):
+a work-group reads its tile of the row and a halo of ``halo_rows`` x ``local_size`` states below it into
+local memory once, applies up to ``most`` items whose weights sum to at most the halo, and writes the
+tile and each item's decision words once. Heavier items keep the passes of ``chain.launches``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from clsolve.problems import Knapsack
+
+from . import chain as chaining
+
+#: Items one block applies at most (a decision word per item and work-item, written as it is made).
+MAX_BLOCK = 16
+#: Halo rows at most (each a register and a local row of ``local_size`` values per work-item).
+MAX_HALO_ROWS = 16
+#: Local memory the block kernel leaves to its items' weights and profits and the compiler, bytes.
+LOCAL_SPARE = 1024
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """``most`` items per block at most (0: no blocks), over a halo of ``halo_rows`` x ``local_size``
+    states."""
+
+    most: int
+    halo_rows: int
+    local_size: int
+
+    @property
+    def halo(self) -> int:
+        return self.halo_rows * self.local_size
+
+
+NONE = Blocks(0, 0, 1)
+
+
+def choose(asked: int | None, m: int, chained: bool, local_size: int, itemsize: int, local_memory: int) -> Blocks:
+    """``asked`` items per block at most (None or 0: none; on the H100 a block of light items runs at
+    about the rate of 3 items per pass, ``clsolve bench dp-rows``, so none is the default), for m = 1
+    where passes are launched one by one, with as many halo rows (up to MAX_HALO_ROWS) as local memory
+    holds beside the tile's 32 rows; none where not even one fits."""
+    most = asked or 0
+    if most < 2 or m != 1 or chained:
+        return NONE
+    rows = min(MAX_HALO_ROWS, (local_memory - LOCAL_SPARE) // (local_size * itemsize) - 32)
+    return Blocks(most, rows, local_size) if rows >= 1 else NONE
+
+
+def passes(problem: Knapsack, chunks: list[tuple[int, int]], per_pass: int, blocks: Blocks) -> list[tuple[int, int, bool]]:
+    """(first item, items, blocked) of each pass of ``problem`` launched on its own."""
+    if not blocks.most:
+        return [(item, width, False) for item, width in chaining.launches(chunks, per_pass)]
+    weights = np.minimum(problem.weights[:, 0], problem.cells())   # past the capacity: never in a block
+    return launches(chunks, per_pass, weights, blocks)
+
+
+def launches(chunks: list[tuple[int, int]], per_pass: int, weights: np.ndarray, blocks: Blocks) -> list[tuple[int, int, bool]]:
+    """(first item, items, blocked) of each launch: inside each chunk, runs of at least two items whose
+    weights sum to at most the halo go in blocks of at most ``blocks.most``; the others as
+    ``chain.launches`` groups them (per_pass items, pairs and a single item at a run's end)."""
+    out: list[tuple[int, int, bool]] = []
+    for first, count in chunks:
+        fits = _fits(weights[first: first + count], blocks).tolist()   # a block's size from each item
+        k = 0
+        while k < count:
+            if fits[k] >= 2:
+                out.append((first + k, fits[k], True))
+                k += fits[k]
+                continue
+            stop = k + 1
+            while stop < count and fits[stop] < 2:
+                stop += 1
+            out.extend((item, width, False) for item, width in chaining.launches([(first + k, stop - k)], per_pass))
+            k = stop
+    return out
+
+
+def _fits(weights: np.ndarray, blocks: Blocks) -> np.ndarray:
+    """For each item, how many items from it on (at most ``blocks.most``, within ``weights``) sum to at
+    most the halo."""
+    if blocks.most < 2 or not weights.size:
+        return np.zeros(weights.size, dtype=np.int64)
+    sums = np.concatenate([[0], np.cumsum(weights, dtype=np.int64)])
+    reach = np.searchsorted(sums, sums[:-1] + blocks.halo, side="right") - 1   # the last prefix within the halo
+    return np.minimum(reach - np.arange(weights.size), blocks.most)

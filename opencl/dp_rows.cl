@@ -140,19 +140,22 @@ void dp_rows_block(__global const VALUE_T *restrict prev, __global VALUE_T *rest
         window[r * LOCAL_SIZE + lid] = v[r];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* window index i = r * LOCAL_SIZE + l holds state low + i; item j is taken at i where i - w_j is in
+     * the window and the state is at least w_j: i >= lowest_take (32-bit tests in the loop) */
+    const int top = (int)clamp((long)states - low, 0L, (long)INT_MAX);  /* i < top: a state of the row */
     for (uint j = 0; j < count; ++j) {
-        const long w = block_w[j];
+        const int w = (int)block_w[j];
+        const int lowest_take = (int)clamp(max((long)w, (long)w - low), 0L, (long)INT_MAX);
         const VALUE_T p = block_p[j];
         uint bits = 0;
 #pragma unroll
         for (uint r = 0; r < BLOCK_ROWS; ++r) {
-            const long at = (long)(r * LOCAL_SIZE + lid) - w;  /* state c - w in the window */
-            const long c = low + (long)(r * LOCAL_SIZE + lid);
-            if (at >= 0 && c >= w) {
-                const VALUE_T take = window[at] + p;
+            const int i = (int)(r * LOCAL_SIZE + lid);
+            if (i >= lowest_take) {
+                const VALUE_T take = window[i - w] + p;
                 if (take > v[r]) {
                     v[r] = take;
-                    if (r >= HALO_ROWS && c < (long)states)
+                    if (r >= HALO_ROWS && i < top)
                         bits |= 1u << (r - HALO_ROWS);
                 }
             }

@@ -131,7 +131,8 @@ def test_blocks_write_the_decision_table_of_sequential(problem, device, block, l
 def test_blocks_on_long_rows_from_each_floor(device, value_bits):
     """Rows of many tiles, light items in runs between heavy ones, zero weights and items past the
     capacity, each pass from its first item's reachable floor: the answer checked and equal to one
-    item per pass, in fewer launches; blocks are off by default and refused with 1 item."""
+    item per pass, in fewer launches; by default blocks are used on a GPU where they pay (here they do:
+    100 of the 133 items are light), never elsewhere; refused with 1 item."""
     from clsolve_plugins.dp_rows.blocks import launches
     rng = np.random.default_rng(value_bits)
     weights = np.concatenate([rng.integers(1, 20_000, 30), rng.integers(0, 40, 60), [0, 0, 90_000],
@@ -150,14 +151,20 @@ def test_blocks_on_long_rows_from_each_floor(device, value_bits):
     blocks = [(item, k) for item, k, blocked in launches([(0, problem.n)], 4, np.minimum(weights, 60_001),
                                                         _blocks(16, plan.details["halo_rows"])) if blocked]
     assert blocks and all(k >= 2 and weights[item: item + k].sum() <= halo for item, k in blocks)
-    assert clsolve.plan(problem, solver="dp-rows", device=device, chain=1, presolve=False).details["block"] == 0
+    default = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False).details
+    assert default["block"] == (16 if device.is_gpu else 0) and (default["chain"] == 1 or not device.is_gpu)
+    heavy = clsolve.Knapsack(problem.profits, np.maximum(weights, 5_000), 60_000)
+    assert clsolve.plan(heavy, solver="dp-rows", device=device, presolve=False).details["block"] == 0
+    from clsolve_plugins.dp_rows.blocks import pays
+    wide = _blocks(16, 15, local_size=256)   # the H100's halo: 3,840 states
+    assert pays(problem, wide) and not pays(heavy, wide) and not pays(problem, _blocks(16, 1))
     with pytest.raises(clsolve.InvalidOptionError, match="block"):
         clsolve.solve(problem, solver="dp-rows", device=device, block=1)
 
 
-def _blocks(most, rows):
+def _blocks(most, rows, local_size=32):
     from clsolve_plugins.dp_rows.blocks import Blocks
-    return Blocks(most, rows, 32)
+    return Blocks(most, rows, local_size)
 
 
 def test_chain_by_default(device):

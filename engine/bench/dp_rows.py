@@ -32,8 +32,8 @@ CHAIN_PASSES = 32  # passes per launch the chained timings use (dp-rows' default
 KP01_ITEMS = (1000, 2000, 5000, 10000)
 KP01_CAPACITIES = (10**5, 10**6, 10**7)
 #: Light items (n, capacity, heaviest weight): most weigh less than a block's halo; each also timed
-#: with dp-rows applying them on chip a block at a time (``block=16``).
-LIGHT_CASES = ((10000, 2_500_000, 1000), (10000, 10**7, 4000))
+#: with blocks of up to 16 items on chip (``block=16``) and without (``block=0``).
+LIGHT_CASES = ((10000, 10**6, 300), (10000, 2_500_000, 1000), (10000, 10**7, 4000))
 
 def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
     """Pisinger's uncorrelated type with weights scaled to the capacity (about 20 items fit)."""
@@ -128,7 +128,8 @@ def run_dp_rows(args) -> dict:
         print(f"kp01 {problem.name}", file=sys.stderr)
         case = {"set": "kp01-light", **measure(problem, args.solver, device, bandwidth, args.repeats)}
         if args.solver == "dp-rows":
-            case["with_blocks"] = _brief(measure(problem, args.solver, device, bandwidth, args.repeats, block=16))
+            for key, block in (("with_blocks", 16), ("without_blocks", 0)):
+                case[key] = _brief(measure(problem, args.solver, device, bandwidth, args.repeats, block=block))
         cases.append(case)
     root = data_root(args.data)
     class_a = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None

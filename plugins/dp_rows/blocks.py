@@ -37,16 +37,30 @@ class Blocks:
 NONE = Blocks(0, 0, 1)
 
 
+#: By default (on a GPU) blocks are used where from at least BLOCKED_SHARE of the items on a block of
+#: BLOCK_ITEMS or more fits in the halo (``clsolve bench dp-rows`` on the H100: light items in blocks of
+#: about 7 take 0.57 of the time of 3 items per pass, in blocks of about 2 about the same time).
+BLOCKED_SHARE, BLOCK_ITEMS = 0.5, 4
+
+
 def choose(asked: int | None, m: int, chained: bool, local_size: int, itemsize: int, local_memory: int) -> Blocks:
-    """``asked`` items per block at most (None or 0: none; on the H100 a block of light items runs at
-    about the rate of 3 items per pass, ``clsolve bench dp-rows``, so none is the default), for m = 1
-    where passes are launched one by one, with as many halo rows (up to MAX_HALO_ROWS) as local memory
-    holds beside the tile's 32 rows; none where not even one fits."""
+    """``asked`` items per block at most (None or 0: none), for m = 1 where passes are launched one by
+    one, with as many halo rows (up to MAX_HALO_ROWS) as local memory holds beside the tile's 32 rows;
+    none where not even one fits."""
     most = asked or 0
     if most < 2 or m != 1 or chained:
         return NONE
     rows = min(MAX_HALO_ROWS, (local_memory - LOCAL_SPARE) // (local_size * itemsize) - 32)
     return Blocks(most, rows, local_size) if rows >= 1 else NONE
+
+
+def pays(problem: Knapsack, blocks: Blocks) -> bool:
+    """Whether from at least BLOCKED_SHARE of ``problem``'s items on (in its order) a block of at least
+    BLOCK_ITEMS items fits."""
+    if not blocks.most or not problem.n:
+        return False
+    fits = _fits(np.minimum(problem.weights[:, 0], problem.cells()), blocks)
+    return bool(np.mean(fits >= BLOCK_ITEMS) >= BLOCKED_SHARE)
 
 
 def passes(problem: Knapsack, chunks: list[tuple[int, int]], per_pass: int, blocks: Blocks) -> list[tuple[int, int, bool]]:

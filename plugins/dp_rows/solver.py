@@ -35,6 +35,7 @@ from clsolve.dp.table import (
     spans,
     value_bound,
     value_dtype,
+    work_group_size,
 )
 from clsolve.errors import UnsupportedProblemError
 from clsolve.plugin import options
@@ -90,9 +91,10 @@ class RowParallelSolver(DeviceSolver):
         states that cannot lead past it (``clsolve.dp.pruning``; passes of 1 or 2 items launched one by
         one: not with ``chain`` > 1, ``items_per_launch`` > 2, or where short rows chain by default; on
         tables of at least ``pruned.PRUNED_UPDATES`` cell updates). ``block``: runs of light items
-        applied on chip, at most that many (2 to ``blocks.MAX_BLOCK``) a pass, for m = 1 where passes
-        are launched one by one (the items of a block weigh at most the halo local memory holds, see
-        ``blocks.choose``); 0 or None (default): none."""
+        applied on chip, at most that many (2 to ``blocks.MAX_BLOCK``) a pass, for m = 1, the passes
+        launched one by one (the items of a block weigh at most the halo local memory holds, see
+        ``blocks.choose``); 0: none; None (default): ``blocks.MAX_BLOCK`` on a GPU where they pay
+        (``blocks.pays``), else none."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
         self.items_per_launch = options.choice("items_per_launch", items_per_launch, (None, 1, 2, 3, 4))
         self.local_size = options.power_of_two("local_size", local_size)
@@ -132,6 +134,16 @@ class RowParallelSolver(DeviceSolver):
             return None
         return reduction(problem, True, self.dominance, heavy_first=True, fixing=True).pruning()
 
+    def _blocks(self, problem: Knapsack, device: Device, dtype: np.dtype, chain: int | None) -> blocking.Blocks:
+        """The blocks of light items: ``block`` as asked (passes launched one by one unless ``chain`` asks
+        for more), or by default on a GPU where they pay (``blocks.pays``); else none."""
+        local_size = work_group_size(device.max_work_group_size, self.local_size)
+        if self.block is not None or not device.is_gpu or chain not in (None, 1):
+            return blocking.choose(self.block, problem.m, (chain or 1) > 1, local_size, dtype.itemsize,
+                                   device.local_memory)
+        found = blocking.choose(blocking.MAX_BLOCK, problem.m, False, local_size, dtype.itemsize, device.local_memory)
+        return found if blocking.pays(problem, found) else NO_BLOCKS
+
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
                mode: str, per_pass: int, chain: Chain, pruned: bool) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
@@ -163,7 +175,9 @@ class RowParallelSolver(DeviceSolver):
         and the table is large enough; the estimate is that of the whole table."""
         dtype = value_dtype(problem, self.value_bits, value_bound(problem))
         states = problem.cells()
-        chain = chaining.choose(chained if chained is not None else self.chain, self.local_size, states, dtype, device,
+        asked = chained if chained is not None else self.chain
+        blocks = NO_BLOCKS if pruned else self._blocks(problem, device, dtype, asked)
+        chain = chaining.choose(1 if blocks.most else asked, self.local_size, states, dtype, device,
                                 device_budget(device, 0, self.device_memory_limit) // 4)
         pruned = pruned and pruned_passes.pays(problem, chain.passes, device)
         layout = DecisionLayout(states, chain.local_size)
@@ -178,8 +192,6 @@ class RowParallelSolver(DeviceSolver):
         if pruned:
             buffers["kept states"] = pruned_passes.kept_bytes(layout, problem.n)
         kind = "gpu" if device.is_gpu else "other"
-        blocks = NO_BLOCKS if pruned else blocking.choose(self.block, problem.m, chain.passes > 1, layout.local_size,
-                                                          dtype.itemsize, device.local_memory)
         planned = blocking.passes(problem, chunks, per_pass, blocks)
         items, widths, blocked = np.array(planned, dtype=np.int64).reshape(-1, 3).T
         # a pass sweeps from its first item's floor on (a block writes the decision bits of every item)

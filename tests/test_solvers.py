@@ -70,10 +70,14 @@ def test_chained_passes_write_the_decision_table_of_sequential(problem, device, 
     """Passes chained in one launch: every bit of every item and state, from poisoned buffers, with
     tiles of 32 states (local_size 1: many tiles, each waiting on those to its left), launches ending
     in a part pass, and the ring's slots wrapping."""
+    _table_of_sequential(problem, device, items_per_launch=per_launch, chain=chain, local_size=local_size)
+
+
+def _table_of_sequential(problem, device, **options):
+    """dp-rows with ``options`` from poisoned buffers writes sequential's value and decision table."""
     values, packed = SequentialSolver().decisions(problem)
     expected = np.unpackbits(packed, axis=1)[:, : problem.cells()].astype(bool)
-    solver = RowParallelSolver(poison=True, items_per_launch=per_launch, chain=chain, local_size=local_size)
-    value, table = solver.decisions(problem, device)
+    value, table = RowParallelSolver(poison=True, **options).decisions(problem, device)
     assert value == values[-1]
     np.testing.assert_array_equal(table, expected)
 
@@ -119,12 +123,7 @@ def test_blocks_write_the_decision_table_of_sequential(problem, device, block, l
     """Light items applied on chip, a block at a time: every bit of every item and state, from poisoned
     buffers, with tiles of 1 to 32 words (halos of 16 rows: 16 to 512 states), blocks ended by the
     halo, by their most items and by heavier items, and zero weights."""
-    values, packed = SequentialSolver().decisions(problem)
-    expected = np.unpackbits(packed, axis=1)[:, : problem.cells()].astype(bool)
-    solver = RowParallelSolver(poison=True, block=block, local_size=local_size, presolve=False)
-    value, table = solver.decisions(problem, device)
-    assert value == values[-1]
-    np.testing.assert_array_equal(table, expected)
+    _table_of_sequential(problem, device, block=block, local_size=local_size, presolve=False)
 
 
 @pytest.mark.parametrize("value_bits", [32, 64])

@@ -3,7 +3,8 @@
  * one work-item per group of 32 states of row i (dp_rows_item), or two items per launch
  * (dp_rows_pair, below), or GROUP = 3 or 4 (dp_rows_group), or many passes of GROUP = 1 to 4 items
  * chained in one launch (dp_rows_chain), or one or two items per launch leaving out the states a
- * bound excludes (dp_rows_bounded, build option BOUNDED), recurrence (1) of [LLMF]:
+ * bound excludes (dp_rows_bounded, build option BOUNDED), or runs of light items on chip, a tile and
+ * its halo in local memory (dp_rows_block, build option HALO_ROWS), recurrence (1) of [LLMF]:
  *     f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i)   if c >= w_i in every dimension
  *     f_i(c) = f_{i-1}(c)                                otherwise
  * with U_i(c) = 1 exactly when the second term is strictly larger (the item is taken).

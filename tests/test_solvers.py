@@ -131,7 +131,7 @@ def test_blocks_on_long_rows_from_each_floor(device, value_bits):
     """Rows of many tiles, light items in runs between heavy ones, zero weights and items past the
     capacity, each pass from its first item's reachable floor: the answer checked and equal to one
     item per pass, in fewer launches; by default blocks are used on a GPU where they pay (here they do:
-    100 of the 133 items are light), never elsewhere; refused with 1 item."""
+    the 100 light items hold most of the cell updates), never elsewhere; refused with 1 item."""
     from clsolve_plugins.dp_rows.blocks import launches
     rng = np.random.default_rng(value_bits)
     weights = np.concatenate([rng.integers(1, 20_000, 30), rng.integers(0, 40, 60), [0, 0, 90_000],
@@ -157,6 +157,9 @@ def test_blocks_on_long_rows_from_each_floor(device, value_bits):
     from clsolve_plugins.dp_rows.blocks import pays
     wide = _blocks(16, 15, local_size=256)   # the H100's halo: 3,840 states
     assert pays(problem, wide) and not pays(heavy, wide) and not pays(problem, _blocks(16, 1))
+    # most items light, but last: their rows start near the capacity and hold few of the cell updates
+    tail = clsolve.Knapsack(np.ones(130, dtype=np.int64), [20_000] * 30 + [20] * 100, 60_000)
+    assert not pays(tail, wide)
     with pytest.raises(clsolve.InvalidOptionError, match="block"):
         clsolve.solve(problem, solver="dp-rows", device=device, block=1)
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clsolve.dp.table import reachable_floors
 from clsolve.problems import Knapsack
 
 from . import chain as chaining
@@ -37,9 +38,11 @@ class Blocks:
 NONE = Blocks(0, 0, 1)
 
 
-#: By default (on a GPU) blocks are used where from at least BLOCKED_SHARE of the items on a block of
-#: BLOCK_ITEMS or more fits in the halo (``clsolve bench dp-rows`` on the H100: light items in blocks of
-#: about 7 take 0.57 of the time of 3 items per pass, in blocks of about 2 about the same time).
+#: By default (on a GPU) blocks are used where the items from which a block of BLOCK_ITEMS or more fits
+#: in the halo hold at least BLOCKED_SHARE of the table's cell updates (each item's row from its
+#: reachable floor on): ``clsolve bench dp-rows`` on the H100, light items in blocks of about 7 take
+#: 0.57 of the time of 3 items per pass, in blocks of about 2 about the same time; light items that
+#: come last, over the few states a trace-back still reaches, leave a block little to save.
 BLOCKED_SHARE, BLOCK_ITEMS = 0.5, 4
 
 
@@ -55,12 +58,13 @@ def choose(asked: int | None, m: int, chained: bool, local_size: int, itemsize: 
 
 
 def pays(problem: Knapsack, blocks: Blocks) -> bool:
-    """Whether from at least BLOCKED_SHARE of ``problem``'s items on (in its order) a block of at least
-    BLOCK_ITEMS items fits."""
+    """Whether the items of ``problem`` (in its order) from which a block of at least BLOCK_ITEMS items
+    fits hold at least BLOCKED_SHARE of its cell updates."""
     if not blocks.most or not problem.n:
         return False
     fits = _fits(np.minimum(problem.weights[:, 0], problem.cells()), blocks)
-    return bool(np.mean(fits >= BLOCK_ITEMS) >= BLOCKED_SHARE)
+    rows = (problem.cells() - reachable_floors(problem)).astype(np.float64)   # each item's states swept
+    return bool(rows[fits >= BLOCK_ITEMS].sum() >= BLOCKED_SHARE * rows.sum())
 
 
 def passes(problem: Knapsack, chunks: list[tuple[int, int]], per_pass: int, blocks: Blocks) -> list[tuple[int, int, bool]]:

@@ -164,6 +164,18 @@ def test_blocks_on_long_rows_from_each_floor(device, value_bits):
         clsolve.solve(problem, solver="dp-rows", device=device, block=1)
 
 
+def test_blocks_over_chunks_of_decision_rows(device, monkeypatch):
+    """Decision rows in chunks of 7 items: blocks stop at each chunk's end, one launch list for all."""
+    from clsolve.dp import rowstore
+    rng = np.random.default_rng(9)
+    problem = clsolve.Knapsack(rng.integers(1, 100, 40), rng.integers(1, 30, 40), 400)
+    monkeypatch.setattr(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: 7)
+    _table_of_sequential(problem, device, block=16, local_size=32, presolve=False)
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, block=16, presolve=False, poison=True)
+    assert solution.value == clsolve.solve(problem, solver="sequential").value
+    assert clsolve.plan(problem, solver="dp-rows", device=device, block=16, presolve=False).details["decision_chunks"] == 6
+
+
 def _blocks(most, rows, local_size=32):
     from clsolve_plugins.dp_rows.blocks import Blocks
     return Blocks(most, rows, local_size)

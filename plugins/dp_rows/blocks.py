@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.dp.table import reachable_floors
+from clsolve.dp.table import clamped_weights, reachable_floors
 from clsolve.problems import Knapsack
 
 from . import chain as chaining
@@ -62,7 +62,7 @@ def pays(problem: Knapsack, blocks: Blocks) -> bool:
     fits hold at least BLOCKED_SHARE of its cell updates."""
     if not blocks.most or not problem.n:
         return False
-    fits = _fits(np.minimum(problem.weights[:, 0], problem.cells()), blocks)
+    fits = _fits(_weights(problem), blocks)
     rows = (problem.cells() - reachable_floors(problem)).astype(np.float64)   # each item's states swept
     return bool(rows[fits >= BLOCK_ITEMS].sum() >= BLOCKED_SHARE * rows.sum())
 
@@ -71,8 +71,13 @@ def passes(problem: Knapsack, chunks: list[tuple[int, int]], per_pass: int, bloc
     """(first item, items, blocked) of each pass of ``problem`` launched on its own."""
     if not blocks.most:
         return [(item, width, False) for item, width in chaining.launches(chunks, per_pass)]
-    weights = np.minimum(problem.weights[:, 0], problem.cells())   # past the capacity: never in a block
-    return launches(chunks, per_pass, weights, blocks)
+    return launches(chunks, per_pass, _weights(problem), blocks)
+
+
+def _weights(problem: Knapsack) -> np.ndarray:
+    """The weights the kernels read (``clamped_weights``: past the capacity, capacity + 1, so never in
+    a block)."""
+    return clamped_weights(problem)[:, 0].astype(np.int64)
 
 
 def launches(chunks: list[tuple[int, int]], per_pass: int, weights: np.ndarray, blocks: Blocks) -> list[tuple[int, int, bool]]:

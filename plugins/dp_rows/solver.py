@@ -274,7 +274,7 @@ class RowParallelSolver(DeviceSolver):
                       layout.local_size)
         if per_pass > 2 or chain.passes > 1:
             defines["GROUP"] = per_pass
-        if plan.details.get("block"):
+        if plan.details["block"]:
             defines["HALO_ROWS"] = int(plan.details["halo_rows"])
             defines["MAX_BLOCK"] = int(plan.details["block"])
         if chain.passes > 1:
@@ -354,19 +354,22 @@ class RowParallelSolver(DeviceSolver):
         first_tiles = self._first_tiles(problem, layout, None).tolist() if floored else [0] * problem.n
         passes = 0
         pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.launch_seconds)
+        planned = iter(blocking.passes(problem, held.chunks, per_pass, blocks))  # chunk by chunk, in order
         for k, (first, count) in enumerate(held.chunks):
             buffer, offset, wait = held.store.slot(k)
             for pair in by_width.values():
                 for kernel in pair:
                     kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
-            event = None
-            for item, width, blocked in blocking.passes(problem, [(first, count)], per_pass, blocks):
+            event, item = None, first
+            while item < first + count:
+                item, width, blocked = next(planned)
                 tile = first_tiles[item]
                 kernel = by_width[0][passes & 1].set(count=np.uint32(width)) if blocked else by_width[width][passes & 1]
                 event = kernel.set(item=np.uint32(item), first_tile=np.uint32(tile)).enqueue(
                     device.queue, ((layout.tiles - tile) * layout.local_size,), group,
                     wait_for=wait if item == first else None)
                 passes += 1
+                item += width
                 pacer.launch()
             held.store.finished(k, event)
         return held.rows[passes & 1], 0

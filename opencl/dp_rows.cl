@@ -130,7 +130,7 @@ void dp_rows_block(__global const VALUE_T *restrict prev, __global VALUE_T *rest
     const uint tile = first_tile + get_group_id(0);
     const long low = (long)tile * TILE_STATES - (long)HALO_ROWS * LOCAL_SIZE;  /* the window's first state */
     for (uint j = lid; j < count; j += LOCAL_SIZE) {
-        block_w[j] = weights[3 * (item + j)];
+        block_w[j] = item_weight(weights, item + j).x;
         block_p[j] = profits[item + j];
     }
     VALUE_T v[BLOCK_ROWS];

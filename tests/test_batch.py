@@ -42,6 +42,49 @@ def test_random_batches_match_brute_force(problems, device):
             assert all(s.solver == "dp-batch" and s.optimal for s in solutions)
 
 
+@st.composite
+def mixed_rows(draw):
+    """Batches whose rows straddle the on-chip limit at local_size 32 (1024 states): one tile or less
+    stays on chip, longer rows take the item steps, in the same chunk, with different item counts."""
+    count = draw(st.integers(1, 8))
+    problems = []
+    for _ in range(count):
+        m = draw(st.integers(1, 2))
+        n = draw(st.integers(1, 9))
+        caps = draw(st.lists(st.integers(0, 2000 if m == 1 else 45), min_size=m, max_size=m))
+        profits = draw(st.lists(st.integers(0, 2**40 if draw(st.booleans()) else 90), min_size=n, max_size=n))
+        weights = [[draw(st.integers(0, c + 2)) for c in caps] for _ in range(n)]
+        problems.append(clsolve.Knapsack(profits, weights, caps, weights_by="item"))
+    return problems
+
+
+@SETTINGS
+@given(problems=mixed_rows())
+def test_rows_on_chip_equal_item_steps_bit_for_bit(problems, device):
+    """dp_batch_chip applies every item to a row in local memory; its values and items (the same
+    decision bits, read by the same backtracking) equal the item steps' and brute force's."""
+    runs = {on: clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method="dp",
+                                   presolve=False, local_size=32, on_chip=on) for on in (True, False)}
+    assert [s.value for s in runs[True]] == [brute_force(p) for p in problems]
+    assert [s.items.tolist() for s in runs[True]] == [s.items.tolist() for s in runs[False]]
+    chip_in_run = {m: any(p.cells() <= 1024 for p in problems if p.m == m) for m in (1, 2)}  # a run per m
+    on_chip = [any("on chip" in note for note in s.notes) for s in runs[True]]
+    assert on_chip == [chip_in_run[p.m] for p in problems]
+    assert not any("on chip" in note for s in runs[False] for note in s.notes)
+
+
+def test_rows_on_chip_by_default_only_on_a_gpu(device):
+    problems = [clsolve.Knapsack([5, 4, 3], [4, 3, 2], 6), clsolve.Knapsack([7, 1], [2, 1], 2)]
+    plan = clsolve.plan(problems[0], solver="dp-batch", device=device, method="dp", presolve=False)
+    assert plan.details["on_chip"] == (1 if device.is_gpu else 0)
+    forced = clsolve.plan(problems[0], solver="dp-batch", device=device, method="dp", presolve=False, on_chip=True)
+    assert forced.details["on_chip"] == 1 and forced.launches == 2  # the row's launch and the backtracking
+    never = clsolve.plan(problems[0], solver="dp-batch", device=device, method="dp", presolve=False, on_chip=False)
+    assert never.details["on_chip"] == 0 and never.launches == 3 + 1
+    with pytest.raises(clsolve.InvalidOptionError, match="on_chip"):
+        clsolve.solve(problems[0], solver="dp-batch", on_chip=1)
+
+
 def test_enumeration_of_larger_instances(device):
     rng = np.random.default_rng(11)
     problems = [clsolve.Knapsack(rng.integers(1, 10**6, n), rng.integers(1, 400, (n, 2)), [900, 700])

@@ -1,5 +1,5 @@
 """``clsolve bench NAME``: one module per benchmark (dp_rows, batch for msb and class-a, bnb, mckp,
-scale, wavefront, hard_kp, kpm), the helpers they share in ``common``. Each prints JSON with the device and the
+scale, wavefront, hard_kp, kpm, small_rows), the helpers they share in ``common``. Each prints JSON with the device and the
 date (stdout, or ``--out``); progress goes to stderr."""
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from ..errors import FormatError, InvalidOptionError
-from . import batch, bnb, dp_rows, hard_kp, kpm, mckp, plots, scale, wavefront
+from . import batch, bnb, dp_rows, hard_kp, kpm, mckp, plots, scale, small_rows, wavefront
 from .common import data_root
 
 __all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
 
 BENCHMARKS = {"bnb": bnb.run_bnb, "dp-rows": dp_rows.run_dp_rows, "mckp": mckp.run, "msb": batch.run_batch_set,
               "class-a": batch.run_batch_set, "scale": scale.run, "wavefront": wavefront.run, "hard-kp": hard_kp.run,
-              "kpm": kpm.run}
+              "kpm": kpm.run, "small-rows": small_rows.run}
 
 
 def add_parser(sub):

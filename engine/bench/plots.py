@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import FormatError, InvalidOptionError
 
 
@@ -171,9 +173,23 @@ def _kpm(result: dict, ax) -> None:
     ax.set_title("multidimensional knapsacks")
 
 
+def _small_rows(result: dict, ax) -> None:
+    """Kernel time of each batch: rows on chip against item steps (log scale)."""
+    cases = result["cases"]
+    y = np.arange(len(cases))
+    for shift, key, label in ((-0.2, "default", "dp-batch (default: rows on chip on a GPU)"),
+                                  (0.2, "item_steps", "dp-batch, item steps (on_chip=False)")):
+        ax.barh(y + shift, [c[key]["kernel_seconds"] for c in cases], height=0.4, label=label)
+    ax.set_yticks(y, [f"{c['name']} x {c['instances']}" for c in cases])
+    ax.set_xscale("log")
+    ax.set_xlabel("kernel seconds for the batch (log)")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title("batches of small knapsacks")
+
+
 DRAW: dict[str, Callable] = {"msb": _batch, "class-a": _batch, "dp-rows": _dp_rows, "bnb": _bnb, "mckp": _mckp,
                              "wavefront": _wavefront, "scale": _scale, "hard-kp": _hard_kp,
-                             "kpm": _kpm}
+                             "kpm": _kpm, "small-rows": _small_rows}
 
 
 def plot(result: dict, path: str) -> None:

@@ -41,6 +41,7 @@ from clsolve.dp.table import (
     work_group_size,
 )
 from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError, problem_label
+from clsolve.plugin import options
 from clsolve.plugin.contract import PackedBatchSolver
 from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
 from clsolve.problems import Knapsack
@@ -49,6 +50,8 @@ from clsolve.runtime.buffers import fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Timings
+
+from . import chip
 
 #: Subset enumeration is exact for any n, but its masks are 32-bit words and its work is 2^n.
 ENUMERATION_MAX_ITEMS = 30
@@ -97,7 +100,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
     summary = "k instances at once on an OpenCL device, one launch per item step, items by per-instance backtracking"
 
     def __init__(self, local_size: int | None = None, poison: bool = False, memory_limit: int | None = None,
-                 method: str = "auto", presolve: bool = True):
+                 method: str = "auto", presolve: bool = True, on_chip: bool | None = None):
         """``local_size`` overrides the work-group size; ``poison`` fills device buffers with garbage
         first (tests); ``memory_limit`` caps the device bytes one chunk may use (default: the
         device's own limit), which forces a batch into several chunks. ``method`` chooses per
@@ -105,7 +108,10 @@ class KnapsackBatchSolver(PackedBatchSolver):
         (enumerate where 2^n <= n x states, the DP's cell updates; and a whole DP group of small
         instances where enumerating it is estimated cheaper than its item steps, see
         ``clsolve.dp.table.MODEL_DP_STEP_SECONDS``). ``presolve`` applies the exact
-        reductions of ``clsolve.dp.presolve`` first (``False``: solve the problems as given)."""
+        reductions of ``clsolve.dp.presolve`` first (``False``: solve the problems as given). ``on_chip``
+        keeps an instance's DP row in local memory for all its items where it fits
+        (``plugins/dp_batch/chip.py``): ``True`` wherever it fits, ``False`` never (one launch per item
+        step for all), ``None`` (default) where it pays, on a GPU."""
         if memory_limit is not None and memory_limit <= 0:
             raise InvalidOptionError(f"memory_limit must be positive, got {memory_limit}")
         if method not in ("auto", "dp", "enumerate"):
@@ -115,6 +121,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         self.poison = poison
         self.memory_limit = memory_limit
         self.presolve = bool(presolve)
+        self.on_chip = None if on_chip is None else options.flag("on_chip", on_chip)
         self._last_work: tuple | None = None
 
     # ------------------------------------------------------------------------- one problem at a time
@@ -164,7 +171,10 @@ class KnapsackBatchSolver(PackedBatchSolver):
         if bool(self._enumerated(reduced.n, reduced.cells())):
             return PLAN_SECONDS + subsets
         # a group of small instances may be enumerated where that is cheaper than its item steps
-        return PLAN_SECONDS + min(subsets, reduced.n * reduced.cells() * 8.125 / MODEL_BANDWIDTH[kind])
+        updates = reduced.n * reduced.cells()
+        streamed = updates * 8.125 / MODEL_BANDWIDTH[kind]
+        stays = bool(self._on_chip(np.array([reduced.cells()]), device, np.dtype(np.int32), self._local_size(device))[0])
+        return PLAN_SECONDS + min(subsets, chip.seconds(updates, kind) if stays else streamed)
 
     def _reductions(self, problems: Sequence[Knapsack]) -> list[Reduction]:
         if self.presolve:
@@ -211,12 +221,23 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 longest = int(rn[rows].max())
                 if longest > ENUMERATION_MAX_ITEMS:
                     continue
-                if np.exp2(rn[rows]).sum() / MODEL_SUBSETS_PER_SECOND[kind] < longest * MODEL_DP_STEP_SECONDS[kind]:
+                if np.exp2(rn[rows]).sum() / MODEL_SUBSETS_PER_SECOND[kind] < self._least_dp_seconds(
+                        rn[rows], cells[rows], device, self._dtype(reduced, rows)):
                     enumerated[rows] = True
                     del dense[width]
         work = _Work(reduction, np.flatnonzero(enumerated), dense)
         self._last_work = (key, work, packed)  # the batch kept alive, so its id is not reused
         return work
+
+    def _least_dp_seconds(self, n: np.ndarray, cells: np.ndarray, device: Device, dtype: np.dtype) -> float:
+        """At least what a DP group costs however small its rows: a step per item of its longest row
+        that does not stay on chip, and the on-chip rows' updates in one launch."""
+        kind = "gpu" if device.is_gpu else "other"
+        stays = self._on_chip(cells, device, dtype, self._local_size(device))
+        seconds = float(n[~stays].max(initial=0)) * MODEL_DP_STEP_SECONDS[kind]
+        if stays.any():
+            seconds += chip.seconds(float((n * cells)[stays].sum()), kind) + MODEL_LAUNCH_SECONDS[kind]
+        return seconds
 
     def _refuse(self, packed: PackedProblems, reduced: PackedProblems, n: np.ndarray, m: np.ndarray,
                 cells: np.ndarray) -> None:
@@ -316,17 +337,22 @@ class KnapsackBatchSolver(PackedBatchSolver):
             dtype = self._dtype(reduced, rows)
             row_bytes, decision_bytes, items, states = self._dense_layout(reduced, rows, local_size)
             chunks = self._chunks(row_bytes, decision_bytes, device, self._describer(packed, reduced, rows))
+            stays = self._on_chip(states, device, dtype, local_size)
             updates = int((items * states).sum())
-            steps = sum(int(items[chunk].max()) for chunk in chunks)
+            chip_updates = int((items * states)[stays].sum())
+            steps = sum(int(items[chunk][~stays[chunk]].max(initial=0)) for chunk in chunks)
+            launches = steps + len(chunks) + sum(int(stays[chunk].any()) for chunk in chunks)
             largest = max(chunks, key=lambda c: int(row_bytes[c].sum() + decision_bytes[c].sum()))
             for key, size in (("row_a", int(row_bytes[largest].sum()) // 2), ("row_b", int(row_bytes[largest].sum()) // 2),
                               ("decisions", int(decision_bytes[largest].sum()))):
                 plan.device_buffers[key] = max(plan.device_buffers.get(key, 0), size)
             plan.cell_updates += updates
-            plan.launches += steps + len(chunks)
-            plan.seconds += (updates * (dtype.itemsize * 2 + 0.125) / MODEL_BANDWIDTH[kind]
-                             + (steps + len(chunks)) * MODEL_LAUNCH_SECONDS[kind])
+            plan.launches += launches
+            plan.seconds += ((updates - chip_updates) * (dtype.itemsize * 2 + 0.125) / MODEL_BANDWIDTH[kind]
+                             + chip.seconds(chip_updates, kind) + float(decision_bytes[stays].sum()) / MODEL_BANDWIDTH[kind]
+                             + launches * MODEL_LAUNCH_SECONDS[kind])
             plan.details["value_type"] = opencl_type(dtype)
+            plan.details["on_chip"] = plan.details.get("on_chip", 0) + int(stays.sum())
             chunk_count += len(chunks)
         plan.seconds += PLAN_SECONDS
         plan.details["chunks"] = chunk_count
@@ -405,8 +431,13 @@ class KnapsackBatchSolver(PackedBatchSolver):
         else:  # what auto enumerates needs no DP row (as in ``_refuse``)
             taken = dense | (enumerated & ~_not_enumerable(packed))
         value_bytes = np.where(wide, 8.0, 4.0)
-        cost = np.where(enumerated, np.exp2(np.minimum(n, 64)) / MODEL_SUBSETS_PER_SECOND[kind],
-                        n * cells * (2 * value_bytes + 0.125) / MODEL_BANDWIDTH[kind])
+        streamed = n * cells * (2 * value_bytes + 0.125) / MODEL_BANDWIDTH[kind]
+        if device is not None:
+            local_size = self._local_size(device)
+            stays = np.where(wide, self._on_chip(cells, device, np.dtype(np.int64), local_size),
+                             self._on_chip(cells, device, np.dtype(np.int32), local_size))
+            streamed = np.where(stays, n * cells / chip.MODEL_UPDATES_PER_SECOND[kind], streamed)
+        cost = np.where(enumerated, np.exp2(np.minimum(n, 64)) / MODEL_SUBSETS_PER_SECOND[kind], streamed)
         return np.where(taken, cost, np.nan)
 
     # ---------------------------------------------------------------------------------- the device
@@ -481,10 +512,13 @@ class KnapsackBatchSolver(PackedBatchSolver):
         with timings.phase("host"):
             local_size = self._local_size(device)
             m = int(batch_problems.capacity_offsets[1] - batch_problems.capacity_offsets[0])
-            program = kernels.program(device, DP_SOURCE, {"VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size},
+            chip_states = chip.chip_states(device, dtype.itemsize, local_size)
+            program = kernels.program(device, DP_SOURCE, {"VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size,
+                                                          "CHIP_STATES": max(chip_states, 1)},
                                       preamble=kernels.struct_declaration(device, "instance_t", INSTANCE))
             k = len(batch_problems)
             batch = Concatenated.of(batch_problems, dtype)
+            stays = self._on_chip(batch.states, device, dtype, local_size)
             caps = batch.capacities.astype(np.int64)
             tiles = -(-batch.states // (32 * local_size))
             words_per_row = tiles * local_size
@@ -495,22 +529,25 @@ class KnapsackBatchSolver(PackedBatchSolver):
             # the flattening of dp_states.h: state = c1 * span1 + c2 * span2 + c3 (spans of unused dimensions unused)
             table["span1"] = np.where(m == 1, 1, (caps[:, 1] + 1) * np.where(m == 3, caps[:, 2] + 1, 1))
             table["span2"] = np.where(m == 2, 1, np.where(m == 3, caps[:, 2] + 1, 0))
-            table["first_tile"] = np.cumsum(tiles) - tiles
+            stepped = np.where(stays, 0, tiles)  # the item steps' work-groups: rows that do not stay on chip
+            table["first_tile"] = np.cumsum(stepped) - stepped
             table["first_item"] = batch.first_item
             table["items"] = batch.sizes
             table["words_per_row"] = words_per_row
-            tile_instance = np.repeat(np.arange(k, dtype=np.uint32), tiles)
+            tile_instance = np.repeat(np.arange(k, dtype=np.uint32), stepped)
+            chip_instance = np.flatnonzero(stays).astype(np.uint32)
             weights, profits, capacities = batch.weights, batch.profits, batch.capacities
             state_offset = int(batch.states.sum())
             decision_offset = int((batch.sizes * words_per_row).sum())
             first_item = int(batch.sizes.sum())
-            steps = int(batch.sizes.max())
+            steps = int(batch.sizes[~stays].max(initial=0))
 
         with timings.phase("upload"):
             ctx, queue, flags = device.context, device.queue, cl.mem_flags
 
             weights_buf, profits_buf = upload_readonly(ctx, weights), upload_readonly(ctx, profits)
-            table_buf, tiles_buf, caps_buf = (upload_readonly(ctx, a) for a in (table, tile_instance, capacities))
+            table_buf, caps_buf = upload_readonly(ctx, table), upload_readonly(ctx, capacities)
+            tiles_buf, chip_buf = (upload_readonly(ctx, np.append(a, np.uint32(0))) for a in (tile_instance, chip_instance))
             rows = [cl.Buffer(ctx, flags.READ_WRITE, state_offset * dtype.itemsize) for _ in range(2)]
             decisions = cl.Buffer(ctx, flags.READ_WRITE, max(4, decision_offset * 4))
             selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
@@ -518,14 +555,19 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 for buf in (decisions, selected_buf):
                     fill(queue, buf, POISON_BYTE)
             for buf in rows:  # both: an instance's row is zero until its first item (right alignment)
-                fill(queue, buf, 0)
+                fill(queue, buf, POISON_BYTE if self.poison and not tile_instance.size else 0)
             queue.finish()
 
         with timings.phase("kernels"):
+            if chip_instance.size:  # its final rows go where the backtracking reads the steps' final rows
+                program.kernel("dp_batch_chip").set(
+                    decisions=decisions, weights=weights_buf, profits=profits_buf, instances=table_buf,
+                    chip_instance=chip_buf, final_row=rows[steps & 1],
+                ).enqueue(queue, (chip_instance.size * local_size,), (local_size,))
             step_kernels = [program.kernel("dp_batch_step").set(
                 prev=rows[parity], next=rows[1 - parity], decisions=decisions, weights=weights_buf, profits=profits_buf,
                 instances=table_buf, tile_instance=tiles_buf, steps=np.uint32(steps)) for parity in range(2)]
-            global_size = (len(tile_instance) * local_size,)
+            global_size = (max(len(tile_instance), 1) * local_size,)
             pacer = Pacer(queue, f"{self.name} item steps", steps)
             for step in range(steps):
                 step_kernels[step & 1].set(step=np.uint32(step)).enqueue(queue, global_size, (local_size,))
@@ -537,7 +579,14 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 final_row=rows[steps & 1], count=np.uint32(k), selected=selected_buf, values=values_buf,
             ).enqueue(queue, (-(-k // group) * group,), (group,))
             queue.finish()
-        return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "dynamic programming")
+        method = "dynamic programming" + (f", {chip_instance.size} of {k} rows on chip" if chip_instance.size else "")
+        return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, method)
+
+    def _on_chip(self, states: np.ndarray, device: Device, dtype: np.dtype, local_size: int) -> np.ndarray:
+        """Which DP rows (by their states) take all their items on chip."""
+        if self.on_chip is False or (self.on_chip is None and not chip.pays(device)):
+            return np.zeros(np.shape(states), dtype=bool)
+        return chip.on_chip(states, device, dtype.itemsize, local_size)
 
 
 def _not_enumerable(packed: PackedProblems) -> np.ndarray:

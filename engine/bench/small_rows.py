@@ -1,0 +1,86 @@
+"""``clsolve bench small-rows``: batches of small knapsacks, whose DP rows fit in one work-group's local
+memory: ``dp-batch`` with its rows on chip (all items of an instance in one launch) against its item
+steps (one launch per item over every instance), ``auto``, and OR-Tools one problem after another."""
+from __future__ import annotations
+
+import datetime
+import sys
+import time
+
+import numpy as np
+
+from .. import api
+from ..problems import Knapsack
+from ..runtime.devices import get_device
+from .batch import batch_phases
+from .common import copy_bandwidth, fresh, ortools_solve
+
+#: (name, instances, items, capacities): uncorrelated items, weights 1 .. C / 4 in each dimension.
+CASES = [("KP1 n=50 C=1000", 4000, 50, (1000,)), ("KP1 n=100 C=8000", 1000, 100, (8000,)),
+         ("KP2 n=40 C=60x60", 2000, 40, (60, 60)), ("KP3 n=30 C=15x15x15", 2000, 30, (15, 15, 15))]
+QUICK = 200
+
+
+def generated(count: int, n: int, capacities: tuple[int, ...], seed: int = 0) -> list[Knapsack]:
+    rng = np.random.default_rng(seed)
+    caps = np.array(capacities)
+    return [Knapsack(rng.integers(1, 1000, n), rng.integers(1, np.maximum(caps // 4, 1) + 1, (n, caps.size)), caps,
+                     weights_by="item", name=f"random-{k}") for k in range(count)]
+
+
+def _timed(problems: list[Knapsack], device, repeats: int, **options) -> tuple[float, list]:
+    best, solutions = float("inf"), []
+    for _ in range(repeats):
+        batch = fresh(problems)
+        start = time.perf_counter()
+        solutions = api.solve_many(batch, device=device, **options)
+        best = min(best, time.perf_counter() - start)
+    return best, solutions
+
+
+def _dp_batch(problems: list[Knapsack], device, repeats: int, on_chip: bool | None) -> dict:
+    options = {"solver": "dp-batch", "method": "dp", "presolve": False, "on_chip": on_chip}
+    phases = batch_phases(problems, device, **dict(options))  # also builds the kernels before the timed runs
+    seconds, solutions = _timed(problems, device, repeats, **options)
+    kernels = sum(b.get("kernels", 0.0) for b in phases["batches"].values()) / 1e3
+    cells = sum(p.n * p.cells() for p in problems)
+    return {"seconds_total": seconds, "kernel_seconds": kernels, "cell_updates_per_second": cells / kernels,
+            "on_chip": any("on chip" in note for note in solutions[0].notes), "values": [s.value for s in solutions],
+            "phases": phases}
+
+
+def _case(name: str, problems: list[Knapsack], device, repeats: int) -> dict:
+    print(f"{name}: {len(problems)} instances", file=sys.stderr)
+    row: dict = {"name": name, "instances": len(problems), "n": problems[0].n,
+                 "capacities": problems[0].capacities.tolist(), "states": int(problems[0].cells()),
+                 "cell_updates": int(sum(p.n * p.cells() for p in problems))}
+    row["default"] = _dp_batch(problems, device, repeats, None)
+    row["item_steps"] = _dp_batch(problems, device, repeats, False)
+    api.solve_many(fresh(problems), device=device)
+    seconds, solutions = _timed(problems, device, repeats)
+    row["auto"] = {"seconds_total": seconds, "solvers": sorted({s.solver for s in solutions})}
+    start = time.perf_counter()
+    peer = [ortools_solve(p) for p in problems]
+    if peer[0] is not None:
+        row["ortools"] = {"seconds_total": time.perf_counter() - start}
+    expected = row["default"].pop("values")
+    row["value_mismatches"] = sum(a != b for a, b in zip(expected, row["item_steps"].pop("values"))) + sum(
+        a != b for a, b in zip(expected, [s.value for s in solutions])) + (
+        sum(a != b for a, b in zip(expected, peer)) if peer[0] is not None else 0)
+    row["kernel_speedup_of_default"] = row["item_steps"]["kernel_seconds"] / row["default"]["kernel_seconds"]
+    return row
+
+
+def run(args) -> dict:
+    device = get_device(args.device)
+    cases = [_case(name, generated(QUICK if args.quick else count, n, caps, seed=k), device, args.repeats)
+             for k, (name, count, n, caps) in enumerate(CASES)]
+    return {"benchmark": "small-rows", "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "device": device.describe(), "copy_bandwidth_bytes_per_second": copy_bandwidth(device, 256 if device.is_gpu else 64),
+            "repeats": args.repeats, "cases": cases,
+            "note": "dp-batch with method=dp and presolve=False times the DP itself: default is its default option "
+                    "on_chip=None (rows that fit stay in local memory on a GPU; 'on_chip' says whether they did), "
+                    "item_steps is on_chip=False; auto solves the same batch with "
+                    "presolve; OR-Tools' branch and bound solves the problems one after another on the host CPU. "
+                    "Seconds are end to end with items and the engine's check (best of the repeats); kernel seconds "
+                    "are the batch's kernels alone."}

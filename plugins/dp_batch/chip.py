@@ -1,0 +1,42 @@
+"""Temporal blocking in ``dp-batch``: instances whose whole state row fits in one work-group's local
+memory take all their items in one launch (kernel ``dp_batch_chip`` in ``opencl/dp_batch.cl``).
+
+The row stays on chip from the first item to the last; global memory sees only each item's decision
+words (the layout of the item steps, so the same backtracking reads them) and the final row. A row
+longer than one tile (32 states per work-item) or than local memory keeps the item steps: there,
+a tile of the flattened states would need the halo that its items reach back, and one item of a
+2-D instance already reaches w2 x (C1 + 1) states back, more than local memory holds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from clsolve.runtime.devices import Device
+
+#: Local memory the kernel leaves to the OpenCL implementation (its own arguments and bookkeeping).
+RESERVED_LOCAL_BYTES = 1024
+#: Cell updates per second on chip, for the plan (H100: see ``clsolve bench batch-chip``; PoCL on
+#: 2 cores likewise), and what each instance adds (its decision words and final row).
+MODEL_UPDATES_PER_SECOND = {"gpu": 2e11, "other": 1e9}
+
+
+def chip_states(device: Device, itemsize: int, local_size: int) -> int:
+    """The most states a row may have to stay on chip: one tile (32 per work-item) and what local
+    memory holds beside the implementation's reserve."""
+    return max(0, min(32 * local_size, (device.local_memory - RESERVED_LOCAL_BYTES) // itemsize))
+
+
+def on_chip(states: np.ndarray, device: Device, itemsize: int, local_size: int) -> np.ndarray:
+    """Which rows (by their number of states) stay on chip."""
+    return np.asarray(states) <= chip_states(device, itemsize, local_size)
+
+
+def pays(device: Device) -> bool:
+    """Whether rows that fit stay on chip by default: on a GPU. On a CPU (PoCL) local memory is
+    ordinary cache, and a work-group's barriers per item cost more than streaming the row."""
+    return device.is_gpu
+
+
+def seconds(updates: float, kind: str) -> float:
+    """The plan's estimate for the on-chip updates of one launch."""
+    return updates / MODEL_UPDATES_PER_SECOND[kind]

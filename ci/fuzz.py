@@ -191,6 +191,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                                 # not an option: the large-table steps (dominance, fixing) on every size
                                 "large_table_steps": pick([True, False])}))
         out.append(("dp-batch", {"method": pick(["auto", "dp", "enumerate"]), "presolve": pick([True, False]),
+                                 "on_chip": pick([None, True, False]), "local_size": pick([None, 32]),
                                  "poison": True, **({"memory_limit": 2**16} if rng.random() < 0.2 else {})}))
         out.append(("mckp", {"grouping": pick(["auto", "value", "weight"]), "variant": pick(["full", "no-local", "no-opt"]),
                              "counts": pick(["auto", "device", "host", "recompute"]), "presolve": pick([True, False]),

@@ -31,6 +31,14 @@ def on_chip(states: np.ndarray, device: Device, itemsize: int, local_size: int) 
     return np.asarray(states) <= chip_states(device, itemsize, local_size)
 
 
+def row_room(states: np.ndarray, local_size: int) -> int:
+    """The kernel's local row (build option CHIP_STATES): the longest row on chip rounded up to a power
+    of two of at least ``local_size`` states, so a batch of short rows leaves room for more
+    work-groups on each compute unit, and few distinct sizes are built."""
+    longest = int(states.max(initial=1))
+    return max(local_size, 1 << (longest - 1).bit_length())
+
+
 def pays(device: Device) -> bool:
     """Whether rows that fit stay on chip by default: on a GPU. On a CPU (PoCL) local memory is
     ordinary cache, and a work-group's barriers per item cost more than streaming the row."""

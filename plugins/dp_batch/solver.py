@@ -512,13 +512,13 @@ class KnapsackBatchSolver(PackedBatchSolver):
         with timings.phase("host"):
             local_size = self._local_size(device)
             m = int(batch_problems.capacity_offsets[1] - batch_problems.capacity_offsets[0])
-            chip_states = chip.chip_states(device, dtype.itemsize, local_size)
-            program = kernels.program(device, DP_SOURCE, {"VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size,
-                                                          "CHIP_STATES": max(chip_states, 1)},
-                                      preamble=kernels.struct_declaration(device, "instance_t", INSTANCE))
             k = len(batch_problems)
             batch = Concatenated.of(batch_problems, dtype)
             stays = self._on_chip(batch.states, device, dtype, local_size)
+            program = kernels.program(device, DP_SOURCE, {
+                "VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size,
+                "CHIP_STATES": chip.row_room(batch.states[stays], local_size)},
+                preamble=kernels.struct_declaration(device, "instance_t", INSTANCE))
             caps = batch.capacities.astype(np.int64)
             tiles = -(-batch.states // (32 * local_size))
             words_per_row = tiles * local_size

@@ -114,8 +114,10 @@ def test_costs_come_from_the_plan(device):
 @pytest.mark.parametrize("method", ["auto", "dp", "enumerate"])
 def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
     """The vectorized costs equal the plan model applied to each problem alone: enumeration 2^n
-    subsets, else n x prod(c + 1) cells of 4- or 8-byte values; NaN where dp-batch refuses."""
+    subsets, else n x prod(c + 1) cells of 4- or 8-byte values, on chip (a GPU) at the on-chip rate;
+    NaN where dp-batch refuses."""
     from clsolve.dp.table import MODEL_BANDWIDTH, MODEL_SUBSETS_PER_SECOND, value_dtype
+    from clsolve_plugins.dp_batch import chip
     from clsolve.plugin import registry
     rng = np.random.default_rng(4)
     problems = []
@@ -133,6 +135,8 @@ def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
             expected.append(np.nan)
         elif solver.enumerates(p):
             expected.append(2**p.n / MODEL_SUBSETS_PER_SECOND[kind])
+        elif device.is_gpu and p.cells() <= chip.chip_states(device, value_dtype(p).itemsize, solver._local_size(device)):
+            expected.append(p.n * p.cells() / chip.MODEL_UPDATES_PER_SECOND[kind])  # the row stays on chip
         else:
             expected.append(p.n * p.cells() * (2 * value_dtype(p).itemsize + 0.125) / MODEL_BANDWIDTH[kind])
     got = solver.costs(problems, device)

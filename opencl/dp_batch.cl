@@ -57,12 +57,13 @@ void dp_batch_step(__global const VALUE_T *restrict prev, __global VALUE_T *rest
 /* Temporal blocking where an instance's whole row fits in local memory (CHIP_STATES states, at most
  * one tile): one work-group per instance applies all its items to the row on chip, one after another
  * (Algorithm 3.1's loop over items inside the kernel), and only the decision words of each item and
- * the final row go to global memory. The decision words have the layout of dp_batch_step (tile 0),
- * so dp_batch_backtrack reads them unchanged. Each item step reads the whole row into registers
- * (32 states per work-item, bit j of the word is state j * LOCAL_SIZE + l, as in dp_batch_step) before
- * any work-item writes, so the update is the 0-1 recurrence f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i).
- * chip_instance lists the instances this launch solves, one per work-group; final_row receives each
- * row at its instance's state_offset (the buffer dp_batch_backtrack reads). */
+ * the final row go to global memory. The decision words have the layout of dp_batch_step (tile 0:
+ * bit j of work-item l's word is state j * LOCAL_SIZE + l), so dp_batch_backtrack reads them unchanged.
+ * One row serves both f_{i-1} and f_i of f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i): the chunks
+ * of LOCAL_SIZE states are updated from the highest down, and c - w_i <= c, so a chunk reads only
+ * itself (all its reads done before any write, between two barriers) and chunks below, not yet
+ * updated. chip_instance lists the instances of this launch, one per work-group; final_row receives
+ * each row at its instance's state_offset (the buffer dp_batch_backtrack reads). */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_batch_chip(__global uint *restrict decisions, __global const uint *weights,
                    __global const VALUE_T *profits, __global const instance_t *instances,
@@ -71,6 +72,7 @@ void dp_batch_chip(__global uint *restrict decisions, __global const uint *weigh
     __local VALUE_T f[CHIP_STATES];
     const instance_t inst = instances[chip_instance[get_group_id(0)]];
     const uint lid = get_local_id(0);
+    const uint chunks = (inst.states + LOCAL_SIZE - 1) / LOCAL_SIZE;   /* at most 32: one tile */
     for (uint c = lid; c < inst.states; c += LOCAL_SIZE)
         f[c] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -79,31 +81,22 @@ void dp_batch_chip(__global uint *restrict decisions, __global const uint *weigh
         const uint3 w = item_weight(weights, item);
         const uint s = shift(w, inst.span1, inst.span2);
         const VALUE_T p = profits[item];
-        VALUE_T best[32];
         uint bits = 0;
-        #pragma unroll
-        for (uint j = 0; j < 32u; ++j) {
+        for (uint j = chunks; j-- > 0;) {
             const uint c = j * LOCAL_SIZE + lid;
-            best[j] = 0;
-            if (c < inst.states) {
-                best[j] = f[c];
-                if (fits(state_capacity(c, inst.span1, inst.span2), w)) {
-                    const VALUE_T take = f[c - s] + p;
-                    if (take > best[j]) {
-                        best[j] = take;
-                        bits |= 1u << j;
-                    }
-                }
+            VALUE_T best = 0;
+            int take = 0;
+            if (c < inst.states && fits(state_capacity(c, inst.span1, inst.span2), w)) {
+                best = f[c - s] + p;
+                take = best > f[c];
             }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (take) {
+                f[c] = best;
+                bits |= 1u << j;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        #pragma unroll
-        for (uint j = 0; j < 32u; ++j) {
-            const uint c = j * LOCAL_SIZE + lid;
-            if (c < inst.states)
-                f[c] = best[j];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
         decisions[inst.decision_offset + (ulong)r * inst.words_per_row + lid] = bits;
     }
     for (uint c = lid; c < inst.states; c += LOCAL_SIZE)

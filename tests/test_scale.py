@@ -117,8 +117,8 @@ def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
     subsets, else n x prod(c + 1) cells of 4- or 8-byte values, on chip (a GPU) at the on-chip rate;
     NaN where dp-batch refuses."""
     from clsolve.dp.table import MODEL_BANDWIDTH, MODEL_SUBSETS_PER_SECOND, value_dtype
-    from clsolve_plugins.dp_batch import chip
     from clsolve.plugin import registry
+    from clsolve_plugins.dp_batch import chip
     rng = np.random.default_rng(4)
     problems = []
     for k in range(120):

@@ -62,15 +62,15 @@ void dp_batch_step(__global const VALUE_T *restrict prev, __global VALUE_T *rest
  * One row serves both f_{i-1} and f_i of f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i): the chunks
  * of LOCAL_SIZE states are updated from the highest down, and c - w_i <= c, so a chunk reads only
  * itself (all its reads done before any write, between two barriers) and chunks below, not yet
- * updated. chip_instance lists the instances of this launch, one per work-group; final_row receives
+ * updated. chip_instance[first_chip...] lists the instances of this launch, one per work-group; final_row receives
  * each row at its instance's state_offset (the buffer dp_batch_backtrack reads). */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
 void dp_batch_chip(__global uint *restrict decisions, __global const uint *weights,
                    __global const VALUE_T *profits, __global const instance_t *instances,
-                   __global const uint *chip_instance, __global VALUE_T *final_row)
+                   __global const uint *chip_instance, const uint first_chip, __global VALUE_T *final_row)
 {
     __local VALUE_T f[CHIP_STATES];
-    const instance_t inst = instances[chip_instance[get_group_id(0)]];
+    const instance_t inst = instances[chip_instance[first_chip + get_group_id(0)]];
     const uint lid = get_local_id(0);
     const uint chunks = (inst.states + LOCAL_SIZE - 1) / LOCAL_SIZE;   /* at most 32: one tile */
     for (uint c = lid; c < inst.states; c += LOCAL_SIZE)

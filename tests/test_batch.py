@@ -85,6 +85,24 @@ def test_rows_on_chip_by_default_only_on_a_gpu(device):
         clsolve.solve(problems[0], solver="dp-batch", on_chip=1)
 
 
+def test_rows_on_chip_in_several_launches(device, monkeypatch):
+    """A batch's rows on chip go in launches of at most LAUNCH_GROUPS instances (a time limit is checked
+    between them); the answers stay those of the item steps."""
+    from clsolve_plugins.dp_batch import chip
+    monkeypatch.setattr(chip, "LAUNCH_GROUPS", 2)
+    rng = np.random.default_rng(8)
+    problems = [clsolve.Knapsack(rng.integers(1, 90, 9), rng.integers(1, 30, 9), 60) for _ in range(5)]
+    options = {"solver": "dp-batch", "device": device, "method": "dp", "presolve": False, "poison": True}
+    from clsolve.batch.packed import PackedProblems
+    from clsolve.plugin import registry
+    solver = registry.load("dp-batch", method="dp", presolve=False, on_chip=True)
+    assert solver.plan_packed(PackedProblems.pack(problems), device).launches == 3 + 1  # and the backtracking
+    solutions = clsolve.solve_many(problems, on_chip=True, **options)
+    steps = clsolve.solve_many(problems, on_chip=False, **options)
+    assert [s.items.tolist() for s in solutions] == [s.items.tolist() for s in steps]
+    assert all("5 of 5 rows on chip" in s.notes[0] for s in solutions)
+
+
 def test_enumeration_of_larger_instances(device):
     rng = np.random.default_rng(11)
     problems = [clsolve.Knapsack(rng.integers(1, 10**6, n), rng.integers(1, 400, (n, 2)), [900, 700])

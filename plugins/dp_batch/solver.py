@@ -341,7 +341,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             updates = int((items * states).sum())
             chip_updates = int((items * states)[stays].sum())
             steps = sum(int(items[chunk][~stays[chunk]].max(initial=0)) for chunk in chunks)
-            launches = steps + len(chunks) + sum(int(stays[chunk].any()) for chunk in chunks)
+            launches = steps + len(chunks) + sum(-(-int(stays[chunk].sum()) // chip.LAUNCH_GROUPS) for chunk in chunks)
             largest = max(chunks, key=lambda c: int(row_bytes[c].sum() + decision_bytes[c].sum()))
             for key, size in (("row_a", int(row_bytes[largest].sum()) // 2), ("row_b", int(row_bytes[largest].sum()) // 2),
                               ("decisions", int(decision_bytes[largest].sum()))):
@@ -559,16 +559,19 @@ class KnapsackBatchSolver(PackedBatchSolver):
             queue.finish()
 
         with timings.phase("kernels"):
-            if chip_instance.size:  # its final rows go where the backtracking reads the steps' final rows
-                program.kernel("dp_batch_chip").set(
-                    decisions=decisions, weights=weights_buf, profits=profits_buf, instances=table_buf,
-                    chip_instance=chip_buf, final_row=rows[steps & 1],
-                ).enqueue(queue, (chip_instance.size * local_size,), (local_size,))
+            chip_launches = range(0, chip_instance.size, chip.LAUNCH_GROUPS)
+            pacer = Pacer(queue, f"{self.name} item steps", len(chip_launches) + steps)
+            chip_kernel = program.kernel("dp_batch_chip").set(  # final rows where the backtracking reads the steps'
+                decisions=decisions, weights=weights_buf, profits=profits_buf, instances=table_buf,
+                chip_instance=chip_buf, final_row=rows[steps & 1])
+            for first in chip_launches:
+                groups = min(chip.LAUNCH_GROUPS, chip_instance.size - first)
+                chip_kernel.set(first_chip=np.uint32(first)).enqueue(queue, (groups * local_size,), (local_size,))
+                pacer.launch()
             step_kernels = [program.kernel("dp_batch_step").set(
                 prev=rows[parity], next=rows[1 - parity], decisions=decisions, weights=weights_buf, profits=profits_buf,
                 instances=table_buf, tile_instance=tiles_buf, steps=np.uint32(steps)) for parity in range(2)]
-            global_size = (max(len(tile_instance), 1) * local_size,)
-            pacer = Pacer(queue, f"{self.name} item steps", steps)
+            global_size = (len(tile_instance) * local_size,)
             for step in range(steps):
                 step_kernels[step & 1].set(step=np.uint32(step)).enqueue(queue, global_size, (local_size,))
                 pacer.launch()

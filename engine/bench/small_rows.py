@@ -19,6 +19,8 @@ from .common import copy_bandwidth, fresh, ortools_solve
 CASES = [("KP1 n=50 C=1000", 4000, 50, (1000,)), ("KP1 n=100 C=8000", 1000, 100, (8000,)),
          ("KP2 n=40 C=60x60", 2000, 40, (60, 60)), ("KP3 n=30 C=15x15x15", 2000, 30, (15, 15, 15))]
 QUICK = 200
+#: Local-memory bytes a compute unit serves per clock (32 banks of 4 bytes on NVIDIA's), for the floor.
+LOCAL_BYTES_PER_CLOCK = 128
 
 
 def generated(count: int, n: int, capacities: tuple[int, ...], seed: int = 0) -> list[Knapsack]:
@@ -71,7 +73,22 @@ def _case(name: str, problems: list[Knapsack], device, repeats: int) -> dict:
         a != b for a, b in zip(expected, [s.value for s in solutions])) + (
         sum(a != b for a, b in zip(expected, peer)) if peer[0] is not None else 0)
     row["kernel_speedup_of_default"] = row["item_steps"]["kernel_seconds"] / row["default"]["kernel_seconds"]
+    row.update(_floors(problems, device))
+    row["ratio_to_local_floor"] = row["local_floor_seconds"] / row["default"]["kernel_seconds"]
     return row
+
+
+def _floors(problems: list[Knapsack], device) -> dict:
+    """What bounds the rows on chip: each cell update reads two values and writes at most one in local
+    memory (LOCAL_BYTES_PER_CLOCK per compute unit), and global memory takes each item's decision
+    words (a whole tile's, 4 bytes per work-item) and the final row."""
+    local_size = 256 if device.max_work_group_size >= 256 else device.max_work_group_size
+    value_bytes = 4
+    updates = sum(p.n * p.cells() for p in problems)
+    local_rate = device.compute_units * LOCAL_BYTES_PER_CLOCK * device.cl_device.max_clock_frequency * 1e6
+    global_bytes = sum(p.n * local_size * 4 + p.cells() * value_bytes for p in problems)
+    return {"local_floor_seconds": updates * 3 * value_bytes / local_rate, "global_bytes_on_chip": global_bytes,
+            "global_bytes_item_steps": int(updates * (2 * value_bytes + 0.125))}
 
 
 def run(args) -> dict:
@@ -87,4 +104,6 @@ def run(args) -> dict:
                     "presolve; OR-Tools' branch and bound solves the problems one after another on the host CPU. "
                     "Seconds are end to end with items and the engine's check, kernel seconds the batch's kernels "
                     "alone, each the best of the repeats after a run that builds the kernels; 'phases' splits one "
-                    "more run into its steps (ms)."}
+                    "more run into its steps (ms). local_floor_seconds: the updates' local-memory traffic (two "
+                    "4-byte reads and a write each) at 128 bytes per clock per compute unit; ratio_to_local_floor: "
+                    "that over the default's kernel seconds."}

@@ -15,19 +15,23 @@ from clsolve.io import formats
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-@st.composite
-def batches(draw):
-    count = draw(st.integers(1, 12))
+def _draw_batch(draw, count: int, widths: int, items: int, caps_1d: int, caps_md: int) -> list[clsolve.Knapsack]:
+    """A batch of up to ``count`` knapsacks, m = 1..``widths``, n = 1..``items``, capacities up to
+    ``caps_1d`` (m = 1) or ``caps_md``, small or 40-bit profits, weights up to the capacity + 2."""
     problems = []
-    for _ in range(count):
-        m = draw(st.integers(1, 3))
-        n = draw(st.integers(1, 10))
-        caps = draw(st.lists(st.integers(0, 40 if m == 1 else 12), min_size=m, max_size=m))
-        big = draw(st.booleans())
-        profits = draw(st.lists(st.integers(0, 2**40 if big else 90), min_size=n, max_size=n))
+    for _ in range(draw(st.integers(1, count))):
+        m = draw(st.integers(1, widths))
+        n = draw(st.integers(1, items))
+        caps = draw(st.lists(st.integers(0, caps_1d if m == 1 else caps_md), min_size=m, max_size=m))
+        profits = draw(st.lists(st.integers(0, 2**40 if draw(st.booleans()) else 90), min_size=n, max_size=n))
         weights = [[draw(st.integers(0, c + 2)) for c in caps] for _ in range(n)]
         problems.append(clsolve.Knapsack(profits, weights, caps, weights_by="item"))
     return problems
+
+
+@st.composite
+def batches(draw):
+    return _draw_batch(draw, count=12, widths=3, items=10, caps_1d=40, caps_md=12)
 
 
 @SETTINGS
@@ -46,16 +50,7 @@ def test_random_batches_match_brute_force(problems, device):
 def mixed_rows(draw):
     """Batches whose rows straddle the on-chip limit at local_size 32 (1024 states): one tile or less
     stays on chip, longer rows take the item steps, in the same chunk, with different item counts."""
-    count = draw(st.integers(1, 8))
-    problems = []
-    for _ in range(count):
-        m = draw(st.integers(1, 2))
-        n = draw(st.integers(1, 9))
-        caps = draw(st.lists(st.integers(0, 2000 if m == 1 else 45), min_size=m, max_size=m))
-        profits = draw(st.lists(st.integers(0, 2**40 if draw(st.booleans()) else 90), min_size=n, max_size=n))
-        weights = [[draw(st.integers(0, c + 2)) for c in caps] for _ in range(n)]
-        problems.append(clsolve.Knapsack(profits, weights, caps, weights_by="item"))
-    return problems
+    return _draw_batch(draw, count=8, widths=2, items=9, caps_1d=2000, caps_md=45)
 
 
 @SETTINGS

@@ -97,7 +97,8 @@ class _Answer:
 
 class KnapsackBatchSolver(PackedBatchSolver):
     name = "dp-batch"
-    summary = "k instances at once on an OpenCL device, one launch per item step, items by per-instance backtracking"
+    summary = ("k instances at once on an OpenCL device, one launch per item step (rows that fit in local memory: "
+               "all their items in one launch), items by per-instance backtracking")
 
     def __init__(self, local_size: int | None = None, poison: bool = False, memory_limit: int | None = None,
                  method: str = "auto", presolve: bool = True, on_chip: bool | None = None):

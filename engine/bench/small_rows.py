@@ -10,9 +10,10 @@ import time
 import numpy as np
 
 from .. import api
+from ..dp.table import work_group_size
 from ..problems import Knapsack
 from ..runtime.devices import get_device
-from .batch import batch_phases
+from .batch import batch_phases, timed_batch
 from .common import copy_bandwidth, fresh, ortools_solve
 
 #: (name, instances, items, capacities): uncorrelated items, weights 1 .. C / 4 in each dimension.
@@ -30,23 +31,10 @@ def generated(count: int, n: int, capacities: tuple[int, ...], seed: int = 0) ->
                      weights_by="item", name=f"random-{k}") for k in range(count)]
 
 
-def _timed(problems: list[Knapsack], device, repeats: int, **options) -> tuple[float, float, list]:
-    """Best end-to-end seconds over ``repeats`` runs, best kernel seconds (the batch's, which its
-    solutions share), and the last run's solutions."""
-    best, kernels, solutions = float("inf"), float("inf"), []
-    for _ in range(repeats):
-        batch = fresh(problems)
-        start = time.perf_counter()
-        solutions = api.solve_many(batch, device=device, **options)
-        best = min(best, time.perf_counter() - start)
-        kernels = min(kernels, sum(s.timings.kernels for s in solutions))
-    return best, kernels, solutions
-
-
 def _dp_batch(problems: list[Knapsack], device, repeats: int, on_chip: bool | None) -> dict:
     options = {"solver": "dp-batch", "method": "dp", "presolve": False, "on_chip": on_chip}
     api.solve_many(fresh(problems), device=device, **options)  # builds the kernels before the timed runs
-    seconds, kernels, solutions = _timed(problems, device, repeats, **options)
+    seconds, solutions, kernels = timed_batch(problems, device, repeats, **options)
     phases = batch_phases(problems, device, **dict(options))
     cells = sum(p.n * p.cells() for p in problems)
     return {"seconds_total": seconds, "kernel_seconds": kernels, "cell_updates_per_second": cells / kernels,
@@ -62,7 +50,7 @@ def _case(name: str, problems: list[Knapsack], device, repeats: int) -> dict:
     row["default"] = _dp_batch(problems, device, repeats, None)
     row["item_steps"] = _dp_batch(problems, device, repeats, False)
     api.solve_many(fresh(problems), device=device)
-    seconds, _, solutions = _timed(problems, device, repeats)
+    seconds, solutions, _ = timed_batch(problems, device, repeats)
     row["auto"] = {"seconds_total": seconds, "solvers": sorted({s.solver for s in solutions})}
     start = time.perf_counter()
     peer = [ortools_solve(p) for p in problems]
@@ -82,7 +70,7 @@ def _floors(problems: list[Knapsack], device) -> dict:
     """What bounds the rows on chip: each cell update reads two values and writes at most one in local
     memory (LOCAL_BYTES_PER_CLOCK per compute unit), and global memory takes each item's decision
     words (a whole tile's, 4 bytes per work-item) and the final row."""
-    local_size = 256 if device.max_work_group_size >= 256 else device.max_work_group_size
+    local_size = work_group_size(device.max_work_group_size)   # dp-batch's default
     value_bytes = 4
     updates = sum(p.n * p.cells() for p in problems)
     local_rate = device.compute_units * LOCAL_BYTES_PER_CLOCK * device.cl_device.max_clock_frequency * 1e6

@@ -86,3 +86,19 @@ def test_fill_in_pieces(device, monkeypatch, size):
     cl.enqueue_copy(device.queue, out, buf)
     device.queue.finish()
     assert (out == 0xA5).all()
+
+
+def test_copy_later_keeps_its_events_and_moves_the_bytes_at_their_offsets(device):
+    import numpy as np
+    import pyopencl as cl
+
+    from clsolve.runtime import buffers
+    buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 64)
+    buffers.fill(device.queue, buf, 0)
+    pending: list = []
+    buffers.copy_later(device.queue, buf, np.arange(4, dtype=np.uint32), pending, 16)
+    back = np.full(6, 99, dtype=np.uint32)
+    buffers.copy_later(device.queue, back, buf, pending, 12)
+    assert len(pending) == 2 and all(isinstance(event, cl.Event) for event in pending)
+    device.queue.finish()
+    assert back.tolist() == [0, 0, 1, 2, 3, 0]

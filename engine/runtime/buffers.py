@@ -56,3 +56,19 @@ def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarr
     tail = size - 4 * words
     if tail:
         cl.enqueue_copy(queue, buffer, np.full(tail, byte, dtype=np.uint8), dst_offset=4 * words, is_blocking=True)
+
+
+
+def copy_later(queue: cl.CommandQueue, dest: np.ndarray | cl.Buffer, src: np.ndarray | cl.Buffer,
+               pending: list[cl.Event], offset: int = 0) -> None:
+    """Copy between a host array and a device buffer (from byte ``offset`` of the buffer) without
+    waiting, the copy's event appended to ``pending``. pyopencl's event for such a copy holds the
+    host array and waits for the copy when it is collected: dropped at once, it would hold the host
+    until the device reached the copy, and nothing enqueued after it would be queued before then (on
+    the H100, a33's trace-back in ``dp-rows`` would start 0.2 ms after the passes end). Keep
+    ``pending``, and the host array unchanged, until the queue has finished."""
+    if isinstance(dest, np.ndarray):
+        pending.append(cl.enqueue_copy(queue, dest, src, src_offset=offset, is_blocking=False))
+    else:
+        assert isinstance(src, np.ndarray), "a copy between a host array and a device buffer"
+        pending.append(cl.enqueue_copy(queue, dest, src, dst_offset=offset, is_blocking=False))

@@ -197,9 +197,8 @@ class DeviceSteps:
             cl.enqueue_copy(queue, self.offsets, offsets, is_blocking=False)
             self.compact.set(q=np.uint32(q), keep=self.keep, offsets=self.offsets, **_named(current),
                              **_named(other, "2"), origin=self.origin).enqueue(queue, (groups * size,), (size,))
-            # not waited for: the next blocking read on this in-order queue (the next step's results,
-            # or a download) completes it before the host reads these records
-            cl.enqueue_copy(queue, origin, self.origin, is_blocking=False)
+            # waited for: the caller may filter these records at once
+            cl.enqueue_copy(queue, origin, self.origin, is_blocking=True)
         self.sets = [other, current]
         self.count = kept
         self.top = int(results[2::3].max()) if kept else 0

@@ -179,7 +179,7 @@ class BranchAndBoundSolver(DeviceSolver):
             while stack and not search.stopped:
                 self._explore(stack.pop(), stack, items, search, engine, deadline.current())
         finally:
-            device.queue.finish()  # the last origin records may still be in flight
+            device.queue.finish()  # leave nothing queued (a step stopped by an error)
         if search.stopped:
             search.open_bound = max([f.bound for f in stack] + [search.open_bound, search.best])
         selected = np.zeros(items.n, dtype=bool)

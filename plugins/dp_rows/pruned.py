@@ -16,6 +16,7 @@ from clsolve.dp.table import DecisionLayout, spans
 from clsolve.plugin.plan import Plan
 from clsolve.problems import Knapsack
 from clsolve.runtime import kernels
+from clsolve.runtime.buffers import copy_later
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 
@@ -43,12 +44,12 @@ def kept_bytes(layout: DecisionLayout, n: int) -> int:
 @dataclass
 class Passes:
     """The kernel of the states kept before the first item, the pass kernel by the pass's parity (every
-    argument set but the decision chunk's and the pass's index), and the passes' table on its way to
-    the device (kept until the solve ends)."""
+    argument set but the decision chunk's and the pass's index), and the event of the passes' table on
+    its way to the device (it holds the table; kept until the solve ends, see ``copy_later``)."""
 
     start: kernels.Kernel
     by_parity: list[kernels.Kernel]
-    table: np.ndarray
+    pending: list[cl.Event]
 
 
 def prepare(problem: Knapsack, device: Device, plan: Plan, program: kernels.Program, layout: DecisionLayout,
@@ -60,7 +61,8 @@ def prepare(problem: Knapsack, device: Device, plan: Plan, program: kernels.Prog
     steps = np.array(chaining.launches(held.chunks, int(plan.details["items_per_launch"])), dtype=np.int64)
     tests = pruning.thresholds(np.r_[0, steps.sum(axis=1)])   # before the first item, then after each pass
     table = np.column_stack([steps, tests[1:]]).astype(np.float64)
-    cl.enqueue_copy(device.queue, held.kept, table, dst_offset=2 * layout.row_bytes, is_blocking=False)
+    pending: list[cl.Event] = []
+    copy_later(device.queue, held.kept, table, pending, 2 * layout.row_bytes)
     price1, price2, price3 = (np.float64(price) for price in pruning.prices3())
     shape = {"states": np.uint32(layout.states), "span1": np.uint32(span1), "span2": np.uint32(span2),
              "price1": price1, "price2": price2, "price3": price3}
@@ -69,15 +71,15 @@ def prepare(problem: Knapsack, device: Device, plan: Plan, program: kernels.Prog
     return Passes(start, [program.kernel("dp_rows_bounded").set(
         prev=held.rows[parity], next=held.rows[1 - parity], live=held.kept, weights=held.weights,
         profits=held.profits, words_per_row=np.uint64(layout.words_per_row),
-        table_word=np.uint64(2 * layout.words_per_row), **shape) for parity in range(2)], table)
+        table_word=np.uint64(2 * layout.words_per_row), **shape) for parity in range(2)], pending)
 
 
 def sweep(device: Device, plan: Plan, layout: DecisionLayout, held: Held, passes: Passes,
-          what: str) -> tuple[cl.Buffer, int, np.ndarray, int]:
+          what: str) -> tuple[cl.Buffer, int, int, int]:
     """The states kept before the first item, then one launch per pass, each chunk of decision rows
     handed to the store when written. Returns the buffer holding the last pass's row, the row's first
-    state there, and the word (read once the queue finishes) and bit that say whether the state of
-    the capacities was kept (else no solution through it beats the floor)."""
+    state there, and the byte offset in ``held.kept`` of the word and the bit that say whether the
+    state of the capacities was kept (else no solution through it beats the floor)."""
     assert held.kept is not None
     grid, group = (layout.tiles * layout.local_size,), (layout.local_size,)
     passes.start.enqueue(device.queue, grid, group)
@@ -95,7 +97,4 @@ def sweep(device: Device, plan: Plan, layout: DecisionLayout, held: Held, passes
             pacer.launch()
         held.store.finished(k, event)
     last = layout.states - 1
-    word = np.zeros(1, dtype=np.uint32)
-    cl.enqueue_copy(device.queue, word, held.kept, src_offset=(done & 1) * layout.row_bytes + 4 * layout.word_of(last),
-                    is_blocking=False)
-    return held.rows[done & 1], 0, word, layout.bit_of(last)
+    return held.rows[done & 1], 0, (done & 1) * layout.row_bytes + 4 * layout.word_of(last), layout.bit_of(last)

@@ -43,7 +43,7 @@ from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import Plan
 from clsolve.problems import Knapsack
 from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
+from clsolve.runtime.buffers import copy_later, fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
@@ -243,22 +243,24 @@ class RowParallelSolver(DeviceSolver):
                                                                          pruning)
         try:
             with timings.phase("kernels"):
-                kept_word, kept_bit = None, 0   # with pruning: where it says whether C's state was kept
+                kept_at, kept_bit = None, 0   # with pruning: where it says whether C's state was kept
                 if chain.passes > 1:
                     row, start = self._chain(problem, device, plan, program, layout, held, chain)
                 elif bounded is not None:
-                    row, start, kept_word, kept_bit = pruned_passes.sweep(device, plan, layout, held, bounded,
-                                                                          f"{self.name} rows")
+                    row, start, kept_at, kept_bit = pruned_passes.sweep(device, plan, layout, held, bounded,
+                                                                        f"{self.name} rows")
                 else:  # the whole table where it is kept, else each row from its reachable floor's tile
                     row, start = self._sweep(problem, device, plan, program, layout, held, not keep_decisions)
-                value = np.zeros(1, dtype=dtype)
-                cl.enqueue_copy(device.queue, value, row, src_offset=(start + layout.states - 1) * dtype.itemsize,
-                                is_blocking=False)
                 if not keep_decisions and held.store.plan.mode == "device":  # bits trace back even where
                     backtrack.on_device(problem, device, program, layout, held)  # C was not kept: never garbage
+                value, kept_word = np.zeros(1, dtype=dtype), np.zeros(1, dtype=np.uint32)
+                pending: list[cl.Event] = []
+                copy_later(device.queue, value, row, pending, (start + layout.states - 1) * dtype.itemsize)
+                if kept_at is not None and held.kept is not None:
+                    copy_later(device.queue, kept_word, held.kept, pending, kept_at)
                 device.queue.finish()
                 held.store.drain()
-                reached = kept_word is None or bool((int(kept_word[0]) >> kept_bit) & 1)
+                reached = kept_at is None or bool((int(kept_word[0]) >> kept_bit) & 1)
             with timings.phase("download"):
                 found = self._found(problem, device, layout, held, keep_decisions, reached)
         finally:

@@ -181,6 +181,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     out.append(("wavefront", {"store": pick(["auto", "device", "host"]), "poison": True,
                               **({"method": pick(["auto", "bits", "cells"]),
                                   "schedule": pick(["auto", "diagonals"])} if isinstance(problem, LCS) else {}),
+                              **({"block": pick([None, 0, 2, 16])} if isinstance(problem, clsolve.Knapsack) else {}),
                               **({"device_memory_limit": pick([2**16, 2**20])} if rng.random() < 0.3 else {})}))
     if isinstance(problem, clsolve.Knapsack):
         out.append(("dp-rows", {"items_per_launch": pick([None, 1, 2, 3, 4]), "value_bits": pick([None, 64]),

@@ -39,3 +39,92 @@ void kp_row(__global const VALUE_T *restrict previous, __global VALUE_T *restric
             decisions[decision_offset + index] = word;
     }
 }
+
+#ifdef HALO_ROWS
+/* Temporal blocking of the rows (several light items per launch; the scheme of dp_rows_block in
+ * opencl/dp_rows.cl, in this file's bit layout). Work-group t holds in local memory the states
+ * t * TILE - HALO_ROWS * LOCAL_SIZE .. (t + 1) * TILE - 1 of row `item` - 1 (the window), read once,
+ * applies `count` items (at most MAX_BLOCK, their weights summing to at most the halo) one after
+ * another there with eq. (4), writes each item's decision words for the tile and, at the end, the
+ * tile of row `item` + count - 1. After item j the state at window index i is exact where every
+ * state it comes from lies in the window, i >= w_item + ... + w_{item+j}; so the whole tile is exact
+ * after the block, and the lower states, some of them not, are never written out. Work-item l keeps
+ * the states window + r * LOCAL_SIZE + l in registers (r < WINDOW_ROWS; r >= HALO_ROWS: the tile's).
+ * Its decision of tile state s goes to taken[s] (a byte), and work-item l < TILE / 32 packs bytes
+ * 32 l .. 32 l + 31 into the tile's word l, as kp_row packs its work-group's bits.
+ * Build options: TILE_ROWS, HALO_ROWS, MAX_BLOCK. */
+#define TILE (TILE_ROWS * LOCAL_SIZE)
+#define WINDOW_ROWS (TILE_ROWS + HALO_ROWS)
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
+void kp_block(__global const VALUE_T *restrict previous, __global VALUE_T *restrict next,
+              __global uint *restrict decisions, const ulong decision_offset, const ulong row_words,
+              const uint capacity, __global const uint *weights, __global const VALUE_T *profits,
+              const uint item, const uint count)
+{
+    __local VALUE_T window[WINDOW_ROWS * LOCAL_SIZE];
+    __local uchar taken[TILE];
+    __local uint block_w[MAX_BLOCK];
+    __local VALUE_T block_p[MAX_BLOCK];
+    const uint l = get_local_id(0);
+    const uint t = get_group_id(0);
+    const long low = (long)t * TILE - (long)HALO_ROWS * LOCAL_SIZE;  /* the window's first state */
+    const long states = (long)capacity + 1;
+    for (uint j = l; j < count; j += LOCAL_SIZE) {
+        block_w[j] = weights[item + j];
+        block_p[j] = profits[item + j];
+    }
+    VALUE_T v[WINDOW_ROWS];
+#pragma unroll
+    for (uint r = 0; r < WINDOW_ROWS; ++r) {
+        const long c = low + (long)(r * LOCAL_SIZE + l);
+        v[r] = c >= 0 && c < states ? previous[c] : 0;  /* 0 outside the row: never an exact state's source */
+        window[r * LOCAL_SIZE + l] = v[r];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* window index i holds state low + i; item j is taken at i where the state is in the row and at
+     * least w_j, and i - w_j is in the window: lowest_take <= i < top (32-bit tests in the loop) */
+    const int top = (int)clamp(states - low, 0L, (long)INT_MAX);
+    const uint words = TILE / 32u;
+    for (uint j = 0; j < count; ++j) {
+        const int w = (int)block_w[j];
+        const int lowest_take = (int)clamp(max((long)w, (long)w - low), 0L, (long)INT_MAX);
+        const VALUE_T p = block_p[j];
+#pragma unroll
+        for (uint r = 0; r < WINDOW_ROWS; ++r) {
+            const int i = (int)(r * LOCAL_SIZE + l);
+            uchar take = 0;
+            if (i >= lowest_take && i < top) {
+                const VALUE_T with_item = window[i - w] + p;  /* eq. (4) */
+                if (with_item > v[r]) {
+                    v[r] = with_item;
+                    take = 1;
+                }
+            }
+            if (r >= HALO_ROWS)
+                taken[(r - HALO_ROWS) * LOCAL_SIZE + l] = take;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (uint r = 0; r < WINDOW_ROWS; ++r)
+            window[r * LOCAL_SIZE + l] = v[r];
+        if (l < words) {
+            uint word = 0;
+            for (uint q = 0; q < 4u; ++q) {
+                const uchar8 b = vload8(q, taken + 32u * l);
+                word |= ((uint)b.s0 | (uint)b.s1 << 1 | (uint)b.s2 << 2 | (uint)b.s3 << 3 | (uint)b.s4 << 4
+                         | (uint)b.s5 << 5 | (uint)b.s6 << 6 | (uint)b.s7 << 7) << (8u * q);
+            }
+            const ulong index = (ulong)t * words + l;
+            if (index * 32u <= capacity)
+                decisions[decision_offset + (ulong)j * row_words + index] = word;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#pragma unroll
+    for (uint r = HALO_ROWS; r < WINDOW_ROWS; ++r) {
+        const long c = low + (long)(r * LOCAL_SIZE + l);
+        if (c < states)
+            next[c] = v[r];
+    }
+}
+#endif

@@ -13,7 +13,7 @@ FIGURES = {"msb": "bench-msb-h100", "class-a": "bench-class-a-h100", "dp-rows": 
            "scale": "bench-scale-h200x2", "hard-kp": "bench-hard-kp-h100",
            "kpm": "bench-kpm-h100", "small-rows": "bench-small-rows-h100"}
 #: Results of other modes of a benchmark (``bench mckp --searches``).
-MODES = [("mckp", "bench-mckp-searches-cpu")]
+MODES = [("mckp", "bench-mckp-searches-cpu"), ("wavefront", "bench-wavefront-kp-h100")]
 
 
 @pytest.mark.parametrize(("name", "result"), sorted(FIGURES.items()) + MODES)

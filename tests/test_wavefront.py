@@ -13,7 +13,7 @@ from test_solvers import knapsacks
 import clsolve
 from clsolve.errors import DoesNotFitError, InvalidOptionError, InvalidProblemError, SolutionCheckError
 from clsolve.plugin import registry
-from clsolve.problems import LCS, TSP
+from clsolve.problems import LCS, TSP, Knapsack
 from clsolve.solution import Solution, check
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -356,6 +356,49 @@ def test_knapsack_matches_dp_rows(problem, device):
     for store in ("device", "host"):
         solution = clsolve.solve(problem, solver="wavefront", device=device, store=store, poison=True)
         assert solution.value == expected
+
+
+@st.composite
+def light_knapsacks(draw):
+    """KP1 whose light items (weights 0 to 400) run in blocks, with heavy items (up to past the
+    capacity) between them, over capacities of one to five tiles of the block kernel (16 x 256 states)."""
+    n = draw(st.integers(1, 24))
+    capacity = draw(st.integers(1, 20_000))
+    weights = [draw(st.one_of(st.integers(0, 400), st.integers(0, capacity + 10))) if draw(st.booleans())
+               else draw(st.integers(0, 400)) for _ in range(n)]
+    profits = draw(st.lists(st.integers(0, 100), min_size=n, max_size=n))
+    return Knapsack(profits=profits, weights=np.array(weights).reshape(-1, 1), capacities=[capacity])
+
+
+@SETTINGS
+@given(problem=light_knapsacks(), block=st.sampled_from([2, 5, 16]), store=st.sampled_from(["device", "host"]))
+def test_knapsack_blocks_equal_one_launch_per_item_bit_for_bit(problem, block, store, device):
+    """Runs of light items on chip (``kp_block``): halos, tiles at the capacity's edge, items heavier
+    than the halo between blocks, zero weights and profits; poisoned buffers. The decision table is the
+    one of a launch per item, bit for bit, and the value that of dp-rows."""
+    solver = clsolve.plugin.registry.load("wavefront", block=block, store=store, poison=True)
+    plan = solver.plan(problem, device)
+    value, table = solver.knapsack_decisions(problem, device)
+    one_by_one = clsolve.plugin.registry.load("wavefront", block=0, store=store, poison=True)
+    expected_value, expected = one_by_one.knapsack_decisions(problem, device)
+    assert value == expected_value == clsolve.solve(problem, solver="dp-rows", device=device).value
+    assert (table == expected).all()
+    assert one_by_one.plan(problem, device).details["blocks"] == 0
+    solution = clsolve.solve(problem, solver="wavefront", device=device, block=block, store=store, poison=True)
+    assert solution.value == value and solution.stats["blocks"] == plan.details["blocks"]
+
+
+def test_knapsack_blocks_by_default_only_on_a_gpu_where_they_pay(device):
+    rng = np.random.default_rng(3)
+    light = Knapsack(profits=rng.integers(1, 100, 200), weights=rng.integers(1, 50, (200, 1)), capacities=[5_000])
+    heavy = Knapsack(profits=rng.integers(1, 100, 200), weights=rng.integers(3_000, 5_000, (200, 1)), capacities=[50_000])
+    solver = clsolve.plugin.registry.load("wavefront")
+    assert solver.plan(heavy, device).details["blocks"] == 0      # no run of two fits the halo
+    assert (solver.plan(light, device).details["blocks"] > 0) == device.is_gpu
+    asked = clsolve.plugin.registry.load("wavefront", block=16).plan(light, device)
+    assert asked.details["blocks"] > 0 and asked.launches < light.n
+    with pytest.raises(InvalidOptionError):
+        clsolve.plugin.registry.load("wavefront", block=1)
 
 
 def test_lcs_sequence_files(tmp_path, data, device):

@@ -37,6 +37,8 @@ def add_parser(sub):
     bench.add_argument("--copies", type=int, default=100, help="scale: copies of MSB-630 in the batch (default 100)")
     bench.add_argument("--max-cities", type=int, default=None,
                        help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)")
+    bench.add_argument("--parts", default=None, metavar="PART,...",
+                       help=f"wavefront: the parts to run, of {', '.join(wavefront.PARTS)} (default: all)")
     bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
     bench.add_argument("--plot", default=None, metavar="FILE.svg",
                        help="also draw the result (times against size and peers, rates against the floor; "

@@ -103,7 +103,11 @@ def _mckp_searches(rows: list[dict], ax) -> None:
 
 
 def _wavefront(result: dict, ax) -> None:
-    """LCS: cell updates per second against m = n, length only and with the subsequence."""
+    """LCS: cell updates per second against m = n, length only and with the subsequence (without the
+    LCS part: the knapsack rows against the capacity)."""
+    if "lcs" not in result:
+        _wavefront_knapsack(result.get("knapsack", []), ax)
+        return
     lcs = result["lcs"]
     sizes = [r["m"] for r in lcs]
     ax.plot(sizes, [r["value_only_cells_per_second"] for r in lcs], "o-", label="length only")
@@ -117,6 +121,16 @@ def _wavefront(result: dict, ax) -> None:
     if result.get("pylcs"):
         ax.plot([result["pylcs"]["m"]], [result["pylcs"]["cells_per_second"]], "kx", label="pylcs (CPU)")
     _log_log(ax, "m = n", "cell updates per second (log)", "wavefront LCS")
+
+
+def _wavefront_knapsack(rows: list[dict], ax) -> None:
+    """KP1 rows: cell updates per second against the capacity, blocks on chip and a launch per item."""
+    sizes = [r["capacity"] for r in rows]
+    for key, label, style in (("default", "runs of light items on chip", "o-"), ("launch_per_item", "a launch per item", "s--")):
+        ax.plot(sizes, [r[key]["cell_updates_per_second"] for r in rows], style, label=label)
+        ax.plot(sizes, [r["cell_updates"] / r[key]["floor_seconds"] for r in rows], style[0] + ":",
+                label=f"{label}: global-memory floor")
+    _log_log(ax, "capacity (light items, n = 10,000)", "cell updates per second (log)", "wavefront KP1 rows")
 
 
 def _scale(result: dict, ax) -> None:

@@ -8,6 +8,10 @@
   for the subsequence run is writing m x n / 8 bytes of bit rows at the device's copy bandwidth; the
   sweep is bound by its critical path (``steps``: n / rows_per_step + words inner steps for
   stripes, a block's height per block diagonal for diagonals), reported in ns per step.
+* KP1 rows (a check of the model against ``dp-rows``): light uncorrelated items, with runs applied on
+  chip (``kp_block``, the default on a GPU) and with a launch per item (``block=0``): kernel seconds,
+  cell updates per second, the bytes each moves through global memory per cell update (values read
+  and written, decision bits) and the floor they set at the copy bandwidth.
 * Held-Karp TSP: random Euclidean instances (TSPLIB EUC_2D rounding) from n = 16 up to the largest n
   the device holds (or ``--max-cities``), the TSPLIB files of the data folder, and one run streamed.
 * ``pylcs`` and ``python-tsp``, when installed, timed on the same machine for comparison.
@@ -29,6 +33,7 @@ from ..problems import LCS, TSP
 from ..runtime.devices import get_device
 from ..solution import check
 from .common import copy_bandwidth, data_root
+from .dp_rows import light
 
 LCS_LENGTHS = (10**4, 3 * 10**4, 10**5, 3 * 10**5, 10**6)
 LCS_QUICK = (10**3, 10**4)
@@ -200,6 +205,52 @@ def bench_pylcs(length: int) -> dict | None:
     return {"m": length, "n": length, "seconds": seconds, "cells_per_second": problem.cells() / seconds, "length": value}
 
 
+#: KP1 cases (n, capacity, heaviest weight): light items, about twice the capacity in all.
+KP_CASES = ((10_000, 1_000_000, 300), (10_000, 2_500_000, 1_000), (10_000, 10_000_000, 4_000))
+KP_QUICK = ((2_000, 100_000, 300),)
+
+
+def kp_bytes_per_update(plan, items: int) -> float:
+    """Bytes through global memory per cell update of a plan: a launch per item reads and writes the
+    row once and writes a bit per state; a block reads its window (tile and halo) once, writes the
+    tile once and a bit per state and item."""
+    d = plan.details
+    itemsize = 4 if d["value_type"] == "int" else 8
+    blocked, blocks = int(d["blocked_items"]), int(d["blocks"])
+    window = 1 + d["halo_rows"] / d["tile_rows"]
+    return ((items - blocked) * 2 * itemsize + blocks * (window + 1) * itemsize + items / 8) / items
+
+
+def bench_knapsack(device, cases, repeats: int, bandwidth: float) -> list[dict]:
+    rows = []
+    for n, capacity, top in cases:
+        problem = light(n, capacity, top, seed=n + capacity)
+        row: dict = {"name": problem.name, "n": n, "capacity": capacity, "cell_updates": n * (capacity + 1)}
+        for key, options in (("default", {}), ("launch_per_item", {"block": 0})):
+            solver = registry.load("wavefront", **options)
+            plan = checked.plan(solver, problem, device)
+            solver.solve(problem, device, plan)   # builds the kernels
+            best = None
+            for _ in range(repeats):
+                solution = solver.solve(problem, device, plan)
+                if best is None or solution.timings.kernels < best.timings.kernels:
+                    best = solution
+            assert best is not None
+            check(problem, best)
+            moved = kp_bytes_per_update(plan, n)
+            kernels = best.timings.kernels
+            row[key] = {"kernel_seconds": kernels, "seconds_total": best.timings.total, "value": int(best.value),
+                        "cell_updates_per_second": row["cell_updates"] / kernels, "blocks": int(plan.details["blocks"]),
+                        "blocked_items": int(plan.details["blocked_items"]), "halo_rows": int(plan.details["halo_rows"]),
+                        "launches": plan.launches, "global_bytes_per_update": moved,
+                        "floor_seconds": row["cell_updates"] * moved / bandwidth,
+                        "ratio_to_floor": row["cell_updates"] * moved / bandwidth / kernels}
+            _log(f"kp {problem.name} {key}: {kernels:.4f} s of kernels, {plan.details['blocks']} blocks")
+        row["speedup_of_default"] = row["launch_per_item"]["kernel_seconds"] / row["default"]["kernel_seconds"]
+        rows.append(row)
+    return rows
+
+
 def bench_tsp_case(device, problem: TSP, repeats: int, store: str = "auto") -> dict:
     solver = registry.load("wavefront", store=store)
     plan = checked.plan(solver, problem, device)
@@ -226,20 +277,50 @@ def bench_python_tsp(problem: TSP) -> dict | None:
     return {"name": problem.name, "n": problem.n, "seconds": time.perf_counter() - start, "value": int(value)}
 
 
+#: The parts of the benchmark (``--parts``).
+PARTS = ("lcs", "knapsack", "tsp")
+
+
+def parts(asked: str | None) -> tuple[str, ...]:
+    """The parts ``--parts`` names (comma-separated; None: all)."""
+    if asked is None:
+        return PARTS
+    named = tuple(part.strip() for part in asked.split(",") if part.strip())
+    unknown = [part for part in named if part not in PARTS]
+    if unknown or not named:
+        raise InvalidOptionError(f"--parts takes some of {', '.join(PARTS)}, got {asked!r}")
+    return named
+
+
 def run(args) -> dict:
     device = get_device(args.device)
+    chosen = parts(getattr(args, "parts", None))
     quick = args.quick
     bandwidth = copy_bandwidth(device, 64 if quick else 1024)
     for warm in (random_strings(3000, seed=1), euclidean(9, seed=1)):  # builds kernels before any timing
         registry.load("wavefront").solve(warm, device, checked.plan(registry.load("wavefront"), warm, device))
     out = {"benchmark": "wavefront", "device": device.label, "date": datetime.date.today().isoformat(),
-           "copy_bandwidth_bytes_per_second": bandwidth}
-    lengths = LCS_QUICK if quick else LCS_LENGTHS
-    out["lcs"] = bench_lcs(device, lengths, args.repeats, bandwidth)
-    out["lcs_tiling"] = bench_lcs_tiling(device, lengths[-1] if quick else 10**5, args.repeats, quick)
-    out["lcs_streamed"] = bench_lcs_streamed(device, lengths[-2] if quick else 10**5)
-    out["lcs_cells"] = bench_lcs_cells(device, lengths[0])
-    out["pylcs"] = bench_pylcs(lengths[0])
+           "copy_bandwidth_bytes_per_second": bandwidth, "parts": list(chosen)}
+    if "lcs" in chosen:
+        out.update(_lcs_parts(device, args, bandwidth))
+    if "knapsack" in chosen:
+        out["knapsack"] = bench_knapsack(device, KP_QUICK if quick else KP_CASES, args.repeats, bandwidth)
+    if "tsp" in chosen:
+        out.update(_tsp_parts(device, args))
+    return out
+
+
+def _lcs_parts(device, args, bandwidth: float) -> dict:
+    lengths = LCS_QUICK if args.quick else LCS_LENGTHS
+    return {"lcs": bench_lcs(device, lengths, args.repeats, bandwidth),
+            "lcs_tiling": bench_lcs_tiling(device, lengths[-1] if args.quick else 10**5, args.repeats, args.quick),
+            "lcs_streamed": bench_lcs_streamed(device, lengths[-2] if args.quick else 10**5),
+            "lcs_cells": bench_lcs_cells(device, lengths[0]), "pylcs": bench_pylcs(lengths[0])}
+
+
+def _tsp_parts(device, args) -> dict:
+    quick = args.quick
+    out: dict = {}
     sizes = TSP_QUICK if quick else range(16, (args.max_cities or 33) + 1)
     tsp_rows = []
     for n in sizes:
@@ -264,6 +345,5 @@ def run(args) -> dict:
             problem = formats.read(path)[0]
             tsplib.append(bench_tsp_case(device, problem, args.repeats))
     out["held_karp_tsplib"] = tsplib
-    reference = bench_python_tsp(euclidean(12, seed=12)) if quick else bench_python_tsp(euclidean(14, seed=14))
-    out["python_tsp"] = reference
+    out["python_tsp"] = bench_python_tsp(euclidean(12, seed=12)) if quick else bench_python_tsp(euclidean(14, seed=14))
     return out

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clsolve.dp.blocking import fits
 from clsolve.dp.table import clamped_weights, reachable_floors
 from clsolve.problems import Knapsack
 
@@ -103,9 +104,5 @@ def launches(chunks: list[tuple[int, int]], per_pass: int, weights: np.ndarray, 
 
 def _fits(weights: np.ndarray, blocks: Blocks) -> np.ndarray:
     """For each item, how many items from it on (at most ``blocks.most``, within ``weights``) sum to at
-    most the halo."""
-    if blocks.most < 2 or not weights.size:
-        return np.zeros(weights.size, dtype=np.int64)
-    sums = np.concatenate([[0], np.cumsum(weights, dtype=np.int64)])
-    reach = np.searchsorted(sums, sums[:-1] + blocks.halo, side="right") - 1   # the last prefix within the halo
-    return np.minimum(reach - np.arange(weights.size), blocks.most)
+    most the halo (none where blocks are off)."""
+    return fits(weights, blocks.halo, blocks.most if blocks.most >= 2 else 0)

@@ -1,6 +1,8 @@
-"""0-1 knapsack on the wavefront model (kernel in ``opencl/wavefront_kp.cl``): a check of the
-model against ``dp-rows`` on the same problems. One launch per item; decision rows stream to host
-memory when they do not all fit on the device."""
+"""0-1 knapsack on the wavefront model (kernels in ``opencl/wavefront_kp.cl``): a check of the
+model against ``dp-rows`` on the same problems. One launch per item, or per run of light items
+applied on chip (``kp_block``, temporal blocking: ``clsolve.dp.blocking``); the decision rows of
+each launch are one chunk of the store, streamed to host memory when they do not all fit on the
+device."""
 from __future__ import annotations
 
 import time
@@ -8,6 +10,7 @@ import time
 import numpy as np
 import pyopencl as cl
 
+from clsolve.dp.blocking import runs
 from clsolve.dp.rowstore import RowStore, plan_store
 from clsolve.dp.table import opencl_type, value_bound, value_dtype, work_group_size
 from clsolve.errors import InvalidProblemError
@@ -25,6 +28,15 @@ KNAPSACK_SOURCE = kernels.builtin("wavefront_kp.cl")
 #: Largest capacity: states are 32-bit indices.
 MAX_CAPACITY = 2**31 - 2
 RATES = {True: 2e11, False: 1e9}
+#: Rows of a block's tile (each a register and a local row of the work-group's values per work-item).
+TILE_ROWS = 16
+#: Items a block applies at most; halo rows at most.
+MAX_BLOCK, MAX_HALO_ROWS = 16, 16
+#: Local memory the block kernel leaves to its items' weights and profits and the compiler, bytes.
+LOCAL_SPARE = 1024
+#: By default (on a GPU) blocks are used where at least this share of the items start a run of at
+#: least BLOCK_ITEMS that fits the halo (``clsolve bench wavefront``'s knapsack cases).
+BLOCKED_SHARE, BLOCK_ITEMS = 0.5, 4
 
 
 def knapsack_accepts(problem: Knapsack) -> str | None:
@@ -40,8 +52,41 @@ def _row_words(capacity: int) -> int:
 
 
 def least_seconds(problem: Knapsack, device: Device) -> float:
-    """``plan_knapsack``'s estimate, without the plan."""
-    return problem.n * (int(problem.capacities[0]) + 1) / RATES[device.is_gpu] + problem.n * 1.2e-5 + 0.001
+    """``plan_knapsack``'s estimate with the fewest launches blocks could make, without the plan."""
+    return _seconds(problem, device, -(-problem.n // MAX_BLOCK))
+
+
+def _seconds(problem: Knapsack, device: Device, launches: int) -> float:
+    return problem.n * (int(problem.capacities[0]) + 1) / RATES[device.is_gpu] + launches * 1.2e-5 + 0.001
+
+
+def halo_rows(local: int, itemsize: int, local_memory: int) -> int:
+    """The halo rows local memory holds beside a block's tile and its bytes of decisions (at most
+    MAX_HALO_ROWS; 0: no block fits)."""
+    rows = (local_memory - LOCAL_SPARE - TILE_ROWS * local) // (local * itemsize) - TILE_ROWS
+    return max(0, min(MAX_HALO_ROWS, rows))
+
+
+def _weights(problem: Knapsack) -> np.ndarray:
+    """The weights the kernels read: past the capacity, capacity + 1 (never taken, never in a block)."""
+    return np.minimum(problem.weights[:, 0].astype(np.int64), int(problem.capacities[0]) + 1)
+
+
+def launches(problem: Knapsack, device: Device, dtype: np.dtype, local: int,
+             block: int | None) -> tuple[list[tuple[int, int]], int]:
+    """The launches, (first item, items), and the halo rows of the blocks: ``block`` items a block at
+    most (0: none); None: MAX_BLOCK on a GPU where at least BLOCKED_SHARE of the items start a run of
+    BLOCK_ITEMS or more that fits the halo, else none."""
+    rows = halo_rows(local, dtype.itemsize, device.local_memory)
+    most = (MAX_BLOCK if device.is_gpu else 0) if block is None else block
+    single = [(item, 1) for item in range(problem.n)]
+    if most < 2 or rows < 1:
+        return single, 0
+    weights = _weights(problem)
+    planned = runs(weights, rows * local, most)
+    if block is None and sum(count for _, count in planned if count >= BLOCK_ITEMS) < BLOCKED_SHARE * problem.n:
+        return single, 0
+    return planned, rows
 
 
 def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan:
@@ -50,74 +95,135 @@ def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan
     local = work_group_size(device.max_work_group_size, None)
     if local < 32:
         raise InvalidProblemError(f"{device.label}: work-groups of {local} are smaller than a 32-bit decision word")
-    buffers = {"row_a": (capacity + 1) * dtype.itemsize, "row_b": (capacity + 1) * dtype.itemsize}
-    chunks = [_row_words(capacity) * 4] * problem.n
-    store = plan_store(f"{problem.describe()}: decision rows", chunks, device, sum(buffers.values()),
-                       options.device_memory_limit, options.store)
+    planned, rows = launches(problem, device, dtype, local, options.block)
+    buffers = {"row_a": (capacity + 1) * dtype.itemsize, "row_b": (capacity + 1) * dtype.itemsize,
+               "items": problem.n * (4 + dtype.itemsize)}
+    store = plan_store(f"{problem.describe()}: decision rows", _chunks(capacity, planned), device,
+                       sum(buffers.values()), options.device_memory_limit, options.store)
     other = sum(buffers.values())
     buffers.update(store.device_buffers("decisions", device))
     cells = problem.n * (capacity + 1)
     return Plan(solver=name, device_buffers=buffers,
                 host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
-                cell_updates=cells, launches=problem.n + 1,
-                seconds=least_seconds(problem, device),
+                cell_updates=cells, launches=len(planned) + 1,
+                seconds=_seconds(problem, device, len(planned)),
                 details={"value_type": opencl_type(dtype), "store": store.mode, "local_size": local,
-                         "other_device_bytes": other})
+                         "other_device_bytes": other, "block": max(count for _, count in planned) if rows else 0,
+                         "tile_rows": TILE_ROWS, "halo_rows": rows, "blocks": sum(count > 1 for _, count in planned),
+                         "blocked_items": sum(count for _, count in planned if count > 1)})
+
+
+def _chunks(capacity: int, planned: list[tuple[int, int]]) -> list[int]:
+    """Bytes of each launch's decision rows: a chunk of the store per launch."""
+    return [count * _row_words(capacity) * 4 for _, count in planned]
 
 
 def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> Solution:
+    return run_knapsack(problem, device, plan, options)[0]
+
+
+def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
+                 table: bool = False) -> tuple[Solution, np.ndarray | None]:
+    """The DP with the plan's launches, and with ``table`` (tests) the whole decision table read back,
+    shape (n, capacity + 1)."""
     timings = Timings()
     with timings.phase("upload"):
         capacity = int(problem.capacities[0])
         dtype = value_dtype(problem, None, value_bound(problem))
         local = int(plan.details["local_size"])
-        program = kernels.program(device, KNAPSACK_SOURCE, {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local})
-        ctx, queue = device.context, device.queue
-        rows = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, (capacity + 1) * dtype.itemsize) for _ in range(2)]
-        fill(queue, rows[0], 0)
+        planned, rows = launches(problem, device, dtype, local, options.block)
+        defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local}
+        if rows:
+            defines.update(TILE_ROWS=TILE_ROWS, HALO_ROWS=rows, MAX_BLOCK=MAX_BLOCK)
+        program = kernels.program(device, KNAPSACK_SOURCE, defines)
+        ctx, queue, flags = device.context, device.queue, cl.mem_flags
+        values = [cl.Buffer(ctx, flags.READ_WRITE, (capacity + 1) * dtype.itemsize) for _ in range(2)]
+        weights = _weights(problem)
+        items = (cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=weights.astype(np.uint32)),
+                 cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)))
+        fill(queue, values[0], 0)
         if options.poison:
-            fill(queue, rows[1], 0xA5)
-        other = int(plan.details["other_device_bytes"])
-        store_plan = plan_store("knapsack decision rows", [_row_words(capacity) * 4] * problem.n, device, other,
-                                options.device_memory_limit, str(plan.details["store"]))
+            fill(queue, values[1], 0xA5)
+        store_plan = plan_store("knapsack decision rows", _chunks(capacity, planned), device,
+                                int(plan.details["other_device_bytes"]), options.device_memory_limit,
+                                str(plan.details["store"]))
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
         queue.finish()
-    weights = problem.weights[:, 0].tolist()
-    profits = problem.profits.tolist()
-    global_size = -(-(capacity + 1) // local) * local
     try:
         with timings.phase("kernels"):
-            kernel = program.kernel("kp_row").set(capacity=np.uint32(capacity))
-            pacer = Pacer(queue, "wavefront knapsack rows", problem.n)
-            for item in range(problem.n):
-                buffer, offset, wait = store.slot(item)
-                weight = min(int(weights[item]), capacity + 1)  # heavier than the capacity: never taken
-                kernel.set(previous=rows[item & 1], next=rows[(item + 1) & 1], decisions=buffer,
-                           decision_offset=np.uint64(offset // 4), weight=np.uint32(weight), profit=dtype.type(profits[item]))
-                event = kernel.enqueue(queue, (global_size,), (local,), wait_for=wait or None)
-                store.finished(item, event)
-                pacer.launch()
-            value = np.empty(1, dtype=dtype)
-            cl.enqueue_copy(queue, value, rows[problem.n & 1], src_offset=capacity * dtype.itemsize, is_blocking=True)
+            value = _sweep(problem, device, program, planned, values, items, store, local, dtype)
             store.drain(time.perf_counter())
         with timings.phase("download"):
-            selected = np.zeros(problem.n, dtype=bool)
-            rest = capacity
-            for item in range(problem.n - 1, -1, -1):
-                word = store.host(item).view(np.uint32)[rest // 32] if store_plan.mode == "host" else _word(store, item, rest)
-                if (int(word) >> (rest % 32)) & 1:
-                    selected[item] = True
-                    rest -= int(weights[item])
+            selected = _trace_back(problem, planned, store, weights)
+            decisions = _table(capacity, planned, store) if table else None
     finally:
         store.release()
-    stats: dict[str, object] = {"store": store_plan.mode}
+    stats: dict[str, object] = {"store": store_plan.mode, "blocks": int(plan.details["blocks"])}
     if store_plan.mode == "host":
         stats.update(copied_bytes=store.stats.bytes, copies_hidden_share=store.stats.hidden_share)
-    return Solution(int(value[0]), selected, True, "", "", timings, stats=stats)
+    return Solution(value, selected, True, "", "", timings, stats=stats), decisions
 
 
-def _word(store: RowStore, item: int, capacity: int) -> int:
-    buffer, offset = store.readable(item)
+def _table(capacity: int, planned: list[tuple[int, int]], store: RowStore) -> np.ndarray:
+    """Every decision row, read back and unpacked: (n, capacity + 1) booleans."""
+    words = np.concatenate([store.host(k).view(np.uint32).reshape(count, _row_words(capacity))
+                            for k, (_, count) in enumerate(planned)])
+    bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
+    return bits[:, :capacity + 1].astype(bool)
+
+
+def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned: list[tuple[int, int]],
+           values: list[cl.Buffer], items: tuple[cl.Buffer, cl.Buffer], store: RowStore, local: int,
+           dtype: np.dtype) -> int:
+    """Every launch of ``planned``, the value rows ping-ponging, each launch's decision rows the store's
+    chunk of that index; returns the value at the capacity."""
+    capacity = int(problem.capacities[0])
+    queue = device.queue
+    one = program.kernel("kp_row").set(capacity=np.uint32(capacity))
+    block = program.kernel("kp_block").set(capacity=np.uint32(capacity), weights=items[0], profits=items[1],
+                                           row_words=np.uint64(_row_words(capacity))) if len(planned) < problem.n else None
+    row_size = -(-(capacity + 1) // local) * local
+    block_size = -(-(capacity + 1) // (TILE_ROWS * local)) * local
+    weights, profits = _weights(problem).tolist(), problem.profits.tolist()
+    pacer = Pacer(queue, "wavefront knapsack rows", len(planned))
+    for k, (item, count) in enumerate(planned):
+        buffer, offset, wait = store.slot(k)
+        rows = {"previous": values[k & 1], "next": values[(k + 1) & 1], "decisions": buffer,
+                "decision_offset": np.uint64(offset // 4)}
+        if count == 1:
+            event = one.set(weight=np.uint32(weights[item]), profit=dtype.type(profits[item]), **rows).enqueue(
+                queue, (row_size,), (local,), wait_for=wait or None)
+        else:
+            assert block is not None
+            event = block.set(item=np.uint32(item), count=np.uint32(count), **rows).enqueue(
+                queue, (block_size,), (local,), wait_for=wait or None)
+        store.finished(k, event)
+        pacer.launch()
+    value = np.empty(1, dtype=dtype)
+    cl.enqueue_copy(queue, value, values[len(planned) & 1], src_offset=capacity * dtype.itemsize, is_blocking=True)
+    return int(value[0])
+
+
+def _trace_back(problem: Knapsack, planned: list[tuple[int, int]], store: RowStore, weights: np.ndarray) -> np.ndarray:
+    """The items taken, from the last decision row back (bit c of word c / 32: item taken at c)."""
+    selected = np.zeros(problem.n, dtype=bool)
+    rest = int(problem.capacities[0])
+    words = _row_words(rest)
+    for k in range(len(planned) - 1, -1, -1):
+        item, count = planned[k]
+        rows = store.host(k).view(np.uint32) if store.plan.mode == "host" else None
+        for j in range(count - 1, -1, -1):
+            at = j * words + rest // 32
+            word = int(rows[at]) if rows is not None else _word(store, k, at)
+            if (word >> (rest % 32)) & 1:
+                selected[item + j] = True
+                rest -= int(weights[item + j])
+    return selected
+
+
+def _word(store: RowStore, chunk: int, at: int) -> int:
+    """Word ``at`` of the store's chunk ``chunk`` (read from the device)."""
+    buffer, offset = store.readable(chunk)
     word = np.empty(1, dtype=np.uint32)
-    cl.enqueue_copy(store.device.queue, word, buffer, src_offset=offset + (capacity // 32) * 4, is_blocking=True)
+    cl.enqueue_copy(store.device.queue, word, buffer, src_offset=offset + 4 * at, is_blocking=True)
     return int(word[0])

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clsolve.errors import InvalidOptionError
+import numpy as np
+
+from clsolve.errors import InvalidOptionError, UnsupportedProblemError
+from clsolve.plugin import options
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import Plan
 from clsolve.problems import LCS, TSP, Knapsack
@@ -33,6 +36,7 @@ class Options:
     rows_per_step: int | None = None
     schedule: str = "auto"
     poison: bool = False
+    block: int | None = None
 
 
 class WavefrontSolver(DeviceSolver):
@@ -42,7 +46,8 @@ class WavefrontSolver(DeviceSolver):
 
     def __init__(self, method: str = "auto", store: str = "auto", device_memory_limit: int | None = None,
                  words_per_block: int | None = None, rows_per_block: int | None = None,
-                 rows_per_step: int | None = None, schedule: str = "auto", poison: bool = False):
+                 rows_per_step: int | None = None, schedule: str = "auto", poison: bool = False,
+                 block: int | None = None):
         """``method`` (LCS): ``bits`` (bit-parallel), ``cells`` (eq. 2 cell by cell, any alphabet) or
         ``auto`` (bits unless the match masks would pass 1 GiB). ``store``: where the rows the answer
         needs are kept, ``device``, ``host`` (streamed during the sweep) or ``auto`` (the device when they
@@ -52,7 +57,11 @@ class WavefrontSolver(DeviceSolver):
         ``schedule`` (LCS, bit-parallel): ``diagonals`` (one launch per block diagonal; bit rows may
         stream to host memory), ``stripes`` (one launch, a work-group per block of words for all rows;
         bit rows on the device) or ``auto`` (stripes on a GPU where they apply).
-        ``poison`` fills device buffers with garbage first (tests: an unwritten cell shows)."""
+        ``poison`` fills device buffers with garbage first (tests: an unwritten cell shows).
+        ``block`` (KP1): runs of light items applied on chip, at most that many (2 to
+        ``knapsack.MAX_BLOCK``) a launch, their weights summing to at most the halo local memory holds
+        (``kp_block``, temporal blocking); 0: none, a launch per item; None (default): on a GPU where
+        at least half the items start a run of 4 or more (``knapsack.launches``)."""
         if method not in lcs.METHODS:
             raise InvalidOptionError(f"method must be one of {', '.join(lcs.METHODS)}, got {method!r}")
         if schedule not in lcs_tiling.SCHEDULES:
@@ -62,7 +71,8 @@ class WavefrontSolver(DeviceSolver):
         if device_memory_limit is not None and int(device_memory_limit) <= 0:
             raise InvalidOptionError(f"device_memory_limit must be a positive number of bytes, got {device_memory_limit}")
         self.options = Options(method, store, None if device_memory_limit is None else int(device_memory_limit),
-                               words_per_block, rows_per_block, rows_per_step, schedule, bool(poison))
+                               words_per_block, rows_per_block, rows_per_step, schedule, bool(poison),
+                               options.choice("block", block, (None, 0, *range(2, knapsack.MAX_BLOCK + 1))))
 
     def accepts(self, problem) -> str | None:
         if isinstance(problem, LCS):
@@ -90,6 +100,15 @@ class WavefrontSolver(DeviceSolver):
         if isinstance(problem, TSP):
             return held_karp.solve_held_karp(problem, device, plan, self.options)
         return knapsack.solve_knapsack(problem, device, plan, self.options)
+
+    def knapsack_decisions(self, problem: Knapsack, device: Device) -> tuple[int, np.ndarray]:
+        """The value and the whole decision table of a KP1, shape (n, capacity + 1), read back (tests)."""
+        reason = knapsack.knapsack_accepts(problem)
+        if reason is not None:
+            raise UnsupportedProblemError(reason)
+        solution, table = knapsack.run_knapsack(problem, device, self.plan(problem, device), self.options, table=True)
+        assert table is not None
+        return solution.value, table
 
     def lcs_length(self, problem: LCS, device: Device):
         """The LCS length alone, without keeping bit rows (the sweep's top speed, for benchmarks):

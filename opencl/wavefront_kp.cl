@@ -40,6 +40,24 @@ void kp_row(__global const VALUE_T *restrict previous, __global VALUE_T *restric
     }
 }
 
+/* The trace-back ([OM]'s chunks kept on the device): one work-item walks items first + count - 1 down
+ * to first, whose decision rows start at word rows[item] of `decisions`, from the capacity left in
+ * rest[0] (item taken at c: bit c of its row); rest[0] is left for the launch of the items before. */
+__kernel void kp_backtrack(__global const uint *decisions, __global const ulong *rows,
+                           __global const uint *weights, const uint first, const uint count,
+                           __global uint *rest, __global uchar *selected)
+{
+    uint c = rest[0];
+    for (uint j = count; j-- > 0u;) {
+        const uint item = first + j;
+        const uchar taken = (decisions[rows[item] + c / 32u] >> (c % 32u)) & 1u;
+        selected[item] = taken;
+        if (taken)
+            c -= weights[item];
+    }
+    rest[0] = c;
+}
+
 #ifdef HALO_ROWS
 /* Temporal blocking of the rows (several light items per launch; the scheme of dp_rows_block in
  * opencl/dp_rows.cl, in this file's bit layout). Work-group t holds in local memory the states

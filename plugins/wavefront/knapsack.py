@@ -153,8 +153,11 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
         with timings.phase("kernels"):
             value = _sweep(problem, device, program, planned, values, items, store, local, dtype)
             store.drain(time.perf_counter())
+            if store_plan.mode == "device":
+                selected = _trace_back_on_device(problem, device, program, planned, store, items[0], options.poison)
         with timings.phase("download"):
-            selected = _trace_back(problem, planned, store, weights)
+            if store_plan.mode == "host":
+                selected = _trace_back(problem, planned, store, weights)
             decisions = _table(capacity, planned, store) if table else None
     finally:
         store.release()
@@ -204,26 +207,49 @@ def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned:
     return int(value[0])
 
 
+def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Program, planned: list[tuple[int, int]],
+                          store: RowStore, weights: cl.Buffer, poison: bool) -> np.ndarray:
+    """The items taken, walked back on the device (``kp_backtrack``): a launch per buffer of the store,
+    the rows' first words in a table; only the item flags are read back."""
+    ctx, queue, flags = device.context, device.queue, cl.mem_flags
+    words = _row_words(int(problem.capacities[0]))
+    rows = np.empty(problem.n, dtype=np.uint64)
+    owner: list[cl.Buffer] = []
+    for k, (item, count) in enumerate(planned):
+        buffer, offset = store.readable(k)
+        rows[item: item + count] = offset // 4 + words * np.arange(count, dtype=np.uint64)
+        owner.extend([buffer] * count)
+    table = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=rows)
+    rest = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=np.array([problem.capacities[0]], dtype=np.uint32))
+    chosen = cl.Buffer(ctx, flags.READ_WRITE, max(1, problem.n))
+    if poison:
+        fill(queue, chosen, 0xA5)
+    walk = program.kernel("kp_backtrack").set(rows=table, weights=weights, rest=rest, selected=chosen)
+    end = problem.n
+    while end > 0:   # the items whose rows share a buffer, from the last
+        first = end - 1
+        while first > 0 and owner[first - 1] is owner[end - 1]:
+            first -= 1
+        walk.set(decisions=owner[end - 1], first=np.uint32(first), count=np.uint32(end - first)).enqueue(queue, (1,), (1,))
+        end = first
+    selected = np.empty(problem.n, dtype=np.uint8)
+    cl.enqueue_copy(queue, selected, chosen, is_blocking=True)
+    if selected.max(initial=0) > 1:
+        raise RuntimeError("wavefront: the trace-back left unwritten item flags")
+    return selected.astype(bool)
+
+
 def _trace_back(problem: Knapsack, planned: list[tuple[int, int]], store: RowStore, weights: np.ndarray) -> np.ndarray:
-    """The items taken, from the last decision row back (bit c of word c / 32: item taken at c)."""
+    """The items taken, from the last decision row back (bit c of word c / 32: item taken at c), over
+    the rows streamed to host memory."""
     selected = np.zeros(problem.n, dtype=bool)
     rest = int(problem.capacities[0])
     words = _row_words(rest)
     for k in range(len(planned) - 1, -1, -1):
         item, count = planned[k]
-        rows = store.host(k).view(np.uint32) if store.plan.mode == "host" else None
+        rows = store.host(k).view(np.uint32)
         for j in range(count - 1, -1, -1):
-            at = j * words + rest // 32
-            word = int(rows[at]) if rows is not None else _word(store, k, at)
-            if (word >> (rest % 32)) & 1:
+            if (int(rows[j * words + rest // 32]) >> (rest % 32)) & 1:
                 selected[item + j] = True
                 rest -= int(weights[item + j])
     return selected
-
-
-def _word(store: RowStore, chunk: int, at: int) -> int:
-    """Word ``at`` of the store's chunk ``chunk`` (read from the device)."""
-    buffer, offset = store.readable(chunk)
-    word = np.empty(1, dtype=np.uint32)
-    cl.enqueue_copy(store.device.queue, word, buffer, src_offset=offset + 4 * at, is_blocking=True)
-    return int(word[0])

@@ -17,7 +17,7 @@ from clsolve.errors import InvalidProblemError
 from clsolve.plugin.contract import Plan
 from clsolve.problems import Knapsack
 from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
+from clsolve.runtime.buffers import copy_later, fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
@@ -97,7 +97,7 @@ def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan
         raise InvalidProblemError(f"{device.label}: work-groups of {local} are smaller than a 32-bit decision word")
     planned, rows = launches(problem, device, dtype, local, options.block)
     buffers = {"row_a": (capacity + 1) * dtype.itemsize, "row_b": (capacity + 1) * dtype.itemsize,
-               "items": problem.n * (4 + dtype.itemsize)}
+               "items": problem.n * (4 + dtype.itemsize), "trace-back": problem.n * 9 + 4}
     store = plan_store(f"{problem.describe()}: decision rows", _chunks(capacity, planned), device,
                        sum(buffers.values()), options.device_memory_limit, options.store)
     other = sum(buffers.values())
@@ -151,10 +151,16 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
         queue.finish()
     try:
         with timings.phase("kernels"):
-            value = _sweep(problem, device, program, planned, values, items, store, local, dtype)
+            last = _sweep(problem, device, program, planned, values, items, store, local, dtype)
             store.drain(time.perf_counter())
+            value = np.empty(1, dtype=dtype)
+            pending: list[cl.Event] = []
+            if store_plan.mode == "device":   # enqueued before the value is read: the device goes on
+                walked = _trace_back_on_device(problem, device, program, planned, store, items[0], options.poison)
+            copy_later(queue, value, last, pending, capacity * dtype.itemsize)
+            queue.finish()
             if store_plan.mode == "device":
-                selected = _trace_back_on_device(problem, device, program, planned, store, items[0], options.poison)
+                selected = _flags(walked)
         with timings.phase("download"):
             if store_plan.mode == "host":
                 selected = _trace_back(problem, planned, store, weights)
@@ -164,7 +170,7 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
     stats: dict[str, object] = {"store": store_plan.mode, "blocks": int(plan.details["blocks"])}
     if store_plan.mode == "host":
         stats.update(copied_bytes=store.stats.bytes, copies_hidden_share=store.stats.hidden_share)
-    return Solution(value, selected, True, "", "", timings, stats=stats), decisions
+    return Solution(int(value[0]), selected, True, "", "", timings, stats=stats), decisions
 
 
 def _table(capacity: int, planned: list[tuple[int, int]], store: RowStore) -> np.ndarray:
@@ -177,9 +183,9 @@ def _table(capacity: int, planned: list[tuple[int, int]], store: RowStore) -> np
 
 def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned: list[tuple[int, int]],
            values: list[cl.Buffer], items: tuple[cl.Buffer, cl.Buffer], store: RowStore, local: int,
-           dtype: np.dtype) -> int:
-    """Every launch of ``planned``, the value rows ping-ponging, each launch's decision rows the store's
-    chunk of that index; returns the value at the capacity."""
+           dtype: np.dtype) -> cl.Buffer:
+    """Every launch of ``planned`` (enqueued), the value rows ping-ponging, each launch's decision rows
+    the store's chunk of that index; returns the buffer that will hold the last row."""
     capacity = int(problem.capacities[0])
     queue = device.queue
     one = program.kernel("kp_row").set(capacity=np.uint32(capacity))
@@ -202,15 +208,14 @@ def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned:
                 queue, (block_size,), (local,), wait_for=wait or None)
         store.finished(k, event)
         pacer.launch()
-    value = np.empty(1, dtype=dtype)
-    cl.enqueue_copy(queue, value, values[len(planned) & 1], src_offset=capacity * dtype.itemsize, is_blocking=True)
-    return int(value[0])
+    return values[len(planned) & 1]
 
 
 def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Program, planned: list[tuple[int, int]],
-                          store: RowStore, weights: cl.Buffer, poison: bool) -> np.ndarray:
+                          store: RowStore, weights: cl.Buffer, poison: bool) -> tuple[np.ndarray, list[cl.Event]]:
     """The items taken, walked back on the device (``kp_backtrack``): a launch per buffer of the store,
-    the rows' first words in a table; only the item flags are read back."""
+    the rows' first words in a table; only the item flags are read back (enqueued: the array and the
+    read's event, see ``_flags``)."""
     ctx, queue, flags = device.context, device.queue, cl.mem_flags
     words = _row_words(int(problem.capacities[0]))
     rows = np.empty(problem.n, dtype=np.uint64)
@@ -233,7 +238,16 @@ def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Pr
         walk.set(decisions=owner[end - 1], first=np.uint32(first), count=np.uint32(end - first)).enqueue(queue, (1,), (1,))
         end = first
     selected = np.empty(problem.n, dtype=np.uint8)
-    cl.enqueue_copy(queue, selected, chosen, is_blocking=True)
+    pending: list[cl.Event] = []
+    copy_later(queue, selected, chosen, pending)
+    return selected, pending
+
+
+def _flags(walked: tuple[np.ndarray, list[cl.Event]]) -> np.ndarray:
+    """The item flags of ``_trace_back_on_device`` once its read is done."""
+    selected, pending = walked
+    for event in pending:
+        event.wait()
     if selected.max(initial=0) > 1:
         raise RuntimeError("wavefront: the trace-back left unwritten item flags")
     return selected.astype(bool)

@@ -18,12 +18,14 @@ ENV_VAR = "CLSOLVE_DEVICE"
 
 @dataclass(eq=False)
 class Device:
-    """One OpenCL device with its context and in-order queue (created on first use)."""
+    """One OpenCL device with its context and in-order queue (created on first use). Its facts (name,
+    type, sizes) are read from OpenCL once: planning asks for them many times a solve, and on the
+    H100's host the queries cost about 0.2 ms of a33's 2 ms solve."""
 
     cl_device: cl.Device
     _cache: dict = field(default_factory=dict, repr=False)
 
-    @property
+    @cached_property
     def name(self) -> str:
         return self.cl_device.name.strip()
 
@@ -33,40 +35,40 @@ class Device:
         in this process or another one on the same host."""
         return next(i for i, d in enumerate(all_devices()) if d is self)
 
-    @property
+    @cached_property
     def platform(self) -> str:
         return self.cl_device.platform.name.strip()
 
-    @property
+    @cached_property
     def label(self) -> str:
         return f"{self.name} ({self.platform})"
 
-    @property
+    @cached_property
     def is_gpu(self) -> bool:
         """A real GPU (a simulator such as Oclgrind reports every device type; it is not one)."""
         return bool(self.cl_device.type & cl.device_type.GPU) and not is_simulator(self)
 
-    @property
+    @cached_property
     def is_cpu(self) -> bool:
         return bool(self.cl_device.type & cl.device_type.CPU)
 
-    @property
+    @cached_property
     def global_memory(self) -> int:
         return int(self.cl_device.global_mem_size)
 
-    @property
+    @cached_property
     def max_allocation(self) -> int:
         return int(self.cl_device.max_mem_alloc_size)
 
-    @property
+    @cached_property
     def local_memory(self) -> int:
         return int(self.cl_device.local_mem_size)
 
-    @property
+    @cached_property
     def compute_units(self) -> int:
         return int(self.cl_device.max_compute_units)
 
-    @property
+    @cached_property
     def max_work_group_size(self) -> int:
         return int(self.cl_device.max_work_group_size)
 

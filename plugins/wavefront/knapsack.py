@@ -151,7 +151,7 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
         queue.finish()
     try:
         with timings.phase("kernels"):
-            last = _sweep(problem, device, program, planned, values, items, store, local, dtype)
+            last = _sweep(problem, device, program, planned, values, items, store, local, dtype, weights)
             store.drain(time.perf_counter())
             value = np.empty(1, dtype=dtype)
             pending: list[cl.Event] = []
@@ -183,7 +183,7 @@ def _table(capacity: int, planned: list[tuple[int, int]], store: RowStore) -> np
 
 def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned: list[tuple[int, int]],
            values: list[cl.Buffer], items: tuple[cl.Buffer, cl.Buffer], store: RowStore, local: int,
-           dtype: np.dtype) -> cl.Buffer:
+           dtype: np.dtype, clamped: np.ndarray) -> cl.Buffer:
     """Every launch of ``planned`` (enqueued), the value rows ping-ponging, each launch's decision rows
     the store's chunk of that index; returns the buffer that will hold the last row."""
     capacity = int(problem.capacities[0])
@@ -193,7 +193,7 @@ def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned:
                                            row_words=np.uint64(_row_words(capacity))) if len(planned) < problem.n else None
     row_size = -(-(capacity + 1) // local) * local
     block_size = -(-(capacity + 1) // (TILE_ROWS * local)) * local
-    weights, profits = _weights(problem).tolist(), problem.profits.tolist()
+    weights, profits = clamped.tolist(), problem.profits.tolist()
     pacer = Pacer(queue, "wavefront knapsack rows", len(planned))
     for k, (item, count) in enumerate(planned):
         buffer, offset, wait = store.slot(k)
@@ -219,24 +219,23 @@ def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Pr
     ctx, queue, flags = device.context, device.queue, cl.mem_flags
     words = _row_words(int(problem.capacities[0]))
     rows = np.empty(problem.n, dtype=np.uint64)
-    owner: list[cl.Buffer] = []
-    for k, (item, count) in enumerate(planned):
+    walks: list[tuple[cl.Buffer, int, int]] = []   # (buffer, first item, items), from the last items
+    for k in range(len(planned) - 1, -1, -1):
+        item, count = planned[k]
         buffer, offset = store.readable(k)
         rows[item: item + count] = offset // 4 + words * np.arange(count, dtype=np.uint64)
-        owner.extend([buffer] * count)
+        if walks and walks[-1][0] is buffer:   # the chunks of one buffer in one launch
+            walks[-1] = (buffer, item, walks[-1][2] + count)
+        else:
+            walks.append((buffer, item, count))
     table = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=rows)
     rest = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=np.array([problem.capacities[0]], dtype=np.uint32))
     chosen = cl.Buffer(ctx, flags.READ_WRITE, max(1, problem.n))
     if poison:
         fill(queue, chosen, 0xA5)
     walk = program.kernel("kp_backtrack").set(rows=table, weights=weights, rest=rest, selected=chosen)
-    end = problem.n
-    while end > 0:   # the items whose rows share a buffer, from the last
-        first = end - 1
-        while first > 0 and owner[first - 1] is owner[end - 1]:
-            first -= 1
-        walk.set(decisions=owner[end - 1], first=np.uint32(first), count=np.uint32(end - first)).enqueue(queue, (1,), (1,))
-        end = first
+    for buffer, first, count in walks:
+        walk.set(decisions=buffer, first=np.uint32(first), count=np.uint32(count)).enqueue(queue, (1,), (1,))
     selected = np.empty(problem.n, dtype=np.uint8)
     pending: list[cl.Event] = []
     copy_later(queue, selected, chosen, pending)

@@ -501,20 +501,74 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
 #endif
 
 /* Backtracking (steps 8-12 of Algorithm 2.1) over the items of one decision chunk, newest first,
- * by a single work-item; `remaining` carries the capacity left from chunk to chunk. */
-__kernel void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_offset,
-                                __global const uint *weights,
-                                const ulong words_per_row, const uint span1, const uint span2,
-                                const uint chunk_first, const uint chunk_items,
-                                __global uint *remaining, __global uchar *selected)
+ * `remaining` carrying the capacity left from chunk to chunk. A walk item by item waits for one read
+ * of global memory per item; here one work-group reads the bits of BACK_DEPTH items at once, one
+ * work-item for each state the walk may stand at: the item d places below the round's first is read
+ * at rest - W(S) for every set S of the d items above it (work-item 2^d - 1 + S, bit b of S: item b
+ * places below the first taken), 2^BACK_DEPTH - 1 reads in all. Work-item 0 then follows the taken
+ * bits through them, the walk of Algorithm 2.1 exactly: a set S is read only where rest - W(S) fits,
+ * which every state on the walk does (a bit is set only where its item fits). The weights come into
+ * local memory BACK_WINDOW items at a time. Build option BACK_DEPTH (clsolve.dp.table.BACK_DEPTH). */
+#define BACK_GROUP (1u << BACK_DEPTH)
+#define BACK_WINDOW (16u * BACK_DEPTH)
+__kernel __attribute__((reqd_work_group_size(BACK_GROUP, 1, 1)))
+void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_offset,
+                       __global const uint *weights,
+                       const ulong words_per_row, const uint span1, const uint span2,
+                       const uint chunk_first, const uint chunk_items,
+                       __global uint *remaining, __global uchar *selected)
 {
-    if (get_global_id(0) != 0)
-        return;
+    __local uint3 window[BACK_WINDOW];  /* window[q]: the weight of item chunk_first + window_top - 1 - q */
+    __local uchar taken[BACK_GROUP];
+    __local uint3 shared_rest;
+    const uint x = get_local_id(0);
+    const uint depth = 31u - clz(x + 1u);        /* work-item x reads item top - 1 - depth */
+    const uint set = x + 1u - (1u << depth);     /* at rest - W(set) */
     uint3 rest = (uint3)(remaining[0], remaining[1], remaining[2]);
-    for (uint k = chunk_items; k-- > 0;)
-        rest = backtrack_item(decisions + decisions_offset + (ulong)k * words_per_row, weights, chunk_first + k, rest,
-                              span1, span2, selected);
-    remaining[0] = rest.x;
-    remaining[1] = rest.y;
-    remaining[2] = rest.z;
+    uint window_top = chunk_items;
+    for (uint top = chunk_items; top > 0u;) {
+        const uint round = min((uint)BACK_DEPTH, top);
+        if (top == chunk_items || window_top - top + round > BACK_WINDOW) {  /* the same for every work-item */
+            window_top = top;
+            for (uint q = x; q < min(BACK_WINDOW, top); q += BACK_GROUP)
+                window[q] = item_weight(weights, chunk_first + top - 1u - q);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        const uint near = window_top - top;      /* window[near + d]: the item d places below the first */
+        if (x + 1u < BACK_GROUP && depth < round) {
+            uint3 sum = (uint3)(0u, 0u, 0u);
+            for (uint b = 0; b < depth; ++b)
+                if ((set >> b) & 1u)
+                    sum += window[near + b];
+            uint bit = 0u;
+            if (fits(rest, sum)) {
+                const uint state = shift(rest - sum, span1, span2);
+                const ulong row = decisions_offset + (ulong)(top - 1u - depth) * words_per_row;
+                bit = (decisions[row + decision_word(state)] >> decision_bit(state)) & 1u;
+            }
+            taken[x] = (uchar)bit;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (x == 0) {
+            uint walked = 0u;
+            uint3 left = rest;
+            for (uint d = 0; d < round; ++d) {
+                const uint bit = taken[(1u << d) - 1u + walked];
+                walked |= bit << d;
+                selected[chunk_first + top - 1u - d] = (uchar)bit;
+                if (bit)
+                    left -= window[near + d];
+            }
+            shared_rest = left;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        rest = shared_rest;
+        top -= round;
+        barrier(CLK_LOCAL_MEM_FENCE);  /* every work-item has read shared_rest and window before they change */
+    }
+    if (x == 0) {
+        remaining[0] = rest.x;
+        remaining[1] = rest.y;
+        remaining[2] = rest.z;
+    }
 }

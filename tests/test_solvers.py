@@ -319,6 +319,36 @@ def test_decision_rows_in_chunks_at_offsets(device, monkeypatch, items, chunks, 
     clsolve.solution.check(problem, solution)
 
 
+@SETTINGS
+@given(problem=knapsacks(max_n=40, max_capacity=120), items=st.integers(1, 40))
+def test_trace_back_takes_the_items_of_sequentials_walk(problem, device, items):
+    """The device's trace-back (8 items a round, each read at every state the walk may reach) takes
+    exactly the items of sequential's walk over the same decision table, with chunks of decision rows
+    ending anywhere in a round."""
+    from unittest import mock
+
+    from clsolve.dp import rowstore
+    expected = clsolve.solve(problem, solver="sequential")
+    with mock.patch.object(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: items):
+        solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, presolve=False,
+                                 items_per_launch=1)
+    np.testing.assert_array_equal(solution.selected, expected.selected)
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_trace_back_through_windows_of_weights(device, m):
+    """More items than the trace-back's window of weights (128), two dimensions included."""
+    rng = np.random.default_rng(m)
+    n = 300
+    capacities = [600] if m == 1 else [60, 40]
+    weights = np.stack([rng.integers(0, c // 6, n) for c in capacities], axis=1)
+    problem = clsolve.Knapsack(rng.integers(1, 500, n), weights, capacities, weights_by="item")
+    expected = clsolve.solve(problem, solver="sequential")
+    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, presolve=False)
+    assert solution.value == expected.value
+    np.testing.assert_array_equal(solution.selected, expected.selected)
+
+
 def test_rows_per_chunk_keeps_pairs_whole():
     from clsolve.dp.rowstore import chunk_rows, rows_per_chunk
     assert rows_per_chunk(25, 100, 500, multiple=2) == 4

@@ -358,6 +358,30 @@ def test_knapsack_matches_dp_rows(problem, device):
         assert solution.value == expected
 
 
+@SETTINGS
+@given(problem=knapsacks(max_n=40, max_capacity=200))
+def test_knapsack_trace_back_takes_the_items_of_sequentials_walk(problem, device):
+    """The device's trace-back (8 items a round, each read at every capacity the walk may reach) takes
+    exactly the items of sequential's walk over the same decisions."""
+    if problem.m != 1:
+        return
+    expected = clsolve.solve(problem, solver="sequential")
+    solution = clsolve.solve(problem, solver="wavefront", device=device, poison=True)
+    np.testing.assert_array_equal(solution.selected, expected.selected)
+
+
+@pytest.mark.parametrize("block", [0, 16])
+def test_knapsack_trace_back_through_windows_of_weights(device, block):
+    """More items than the trace-back's window of weights and row offsets (128), with and without
+    runs on chip."""
+    rng = np.random.default_rng(block)
+    problem = Knapsack(profits=rng.integers(1, 500, 300), weights=rng.integers(0, 40, (300, 1)), capacities=[2_000])
+    expected = clsolve.solve(problem, solver="sequential")
+    solution = clsolve.solve(problem, solver="wavefront", device=device, block=block, poison=True)
+    assert solution.value == expected.value
+    np.testing.assert_array_equal(solution.selected, expected.selected)
+
+
 @st.composite
 def light_knapsacks(draw):
     """KP1 whose light items (weights 0 to 400) run in blocks, with heavy items (up to past the

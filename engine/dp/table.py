@@ -34,6 +34,10 @@ MODEL_SUBSETS_PER_SECOND = {"gpu": 3e11, "other": 2e8}
 #: Kernels index states with 32-bit unsigned integers.
 MAX_STATES = 2**32 - 1
 MAX_DIMS = 3
+#: Items a trace-back on the device reads at once (build option BACK_DEPTH of ``dp_rows_backtrack``
+#: and ``kp_backtrack``): a work-group of 2^BACK_DEPTH work-items reads the decision bits of that many
+#: items at every state the walk may reach through them, one round trip to memory for all of them.
+BACK_DEPTH = 8
 
 
 def value_dtype(problem: Knapsack, force_bits: int | None = None, bound: int | None = None) -> np.dtype:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clsolve.dp.table import DecisionLayout, clamped_weights, spans
+from clsolve.dp.table import BACK_DEPTH, DecisionLayout, clamped_weights, spans
 from clsolve.problems import Knapsack
 from clsolve.runtime import kernels
 from clsolve.runtime.devices import Device
@@ -14,7 +14,8 @@ from .held import Held
 
 
 def on_device(problem: Knapsack, device: Device, program: kernels.Program, layout: DecisionLayout, held: Held) -> None:
-    """Algorithm 2.1, steps 8-12, on one work-item, chunk by chunk from the last item."""
+    """Algorithm 2.1, steps 8-12, on one work-group (BACK_DEPTH items a round), chunk by chunk from the last
+    item."""
     span1, span2 = spans(problem)
     backtrack = program.kernel("dp_rows_backtrack").set(
         weights=held.weights, words_per_row=np.uint64(layout.words_per_row), span1=np.uint32(span1),
@@ -24,7 +25,7 @@ def on_device(problem: Knapsack, device: Device, program: kernels.Program, layou
         buffer, offset = held.store.readable(k)
         backtrack.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first),
                       chunk_items=np.uint32(count))
-        backtrack.enqueue(device.queue, (1,), (1,))
+        backtrack.enqueue(device.queue, (1 << BACK_DEPTH,), (1 << BACK_DEPTH,))
 
 
 def on_host(problem: Knapsack, layout: DecisionLayout, held: Held) -> np.ndarray:

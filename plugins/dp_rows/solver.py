@@ -23,6 +23,7 @@ from clsolve.dp.presolve import least, planned, presolved, reduction
 from clsolve.dp.pruning import Pruning
 from clsolve.dp.rowstore import RowStore, StorePlan, device_budget, plan_rows
 from clsolve.dp.table import (
+    BACK_DEPTH,
     MODEL_BANDWIDTH,
     MODEL_COPY_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
@@ -270,7 +271,8 @@ class RowParallelSolver(DeviceSolver):
     def _program(self, problem: Knapsack, device: Device, plan: Plan, layout: DecisionLayout, dtype: np.dtype,
                  pruning: Pruning | None) -> tuple[kernels.Program, Chain]:
         """The kernels the plan's passes need, built for this problem's types and sizes, and the chain."""
-        defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size}
+        defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size,
+                                      "BACK_DEPTH": BACK_DEPTH}
         per_pass = int(plan.details["items_per_launch"])
         chain = Chain(int(plan.details["chain"]), int(plan.details["split"]), layout.tiles * layout.tile_states,
                       layout.local_size)

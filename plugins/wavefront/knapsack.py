@@ -12,7 +12,7 @@ import pyopencl as cl
 
 from clsolve.dp.blocking import runs
 from clsolve.dp.rowstore import RowStore, plan_store
-from clsolve.dp.table import opencl_type, value_bound, value_dtype, work_group_size
+from clsolve.dp.table import BACK_DEPTH, opencl_type, value_bound, value_dtype, work_group_size
 from clsolve.errors import InvalidProblemError
 from clsolve.plugin.contract import Plan
 from clsolve.problems import Knapsack
@@ -132,7 +132,7 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
         dtype = value_dtype(problem, None, value_bound(problem))
         local = int(plan.details["local_size"])
         planned, rows = launches(problem, device, dtype, local, options.block)
-        defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local}
+        defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local, "BACK_DEPTH": BACK_DEPTH}
         if rows:
             defines.update(TILE_ROWS=TILE_ROWS, HALO_ROWS=rows, MAX_BLOCK=MAX_BLOCK)
         program = kernels.program(device, KNAPSACK_SOURCE, defines)
@@ -235,7 +235,8 @@ def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Pr
         fill(queue, chosen, 0xA5)
     walk = program.kernel("kp_backtrack").set(rows=table, weights=weights, rest=rest, selected=chosen)
     for buffer, first, count in walks:
-        walk.set(decisions=buffer, first=np.uint32(first), count=np.uint32(count)).enqueue(queue, (1,), (1,))
+        group = (1 << BACK_DEPTH,)
+        walk.set(decisions=buffer, first=np.uint32(first), count=np.uint32(count)).enqueue(queue, group, group)
     selected = np.empty(problem.n, dtype=np.uint8)
     pending: list[cl.Event] = []
     copy_later(queue, selected, chosen, pending)

@@ -6,9 +6,11 @@
  * 0..s-1 and none of t+1..n-1. Deciding item t (add) makes S u (S + (w_t, p_t)); deciding item s
  * (remove) makes S u (S - (w_s, p_s)) [Pisinger97, Sec. 3].
  *
- * One level is five launches:
- *   states_merge    the two sorted lists merged by the merge path (each work-item finds its diagonal
- *                   by binary search, then merges PER_ITEM states), and each work-group's largest P;
+ * One level is six launches:
+ *   states_partition the merge path's split at each work-group's first output (binary search);
+ *   states_merge    the two sorted lists merged by the merge path (each work-group stages its two runs
+ *                   in local memory, each work-item finds its diagonal there by binary search and
+ *                   merges PER_ITEM states), and each work-group's largest P;
  *   states_scan_max exclusive prefix maximum of the work-groups' largest P (one work-group);
  *   states_keep     a state is kept when its P beats every P before it (dominance: no state lighter or
  *                   as light has as much profit) and its upper bound beats the incumbent (Dantzig's
@@ -149,77 +151,117 @@ inline void group_argmax(long value, uint index, __local long *values, __local u
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+/* The merge path's split of each work-group's chunk [Green, McColl, Bader 2012; Merrill and Grimshaw's
+ * ModernGPU]: splits[g] is how many states of the list come before output g * CHUNK of the merge
+ * (the rest of those outputs are states of the shifted copy), by binary search along that diagonal,
+ * one work-item per chunk boundary (groups + 1 of them). */
+__kernel void states_partition(__global const long *W, __global const long *P, uint n, long dw, long dp,
+                               uint groups, __global uint *splits)
+{
+    uint g = get_global_id(0);
+    if (g > groups)
+        return;
+    uint m = 2u * n;
+    uint d = min(g * (uint)CHUNK, m);
+    long over = (long)d - (long)n; /* not d > n ? d - n : 0, which some compilers lower to a
+                                      saturating subtraction that Oclgrind cannot run */
+    uint lo = over > 0 ? (uint)over : 0u, hi = min(d, n);
+    while (lo < hi) {
+        uint mid = (lo + hi) / 2u;
+        uint other = d - 1u - mid;
+        if (before(W[mid], P[mid], W[other] + dw, P[other] + dp))
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    splits[g] = lo;
+}
+
+/* The list's states [a0, a0 + na) then the copy's [b0, b0 + nb) of one field into local memory, read
+ * coalesced; `shift` is added to the copy's. */
+inline void load_runs(__global const long *src, __local long *dst, uint a0, uint na, uint b0, uint nb, long shift)
+{
+    for (uint k = get_local_id(0); k < na + nb; k += LOCAL_SIZE)
+        dst[k] = k < na ? src[a0 + k] : src[b0 + k - na] + shift;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The work-group's chunk of the merge: the list's states [a0, a1) and the copy's [b0, b1) (from
+ * states_partition) staged in local memory, then each work-item finds its PER_ITEM outputs' sources
+ * by the merge path within the chunk and every field goes out through local memory, coalesced. */
 __kernel void states_merge(__global const long *W, __global const long *P, __global const ulong *bits,
                            __global const uint *anchor, uint n, long dw, long dp, ulong bit, int reset,
+                           __global const uint *splits,
                            __global long *MW, __global long *MP, __global ulong *Mbits,
                            __global uint *Manchor, __global long *group_max)
 {
     __local long scratch[LOCAL_SIZE];
-    __local long stage[CHUNK];
-    uint m = 2u * n;
-    uint first = get_global_id(0) * PER_ITEM;
-    uint mine = get_local_id(0) * PER_ITEM, base = get_group_id(0) * CHUNK;
+    __local long lw[CHUNK], lp[CHUNK];
+    uint m = 2u * n, g = get_group_id(0);
+    uint d0 = g * CHUNK, d1 = min(d0 + (uint)CHUNK, m);
+    uint a0 = splits[g], a1 = splits[g + 1u];
+    uint na = a1 - a0, b0 = d0 - a0, nb = (d1 - a1) - b0;
+    uint count = na + nb;
+    load_runs(W, lw, a0, na, b0, nb, dw);
+    load_runs(P, lp, a0, na, b0, nb, dp);
+    uint mine = get_local_id(0) * PER_ITEM;
+    uint src[PER_ITEM];
     long ow[PER_ITEM], op[PER_ITEM];
-    ulong ob[PER_ITEM];
-    uint oa[PER_ITEM];
     long largest = -1;
-    if (first < m) {
-        /* merge path: i states of the list and d - i of the shifted copy come before output d */
-        uint d = first;
-        long over = (long)d - (long)n; /* not d > n ? d - n : 0, which some compilers lower to a
-                                          saturating subtraction that Oclgrind cannot run */
-        uint lo = over > 0 ? (uint)over : 0u, hi = min(d, n);
+    uint own = mine < count ? min((uint)PER_ITEM, count - mine) : 0u;
+    if (own) {
+        long over = (long)mine - (long)nb;
+        uint lo = over > 0 ? (uint)over : 0u, hi = min(mine, na);
         while (lo < hi) {
             uint mid = (lo + hi) / 2u;
-            uint other = d - 1u - mid;
-            if (before(W[mid], P[mid], W[other] + dw, P[other] + dp))
+            uint other = na + mine - 1u - mid;
+            if (before(lw[mid], lp[mid], lw[other], lp[other]))
                 lo = mid + 1u;
             else
                 hi = mid;
         }
-        uint i = lo, j = d - lo;
-        for (uint k = 0; k < PER_ITEM && first + k < m; ++k) {
-            int from_list = j >= n || (i < n && before(W[i], P[i], W[j] + dw, P[j] + dp));
-            uint at = from_list ? i : j;
-            long w = W[at], p = P[at];
-            ulong b = reset ? 0ul : bits[at];
-            uint a = reset ? at : anchor[at];
-            if (!from_list) {
-                w += dw;
-                p += dp;
-                b |= bit;
-            }
-            ow[k] = w;
-            op[k] = p;
-            ob[k] = b;
-            oa[k] = a;
-            largest = max(largest, p);
-            if (from_list)
-                ++i;
-            else
-                ++j;
+        uint i = lo, j = mine - lo;
+        for (uint k = 0; k < own; ++k) {
+            int from_list = j >= nb || (i < na && before(lw[i], lp[i], lw[na + j], lp[na + j]));
+            uint at = from_list ? i++ : na + j++;
+            src[k] = at;
+            ow[k] = lw[at];
+            op[k] = lp[at];
+            largest = max(largest, op[k]);
         }
     }
-    /* the merged states go out through local memory, so that every write is coalesced */
-    uint count = m > base ? min((uint)CHUNK, m - base) : 0u;
-    uint own = first < m ? min((uint)PER_ITEM, m - first) : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < own; ++k) {
+        lw[mine + k] = ow[k];
+        lp[mine + k] = op[k];
+    }
+    store_chunk(lw, MW, d0, count);
+    store_chunk(lp, MP, d0, count);
+    /* bits: the source's (none after a block's start), the level's bit for states of the copy; the
+     * runs are read even then, so that no barrier sits in a branch */
+    load_runs((__global const long *)bits, lw, a0, na, b0, nb, 0);
     for (uint k = 0; k < own; ++k)
-        stage[mine + k] = ow[k];
-    store_chunk(stage, MW, base, count);
+        ow[k] = (reset ? 0l : lw[src[k]]) | (src[k] < na ? 0l : (long)bit);
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (uint k = 0; k < own; ++k)
-        stage[mine + k] = op[k];
-    store_chunk(stage, MP, base, count);
+        lw[mine + k] = ow[k];
+    store_chunk(lw, (__global long *)Mbits, d0, count);
+    /* anchors: the source's ancestor, or after a block's start the source's index in the list */
+    __local uint *stage = (__local uint *)lp;
+    for (uint k = get_local_id(0); k < count; k += LOCAL_SIZE)
+        stage[k] = k < na ? anchor[a0 + k] : anchor[b0 + k - na];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint oa[PER_ITEM];
     for (uint k = 0; k < own; ++k)
-        stage[mine + k] = (long)ob[k];
-    store_chunk(stage, (__global long *)Mbits, base, count);
-    __local uint *stage_uint = (__local uint *)stage;
+        oa[k] = reset ? (src[k] < na ? a0 + src[k] : b0 + src[k] - na) : stage[src[k]];
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (uint k = 0; k < own; ++k)
-        stage_uint[mine + k] = oa[k];
-    store_chunk_uint(stage_uint, Manchor, base, count);
+        stage[mine + k] = oa[k];
+    store_chunk_uint(stage, Manchor, d0, count);
     long total;
     group_scan_max(largest, scratch, &total);
     if (get_local_id(0) == 0)
-        group_max[get_group_id(0)] = total;
+        group_max[g] = total;
 }
 
 /* Exclusive prefix maximum over `count` values, in place (one work-group; identity -1: P >= 0). */

@@ -1,5 +1,5 @@
 """dp-states' lists on the device (kernels in ``opencl/state_lists.cl``): buffers grown by doubling
-up to the plan's limit, one level as five launches and one small read, the block records and the
+up to the plan's limit, one level as six launches and one small read, the block records and the
 incumbent's bits read back."""
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ SLOT_BYTES = 3 * 28 + 1
 #: (half as many slots) being copied.
 GROWTH_BYTES = SLOT_BYTES + 28 // 2
 #: The buffers besides the lists and the merged list.
-_SCRATCH = ("keep", "group_max", "group_count", "group_best", "group_best_at", "group_top", "result_buffer")
+_SCRATCH = ("keep", "splits", "group_max", "group_count", "group_best", "group_best_at", "group_top", "result_buffer")
 #: Bytes of one state's W, P, bits and anchor.
 FIELDS = ((8, np.int64), (8, np.int64), (8, np.uint64), (4, np.uint32))
 
@@ -118,6 +118,7 @@ class DeviceLists:
         self.merged = [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]
         self.keep = cl.Buffer(ctx, flags.READ_WRITE, capacity)
         groups = self.groups(capacity)
+        self.splits = cl.Buffer(ctx, flags.READ_WRITE, 4 * (groups + 1))
         self.group_max = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
         self.group_count = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
         self.group_best = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
@@ -139,9 +140,10 @@ class DeviceLists:
     def _bind(self) -> None:
         """Fresh kernels with the buffers that do not change between levels."""
         program = self.program
+        self.partition = program.kernel("states_partition").set(splits=self.splits)
         self.merge = program.kernel("states_merge").set(
             MW=self.merged[0], MP=self.merged[1], Mbits=self.merged[2], Manchor=self.merged[3],
-            group_max=self.group_max)
+            splits=self.splits, group_max=self.group_max)
         self.scan_max = program.kernel("states_scan_max").set(values=self.group_max)
         self.keep_kernel = program.kernel("states_keep").set(
             MW=self.merged[0], MP=self.merged[1], prefix_max=self.group_max, keep=self.keep,
@@ -154,7 +156,7 @@ class DeviceLists:
             MW=self.merged[0], MP=self.merged[1], Mbits=self.merged[2], Manchor=self.merged[3],
             keep=self.keep, offsets=self.group_count)
 
-    # long: one level is five launches whose arguments are named here
+    # long: one level is six launches whose arguments are named here
     def level(self, core: Core, level: Level, best: int, reset: bool, bit: int,
               relaxed: dict[str, object] | None = None) -> LevelResult:
         """Merge the list with its copy shifted by ``level``'s item, keep the undominated promising
@@ -170,6 +172,9 @@ class DeviceLists:
         queue, local = self.device.queue, (self.local_size,)
         full = (groups * self.local_size,)
         src, dst = self.lists
+        boundaries = -(-(groups + 1) // self.local_size) * self.local_size
+        self.partition.set(W=src[0], P=src[1], n=np.uint32(n), dw=np.int64(shift[0]), dp=np.int64(shift[1]),
+                           groups=np.uint32(groups)).enqueue(queue, (boundaries,), local)
         self.merge.set(W=src[0], P=src[1], bits=src[2], anchor=src[3], n=np.uint32(n), dw=np.int64(shift[0]),
                        dp=np.int64(shift[1]), bit=np.uint64(bit), reset=np.int32(reset))
         self.merge.enqueue(queue, full, local)

@@ -49,7 +49,7 @@ from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 from .relaxed import CELLS, WIDTH, RelaxedRows, memory_share
 from .stops import FIRST_RECORD_RATES, record_place, stop_reason
 
-#: Model of one level (five launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
+#: Model of one level (six launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
 #: list is short) for ``auto``, seconds, multiplied by OPEN_GAP_MARGIN when the root's bounds do not
 #: meet, unless the probe (``probe.py``: the first levels, run by ``plan``) saw only short lists: then
 #: its own time per level counts. Dense DPs, whose estimates count cells, stay ahead where their table is small enough

@@ -524,7 +524,10 @@ void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_off
     const uint x = get_local_id(0);
     const uint depth = 31u - clz(x + 1u);        /* work-item x reads item top - 1 - depth */
     const uint set = x + 1u - (1u << depth);     /* at rest - W(set) */
-    uint3 rest = (uint3)(remaining[0], remaining[1], remaining[2]);
+    if (x == 0)  /* work-item 0 alone reads and writes `remaining` */
+        shared_rest = (uint3)(remaining[0], remaining[1], remaining[2]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint3 rest = shared_rest;
     uint window_top = chunk_items;
     for (uint top = chunk_items; top > 0u;) {
         const uint round = min((uint)BACK_DEPTH, top);

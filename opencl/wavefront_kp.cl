@@ -62,7 +62,10 @@ void kp_backtrack(__global const uint *decisions, __global const ulong *rows,
     const uint x = get_local_id(0);
     const uint depth = 31u - clz(x + 1u);
     const uint set = x + 1u - (1u << depth);
-    uint c = rest[0];
+    if (x == 0)  /* work-item 0 alone reads and writes `rest` */
+        shared_c = rest[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint c = shared_c;
     uint window_top = count;
     for (uint top = count; top > 0u;) {
         const uint round = min((uint)BACK_DEPTH, top);

@@ -542,7 +542,7 @@ void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_off
             uint3 sum = (uint3)(0u, 0u, 0u);
             for (uint b = 0; b < depth; ++b)
                 if ((set >> b) & 1u)
-                    sum += window[near + b];
+                    sum = add_sat(sum, window[near + b]);  /* saturates: a sum past the capacity never fits */
             uint bit = 0u;
             if (fits(rest, sum)) {
                 const uint state = shift(rest - sum, span1, span2);

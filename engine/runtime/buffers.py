@@ -58,7 +58,6 @@ def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarr
         cl.enqueue_copy(queue, buffer, np.full(tail, byte, dtype=np.uint8), dst_offset=4 * words, is_blocking=True)
 
 
-
 def copy_later(queue: cl.CommandQueue, dest: np.ndarray | cl.Buffer, src: np.ndarray | cl.Buffer,
                pending: list[cl.Event], offset: int = 0) -> None:
     """Copy between a host array and a device buffer (from byte ``offset`` of the buffer) without

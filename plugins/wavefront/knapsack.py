@@ -12,7 +12,7 @@ import pyopencl as cl
 
 from clsolve.dp.blocking import runs
 from clsolve.dp.rowstore import RowStore, plan_store
-from clsolve.dp.table import BACK_DEPTH, opencl_type, value_bound, value_dtype, work_group_size
+from clsolve.dp.table import BACK_DEPTH, clamped_weights, opencl_type, value_bound, value_dtype, work_group_size
 from clsolve.errors import InvalidProblemError
 from clsolve.plugin.contract import Plan
 from clsolve.problems import Knapsack
@@ -69,7 +69,7 @@ def halo_rows(local: int, itemsize: int, local_memory: int) -> int:
 
 def _weights(problem: Knapsack) -> np.ndarray:
     """The weights the kernels read: past the capacity, capacity + 1 (never taken, never in a block)."""
-    return np.minimum(problem.weights[:, 0].astype(np.int64), int(problem.capacities[0]) + 1)
+    return clamped_weights(problem)[:, 0].astype(np.int64)
 
 
 def launches(problem: Knapsack, device: Device, dtype: np.dtype, local: int,
@@ -234,8 +234,8 @@ def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Pr
     if poison:
         fill(queue, chosen, 0xA5)
     walk = program.kernel("kp_backtrack").set(rows=table, weights=weights, rest=rest, selected=chosen)
+    group = (1 << BACK_DEPTH,)
     for buffer, first, count in walks:
-        group = (1 << BACK_DEPTH,)
         walk.set(decisions=buffer, first=np.uint32(first), count=np.uint32(count)).enqueue(queue, group, group)
     selected = np.empty(problem.n, dtype=np.uint8)
     pending: list[cl.Event] = []

@@ -501,16 +501,9 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
 #endif
 
 /* Backtracking (steps 8-12 of Algorithm 2.1) over the items of one decision chunk, newest first,
- * `remaining` carrying the capacity left from chunk to chunk. A walk item by item waits for one read
- * of global memory per item; here one work-group reads the bits of BACK_DEPTH items at once, one
- * work-item for each state the walk may stand at: the item d places below the round's first is read
- * at rest - W(S) for every set S of the d items above it (work-item 2^d - 1 + S, bit b of S: item b
- * places below the first taken), 2^BACK_DEPTH - 1 reads in all. Work-item 0 then follows the taken
- * bits through them, the walk of Algorithm 2.1 exactly: a set S is read only where rest - W(S) fits,
- * which every state on the walk does (a bit is set only where its item fits). The weights come into
- * local memory BACK_WINDOW items at a time. Build option BACK_DEPTH (clsolve.dp.table.BACK_DEPTH). */
-#define BACK_GROUP (1u << BACK_DEPTH)
-#define BACK_WINDOW (16u * BACK_DEPTH)
+ * `remaining` carrying the capacity left from chunk to chunk: BACK_DEPTH items a round (opencl/walk.h). */
+#define WALK_WIDTH 3
+#include "walk.h"
 __kernel __attribute__((reqd_work_group_size(BACK_GROUP, 1, 1)))
 void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_offset,
                        __global const uint *weights,
@@ -522,27 +515,20 @@ void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_off
     __local uchar taken[BACK_GROUP];
     __local uint3 shared_rest;
     const uint x = get_local_id(0);
-    const uint depth = 31u - clz(x + 1u);        /* work-item x reads item top - 1 - depth */
-    const uint set = x + 1u - (1u << depth);     /* at rest - W(set) */
-    if (x == 0)  /* work-item 0 alone reads and writes `remaining` */
-        shared_rest = (uint3)(remaining[0], remaining[1], remaining[2]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint3 rest = shared_rest;
+    const uint depth = walk_depth(x);  /* work-item x reads item top - 1 - depth */
+    const uint set = walk_set(x);      /* at rest - W(set) */
+    uint3 rest = walk_start(remaining, &shared_rest);
     uint window_top = chunk_items;
     for (uint top = chunk_items; top > 0u;) {
         const uint round = min((uint)BACK_DEPTH, top);
-        if (top == chunk_items || window_top - top + round > BACK_WINDOW) {  /* the same for every work-item */
-            window_top = top;
+        if (window_stale(top, chunk_items, round, &window_top)) {
             for (uint q = x; q < min(BACK_WINDOW, top); q += BACK_GROUP)
                 window[q] = item_weight(weights, chunk_first + top - 1u - q);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        const uint near = window_top - top;      /* window[near + d]: the item d places below the first */
-        if (x + 1u < BACK_GROUP && depth < round) {
-            uint3 sum = (uint3)(0u, 0u, 0u);
-            for (uint b = 0; b < depth; ++b)
-                if ((set >> b) & 1u)
-                    sum = add_sat(sum, window[near + b]);  /* saturates: a sum past the capacity never fits */
+        const uint near = window_top - top;  /* window[near + d]: the item d places below the first */
+        if (walk_reads(x, round)) {
+            const uint3 sum = set_weight(window, near, depth, set);
             uint bit = 0u;
             if (fits(rest, sum)) {
                 const uint state = shift(rest - sum, span1, span2);
@@ -551,27 +537,8 @@ void dp_rows_backtrack(__global const uint *decisions, const ulong decisions_off
             }
             taken[x] = (uchar)bit;
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (x == 0) {
-            uint walked = 0u;
-            uint3 left = rest;
-            for (uint d = 0; d < round; ++d) {
-                const uint bit = taken[(1u << d) - 1u + walked];
-                walked |= bit << d;
-                selected[chunk_first + top - 1u - d] = (uchar)bit;
-                if (bit)
-                    left -= window[near + d];
-            }
-            shared_rest = left;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        rest = shared_rest;
+        rest = end_round(taken, window, &shared_rest, near, round, rest, selected, chunk_first + top - 1u);
         top -= round;
-        barrier(CLK_LOCAL_MEM_FENCE);  /* every work-item has read shared_rest and window before they change */
     }
-    if (x == 0) {
-        remaining[0] = rest.x;
-        remaining[1] = rest.y;
-        remaining[2] = rest.z;
-    }
+    walk_finish(remaining, rest);
 }

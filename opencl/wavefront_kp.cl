@@ -43,13 +43,10 @@ void kp_row(__global const VALUE_T *restrict previous, __global VALUE_T *restric
 
 /* The trace-back ([OM]'s chunks kept on the device): items first + count - 1 down to first, whose
  * decision rows start at word rows[item] of `decisions`, from the capacity left in rest[0] (item
- * taken at c: bit c of its row); rest[0] is left for the launch of the items before. As in
- * dp_rows_backtrack (opencl/dp_rows.cl), one work-group reads BACK_DEPTH items a round: the item d
- * places below the round's first at c - W(S) for every set S of the d items above it (work-item
- * 2^d - 1 + S), where that fits; work-item 0 follows the taken bits through them. The weights and
- * row offsets come into local memory BACK_WINDOW items at a time. */
-#define BACK_GROUP (1u << BACK_DEPTH)
-#define BACK_WINDOW (16u * BACK_DEPTH)
+ * taken at c: bit c of its row); rest[0] is left for the launch of the items before. BACK_DEPTH items
+ * a round (opencl/walk.h); the row offsets come into local memory with the weights. */
+#define WALK_WIDTH 1
+#include "walk.h"
 __kernel __attribute__((reqd_work_group_size(BACK_GROUP, 1, 1)))
 void kp_backtrack(__global const uint *decisions, __global const ulong *rows,
                   __global const uint *weights, const uint first, const uint count,
@@ -60,17 +57,13 @@ void kp_backtrack(__global const uint *decisions, __global const ulong *rows,
     __local uchar taken[BACK_GROUP];
     __local uint shared_c;
     const uint x = get_local_id(0);
-    const uint depth = 31u - clz(x + 1u);
-    const uint set = x + 1u - (1u << depth);
-    if (x == 0)  /* work-item 0 alone reads and writes `rest` */
-        shared_c = rest[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint c = shared_c;
+    const uint depth = walk_depth(x);
+    const uint set = walk_set(x);
+    uint c = walk_start(rest, &shared_c);
     uint window_top = count;
     for (uint top = count; top > 0u;) {
         const uint round = min((uint)BACK_DEPTH, top);
-        if (top == count || window_top - top + round > BACK_WINDOW) {  /* the same for every work-item */
-            window_top = top;
+        if (window_stale(top, count, round, &window_top)) {
             for (uint q = x; q < min(BACK_WINDOW, top); q += BACK_GROUP) {
                 window_w[q] = weights[first + top - 1u - q];
                 window_row[q] = rows[first + top - 1u - q];
@@ -78,37 +71,15 @@ void kp_backtrack(__global const uint *decisions, __global const ulong *rows,
             barrier(CLK_LOCAL_MEM_FENCE);
         }
         const uint near = window_top - top;
-        if (x + 1u < BACK_GROUP && depth < round) {
-            ulong sum = 0;
-            for (uint b = 0; b < depth; ++b)
-                if ((set >> b) & 1u)
-                    sum += window_w[near + b];
-            uint bit = 0u;
-            if (sum <= c) {
-                const uint at = c - (uint)sum;
-                bit = (decisions[window_row[near + depth] + at / 32u] >> (at % 32u)) & 1u;
-            }
-            taken[x] = (uchar)bit;
+        if (walk_reads(x, round)) {
+            const uint sum = set_weight(window_w, near, depth, set);
+            const uint at = c - sum;  /* read only where sum <= c */
+            taken[x] = sum <= c ? (uchar)((decisions[window_row[near + depth] + at / 32u] >> (at % 32u)) & 1u) : 0;
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (x == 0) {
-            uint walked = 0u, left = c;
-            for (uint d = 0; d < round; ++d) {
-                const uint bit = taken[(1u << d) - 1u + walked];
-                walked |= bit << d;
-                selected[first + top - 1u - d] = (uchar)bit;
-                if (bit)
-                    left -= window_w[near + d];
-            }
-            shared_c = left;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        c = shared_c;
+        c = end_round(taken, window_w, &shared_c, near, round, c, selected, first + top - 1u);
         top -= round;
-        barrier(CLK_LOCAL_MEM_FENCE);  /* every work-item has read shared_c and the window before they change */
     }
-    if (x == 0)
-        rest[0] = c;
+    walk_finish(rest, c);
 }
 
 #ifdef HALO_ROWS

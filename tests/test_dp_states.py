@@ -370,6 +370,38 @@ def test_descent_proves_what_the_plain_search_proves(device):
     assert descended.stats["descent_guesses"] and any("descent:" in note for note in descended.notes)
 
 
+@SETTINGS
+@given(problem=small(), width=st.sampled_from([1, 3, 16, 2**20]))
+def test_the_relaxed_root_bound_is_at_least_the_optimum(problem, width, device):
+    """The rounded relaxation's bound of the whole problem, from rows of ``width`` entries (grain 1 at
+    2^20: the exact optimum)."""
+    from clsolve_plugins.dp_states.solver import StateListSolver, _root_bound
+    rows = StateListSolver(relaxation=width, poison=True)._rows(problem, clsolve.get_device(device))
+    bound = _root_bound(problem, rows)
+    rows.release()
+    optimum = brute_force(problem)
+    assert bound is not None and bound >= optimum
+    if width == 2**20:
+        assert bound == optimum
+
+
+def test_the_descent_guesses_below_the_relaxed_bound(device):
+    """Where the rounded relaxation's bound is below Dantzig's, the guesses start below it (Jooken et
+    al.'s groups: the optimum lies far below Dantzig's bound)."""
+    from clsolve_plugins.dp_states.solver import StateListSolver, _root_bound
+    problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
+    searched = _stages(problem).searched
+    rows = StateListSolver()._rows(searched, clsolve.get_device(device))
+    relaxed = _root_bound(searched, rows)
+    rows.release()
+    assert relaxed is not None and relaxed < Core.of(searched).root_bound()
+    plain = clsolve.solve(problem, solver="dp-states", device=device, descent=False)
+    descended = clsolve.solve(problem, solver="dp-states", device=device, poison=True)
+    assert plain.optimal and descended.optimal and descended.value == plain.value
+    assert any("descent:" in note for note in descended.notes)
+    assert all(guess < relaxed + _stages(problem).floor for guess in descended.stats.get("descent_guesses", []))
+
+
 def test_descent_under_a_time_limit_keeps_a_valid_bound(device):
     problem = jooken(200, 10**8, 6, 0.2, 0.0, 100, seed=1)
     optimum = clsolve.solve(problem, solver="dp-states", device=device).value
@@ -386,11 +418,11 @@ def test_a_guess_out_of_room_gives_way_to_the_plain_search(monkeypatch, device):
     from clsolve_plugins.dp_states.solver import STRENGTHEN_STATES, StateListSolver
     search, calls = StateListSolver._search, []
 
-    def recorded(self, problem, device, floor, strengthen, states=None):
+    def recorded(self, problem, device, floor, strengthen, states=None, rows=None):
         calls.append((strengthen, states))
         if states is None:
-            return search(self, problem, device, floor, strengthen)
-        solution = search(self, problem, device, floor, strengthen, states=0)
+            return search(self, problem, device, floor, strengthen, rows=rows)
+        solution = search(self, problem, device, floor, strengthen, states=0, rows=rows)
         return replace(solution, stats={**solution.stats, "stopped": "room"})
 
     monkeypatch.setattr(StateListSolver, "_search", recorded)

@@ -1,9 +1,12 @@
-"""The descent of dp-states: searches from guessed incumbents below Dantzig's bound U before the
-plain search. A search from the guess g = U - delta prunes every state whose bound is below g; it
-either finds a solution worth g or more, which is then optimal, or proves that none exists, so that U
-becomes g - 1 and delta grows DESCENT_GROWTH times. Where the gap between the incumbent and U is wide
-and the optimum near U (Jooken et al.'s n = 800, g = 10, eps = 1e-5: 7e3 below U, the greedy
-incumbent 6e6 below), the search that proves it prunes as if it had the optimum from the start.
+"""The descent of dp-states: searches from guessed incumbents below the bound U before the plain
+search. U is Dantzig's bound, or the rounded relaxation's bound of the whole problem where that is
+lower (``relaxed.py``: on Jooken et al.'s instances the optimum may lie a million below Dantzig's
+bound, where guesses below it would each cost a whole search and fail). A search from the guess
+g = U - delta prunes every state whose bound is below g; it either finds a solution worth g or more,
+which is then optimal, or proves that none exists, so that U becomes g - 1 and delta grows
+DESCENT_GROWTH times. Where the gap between the incumbent and U is wide and the optimum near U
+(Jooken et al.'s n = 800, g = 10, eps = 1e-5: 7e3 below U, the greedy incumbent 6e6 below), the
+search that proves it prunes as if it had the optimum from the start.
 
 A guess's search stops past DESCENT_STATES states made; then, where it runs out of room
 (``max_states``, records), after DESCENT_TRIES guesses or once the guess reaches the incumbent, the
@@ -19,25 +22,33 @@ from clsolve.solution import Solution
 
 from .core import Core
 
-#: Only where Dantzig's bound is more than DESCENT_GAP above the incumbent; the first guess is
+#: Only where the bound is more than DESCENT_GAP above the incumbent; the first guess is
 #: 1 / DESCENT_SPLIT of that gap below the bound, each next DESCENT_GROWTH times further.
 DESCENT_GAP, DESCENT_SPLIT, DESCENT_GROWTH = 1000, 256, 4
-#: The most guesses before the plain search: on the H100 the c = 1e10 instances the descent proves need
-#: one or two, and each failed guess costs up to a budget (g = 2: the optimum is 1.7e9 below the bound).
-DESCENT_TRIES = 2
-#: The most states a guess's search may make (about 1 s of levels on the H100 at 2^33) on a GPU and
-#: on other devices.
-DESCENT_STATES = {"gpu": 2**33, "other": 2**25}
+#: The most guesses before the plain search. On the H100, of Jooken et al.'s c = 1e10 development
+#: instances, a first guess proves two that the plain search proves 4 to 6 times slower; where a
+#: second guess proved an instance, the plain search after the first would have been as fast; and
+#: a failed guess costs about what the plain search does (the lists are as long).
+DESCENT_TRIES = 1
+#: The most states a guess's search may make (about 0.4 s of levels on the H100 at 2^32; the guesses
+#: that proved the development instances made at most 2.8e9) on a GPU and on other devices.
+DESCENT_STATES = {"gpu": 2**32, "other": 2**25}
 
 
 def descend(problem: Knapsack, floor: int, guessed: Callable[[int], Solution],
-            plain: Callable[[], Solution]) -> Solution:
+            plain: Callable[[], Solution], relaxed: Callable[[], int | None] = lambda: None) -> Solution:
     """``guessed(g)``: the search from guess g (``stats["stopped"]``: "budget", "room", "time" or "");
-    ``plain()``: the search from the incumbent ``floor``."""
+    ``plain()``: the search from the incumbent ``floor``; ``relaxed()``: the rounded relaxation's bound
+    (None: none), asked for only where Dantzig's leaves a gap wider than DESCENT_GAP."""
     core = Core.of(problem)
     lower, upper = max(core.greedy()[0], floor), core.root_bound()
     if upper - lower <= DESCENT_GAP:
         return plain()
+    rows = relaxed()
+    if rows is not None and rows < upper:
+        upper = rows
+        if upper - lower <= DESCENT_GAP:
+            return _descended(plain(), [], upper)
     delta = max(1, (upper - lower) // DESCENT_SPLIT)
     guesses: list[int] = []
     while upper - delta > lower + 1 and len(guesses) < DESCENT_TRIES:

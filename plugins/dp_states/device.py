@@ -21,6 +21,12 @@ SOURCE = kernels.builtin("state_lists.cl")
 CHUNK_STATES = 2048
 
 
+def program(device: Device, local_size: int) -> kernels.Program:
+    """``state_lists.cl`` built for ``device`` with work-groups of ``local_size``."""
+    return kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size,
+                                            "PER_ITEM": per_item(local_size, device.local_memory)})
+
+
 def per_item(local_size: int, local_memory: int) -> int:
     """States each work-item merges, tests and compacts: the largest chunk (a power of two, at most
     CHUNK_STATES) whose staging fits the device's local memory; ``states_keep`` needs the most, 17
@@ -60,7 +66,7 @@ class DeviceLists:
         every fresh buffer with a garbage pattern (tests: nothing may read what was not written)."""
         self.device, self.local_size, self.limit, self.poison = device, local_size, limit, poison
         self.per_item = per_item(local_size, device.local_memory)
-        self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size, "PER_ITEM": self.per_item})
+        self.program = program(device, local_size)
         self.capacity = 0
         self.count = 0
         self.lists: list[list[cl.Buffer]] = []

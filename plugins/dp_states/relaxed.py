@@ -11,13 +11,17 @@ at the next item's ratio; F knows which sums of weights exist, to within one gra
 instances whose weights cluster (Jooken et al.'s groups around C / 2^k) it is far stronger. The same
 relaxation with grain 1 is the exact DP.
 
-The rows are made once, when the lists first go to the device: one DP over the items still to come
-in reverse order of their levels (one launch of ``relaxed_item`` per item, ``opencl/state_lists.cl``),
-with the row kept every ``stride`` levels. A level uses the row of the nearest set of items that holds
-its outside items (a superset: the bound stays valid, a little weaker).
+The rows are made once a problem, when the lists of its first search go to the device or when the
+descent asks for the bound of the whole problem (``SharedRows``): one DP over all items in reverse
+order of their levels (one launch of ``relaxed_item`` per item, ``opencl/state_lists.cl``), with the
+row kept every ``stride`` levels; the searches of the problem (the descent's guesses and the plain
+search) share them. A level uses the row of the nearest set of items that holds its outside items (a
+superset: the bound stays valid, a little weaker).
 """
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,19 +84,20 @@ def memory_share(device: Device) -> int:
 
 
 class RelaxedRows:
-    """The rows for the levels after ``core``'s current one, on ``device``."""
+    """The rows for the levels after ``core``'s current one, on ``device``; they serve every core of the
+    same problem at that level or later."""
 
     def __init__(self, device: Device, program: Program, core: Core, width: int, memory: int, cells: int,
                  poison: bool = False):
         """Rows of at most ``width`` entries, ``cells`` cells and ``memory`` bytes; ``poison``: the DP's
         rows start as garbage (the DP must write every entry)."""
-        self.device, self.core, self.poison = device, core, poison
+        self.device, self.poison = device, poison
         self.first = len(core.levels)
         items = core.upcoming()
         self.shape = Shape.of(core.capacity, len(items), width, memory, cells)
-        self.rows = self._make(program, items)
+        self.rows = self._make(program, core, items)
 
-    def _make(self, program: Program, items: list[int]) -> list[cl.Buffer]:
+    def _make(self, program: Program, core: Core, items: list[int]) -> list[cl.Buffer]:
         """The DP in reverse order of the levels; the row over items[i:] is kept for every i that is a
         multiple of the stride."""
         shape, queue, ctx = self.shape, self.device.queue, self.device.context
@@ -105,9 +110,9 @@ class RelaxedRows:
         kernel = program.kernel("relaxed_item").set(width=np.uint32(shape.width))
         grid = (-(-shape.width // 256) * 256,)
         for i in range(len(items) - 1, -1, -1):
-            rounded = int(self.core.weights[items[i]]) // shape.grain
+            rounded = int(core.weights[items[i]]) // shape.grain
             if rounded < shape.width:
-                kernel.set(row=work[0], next=work[1], w=np.uint32(rounded), p=np.int64(self.core.profits[items[i]]))
+                kernel.set(row=work[0], next=work[1], w=np.uint32(rounded), p=np.int64(core.profits[items[i]]))
                 kernel.enqueue(queue, grid, (256,))
                 work.reverse()
             if i % shape.stride == 0:
@@ -118,16 +123,49 @@ class RelaxedRows:
             buffer.release()
         return [kept[i] for i in sorted(kept)]
 
-    def arguments(self, number: int) -> dict[str, object]:
-        """The keep kernel's arguments at level ``number`` (counted from 1, the core already advanced):
-        its outside items are those of the levels after it."""
+    def arguments(self, number: int, core: Core) -> dict[str, object]:
+        """The keep kernel's arguments at level ``number`` of ``core`` (counted from 1, the core already
+        advanced): its outside items are those of the levels after it."""
         outside = number - self.first  # index into the items still to come when the rows were made
         index = min(outside // self.shape.stride, len(self.rows) - 1)
-        wl, pl = self.core.taken()
+        wl, pl = core.taken()
         return {"row": self.rows[index], "width": np.uint32(self.shape.width), "grain": np.int64(self.shape.grain),
                 "wl": np.int64(wl), "pl": np.int64(pl)}
+
+    def bound(self, weight: int, profit: int, core: Core) -> int:
+        """The rows' bound of the state (``weight``, ``profit``) of ``core`` at the level they were made
+        for (row 0: every item still to come): profit - p(L) + F[(C - weight + w(L)) // grain]."""
+        wl, pl = core.taken()
+        index = min((core.capacity - weight + wl) // self.shape.grain, self.shape.width - 1)
+        entry = np.zeros(1, np.int64)
+        cl.enqueue_copy(self.device.queue, entry, self.rows[0], src_offset=8 * index)
+        return profit - pl + int(entry[0])
 
     def release(self) -> None:
         for buffer in self.rows:
             buffer.release()
         self.rows = []
+
+
+class SharedRows:
+    """The rows of one problem, made at most once, at level 0 (rows over every item serve every level),
+    the first time a search or the descent asks and ``allowed()`` says there is time for them; shared
+    by the searches of the problem and released by whoever made the holder."""
+
+    def __init__(self, make: Callable[[], RelaxedRows], allowed: Callable[[], bool]):
+        self._make, self._allowed = make, allowed
+        self.rows: RelaxedRows | None = None
+        self.seconds = 0.0
+
+    def get(self) -> RelaxedRows | None:
+        """The rows, made now if need be (None: off, or no time for them yet)."""
+        if self.rows is None and self._allowed():
+            started = time.perf_counter()
+            self.rows = self._make()
+            self.seconds = time.perf_counter() - started
+        return self.rows
+
+    def release(self) -> None:
+        if self.rows is not None:
+            self.rows.release()
+            self.rows = None

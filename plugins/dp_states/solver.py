@@ -42,11 +42,11 @@ from clsolve.solution import Solution, Timings
 
 from .core import Core
 from .descent import DESCENT_STATES, descend
-from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists
+from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists, program
 from .host import HOST_STATES, HostLists
 from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
-from .relaxed import CELLS, WIDTH, RelaxedRows, memory_share
+from .relaxed import CELLS, WIDTH, RelaxedRows, SharedRows, memory_share
 from .stops import FIRST_RECORD_RATES, record_place, stop_reason
 
 #: Model of one level (six launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
@@ -205,26 +205,47 @@ class StateListSolver(DeviceSolver):
 
     def _descend(self, problem: Knapsack, device: Device, floor: int, short: bool = False) -> Solution:
         """The search of ``problem`` from incumbent ``floor``, after the descent's guesses (``descent.py``),
-        except where the plan's probe saw the lists stay ``short`` (each guess would cost a whole search)."""
-        if not self.descent or short:
-            return self._search(problem, device, floor, self.strengthen)
-        budget = DESCENT_STATES[_kind(device)]
-        return descend(problem, floor, lambda guess: self._search(problem, device, guess - 1, 0, budget),
-                       lambda: self._search(problem, device, floor, self.strengthen))
+        except where the plan's probe saw the lists stay ``short`` (each guess would cost a whole search).
+        The searches share the rounded relaxation's rows."""
+        rows = self._rows(problem, device)
+        try:
+            if not self.descent or short:
+                return self._search(problem, device, floor, self.strengthen, rows=rows)
+            budget = DESCENT_STATES[_kind(device)]
+            return descend(problem, floor, lambda guess: self._search(problem, device, guess - 1, 0, budget, rows),
+                           lambda: self._search(problem, device, floor, self.strengthen, rows=rows),
+                           lambda: _root_bound(problem, rows))
+        finally:
+            rows.release()
+
+    def _rows(self, problem: Knapsack, device: Device) -> SharedRows:
+        """The rounded relaxation's rows of ``problem``, made when first asked for where they are on and
+        the time limit leaves time for them."""
+        core = Core.of(problem)  # at level 0, never advanced
+
+        def make() -> RelaxedRows:
+            return RelaxedRows(device, program(device, self._local_size(device)), core, self._width(device),
+                               self._relaxed_bytes(device), CELLS[_kind(device)], self.poison)
+        return SharedRows(make, lambda: self._relax(core, device, deadline.current()))
 
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
         where it reaches the bound)."""
-        solution = staged.solve(lambda searched: self._search(searched, device, staged.floor, 0),
-                                self.name, device.label)
-        return _capped(solution, strong)
+        def search(searched: Knapsack) -> Solution:
+            rows = self._rows(searched, device)
+            try:
+                return self._search(searched, device, staged.floor, 0, rows=rows)
+            finally:
+                rows.release()
+        return _capped(staged.solve(search, self.name, device.label), strong)
 
     # long: the level loop with its stopping rules, the move between host and device, the incumbent
     def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: int,
-                states: int | None = None) -> Solution:
+                states: int | None = None, rows: SharedRows | None = None) -> Solution:
         """The level loop over ``problem`` (a searched core) from incumbent ``floor``; lists of
         ``strengthen`` states (0: none) strengthen the incumbent and the bound once; the search stops
-        once it has made more than ``states`` states (None: no such budget)."""
+        once it has made more than ``states`` states (None: no such budget); ``rows``: the rounded
+        relaxation's rows of ``problem`` (None: none)."""
         began = time.perf_counter()
         core = Core.of(problem)
         value, chosen = core.greedy()
@@ -257,17 +278,19 @@ class StateListSolver(DeviceSolver):
                     staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value,
                                     relaxation=strong.bound.relaxation, aggregate=self.aggregate)
                     if staged.searched is None or staged.searched.n <= problem.n * AGAIN_SHARE:
+                        if rows is not None:
+                            rows.release()  # the search again makes those of its own problem
                         return self._again(staged, device, strong)
                     best, chosen, found = strong.value, strong.selected[core.order], None
             if strong is not None and best >= strong.bound.value:
                 break                                          # the incumbent reaches the bound: optimal
             lists = places.next(lists)
             where = "host" if isinstance(lists, HostLists) else "device"
-            if relaxed is None and isinstance(lists, DeviceLists) and self._relax(core, lists, device, limit):
-                started = time.perf_counter()
-                relaxed = RelaxedRows(device, lists.program, core, self._width(device), self._relaxed_bytes(device),
-                                      CELLS[_kind(device)], self.poison)
-                relaxed_seconds = time.perf_counter() - started
+            if rows is not None and relaxed is None and isinstance(lists, DeviceLists) \
+                    and lists.count >= self.relaxation_states:
+                made_here = rows.rows is None
+                relaxed = rows.get()
+                relaxed_seconds = rows.seconds if made_here else 0.0
             # a level that ends a block is followed by its record (a copy to the device's or host memory)
             place = record_place(lists, records, 2 * lists.count, on_device)
             record = max(record_rates[place].predict(RECORD_BYTES * 2 * lists.count), last_record[place]) \
@@ -283,7 +306,7 @@ class StateListSolver(DeviceSolver):
             started = time.perf_counter()
             if isinstance(lists, DeviceLists):
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number),
-                                     relaxed=relaxed.arguments(number) if relaxed else None)
+                                     relaxed=relaxed.arguments(number, core) if relaxed else None)
             else:
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
             elapsed = time.perf_counter() - started
@@ -307,8 +330,6 @@ class StateListSolver(DeviceSolver):
                 last_record[place] = time.perf_counter() - started
                 record_rates[place].observe(RECORD_BYTES * lists.count, last_record[place])
             progress.report("dp-states levels", number, core.n)
-        if relaxed is not None:
-            relaxed.release()
         if found is not None:
             number, bits, anchor = found
             chosen = core.selection(records.toggled(number, bits, anchor))
@@ -338,9 +359,9 @@ class StateListSolver(DeviceSolver):
         if relaxed is not None:
             shape = relaxed.shape
             stats.update({"relaxed_width": shape.width, "relaxed_grain": shape.grain, "relaxed_stride": shape.stride,
-                          "relaxed_seconds": relaxed_seconds})
+                          "relaxed_seconds": rows.seconds if rows is not None else 0.0})
             notes.append(f"rounded relaxation: rows of {shape.width} entries (grain {shape.grain}), one every "
-                         f"{shape.stride} levels, made in {relaxed_seconds * 1e3:.1f} ms")
+                         f"{shape.stride} levels, made in {rows.seconds * 1e3 if rows is not None else 0.0:.1f} ms")
         if strong is not None:
             stats.update(strong.stats())
         return Solution(value=value, selected=selected, optimal=(not stop or bound <= best) and value >= best,
@@ -350,14 +371,23 @@ class StateListSolver(DeviceSolver):
                                         host=total - level_seconds["device"] - relaxed_seconds),
                         notes=notes, bound=bound, stats=stats)
 
-    def _relax(self, core: Core, lists: DeviceLists, device: Device, limit: deadline.Deadline) -> bool:
+    def _relax(self, core: Core, device: Device, limit: deadline.Deadline) -> bool:
         """Whether to make the rounded relaxation's rows now: asked for, items left, and time for them."""
         width = self._width(device)
-        if not width or core.done() or lists.count < self.relaxation_states:
+        if not width or core.done():
             return False
         items = core.n - len(core.levels)
         cells = min(items * min(width, core.capacity + 1), CELLS[_kind(device)])
         return limit.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
+
+
+def _root_bound(problem: Knapsack, rows: SharedRows) -> int | None:
+    """The rounded relaxation's bound of the whole ``problem`` (None: no rows)."""
+    relaxed = rows.get()
+    if relaxed is None:
+        return None
+    core = Core.of(problem)
+    return relaxed.bound(*core.start(), core)
 
 
 def _kind(device: Device) -> str:

@@ -375,9 +375,9 @@ def test_descent_proves_what_the_plain_search_proves(device):
 def test_the_relaxed_root_bound_is_at_least_the_optimum(problem, width, device):
     """The rounded relaxation's bound of the whole problem, from rows of ``width`` entries (grain 1 at
     2^20: the exact optimum)."""
-    from clsolve_plugins.dp_states.solver import StateListSolver, _root_bound
+    from clsolve_plugins.dp_states.solver import StateListSolver
     rows = StateListSolver(relaxation=width, poison=True)._rows(problem, clsolve.get_device(device))
-    bound = _root_bound(problem, rows)
+    bound = rows.root_bound(Core.of(problem))
     rows.release()
     optimum = brute_force(problem)
     assert bound is not None and bound >= optimum
@@ -388,11 +388,11 @@ def test_the_relaxed_root_bound_is_at_least_the_optimum(problem, width, device):
 def test_the_descent_guesses_below_the_relaxed_bound(device):
     """Where the rounded relaxation's bound is below Dantzig's, the guesses start below it (Jooken et
     al.'s groups: the optimum lies far below Dantzig's bound)."""
-    from clsolve_plugins.dp_states.solver import StateListSolver, _root_bound
+    from clsolve_plugins.dp_states.solver import StateListSolver
     problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
     searched = _stages(problem).searched
     rows = StateListSolver()._rows(searched, clsolve.get_device(device))
-    relaxed = _root_bound(searched, rows)
+    relaxed = rows.root_bound(Core.of(searched))
     rows.release()
     assert relaxed is not None and relaxed < Core.of(searched).root_bound()
     plain = clsolve.solve(problem, solver="dp-states", device=device, descent=False)
@@ -400,6 +400,20 @@ def test_the_descent_guesses_below_the_relaxed_bound(device):
     assert plain.optimal and descended.optimal and descended.value == plain.value
     assert any("descent:" in note for note in descended.notes)
     assert all(guess < relaxed + _stages(problem).floor for guess in descended.stats.get("descent_guesses", []))
+
+
+def test_the_descent_asks_for_the_rows_bound_only_where_the_probe_saw_lists_growing(monkeypatch, device):
+    from clsolve_plugins.dp_states import solver as module
+    from clsolve_plugins.dp_states.relaxed import SharedRows
+    problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
+    staged = _stages(problem)
+    asked = []
+    monkeypatch.setattr(SharedRows, "root_bound", lambda rows, core: asked.append(core.n))
+    dp_states, found = module.StateListSolver(), clsolve.get_device(device)
+    for growing in (False, True):
+        solution = dp_states._descend(staged.searched, found, staged.floor, growing=growing)
+        assert solution.optimal
+    assert asked == [staged.searched.n]
 
 
 def test_descent_under_a_time_limit_keeps_a_valid_bound(device):

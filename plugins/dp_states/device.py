@@ -224,3 +224,11 @@ class DeviceLists:
             cl.enqueue_copy(self.device.queue, bits, self.lists[0][2])
             cl.enqueue_copy(self.device.queue, anchors, self.lists[0][3])
         return bits, anchors
+
+
+def list_buffers(slots: int) -> dict[str, int]:
+    """The device buffers of ``slots`` slots: two lists and the merged one, a buffer per field."""
+    out = {"keep": slots, "old list while growing": (GROWTH_BYTES - SLOT_BYTES) * slots}
+    for field, size in (("W", 8), ("P", 8), ("bits", 8), ("anchor", 4)):
+        out.update({f"{field}_a": size * slots, f"{field}_b": size * slots, f"merged_{field}": size * slots})
+    return out

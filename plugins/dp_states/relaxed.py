@@ -105,7 +105,7 @@ class RelaxedRows:
         work = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size) for _ in range(2)]
         if self.poison:
             fill(queue, work[1], POISON_BYTE)
-        cl.enqueue_copy(queue, work[0], np.zeros(shape.width, np.int64))
+        fill(queue, work[0], 0)  # F over no item: 0 everywhere
         kept: dict[int, cl.Buffer] = {}
         kernel = program.kernel("relaxed_item").set(width=np.uint32(shape.width))
         grid = (-(-shape.width // 256) * 256,)
@@ -164,6 +164,11 @@ class SharedRows:
             self.rows = self._make()
             self.seconds = time.perf_counter() - started
         return self.rows
+
+    def root_bound(self, core: Core) -> int | None:
+        """The rows' bound of the whole problem (``core`` at level 0; None: no rows)."""
+        rows = self.get()
+        return None if rows is None else rows.bound(*core.start(), core)
 
     def release(self) -> None:
         if self.rows is not None:

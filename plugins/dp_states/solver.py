@@ -22,7 +22,6 @@ like every answer), ``optimal = False`` and the largest bound of any state still
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -42,8 +41,9 @@ from clsolve.solution import Solution, Timings
 
 from .core import Core
 from .descent import DESCENT_STATES, descend
-from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists, program
+from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists, list_buffers, program
 from .host import HOST_STATES, HostLists
+from .places import Places
 from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
 from .relaxed import CELLS, WIDTH, RelaxedRows, SharedRows, memory_share
@@ -188,7 +188,7 @@ class StateListSolver(DeviceSolver):
         if probed is not None:
             details["probe"] = {"levels": probed.levels, "seconds": probed.seconds, "longest_list": probed.longest,
                                 "last_list": probed.last, "short": probed.short, "finished": probed.finished}
-        buffers = _buffers(slots)
+        buffers = list_buffers(slots)
         if self._width(device) and searched is not None:
             buffers["relaxed rows (at most)"] = self._relaxed_bytes(device)
         if self._record_bytes(device) and searched is not None:
@@ -199,14 +199,19 @@ class StateListSolver(DeviceSolver):
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         staged = self._stages(problem)
-        short = bool(plan.details.get("probe", {}).get("short"))
-        return staged.solve(lambda searched: self._descend(searched, device, staged.floor, short), self.name,
-                            device.label)
+        probed = plan.details.get("probe", {})
+        short = bool(probed.get("short"))
+        growing = probed.get("last_list", 1) >= probed.get("longest_list", 1)
+        return staged.solve(lambda searched: self._descend(searched, device, staged.floor, short, growing),
+                            self.name, device.label)
 
-    def _descend(self, problem: Knapsack, device: Device, floor: int, short: bool = False) -> Solution:
+    def _descend(self, problem: Knapsack, device: Device, floor: int, short: bool = False,
+                 growing: bool = True) -> Solution:
         """The search of ``problem`` from incumbent ``floor``, after the descent's guesses (``descent.py``),
         except where the plan's probe saw the lists stay ``short`` (each guess would cost a whole search).
-        The searches share the rounded relaxation's rows."""
+        The searches share the rounded relaxation's rows; the descent asks for their bound of the whole
+        problem only where the probe's lists were still ``growing`` at its end (lists that shrink there
+        rarely need the rows, and making them would cost more than the search)."""
         rows = self._rows(problem, device)
         try:
             if not self.descent or short:
@@ -214,7 +219,7 @@ class StateListSolver(DeviceSolver):
             budget = DESCENT_STATES[_kind(device)]
             return descend(problem, floor, lambda guess: self._search(problem, device, guess - 1, 0, budget, rows),
                            lambda: self._search(problem, device, floor, self.strengthen, rows=rows),
-                           lambda: _root_bound(problem, rows))
+                           lambda: rows.root_bound(Core.of(problem)) if growing else None)
         finally:
             rows.release()
 
@@ -255,7 +260,7 @@ class StateListSolver(DeviceSolver):
         host = HostLists(np.array([W]), np.array([P]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
         lists: HostLists | DeviceLists = host
         slots = self._slot_limit(device)
-        places = _Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison),
+        places = Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison),
                          self.host_states)
         records, budget, limit = Records(), self._budget(), deadline.current()
         rates = {"host": deadline.Rate(*FIRST_RATES["host"]),
@@ -381,15 +386,6 @@ class StateListSolver(DeviceSolver):
         return limit.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
 
 
-def _root_bound(problem: Knapsack, rows: SharedRows) -> int | None:
-    """The rounded relaxation's bound of the whole ``problem`` (None: no rows)."""
-    relaxed = rows.get()
-    if relaxed is None:
-        return None
-    core = Core.of(problem)
-    return relaxed.bound(*core.start(), core)
-
-
 def _kind(device: Device) -> str:
     return "gpu" if device.is_gpu else "other"
 
@@ -400,31 +396,3 @@ def _capped(solution: Solution, strong: Strengthened) -> Solution:
     return replace(solution, bound=bound, optimal=solution.optimal or solution.value >= bound,
                    notes=[*solution.notes, f"long lists: {strong.describe()}; searched again from it"],
                    stats={**solution.stats, **strong.stats(), "searched_again": True})
-
-
-class _Places:
-    """Where each level runs: lists longer than ``host_states`` go to the device (its buffers made
-    at the first such list), and come back to the host once they are a quarter of that or less."""
-
-    def __init__(self, host: HostLists, make_device: Callable[[], DeviceLists], host_states: int):
-        self.host, self.make_device, self.host_states = host, make_device, host_states
-        self.device: DeviceLists | None = None
-
-    def next(self, lists: HostLists | DeviceLists) -> HostLists | DeviceLists:
-        if isinstance(lists, HostLists) and lists.count > self.host_states:
-            if self.device is None:
-                self.device = self.make_device()
-            self.device.upload(lists.fields())
-            return self.device
-        if isinstance(lists, DeviceLists) and lists.count <= self.host_states // 4:
-            self.host.load(*lists.download())
-            return self.host
-        return lists
-
-
-def _buffers(slots: int) -> dict[str, int]:
-    """The device buffers of ``slots`` slots: two lists and the merged one, a buffer per field."""
-    out = {"keep": slots, "old list while growing": (GROWTH_BYTES - SLOT_BYTES) * slots}
-    for field, size in (("W", 8), ("P", 8), ("bits", 8), ("anchor", 4)):
-        out.update({f"{field}_a": size * slots, f"{field}_b": size * slots, f"merged_{field}": size * slots})
-    return out

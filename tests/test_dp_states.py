@@ -377,7 +377,7 @@ def test_the_relaxed_root_bound_is_at_least_the_optimum(problem, width, device):
     2^20: the exact optimum)."""
     from clsolve_plugins.dp_states.solver import StateListSolver
     rows = StateListSolver(relaxation=width, poison=True)._rows(problem, clsolve.get_device(device))
-    bound = rows.root_bound(Core.of(problem))
+    bound = rows.root_bound()
     rows.release()
     optimum = brute_force(problem)
     assert bound is not None and bound >= optimum
@@ -392,7 +392,7 @@ def test_the_descent_guesses_below_the_relaxed_bound(device):
     problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
     searched = _stages(problem).searched
     rows = StateListSolver()._rows(searched, clsolve.get_device(device))
-    relaxed = rows.root_bound(Core.of(searched))
+    relaxed = rows.root_bound()
     rows.release()
     assert relaxed is not None and relaxed < Core.of(searched).root_bound()
     plain = clsolve.solve(problem, solver="dp-states", device=device, descent=False)
@@ -408,7 +408,7 @@ def test_the_descent_asks_for_the_rows_bound_only_where_the_probe_saw_lists_grow
     problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
     staged = _stages(problem)
     asked = []
-    monkeypatch.setattr(SharedRows, "root_bound", lambda rows, core: asked.append(core.n))
+    monkeypatch.setattr(SharedRows, "root_bound", lambda rows: asked.append(rows.core.n))
     dp_states, found = module.StateListSolver(), clsolve.get_device(device)
     for growing in (False, True):
         solution = dp_states._descend(staged.searched, found, staged.floor, growing=growing)

@@ -150,10 +150,11 @@ class RelaxedRows:
 class SharedRows:
     """The rows of one problem, made at most once, at level 0 (rows over every item serve every level),
     the first time a search or the descent asks and ``allowed()`` says there is time for them; shared
-    by the searches of the problem and released by whoever made the holder."""
+    by the searches of the problem and released by whoever made the holder. ``core``: the problem's, at
+    level 0."""
 
-    def __init__(self, make: Callable[[], RelaxedRows], allowed: Callable[[], bool]):
-        self._make, self._allowed = make, allowed
+    def __init__(self, core: Core, make: Callable[[], RelaxedRows], allowed: Callable[[], bool]):
+        self.core, self._make, self._allowed = core, make, allowed
         self.rows: RelaxedRows | None = None
         self.seconds = 0.0
 
@@ -165,10 +166,10 @@ class SharedRows:
             self.seconds = time.perf_counter() - started
         return self.rows
 
-    def root_bound(self, core: Core) -> int | None:
-        """The rows' bound of the whole problem (``core`` at level 0; None: no rows)."""
+    def root_bound(self) -> int | None:
+        """The rows' bound of the whole problem (None: no rows)."""
         rows = self.get()
-        return None if rows is None else rows.bound(*core.start(), core)
+        return None if rows is None else rows.bound(*self.core.start(), self.core)
 
     def release(self) -> None:
         if self.rows is not None:

@@ -219,7 +219,7 @@ class StateListSolver(DeviceSolver):
             budget = DESCENT_STATES[_kind(device)]
             return descend(problem, floor, lambda guess: self._search(problem, device, guess - 1, 0, budget, rows),
                            lambda: self._search(problem, device, floor, self.strengthen, rows=rows),
-                           lambda: rows.root_bound(Core.of(problem)) if growing else None)
+                           lambda: rows.root_bound() if growing else None)
         finally:
             rows.release()
 
@@ -231,7 +231,7 @@ class StateListSolver(DeviceSolver):
         def make() -> RelaxedRows:
             return RelaxedRows(device, program(device, self._local_size(device)), core, self._width(device),
                                self._relaxed_bytes(device), CELLS[_kind(device)], self.poison)
-        return SharedRows(make, lambda: self._relax(core, device, deadline.current()))
+        return SharedRows(core, make, lambda: self._relax(core, device, deadline.current()))
 
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them

@@ -47,8 +47,24 @@ REFERENCE_CELLS = 4 * 10**6
 
 
 # -- problems ------------------------------------------------------------------------------------------
+def clustered(rng: random.Random) -> clsolve.Knapsack:
+    """Clusters of eight or more near-equal large weights and a few light items, with a capacity of
+    2^24 or more (dp-states' cluster bound applies)."""
+    capacity = rng.randint(2**24, 2**40)
+    spread = capacity >> 23
+    weights: list[int] = []
+    for _ in range(rng.choice([1, 1, 2, 3])):  # one cluster: mostly in brute force's reach
+        centre = capacity // rng.randint(2, 9)
+        weights += [centre + rng.randint(0, spread) for _ in range(rng.randint(8, 12))]
+    weights += [rng.randint(1, 5000) for _ in range(rng.randint(0, 4))]
+    profits = [max(0, w + rng.randint(-spread * 20, spread * 20)) for w in weights]
+    return clsolve.Knapsack(profits, weights, capacity, name=f"clustered n={len(weights)}")
+
+
 def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
     """One knapsack of ``family`` (small enough for a reference)."""
+    if family == "clustered":
+        return clustered(rng)
     n = rng.choice([1, 2, 3, rng.randint(4, 14), rng.randint(15, 60)])
     m = rng.choice([1, 1, 1, 2, 3, rng.randint(4, 30)])
     top = rng.choice([10, 100, 1000])
@@ -103,7 +119,7 @@ def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
 
 KNAPSACK_FAMILIES = ("uncorrelated", "strongly-correlated", "inversely-correlated", "subset-sum", "equal-weights",
                      "equal-profits", "zero-weight", "zero-profit", "heavy-items", "capacity-zero",
-                     "capacity-total", "huge-capacity", "big-profits", "repeated-items")
+                     "capacity-total", "huge-capacity", "big-profits", "repeated-items", "clustered")
 
 
 def lcs(rng: random.Random, family: str) -> LCS:
@@ -207,6 +223,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                                   "device_records": pick([None, 0, 64]),
                                   "aggregate": pick([True, False]), "relaxation": pick([None, 0, 1, 5, 64]),
                                   "relaxation_states": pick([0, 16, 2**16]),
+                                  "clusters": pick([True, False]), "cluster_states": pick([0, 16, 2**24]),
                                   "local_size": pick([None, 32, 64]), "host_states": pick([0, 2, 4096]),
                                   **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
                                   "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))

@@ -304,14 +304,40 @@ inline long relaxed_bound(long w, long p, long capacity, __global const long *ro
     return p - pl + row[min(index, (long)width - 1)];
 }
 
+/* The cluster bound (clsolve_plugins.dp_states.clusters): with the outside items as in relaxed_bound
+ * and capacity rest = C - W + wl left, their best profit is at most
+ * (V[k] + rate * rest + extra) / denominator, where (S, V) is the Pareto list (S and V ascending,
+ * S[0] = 0) of the sums of the clustered items' bases and their values p * denominator - rate * w,
+ * and k the last index with S[k] <= rest (binary search). Returns LONG_MIN when even removing all of
+ * L leaves the state too heavy. */
+inline long cluster_bound(long w, long p, long capacity, __global const long *S, __global const long *V,
+                          uint count, long rate, long extra, long denominator, long wl, long pl)
+{
+    long rest = capacity - w + wl;
+    if (rest < 0)
+        return LONG_MIN;
+    uint low = 0, high = count;
+    while (high - low > 1) {
+        uint mid = low + (high - low) / 2;
+        if (S[mid] <= rest)
+            low = mid;
+        else
+            high = mid;
+    }
+    return p - pl + (V[low] + rate * rest + extra) / denominator;
+}
+
 /* Keep flags: dominance (P beats the prefix maximum) and the bound against the incumbent `best`.
  * Next items: (pt, wt) the next item that can be added (has_add = 0: none), (ps, ws) the next item
  * that can be removed (has_remove = 0: none). Where `width` > 0, the bound is also at most the
- * rounded relaxation's (relaxed_bound, `row` of `width` entries). */
+ * rounded relaxation's (relaxed_bound, `row` of `width` entries); where `ccount` > 0, also at most
+ * the cluster bound (cluster_bound, lists `cS`, `cV` of `ccount` states). */
 __kernel void states_keep(__global const long *MW, __global const long *MP, uint m,
                           __global const long *prefix_max, long capacity, long best,
                           int has_add, long pt, long wt, int has_remove, long ps, long ws,
                           __global const long *row, uint width, long grain, long wl, long pl,
+                          __global const long *cS, __global const long *cV, uint ccount, long crate,
+                          long cextra, long cdenominator, long cwl, long cpl,
                           __global uchar *keep, __global uint *group_count,
                           __global long *group_best, __global uint *group_best_at, __global long *group_top)
 {
@@ -365,6 +391,11 @@ __kernel void states_keep(__global const long *MW, __global const long *MP, uint
             long relaxed = relaxed_bound(w, p, capacity, row, width, grain, wl, pl);
             promising = relaxed > best;
             bound = min(bound, relaxed);
+        }
+        if (ccount && promising) {
+            long clustered = cluster_bound(w, p, capacity, cS, cV, ccount, crate, cextra, cdenominator, cwl, cpl);
+            promising = clustered > best;
+            bound = min(bound, clustered);
         }
         uchar flag = undominated && promising;
         flags[mine + k] = flag;

@@ -404,11 +404,11 @@ def test_the_descent_guesses_below_the_relaxed_bound(device):
 
 def test_the_descent_asks_for_the_rows_bound_only_where_the_probe_saw_lists_growing(monkeypatch, device):
     from clsolve_plugins.dp_states import solver as module
-    from clsolve_plugins.dp_states.relaxed import SharedRows
+    from clsolve_plugins.dp_states.shared import Shared
     problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
     staged = _stages(problem)
     asked = []
-    monkeypatch.setattr(SharedRows, "root_bound", lambda rows: asked.append(rows.core.n))
+    monkeypatch.setattr(Shared, "root_bound", lambda rows: asked.append(rows.core.n))
     dp_states, found = module.StateListSolver(), clsolve.get_device(device)
     for growing in (False, True):
         solution = dp_states._descend(staged.searched, found, staged.floor, growing=growing)
@@ -432,11 +432,11 @@ def test_a_guess_out_of_room_gives_way_to_the_plain_search(monkeypatch, device):
     from clsolve_plugins.dp_states.solver import STRENGTHEN_STATES, StateListSolver
     search, calls = StateListSolver._search, []
 
-    def recorded(self, problem, device, floor, strengthen, states=None, rows=None):
+    def recorded(self, problem, device, floor, strengthen, states=None, rows=None, clusters=None):
         calls.append((strengthen, states))
         if states is None:
-            return search(self, problem, device, floor, strengthen, rows=rows)
-        solution = search(self, problem, device, floor, strengthen, states=0, rows=rows)
+            return search(self, problem, device, floor, strengthen, rows=rows, clusters=clusters)
+        solution = search(self, problem, device, floor, strengthen, states=0, rows=rows, clusters=clusters)
         return replace(solution, stats={**solution.stats, "stopped": "room"})
 
     monkeypatch.setattr(StateListSolver, "_search", recorded)

@@ -30,16 +30,21 @@ DESCENT_GAP, DESCENT_SPLIT, DESCENT_GROWTH = 1000, 256, 4
 #: second guess proved an instance, the plain search after the first would have been as fast; and
 #: a failed guess costs about what the plain search does (the lists are as long).
 DESCENT_TRIES = 1
+#: Guesses below the cluster bound (``_near``): at most NEAR_TRIES, each NEAR_GROWTH times further.
+NEAR_TRIES, NEAR_GROWTH = 4, 16
 #: The most states a guess's search may make (about 0.4 s of levels on the H100 at 2^32; the guesses
 #: that proved the development instances made at most 2.8e9) on a GPU and on other devices.
 DESCENT_STATES = {"gpu": 2**32, "other": 2**25}
 
 
 def descend(problem: Knapsack, floor: int, guessed: Callable[[int], Solution],
-            plain: Callable[[], Solution], relaxed: Callable[[], int | None] = lambda: None) -> Solution:
+            plain: Callable[[], Solution], relaxed: Callable[[], int | None] = lambda: None,
+            clustered: Callable[[], int | None] = lambda: None) -> Solution:
     """``guessed(g)``: the search from guess g (``stats["stopped"]``: "budget", "room", "time" or "");
     ``plain()``: the search from the incumbent ``floor``; ``relaxed()``: the rounded relaxation's bound
-    (None: none), asked for only where Dantzig's leaves a gap wider than DESCENT_GAP."""
+    (None: none), asked for only where Dantzig's leaves a gap wider than DESCENT_GAP; ``clustered()``:
+    the cluster bound (None: none), asked for only where a guess cost too much (then the guesses go on
+    just below it: ``_near``)."""
     core = Core.of(problem)
     lower, upper = max(core.greedy()[0], floor), core.root_bound()
     if upper - lower <= DESCENT_GAP:
@@ -56,11 +61,39 @@ def descend(problem: Knapsack, floor: int, guessed: Callable[[int], Solution],
         solution = guessed(guess)
         guesses.append(guess)
         if solution.stats["stopped"] in ("budget", "room"):
+            near = _near(guessed, clustered, lower, upper, guesses)
+            if isinstance(near, Solution):
+                return near
+            upper = near
             break                                     # this guess costs too much: the plain search
         if solution.optimal or solution.stats["stopped"]:
             return _descended(solution, guesses, upper)
         upper, delta = guess - 1, delta * DESCENT_GROWTH
     return _descended(plain(), guesses, upper)
+
+
+def _near(guessed: Callable[[int], Solution], clustered: Callable[[], int | None], lower: int, upper: int,
+          guesses: list[int]) -> Solution | int:
+    """Guesses 1, NEAR_GROWTH, NEAR_GROWTH^2 ... below the cluster bound where it is below ``upper``
+    (at most NEAR_TRIES): the cluster bound often equals the optimum, and it bounds every state of the
+    guesses' searches, so that a guess above the optimum fails fast. The solution of a guess that
+    proves the optimum, or the bound proved."""
+    tight = clustered()
+    if tight is None or tight >= upper:
+        return upper
+    upper, delta = tight, 1
+    for _ in range(NEAR_TRIES):
+        guess = upper - delta
+        if guess <= lower + 1:
+            break
+        solution = guessed(guess)
+        guesses.append(guess)
+        if solution.stats["stopped"] in ("budget", "room"):
+            break
+        if solution.optimal or solution.stats["stopped"]:
+            return _descended(solution, guesses, upper)
+        upper, delta = guess - 1, delta * NEAR_GROWTH
+    return upper
 
 
 def _descended(solution: Solution, guesses: list[int], upper: int) -> Solution:

@@ -73,6 +73,9 @@ class DeviceLists:
         self.results = np.zeros(4, dtype=np.int64)
         self.no_row = {"row": cl.Buffer(device.context, cl.mem_flags.READ_ONLY, 8), "width": np.uint32(0),
                        "grain": np.int64(1), "wl": np.int64(0), "pl": np.int64(0)}
+        self.no_cluster = {"cS": self.no_row["row"], "cV": self.no_row["row"], "ccount": np.uint32(0),
+                           "crate": np.int64(0), "cextra": np.int64(0), "cdenominator": np.int64(1),
+                           "cwl": np.int64(0), "cpl": np.int64(0)}
         self.kernel_seconds = 0.0
 
     @property
@@ -137,6 +140,14 @@ class DeviceLists:
         self.capacity = capacity
         self._bind()
 
+    def release(self) -> None:
+        """Every buffer, now."""
+        self._release([*(b for pair in self.lists for b in pair), *getattr(self, "merged", []),
+                       *(getattr(self, name, None) for name in _SCRATCH)])
+        self.lists, self.merged, self.capacity, self.count = [], [], 0, 0
+        for name in _SCRATCH:
+            setattr(self, name, None)
+
     def _release(self, buffers) -> None:
         """Free ``buffers`` now (the kernels holding them are replaced by ``_bind`` afterwards)."""
         for buffer in buffers:
@@ -164,10 +175,11 @@ class DeviceLists:
 
     # long: one level is six launches whose arguments are named here
     def level(self, core: Core, level: Level, best: int, reset: bool, bit: int,
-              relaxed: dict[str, object] | None = None) -> LevelResult:
+              relaxed: dict[str, object] | None = None, cluster: dict[str, object] | None = None) -> LevelResult:
         """Merge the list with its copy shifted by ``level``'s item, keep the undominated promising
         states (bounds against ``best``; ``relaxed``: the rounded relaxation's row and its arguments,
-        ``RelaxedRows.arguments``), compact; returns the level's small read."""
+        ``RelaxedRows.arguments``; ``cluster``: the cluster bound's, ``ClusterLists.arguments``),
+        compact; returns the level's small read."""
         n = self.count
         m = 2 * n
         self._grow(m)
@@ -189,7 +201,7 @@ class DeviceLists:
                              has_add=np.int32(add is not None), pt=np.int64(add[0] if add else 0),
                              wt=np.int64(add[1] if add else 1), has_remove=np.int32(remove is not None),
                              ps=np.int64(remove[0] if remove else 0), ws=np.int64(remove[1] if remove else 1),
-                             **(relaxed or self.no_row))
+                             **(relaxed or self.no_row), **(cluster or self.no_cluster))
         self.keep_kernel.enqueue(queue, full, local)
         self.offsets.set(groups=np.uint32(groups)).enqueue(queue, local, local)
         self.compact.set(m=np.uint32(m), W=dst[0], P=dst[1], bits=dst[2], anchor=dst[3])

@@ -12,7 +12,7 @@ instances whose weights cluster (Jooken et al.'s groups around C / 2^k) it is fa
 relaxation with grain 1 is the exact DP.
 
 The rows are made once a problem, when the lists of its first search go to the device or when the
-descent asks for the bound of the whole problem (``SharedRows``): one DP over all items in reverse
+descent asks for the bound of the whole problem (``shared.Shared``): one DP over all items in reverse
 order of their levels (one launch of ``relaxed_item`` per item, ``opencl/state_lists.cl``), with the
 row kept every ``stride`` levels; the searches of the problem (the descent's guesses and the plain
 search) share them. A level uses the row of the nearest set of items that holds its outside items (a
@@ -20,8 +20,6 @@ superset: the bound stays valid, a little weaker).
 """
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -141,37 +139,11 @@ class RelaxedRows:
         cl.enqueue_copy(self.device.queue, entry, self.rows[0], src_offset=8 * index)
         return profit - pl + int(entry[0])
 
+    def root_bound(self, core: Core) -> int:
+        """The rows' bound of the whole problem (``core`` at level 0, the rows made there)."""
+        return self.bound(*core.start(), core)
+
     def release(self) -> None:
         for buffer in self.rows:
             buffer.release()
         self.rows = []
-
-
-class SharedRows:
-    """The rows of one problem, made at most once, at level 0 (rows over every item serve every level),
-    the first time a search or the descent asks and ``allowed()`` says there is time for them; shared
-    by the searches of the problem and released by whoever made the holder. ``core``: the problem's, at
-    level 0."""
-
-    def __init__(self, core: Core, make: Callable[[], RelaxedRows], allowed: Callable[[], bool]):
-        self.core, self._make, self._allowed = core, make, allowed
-        self.rows: RelaxedRows | None = None
-        self.seconds = 0.0
-
-    def get(self) -> RelaxedRows | None:
-        """The rows, made now if need be (None: off, or no time for them yet)."""
-        if self.rows is None and self._allowed():
-            started = time.perf_counter()
-            self.rows = self._make()
-            self.seconds = time.perf_counter() - started
-        return self.rows
-
-    def root_bound(self) -> int | None:
-        """The rows' bound of the whole problem (None: no rows)."""
-        rows = self.get()
-        return None if rows is None else rows.bound(*self.core.start(), self.core)
-
-    def release(self) -> None:
-        if self.rows is not None:
-            self.rows.release()
-            self.rows = None

@@ -39,6 +39,7 @@ from clsolve.runtime import deadline, memory, progress
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
+from .clusters import DENOMINATOR, ClusterLists, Clusters, fits
 from .core import Core
 from .descent import DESCENT_STATES, descend
 from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists, list_buffers, program
@@ -46,7 +47,8 @@ from .host import HOST_STATES, HostLists
 from .places import Places
 from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
-from .relaxed import CELLS, WIDTH, RelaxedRows, SharedRows, memory_share
+from .relaxed import CELLS, WIDTH, RelaxedRows, memory_share
+from .shared import Shared
 from .stops import FIRST_RECORD_RATES, record_place, stop_reason
 
 #: Model of one level (six launches and one small read; measured 0.1 to 0.5 ms on the H100 while the
@@ -79,6 +81,16 @@ RELAXED_CELL_SECONDS = {"gpu": 5e-12, "other": 2e-9}
 #: Lists on the device of at least this many states make the rows: shorter searches end before the
 #: rows (0.02 to 0.25 s on the H100) would pay, and rows made later cover fewer items.
 RELAXATION_STATES = 2**16
+#: Share of the device's memory the cluster bound (``clusters.py``) may take: half for its kept lists,
+#: half for the lists of the dynamic programme that makes them.
+CLUSTER_SHARE = 1 / 8
+#: Lists on the device of at least this many states make the cluster lists: on the H100 making them
+#: takes 0.05 to 1 s on Jooken et al.'s c = 1e10 instances, more than the searches whose lists stay
+#: shorter take in all.
+CLUSTER_STATES = 2**24
+#: A first guess of the seconds the cluster lists take to make (a GPU, other devices), to leave them
+#: out where a time limit would not allow them.
+CLUSTER_SECONDS = {"gpu": 0.5, "other": 30.0}
 
 
 class StateListSolver(DeviceSolver):
@@ -89,7 +101,8 @@ class StateListSolver(DeviceSolver):
     def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
                  local_size: int | None = None, host_states: int = HOST_STATES, strengthen: int = STRENGTHEN_STATES,
                  aggregate: bool = True, relaxation: int | None = None, relaxation_states: int = RELAXATION_STATES,
-                 descent: bool = True, poison: bool = False, device_records: int | None = None):
+                 descent: bool = True, poison: bool = False, device_records: int | None = None,
+                 clusters: bool = True, cluster_states: int = CLUSTER_STATES):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: half of what is
         available); ``device_records``: device bytes the block records may take there before they go to
@@ -104,7 +117,9 @@ class StateListSolver(DeviceSolver):
         ``relaxation``: entries of the rounded relaxation's rows (``relaxed.py``) that bound the states
         of lists on the device (default: ``relaxed.WIDTH`` of the device's kind; 0: Dantzig's bound alone),
         made once a list on the device reaches ``relaxation_states`` states; ``descent`` searches first
-        against guessed incumbents below the bound (``descent.py``);
+        against guessed incumbents below the bound (``descent.py``); ``clusters``: the cluster bound
+        (``clusters.py``) bounds the states too, made once a list on the device reaches
+        ``cluster_states`` states;
         ``poison`` fills every device buffer with a garbage
         pattern first (tests: a kernel reading what was never written shows)."""
         self.max_states = options.integer("max_states", max_states, minimum=4, none=True)
@@ -119,6 +134,8 @@ class StateListSolver(DeviceSolver):
         self.descent = options.flag("descent", descent)
         self.poison = options.flag("poison", poison)
         self.device_records = options.integer("device_records", device_records, minimum=0, none=True)
+        self.clusters = options.flag("clusters", clusters)
+        self.cluster_states = options.integer("cluster_states", cluster_states, minimum=0)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -143,13 +160,17 @@ class StateListSolver(DeviceSolver):
     def _slot_limit(self, device: Device) -> int:
         """The most slots (states of a merged list) the device may hold."""
         limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20 - self._relaxed_bytes(device)
-                    - self._record_bytes(device)) // GROWTH_BYTES
+                    - self._record_bytes(device) - self._cluster_bytes(device)) // GROWTH_BYTES
         limit = min(limit, device.max_allocation // 8, 2**31 - 1)
         return max(4, min(limit, self.max_states or limit))
 
     def _relaxed_bytes(self, device: Device) -> int:
         """The most device bytes the rounded relaxation's rows may take."""
         return memory_share(device) if self._width(device) else 0
+
+    def _cluster_bytes(self, device: Device) -> int:
+        """The most device bytes the cluster bound may take."""
+        return int(device.global_memory * CLUSTER_SHARE) if self.clusters else 0
 
     def _record_bytes(self, device: Device) -> int:
         """The most device bytes the block records may take."""
@@ -191,6 +212,8 @@ class StateListSolver(DeviceSolver):
         buffers = list_buffers(slots)
         if self._width(device) and searched is not None:
             buffers["relaxed rows (at most)"] = self._relaxed_bytes(device)
+        if self._cluster_bytes(device) and searched is not None:
+            buffers["cluster lists (at most)"] = self._cluster_bytes(device)
         if self._record_bytes(device) and searched is not None:
             buffers["block records (at most)"] = self._record_bytes(device)
         return Plan(solver=self.name, device_buffers=buffers, cell_updates=n, launches=5 * n,
@@ -209,21 +232,41 @@ class StateListSolver(DeviceSolver):
                  growing: bool = True) -> Solution:
         """The search of ``problem`` from incumbent ``floor``, after the descent's guesses (``descent.py``),
         except where the plan's probe saw the lists stay ``short`` (each guess would cost a whole search).
-        The searches share the rounded relaxation's rows; the descent asks for their bound of the whole
-        problem only where the probe's lists were still ``growing`` at its end (lists that shrink there
-        rarely need the rows, and making them would cost more than the search)."""
-        rows = self._rows(problem, device)
+        The searches share the rounded relaxation's rows and the cluster lists; the descent asks for
+        the rows' bound of the whole problem only where the probe's lists were still ``growing`` at its
+        end (lists that shrink there rarely need the rows, and making them would cost more than the
+        search)."""
+        rows, clusters = self._rows(problem, device), self._clusters(problem, device)
         try:
             if not self.descent or short:
-                return self._search(problem, device, floor, self.strengthen, rows=rows)
+                return self._search(problem, device, floor, self.strengthen, rows=rows, clusters=clusters)
             budget = DESCENT_STATES[_kind(device)]
-            return descend(problem, floor, lambda guess: self._search(problem, device, guess - 1, 0, budget, rows),
-                           lambda: self._search(problem, device, floor, self.strengthen, rows=rows),
-                           lambda: rows.root_bound() if growing else None)
+            return descend(problem, floor,
+                           lambda guess: self._search(problem, device, guess - 1, 0, budget, rows, clusters),
+                           lambda: self._search(problem, device, floor, self.strengthen, rows=rows,
+                                                clusters=clusters),
+                           lambda: rows.root_bound() if growing else None, clusters.root_bound)
         finally:
             rows.release()
+            clusters.release()
 
-    def _rows(self, problem: Knapsack, device: Device) -> SharedRows:
+    def _clusters(self, problem: Knapsack, device: Device) -> Shared[ClusterLists]:
+        """The cluster lists of ``problem``, made when first asked for where they are on, the items
+        form clusters and the time limit leaves time for them."""
+        core = Core.of(problem)  # at level 0, never advanced
+        found = Clusters.of(core.weights, core.capacity)
+
+        def make() -> ClusterLists | None:
+            share = self._cluster_bytes(device)
+            return ClusterLists.make(device, self._local_size(device), core, found, share // 2 // GROWTH_BYTES,
+                                     share // 2, self.poison)
+
+        def allowed() -> bool:
+            return (self.clusters and found.useful() and fits(core) and not core.done()
+                    and deadline.current().allows(CLUSTER_SECONDS[_kind(device)]))
+        return Shared(core, make, allowed)
+
+    def _rows(self, problem: Knapsack, device: Device) -> Shared[RelaxedRows]:
         """The rounded relaxation's rows of ``problem``, made when first asked for where they are on and
         the time limit leaves time for them."""
         core = Core.of(problem)  # at level 0, never advanced
@@ -231,26 +274,28 @@ class StateListSolver(DeviceSolver):
         def make() -> RelaxedRows:
             return RelaxedRows(device, program(device, self._local_size(device)), core, self._width(device),
                                self._relaxed_bytes(device), CELLS[_kind(device)], self.poison)
-        return SharedRows(core, make, lambda: self._relax(core, device, deadline.current()))
+        return Shared(core, make, lambda: self._relax(core, device, deadline.current()))
 
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
         where it reaches the bound)."""
         def search(searched: Knapsack) -> Solution:
-            rows = self._rows(searched, device)
+            rows, clusters = self._rows(searched, device), self._clusters(searched, device)
             try:
-                return self._search(searched, device, staged.floor, 0, rows=rows)
+                return self._search(searched, device, staged.floor, 0, rows=rows, clusters=clusters)
             finally:
                 rows.release()
+                clusters.release()
         return _capped(staged.solve(search, self.name, device.label), strong)
 
     # long: the level loop with its stopping rules, the move between host and device, the incumbent
     def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: int,
-                states: int | None = None, rows: SharedRows | None = None) -> Solution:
+                states: int | None = None, rows: Shared[RelaxedRows] | None = None,
+                clusters: Shared[ClusterLists] | None = None) -> Solution:
         """The level loop over ``problem`` (a searched core) from incumbent ``floor``; lists of
         ``strengthen`` states (0: none) strengthen the incumbent and the bound once; the search stops
         once it has made more than ``states`` states (None: no such budget); ``rows``: the rounded
-        relaxation's rows of ``problem`` (None: none)."""
+        relaxation's rows of ``problem`` (None: none); ``clusters``: its cluster lists (None: none)."""
         began = time.perf_counter()
         core = Core.of(problem)
         value, chosen = core.greedy()
@@ -275,6 +320,7 @@ class StateListSolver(DeviceSolver):
         strong: Strengthened | None = None
         stopped = ""  # why the search stopped: its time limit, its room (states, records) or its budget
         relaxed: RelaxedRows | None = None
+        clustered: ClusterLists | None = None
         relaxed_seconds = 0.0
         while lists.count and not core.done():
             if strengthen and strong is None and lists.count >= strengthen:
@@ -283,8 +329,9 @@ class StateListSolver(DeviceSolver):
                     staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value,
                                     relaxation=strong.bound.relaxation, aggregate=self.aggregate)
                     if staged.searched is None or staged.searched.n <= problem.n * AGAIN_SHARE:
-                        if rows is not None:
-                            rows.release()  # the search again makes those of its own problem
+                        for shared in (rows, clusters):
+                            if shared is not None:
+                                shared.release()  # the search again makes those of its own problem
                         return self._again(staged, device, strong)
                     best, chosen, found = strong.value, strong.selected[core.order], None
             if strong is not None and best >= strong.bound.value:
@@ -293,9 +340,14 @@ class StateListSolver(DeviceSolver):
             where = "host" if isinstance(lists, HostLists) else "device"
             if rows is not None and relaxed is None and isinstance(lists, DeviceLists) \
                     and lists.count >= self.relaxation_states:
-                made_here = rows.rows is None
+                made_here = not rows.tried
                 relaxed = rows.get()
                 relaxed_seconds = rows.seconds if made_here else 0.0
+            if clusters is not None and clustered is None and isinstance(lists, DeviceLists) \
+                    and (clusters.tables is not None or lists.count >= self.cluster_states):
+                made_here = not clusters.tried
+                clustered = clusters.get()
+                relaxed_seconds += clusters.seconds if made_here else 0.0
             # a level that ends a block is followed by its record (a copy to the device's or host memory)
             place = record_place(lists, records, 2 * lists.count, on_device)
             record = max(record_rates[place].predict(RECORD_BYTES * 2 * lists.count), last_record[place]) \
@@ -311,7 +363,8 @@ class StateListSolver(DeviceSolver):
             started = time.perf_counter()
             if isinstance(lists, DeviceLists):
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number),
-                                     relaxed=relaxed.arguments(number, core) if relaxed else None)
+                                     relaxed=relaxed.arguments(number, core) if relaxed else None,
+                                     cluster=clustered.arguments(number, core) if clustered else None)
             else:
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
             elapsed = time.perf_counter() - started
@@ -367,6 +420,14 @@ class StateListSolver(DeviceSolver):
                           "relaxed_seconds": rows.seconds if rows is not None else 0.0})
             notes.append(f"rounded relaxation: rows of {shape.width} entries (grain {shape.grain}), one every "
                          f"{shape.stride} levels, made in {rows.seconds * 1e3 if rows is not None else 0.0:.1f} ms")
+        if clustered is not None and clusters is not None:
+            stats.update({"cluster_rate": clustered.rate / DENOMINATOR, "cluster_stride": clustered.stride,
+                          "cluster_bytes": clustered.nbytes, "cluster_seconds": clusters.seconds,
+                          "cluster_runs": clustered.runs, "cluster_states_made": clustered.made})
+            notes.append(f"cluster bound: {clustered.clusters.clustered} items in clusters, rate "
+                         f"{clustered.rate}/{DENOMINATOR}, lists of {memory.size(clustered.nbytes)} (one every "
+                         f"{clustered.stride} levels), made in {clusters.seconds * 1e3:.1f} ms ({clustered.runs} "
+                         f"runs, {clustered.made} states)")
         if strong is not None:
             stats.update(strong.stats())
         return Solution(value=value, selected=selected, optimal=(not stop or bound <= best) and value >= best,

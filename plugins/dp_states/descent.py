@@ -8,9 +8,11 @@ DESCENT_GROWTH times. Where the gap between the incumbent and U is wide and the 
 (Jooken et al.'s n = 800, g = 10, eps = 1e-5: 7e3 below U, the greedy incumbent 6e6 below), the
 search that proves it prunes as if it had the optimum from the start.
 
-A guess's search stops past DESCENT_STATES states made; then, where it runs out of room
-(``max_states``, records), after DESCENT_TRIES guesses or once the guess reaches the incumbent, the
-plain search follows, with its strengthening. A guess stopped by the time limit ends the solve.
+A guess's search stops past DESCENT_STATES states made; where it does, or runs out of room
+(``max_states``, records), the cluster bound (``clusters.py``) is asked for, and where it is below U
+the guesses go on just below it (``_near``). Then, after DESCENT_TRIES guesses or once the guess
+reaches the incumbent, the plain search follows, with its strengthening. A guess stopped by the time
+limit ends the solve.
 """
 from __future__ import annotations
 

@@ -18,7 +18,11 @@ the plan names the bytes); the block records live on the host within ``memory_li
 would be passed, or the time limit would be (``clsolve.runtime.deadline``: each level's cost is
 predicted from the ones before it), the search stops and returns the incumbent (its items checked
 like every answer), ``optimal = False`` and the largest bound of any state still open.
+
+Bounds beyond Dantzig's: the rounded relaxation's rows (``relaxed.py``) and the cluster bound
+(``clusters.py``), each made once a problem and shared by its searches (``shared.py``).
 """
+# long module: the level loop, its stops and the bounds' tables it shares with the descent read one solver's settings
 from __future__ import annotations
 
 import time

@@ -140,3 +140,24 @@ def test_guesses_go_on_just_below_the_cluster_bound_after_a_costly_guess():
                                clustered=lambda: best + 3)
     assert guesses[1:] == [best + 2, best + 1 - 16]
     assert solution.optimal and solution.value == best and solution.stats["descent_guesses"] == guesses
+
+
+def test_making_the_lists_stops_at_the_time_limit(device):
+    """Past the time limit the lists are left out (no bound) rather than made late."""
+    from clsolve.runtime import deadline
+    problem = _example()
+    core = Core.of(problem)
+    found = Clusters.of(core.weights, core.capacity)
+    with deadline.limit(1e-9):
+        assert ClusterLists.make(clsolve.get_device(device), 32, core, found, 2**16, 2**30) is None
+
+
+def test_every_item_fitting_leaves_rate_zero(device):
+    """Without a break item the rate stays 0 (rate * C could pass the scaled sums otherwise)."""
+    weights = np.full(16, 2**24)
+    problem = clsolve.Knapsack(weights * 3, weights, 2**29)
+    core = Core.of(problem)
+    lists = ClusterLists.make(clsolve.get_device(device), 32, core, Clusters.of(core.weights, core.capacity),
+                              2**16, 2**30)
+    assert lists is not None and lists.rate == 0 and lists.root_bound(core) == int(problem.profits.sum())
+    lists.release()

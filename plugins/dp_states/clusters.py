@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
+from clsolve.runtime import deadline
 from clsolve.runtime.devices import Device
 
 from .core import Core, Level
@@ -177,7 +178,9 @@ class _Builder:
         (None: a list too long, or longer than ``memory`` holds)."""
         core = self.core
         b = min(core.breaking, core.n - 1)
-        top = int(core.profits[b]) * DENOMINATOR // max(int(core.weights[b]), 1)
+        # rate * C stays below the scaled profits' sum where there is a break item (the items up to it
+        # have at least its ratio and weigh more than C); without one (every item fits), rate 0 alone
+        top = int(core.profits[b]) * DENOMINATOR // max(int(core.weights[b]), 1) if core.breaking < core.n else 0
         by_base = sorted(range(core.n), key=lambda j: -int(self.bases[j]))  # the shortest lists
         best: tuple[int, int] | None = None  # (bound, rate)
         for step in range(RATE_STEPS):
@@ -196,7 +199,8 @@ class _Builder:
     def run(self, items: list[int], rate: int, stride: int, memory: int | None) -> list[Snapshot] | None:
         """The lists over items[i:] for every i that is a multiple of the stride, which starts at
         ``stride`` and doubles (every other list released) while the kept lists pass ``memory`` bytes
-        (None: a list passed the slots or WORK states made, or one list alone passes ``memory``)."""
+        (None: a list passed the slots or WORK states made, one list alone passes ``memory``, or the
+        time limit was reached)."""
         values = self.values(rate)
         state = _State(self, values)
         kept: dict[int, Snapshot] = {}
@@ -233,13 +237,17 @@ class _State:
         self.lists: DeviceLists | None = None
         self.made = 0
         self.work = WORK["gpu" if builder.device.is_gpu else "other"]
+        self.limit = deadline.current()
         core = builder.core
         self.based = Core(np.arange(core.n), builder.bases, values, core.capacity, 0, next_add=core.n)
 
     def add(self, items: list[int]) -> bool:
-        """The items (each with a base and a positive value), cluster by cluster; False: no room."""
+        """The items (each with a base and a positive value), cluster by cluster; False: no room, or
+        the time limit reached."""
         bases = self.builder.bases
         for base in sorted({int(bases[j]) for j in items}, reverse=True):
+            if self.limit.expired():
+                return False
             cluster = sorted((int(self.values[j]) for j in items if bases[j] == base), reverse=True)
             if self.lists is None and self.S.size * (len(cluster) + 1) <= HOST_STEP:
                 self.made += self.S.size * (len(cluster) + 1)
@@ -248,7 +256,7 @@ class _State:
             lists = self._device()
             for j in (j for j in items if bases[j] == base):
                 self.made += 2 * lists.count
-                if 2 * lists.count > self.builder.slots or self.made > self.work:
+                if 2 * lists.count > self.builder.slots or self.made > self.work or self.limit.expired():
                     return False
                 lists.level(self.based, Level(j, True), -1, reset=False, bit=0)
         return True

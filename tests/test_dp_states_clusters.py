@@ -161,3 +161,14 @@ def test_every_item_fitting_leaves_rate_zero(device):
                               2**16, 2**30)
     assert lists is not None and lists.rate == 0 and lists.root_bound(core) == int(problem.profits.sum())
     lists.release()
+
+
+def test_the_plan_names_the_lists_memory_and_clusters_false_leaves_them_out(device):
+    problem = _example()
+    planned = clsolve.plan(problem, solver="dp-states", device=device)
+    assert planned.device_buffers["cluster lists (at most)"] > 0
+    off = clsolve.plan(problem, solver="dp-states", device=device, clusters=False)
+    assert "cluster lists (at most)" not in off.device_buffers
+    solution = clsolve.solve(problem, solver="dp-states", device=device, clusters=False, cluster_states=0,
+                             host_states=0, fixing=False, descent=False)
+    assert solution.optimal and solution.value == optimum(problem) and "cluster_bytes" not in solution.stats

@@ -89,8 +89,8 @@ RELAXATION_STATES = 2**16
 #: half for the lists of the dynamic programme that makes them.
 CLUSTER_SHARE = 1 / 8
 #: Lists on the device of at least this many states make the cluster lists: on the H100 making them
-#: takes 0.05 to 1 s on Jooken et al.'s c = 1e10 instances, more than the searches whose lists stay
-#: shorter take in all.
+#: takes 0.4 to 2.5 s on Jooken et al.'s c = 1e10 instances (`clsolve bench hard-kp`), more than the
+#: searches whose lists stay shorter take in all.
 CLUSTER_STATES = 2**24
 #: Seconds the cluster lists may take to make (a GPU, other devices; on the H100 0.4 to 2.5 s in
 #: `clsolve bench hard-kp`): they are made only where the time limit leaves that much, and their

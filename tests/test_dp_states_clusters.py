@@ -49,7 +49,7 @@ def test_the_root_bound_is_at_least_the_optimum_at_any_rate(case, share, host_st
     rate = int(core.profits[b]) * DENOMINATOR // max(int(core.weights[b]), 1) * share // 2
     kept = builder.run(core.upcoming(), rate, 1, None)
     assert kept is not None
-    lists = ClusterLists(builder.device, 32, core, found, rate, 1, kept)
+    lists = ClusterLists(builder.device, core, found, rate, 1, kept)
     try:
         assert lists.root_bound(core) >= brute_force(problem)
     finally:

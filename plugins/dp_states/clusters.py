@@ -91,11 +91,7 @@ class Clusters:
 def fits(core: Core) -> bool:
     """Whether every scaled sum of the bound stays below 2^62."""
     total = int(core.profits.sum()) + int(core.weights.sum()) + core.capacity
-    return spread_ok(core) and total * DENOMINATOR < 2**62
-
-
-def spread_ok(core: Core) -> bool:
-    return core.capacity >> SPREAD_BITS > 0
+    return core.capacity >> SPREAD_BITS > 0 and total * DENOMINATOR < 2**62
 
 
 @dataclass
@@ -113,9 +109,9 @@ class ClusterLists:
     """The lists for the levels after ``core``'s current one (at level 0: every item) at rate
     ``rate`` / DENOMINATOR; ``None`` from ``make`` where a list would pass ``slots`` states."""
 
-    def __init__(self, device: Device, local_size: int, core: Core, clusters: Clusters, rate: int, stride: int,
+    def __init__(self, device: Device, core: Core, clusters: Clusters, rate: int, stride: int,
                  snapshots: list[Snapshot]):
-        self.device, self.local_size, self.clusters, self.rate = device, local_size, clusters, rate
+        self.device, self.clusters, self.rate = device, clusters, rate
         self.first, self.stride, self.snapshots = len(core.levels), stride, snapshots
         self.runs, self.made = 0, 0  # what making them took: runs of the dynamic programme, states made
 
@@ -133,7 +129,7 @@ class ClusterLists:
         kept = builder.run(items, best, stride, memory)
         if kept is None:
             return None
-        made = cls(device, local_size, core, clusters, best, builder.stride, kept)
+        made = cls(device, core, clusters, best, builder.stride, kept)
         made.runs, made.made = builder.runs, builder.made
         return made
 
@@ -183,8 +179,7 @@ class _Builder:
         top = int(core.profits[b]) * DENOMINATOR // max(int(core.weights[b]), 1) if core.breaking < core.n else 0
         by_base = sorted(range(core.n), key=lambda j: -int(self.bases[j]))  # the shortest lists
         best: tuple[int, int] | None = None  # (bound, rate)
-        for step in range(RATE_STEPS):
-            rate = top * step // RATE_STEPS
+        for rate in sorted({top * step // RATE_STEPS for step in range(RATE_STEPS)}):  # each rate once
             kept = self.run(by_base, rate, core.n + 1, memory)
             if kept is None:
                 return None

@@ -266,9 +266,10 @@ class StateListSolver(DeviceSolver):
             return ClusterLists.make(device, self._local_size(device), core, found, share // 2 // GROWTH_BYTES,
                                      share // 2, self.poison)
 
+        eligible = self.clusters and found.useful() and fits(core) and not core.done()  # once, not per level
+
         def allowed() -> bool:
-            return (self.clusters and found.useful() and fits(core) and not core.done()
-                    and deadline.current().allows(CLUSTER_SECONDS[_kind(device)]))
+            return eligible and deadline.current().allows(CLUSTER_SECONDS[_kind(device)])
         return Shared(core, make, allowed)
 
     def _rows(self, problem: Knapsack, device: Device) -> Shared[RelaxedRows]:

@@ -202,6 +202,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     if isinstance(problem, clsolve.Knapsack):
         out.append(("dp-rows", {"items_per_launch": pick([None, 1, 2, 3, 4]), "value_bits": pick([None, 64]),
                                 "chain": pick([None, 1, 2, 5, 32]), "block": pick([None, 0, 2, 7, 16]),
+                                "pipeline": pick([None, None, 0, 1, 4, 16]),
                                 "presolve": pick([True, False]),
                                 "dominance": pick([True, False]), "fixing": pick([True, False]),
                                 "pruning": pick([True, False]), "store": pick(["auto", "host"]), "poison": True,

@@ -500,6 +500,151 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
 #endif
 #endif
 
+#ifdef STAGE
+/* A pipeline of stages (m = 1): the row flows through work-groups in tiles, each work-group a stage
+ * applying STAGE items (fewer in a launch's last stage) to every tile in turn with recurrence (1), so
+ * a tile waits on the stage before it once per STAGE items, not once per item or pair as in
+ * dp_rows_chain. Work-groups take stages in order from a ticket (`progress[0]`), so a stage waits only
+ * on a stage taken before it by a running work-group, and the launch always progresses; `progress[1 + s]`
+ * counts the tiles stage s has finished (stored after a global fence). Stage s reads f_{item-1} from
+ * slot (base + s) % 2 of `between` and writes f_{item+STAGE-1} to the other slot, tile t only after
+ * stage s - 1 finished tile t; stage s + 1 writes its slot's tile t only after stage s finished it, and
+ * stage s reads each tile of its slot once. Item j of the stage reads f_{item+j-1}(c - w_j): from
+ * local memory where that state lies in the tile (two buffers, one barrier an item), else from ring j
+ * of the work-group's own `rings` (STAGE rings of `ring` states, ring >= w_j + TILE_STATES or the
+ * whole row: state c at c % ring, written when its tile was), read for every item at the tile's start,
+ * so the items of a tile wait on one round of reads. Work-item (q, l) holds the states of bits
+ * q * STAGE_STATES .. of decision word l of the tile; the words are those of dp_rows_item. Reads of
+ * rows another work-group wrote are volatile (never from a stale L1 line); the rings are read only by
+ * the work-group (the compute unit) that wrote them.
+ * UNROLL_STAGE (GPUs) unrolls the loop over the items, so that far[] stays in registers. */
+#define STAGE_STATES (32u / SPLIT)
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE * SPLIT, 1, 1)))
+void dp_rows_pipeline(volatile __global VALUE_T *between, const ulong pitch, const uint base,
+                      __global VALUE_T *rings, const uint ring,
+                      __global uint *restrict decisions, const ulong decisions_offset,
+                      __global const uint *weights, __global const VALUE_T *profits,
+                      const uint states, const ulong words_per_row, const uint chunk_first,
+                      const uint first, const uint count, volatile __global uint *progress)
+{
+    __local VALUE_T tile_rows[2][TILE_STATES];   /* f_{item+j-1} and f_{item+j} of the tile */
+    __local uint words[STAGE][LOCAL_SIZE];
+    __local uint stage_w[STAGE];
+    __local VALUE_T stage_p[STAGE];
+    __local uint claimed;
+    const uint x = get_local_id(0);
+    const uint lid = x % LOCAL_SIZE, q = x / LOCAL_SIZE;
+    const uint stages = (count + STAGE - 1u) / STAGE;
+    const uint tiles = (states + TILE_STATES - 1u) / TILE_STATES;
+    __global VALUE_T *own = rings + (ulong)get_group_id(0) * STAGE * ring;
+    if (q == 0)
+        for (uint j = 0; j < STAGE; ++j)
+            words[j][lid] = 0;
+    for (;;) {
+        barrier(CLK_LOCAL_MEM_FENCE);   /* every work-item read the last ticket */
+        if (x == 0)
+            claimed = atomic_inc(&progress[0]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint s = claimed;
+        if (s >= stages)
+            return;
+        const uint item = first + s * STAGE;
+        const uint items = min((uint)STAGE, first + count - item);
+        for (uint j = x; j < STAGE; j += LOCAL_SIZE * SPLIT) {
+            stage_w[j] = j < items ? item_weight(weights, item + j).x : UINT_MAX;
+            stage_p[j] = j < items ? profits[item + j] : 0;
+        }
+        volatile __global const VALUE_T *in = between + (ulong)((base + s) & 1u) * pitch;
+        __global VALUE_T *out = (__global VALUE_T *)between + (ulong)((base + s + 1u) & 1u) * pitch;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint w[STAGE];
+        VALUE_T p[STAGE];
+#pragma unroll
+        for (uint j = 0; j < STAGE; ++j) {
+            w[j] = stage_w[j];
+            p[j] = stage_p[j];
+        }
+        uint at = 0;   /* the tile's first state % ring */
+        for (uint t = 0; t < tiles; ++t) {
+            const uint start = t * TILE_STATES;
+            if (s > 0 && x == 0)
+                while (progress[s] <= t)
+                    ;
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            VALUE_T v[STAGE_STATES], far[STAGE][STAGE_STATES];
+#pragma unroll
+            for (uint k = 0; k < STAGE_STATES; ++k) {
+                const uint i = (q * STAGE_STATES + k) * LOCAL_SIZE + lid;   /* the state's place in the tile */
+                const uint c = start + i;
+                v[k] = c < states ? in[c] : 0;
+#pragma unroll
+                for (uint j = 0; j < STAGE; ++j) {
+                    far[j][k] = 0;   /* never read: the state is past the row, below w_j, or its source in the tile */
+                    if (c < states && c >= w[j] && i < w[j]) {
+                        const int r = (int)(at + i) - (int)w[j];
+                        far[j][k] = own[(ulong)j * ring + (uint)(r < 0 ? r + (int)ring : r)];
+                    }
+                }
+                tile_rows[0][i] = v[k];
+                if (c < states)
+                    own[at + i] = v[k];   /* ring 0: f_{item-1} */
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef UNROLL_STAGE   /* GPUs: far[] in registers; PoCL compiles a loop of barriers unrolled in time exponential in STAGE */
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (uint j = 0; j < STAGE; ++j) {
+                if (j < items) {
+                    __local const VALUE_T *before = tile_rows[j & 1u];
+                    __local VALUE_T *after = tile_rows[(j + 1u) & 1u];
+                    uint bits = 0;
+#pragma unroll
+                    for (uint k = 0; k < STAGE_STATES; ++k) {
+                        const uint i = (q * STAGE_STATES + k) * LOCAL_SIZE + lid;
+                        const uint c = start + i;
+                        if (c < states && c >= w[j]) {
+                            const VALUE_T take = (i >= w[j] ? before[i - w[j]] : far[j][k]) + p[j];
+                            if (take > v[k]) {
+                                v[k] = take;
+                                bits |= 1u << (q * STAGE_STATES + k);
+                            }
+                        }
+                        after[i] = v[k];
+                        if (j + 1u < items && c < states)
+                            own[(ulong)(j + 1u) * ring + at + i] = v[k];   /* ring j + 1: f_{item+j} */
+                    }
+                    if (bits)
+                        atomic_or(&words[j][lid], bits);
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+            }
+#pragma unroll
+            for (uint k = 0; k < STAGE_STATES; ++k) {
+                const uint c = start + (q * STAGE_STATES + k) * LOCAL_SIZE + lid;
+                if (c < states)
+                    out[c] = v[k];
+            }
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            if (x == 0)
+                atomic_xchg(&progress[1u + s], t + 1u);
+            if (q == 0) {
+                const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)t * LOCAL_SIZE + lid;
+                for (uint j = 0; j < items; ++j) {
+                    decisions[word + j * words_per_row] = words[j][lid];
+                    words[j][lid] = 0;   /* before the next tile's first atomic_or, past its barriers */
+                }
+            }
+            at += TILE_STATES;
+            if (at == ring)
+                at = 0;
+        }
+    }
+}
+#endif
+
 /* Backtracking (steps 8-12 of Algorithm 2.1) over the items of one decision chunk, newest first,
  * `remaining` carrying the capacity left from chunk to chunk: BACK_DEPTH items a round (opencl/walk.h). */
 #define WALK_WIDTH 3

@@ -208,6 +208,80 @@ def test_chain_by_default(device):
 
 
 @st.composite
+def one_dimension(draw, max_n=40, max_capacity=3000):
+    """m = 1: zero weights, items heavier than many tiles and than the capacity, profits up to 2^40."""
+    capacity = draw(st.integers(0, max_capacity))
+    n = draw(st.integers(1, max_n))
+    weights = draw(st.lists(st.integers(0, capacity + 3), min_size=n, max_size=n))
+    profits = draw(st.lists(st.integers(0, draw(st.sampled_from([60, 2**40]))), min_size=n, max_size=n))
+    return clsolve.Knapsack(profits, weights, capacity)
+
+
+@SETTINGS
+@given(problem=one_dimension(), stage=st.sampled_from([1, 3, 8, 16, 32]),
+       local_size=st.sampled_from([1, 2, 32]), value_bits=st.sampled_from([32, 64]))
+def test_pipeline_writes_the_decision_table_of_sequential(problem, device, stage, local_size, value_bits):
+    """A pipeline of stages: every bit of every item and state from poisoned buffers, with tiles of 32
+    states and more, items heavier than the row or than many tiles (read back from the rings), zero
+    weights, a last stage of fewer items, 32- and 64-bit values."""
+    if value_bits == 32 and int(problem.profits.sum()) >= 2**31:
+        value_bits = 64
+    _table_of_sequential(problem, device, pipeline=stage, local_size=local_size, value_bits=value_bits)
+
+
+@pytest.mark.parametrize("stage", [1, 4, 16])
+def test_pipeline_over_launches_and_chunks_of_decision_rows(device, monkeypatch, stage):
+    """Launches of 9 items (the rows' slots alternating across them) in chunks of 20 decision rows;
+    the answer checked and equal to sequential's."""
+    from clsolve.dp import rowstore
+    from clsolve_plugins.dp_rows import pipeline
+    rng = np.random.default_rng(stage)
+    problem = clsolve.Knapsack(rng.integers(1, 100, 45), rng.integers(0, 900, 45), 3000)
+    monkeypatch.setattr(pipeline, "LAUNCH_ITEMS", 9)
+    monkeypatch.setattr(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: 20)
+    solver = RowParallelSolver(poison=True, presolve=False, pipeline=stage, local_size=2)
+    plan = checked.plan(solver, problem, device)
+    assert plan.details["pipeline"] == stage and plan.details["decision_chunks"] == 3
+    assert plan.launches == 3 + 3 + 1 + 3   # launches of 9, 9, 2 | 9, 9, 2 | 5, and the trace-backs
+    solution = solver.solve(problem, device, plan)
+    assert solution.value == clsolve.solve(problem, solver="sequential").value
+    assert solution.stats["pipeline"] == stage and "pipeline of stages" in solution.notes[0]
+    clsolve.solution.check(problem, solution)
+
+
+def test_pipeline_by_default(device):
+    """On a GPU rows of at most PIPELINE_ROW states (m = 1) run as a pipeline unless passes are asked
+    for; the rings take what the heaviest item that fits needs, and the work-groups fit the budget."""
+    from types import SimpleNamespace
+
+    from clsolve_plugins.dp_rows.pipeline import PIPELINE_ROW, RINGS_SHARE, SHAPE, STAGE_ITEMS, choose
+    gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024, compute_units=132)
+    cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096, compute_units=2)
+    int32 = np.dtype(np.int32)
+    problem = clsolve.Knapsack(np.ones(100, dtype=np.int64), np.r_[np.full(99, 5000), 10**9], 10**5)
+    found = choose(None, problem, int32, gpu, None, 2**34)
+    tile = 32 * SHAPE[0]
+    assert (found.stage, found.local_size, found.split) == (STAGE_ITEMS[4], *SHAPE)
+    assert found.ring == -(-(5000 + tile) // tile) * tile and found.pitch >= 10**5 + 1
+    assert found.groups == min(-(-100 // found.stage), -(-(10**5 + 1) // tile) + 1)
+    assert choose(None, problem, int32, cpu, None, 2**34) is None
+    assert choose(4, problem, int32, cpu, None, 2**34).groups == 2
+    assert choose(0, problem, int32, gpu, None, 2**34) is None
+    longer = clsolve.Knapsack([1, 1], [1, 1], PIPELINE_ROW)
+    assert choose(None, longer, int32, gpu, None, 2**34) is None
+    small = choose(None, problem, int32, gpu, None, int(2 * found.stage * found.ring * 4 / RINGS_SHARE))
+    assert small.groups == 2   # the rings' budget
+    two = clsolve.Knapsack([1, 1], [[1, 1], [1, 1]], [10, 10], weights_by="item")
+    assert choose(8, two, int32, gpu, None, 2**34) is None   # m = 1 only
+    with pytest.raises(clsolve.InvalidOptionError, match="pipeline"):
+        clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", device=device, pipeline=33)
+    plan = clsolve.plan(clsolve.Knapsack([1, 2], [1, 2], 1000), solver="dp-rows", device=device, presolve=False)
+    assert plan.details["pipeline"] == (STAGE_ITEMS[4] if device.is_gpu else 0)
+    asked = clsolve.plan(clsolve.Knapsack([1, 2], [1, 2], 1000), solver="dp-rows", device=device, presolve=False, chain=2)
+    assert asked.details["pipeline"] == 0 and asked.details["chain"] == 2
+
+
+@st.composite
 def light_last(draw):
     """m = 1, capacities of several tiles (local size 32: 1,024 states a tile), heavy items first and
     light ones last, so that the rows' reachable floors climb across tiles; zero weights and items

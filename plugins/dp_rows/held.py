@@ -15,10 +15,11 @@ class Held:
 
     weights: cl.Buffer
     profits: cl.Buffer
-    rows: list[cl.Buffer]  # two rows, or the chain's ring of slots
+    rows: list[cl.Buffer]  # two rows, the chain's ring of slots, or the pipeline's two slots in one buffer
     store: RowStore
     chunks: list[tuple[int, int]]
     selected: cl.Buffer
     remaining: cl.Buffer
-    progress: cl.Buffer | None  # the chain's passes finished, per tile
+    progress: cl.Buffer | None  # the chain's passes finished per tile, or the pipeline's ticket and stages
     kept: cl.Buffer | None  # with pruning: two rows of a bit per state (kept by a pass or not), then its table
+    rings: cl.Buffer | None = None  # the pipeline's rings, per work-group

@@ -52,10 +52,12 @@ from clsolve.solution import Solution, Timings
 from . import backtrack
 from . import blocks as blocking
 from . import chain as chaining
+from . import pipeline as pipelining
 from . import pruned as pruned_passes
 from .blocks import NONE as NO_BLOCKS
 from .chain import Chain
 from .held import Held
+from .pipeline import Pipeline
 
 #: The kernels ([LLMF], Algorithms 2.1-2.2).
 SOURCE = kernels.builtin("dp_rows.cl")
@@ -71,7 +73,8 @@ class RowParallelSolver(DeviceSolver):
     def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
                  items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",
                  device_memory_limit: int | None = None, chain: int | None = None, dominance: bool = True,
-                 fixing: bool = True, pruning: bool = True, block: int | None = None):
+                 fixing: bool = True, pruning: bool = True, block: int | None = None,
+                 pipeline: int | None = None):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch``: 1 (the paper's one launch
         per item), 2 (two items fused per pass, so each row is read and written once per two items),
@@ -95,7 +98,11 @@ class RowParallelSolver(DeviceSolver):
         applied on chip, at most that many (2 to ``blocks.MAX_BLOCK``) a pass, for m = 1, the passes
         launched one by one (the items of a block weigh at most the halo local memory holds, see
         ``blocks.choose``); 0: none; None (default): ``blocks.MAX_BLOCK`` on a GPU where they pay
-        (``blocks.pays``), else none."""
+        (``blocks.pays``), else none. ``pipeline``: items a stage of the pipeline (m = 1: each work-group
+        applies that many items to the whole row, tile by tile, the row flowing from stage to stage;
+        see ``pipeline.py``), 0: none, None (default): ``pipeline.STAGE_ITEMS`` on a GPU for rows of at
+        most ``pipeline.PIPELINE_ROW`` states unless ``chain``, ``items_per_launch`` or ``block`` is
+        asked for or light items go in blocks; asked for, it takes the place of passes."""
         self.value_bits = options.choice("value_bits", value_bits, (None, 32, 64))
         self.items_per_launch = options.choice("items_per_launch", items_per_launch, (None, 1, 2, 3, 4))
         self.local_size = options.power_of_two("local_size", local_size)
@@ -108,6 +115,7 @@ class RowParallelSolver(DeviceSolver):
         self.device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
         self.chain = options.integer("chain", chain, minimum=1, maximum=chaining.MAX_CHAIN, none=True)
         self.block = options.choice("block", block, (None, 0, *range(2, blocking.MAX_BLOCK + 1)))
+        self.pipeline = options.integer("pipeline", pipeline, minimum=0, maximum=pipelining.MAX_STAGE, none=True)
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -146,10 +154,12 @@ class RowParallelSolver(DeviceSolver):
         return found if blocking.pays(problem, found) else NO_BLOCKS
 
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
-               mode: str, per_pass: int, chain: Chain, pruned: bool) -> tuple[StorePlan, list[tuple[int, int]], int]:
+               mode: str, per_pass: int, chain: Chain, pruned: bool,
+               pipeline: Pipeline | None = None) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
         progress = 4 * layout.tiles if chain.passes > 1 else 0
-        other = (chain.rows_bytes(layout.states, dtype) + progress + problem.n * (12 + dtype.itemsize + 1) + 16
+        rows = chain.rows_bytes(layout.states, dtype) + progress if pipeline is None else pipeline.device_bytes(dtype, problem.n)
+        other = (rows + problem.n * (12 + dtype.itemsize + 1) + 16
                  + (pruned_passes.kept_bytes(layout, problem.n) if pruned else 0))
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
                                   other, self.device_memory_limit, mode, multiple=max(2, per_pass))
@@ -178,6 +188,9 @@ class RowParallelSolver(DeviceSolver):
         states = problem.cells()
         asked = chained if chained is not None else self.chain
         blocks = NO_BLOCKS if pruned else self._blocks(problem, device, dtype, asked)
+        pipeline = None if pruned or blocks.most else self._pipeline(problem, device, dtype, chained)
+        if pipeline is not None:
+            return self._pipeline_plan(problem, device, dtype, pipeline)
         chain = chaining.choose(1 if blocks.most else asked, self.local_size, states, dtype, device,
                                 device_budget(device, 0, self.device_memory_limit) // 4)
         pruned = pruned and pruned_passes.pays(problem, chain.passes, device)
@@ -214,8 +227,49 @@ class RowParallelSolver(DeviceSolver):
             details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
                      "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
                      "states_per_row": states, "items_per_launch": per_pass, "chain": chain.passes,
-                     "split": chain.split, "pruning": pruned, "block": blocks.most, "halo_rows": blocks.halo_rows},
+                     "split": chain.split, "pruning": pruned, "block": blocks.most, "halo_rows": blocks.halo_rows,
+                     "pipeline": 0},
         )
+
+    def _pipeline(self, problem: Knapsack, device: Device, dtype: np.dtype, chained: int | None) -> Pipeline | None:
+        """The pipeline: ``pipeline`` as asked, or by default (``pipeline.choose``) unless passes are asked
+        for (``chain``, ``items_per_launch``, ``block``, or ``chained`` by the caller)."""
+        if self.pipeline is None and (chained is not None or self.chain is not None
+                                      or self.items_per_launch is not None or self.block):
+            return None
+        return pipelining.choose(self.pipeline, problem, dtype, device, self.local_size,
+                                 device_budget(device, 0, self.device_memory_limit))
+
+    def _pipeline_plan(self, problem: Knapsack, device: Device, dtype: np.dtype, pipeline: Pipeline) -> Plan:
+        """The plan of the DP over ``problem`` as a pipeline of stages (every state of every row)."""
+        layout = DecisionLayout(problem.cells(), pipeline.local_size)
+        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, pipeline.stage,
+                                       Chain(1, 1, layout.states, layout.local_size), False, pipeline)
+        buffers = pipelining.buffers(pipeline, dtype, problem.n)
+        buffers.update(store.device_buffers("decisions", device))
+        buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
+        kind = "gpu" if device.is_gpu else "other"
+        launches = len(pipelining.launches(chunks)) + (len(chunks) if store.mode == "device" else 0)
+        return Plan(
+            solver=self.name, device_buffers=buffers,
+            host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
+            cell_updates=problem.n * layout.states, launches=launches,
+            seconds=(pipelining.seconds(problem, pipeline, dtype, MODEL_BANDWIDTH[kind], kind)
+                     + launches * MODEL_LAUNCH_SECONDS[kind] + store.host_bytes / MODEL_COPY_BANDWIDTH + 0.002),
+            details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
+                     "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
+                     "states_per_row": layout.states, "items_per_launch": 1, "chain": 1, "split": pipeline.split,
+                     "pruning": False, "block": 0, "halo_rows": 0, "pipeline": pipeline.stage,
+                     "groups": pipeline.groups, "ring": pipeline.ring},
+        )
+
+    @staticmethod
+    def _pipeline_of(plan: Plan, layout: DecisionLayout) -> Pipeline | None:
+        """The plan's pipeline (None: passes)."""
+        if not plan.details.get("pipeline"):
+            return None
+        return Pipeline(int(plan.details["pipeline"]), layout.local_size, int(plan.details["split"]),
+                        int(plan.details["groups"]), int(plan.details["ring"]), layout.tiles * layout.tile_states)
 
     @staticmethod
     def _first_tiles(problem: Knapsack, layout: DecisionLayout, chain: Chain | None) -> np.ndarray:
@@ -237,15 +291,18 @@ class RowParallelSolver(DeviceSolver):
             dtype = value_dtype(problem, self.value_bits, value_bound(problem))
             layout = DecisionLayout(problem.cells(), int(plan.details["local_size"]))
             program, chain = self._program(problem, device, plan, layout, dtype, pruning)
+            pipeline = self._pipeline_of(plan, layout)
         with timings.phase("upload"):
             held = self._upload(problem, device, layout, dtype, str(plan.details["store"]),
-                                int(plan.details["items_per_launch"]), chain, pruning is not None)
+                                int(plan.details["items_per_launch"]), chain, pruning is not None, pipeline)
             bounded = None if pruning is None else pruned_passes.prepare(problem, device, plan, program, layout, held,
                                                                          pruning)
         try:
             with timings.phase("kernels"):
                 kept_at, kept_bit = None, 0   # with pruning: where it says whether C's state was kept
-                if chain.passes > 1:
+                if pipeline is not None:
+                    row, start = pipelining.sweep(device, plan, program, layout, held, pipeline, f"{self.name} stages")
+                elif chain.passes > 1:
                     row, start = self._chain(problem, device, plan, program, layout, held, chain)
                 elif bounded is not None:
                     row, start, kept_at, kept_bit = pruned_passes.sweep(device, plan, layout, held, bounded,
@@ -281,8 +338,12 @@ class RowParallelSolver(DeviceSolver):
         if plan.details["block"]:
             defines["HALO_ROWS"] = int(plan.details["halo_rows"])
             defines["MAX_BLOCK"] = int(plan.details["block"])
-        if chain.passes > 1:
-            defines["SPLIT"] = chain.split
+        if chain.passes > 1 or plan.details.get("pipeline"):
+            defines["SPLIT"] = int(plan.details["split"])
+        if plan.details.get("pipeline"):
+            defines["STAGE"] = int(plan.details["pipeline"])
+            if device.is_gpu:
+                defines["UNROLL_STAGE"] = 1
         if pruning is not None:
             defines["BOUNDED"] = 1
             if self.poison:   # larger than any solution's value, and + a profit still fits
@@ -305,30 +366,37 @@ class RowParallelSolver(DeviceSolver):
         return backtrack.on_host(problem, layout, held)
 
     def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype,
-                mode: str, per_pass: int, chain: Chain, pruned: bool) -> Held:
-        """The items, the value rows (two, or the chain's ring, its first slot zero), the store of
-        decision rows, the answer's buffers (and the chain's progress counters, zero; with
-        ``pruned``, the two rows of kept-state bits)."""
+                mode: str, per_pass: int, chain: Chain, pruned: bool, pipeline: Pipeline | None = None) -> Held:
+        """The items, the value rows (two, the chain's ring or the pipeline's two slots, the first
+        zero), the store of decision rows, the answer's buffers (and the chain's progress counters, zero,
+        or the pipeline's rings and counters; with ``pruned``, the two rows of kept-state bits)."""
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
-        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, chain, pruned)
+        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, chain, pruned, pipeline)
         chained = chain.passes > 1
-        row_bytes = (chain.pitch if chained else layout.states) * dtype.itemsize
+        if pipeline is not None:
+            row_bytes = pipeline.pitch * dtype.itemsize
+            rows = [cl.Buffer(ctx, flags.READ_WRITE, pipeline.rows_bytes(dtype))]
+            progress: cl.Buffer | None = cl.Buffer(ctx, flags.READ_WRITE, pipeline.progress_bytes(problem.n))
+        else:
+            row_bytes = (chain.pitch if chained else layout.states) * dtype.itemsize
+            rows = ([cl.Buffer(ctx, flags.READ_WRITE, chain.slots * row_bytes)] if chained
+                    else [cl.Buffer(ctx, flags.READ_WRITE, row_bytes) for _ in range(2)])
+            progress = cl.Buffer(ctx, flags.READ_WRITE, 4 * layout.tiles) if chained else None
         held = Held(
             weights=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=clamped_weights(problem)),
             profits=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)),
-            rows=([cl.Buffer(ctx, flags.READ_WRITE, chain.slots * row_bytes)] if chained
-                  else [cl.Buffer(ctx, flags.READ_WRITE, row_bytes) for _ in range(2)]),
-            store=RowStore(device, store, poison=POISON_BYTE if self.poison else None),
+            rows=rows, store=RowStore(device, store, poison=POISON_BYTE if self.poison else None),
             chunks=chunks, selected=cl.Buffer(ctx, flags.READ_WRITE, problem.n),
             remaining=cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
                                 hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m))),
-            progress=cl.Buffer(ctx, flags.READ_WRITE, 4 * layout.tiles) if chained else None,
-            kept=cl.Buffer(ctx, flags.READ_WRITE, pruned_passes.kept_bytes(layout, problem.n)) if pruned else None)
+            progress=progress,
+            kept=cl.Buffer(ctx, flags.READ_WRITE, pruned_passes.kept_bytes(layout, problem.n)) if pruned else None,
+            rings=cl.Buffer(ctx, flags.READ_WRITE, pipeline.rings_bytes(dtype)) if pipeline is not None else None)
         if self.poison:
-            for buf in held.rows[-1:] + [held.selected] + ([held.kept] if held.kept else []):
+            for buf in held.rows[-1:] + [held.selected] + [b for b in (held.kept, held.rings) if b is not None]:
                 fill(queue, buf, POISON_BYTE)
         fill(queue, held.rows[0], 0, row_bytes)   # with pruning, _pruned_kernels sets held.kept[0]
-        if held.progress is not None:
+        if held.progress is not None and pipeline is None:   # the pipeline's counters: before each launch
             fill(queue, held.progress, 0)
         queue.finish()
         return held
@@ -420,9 +488,11 @@ class RowParallelSolver(DeviceSolver):
                         device=device.label, timings=timings,
                         stats={"store": store, "items_per_launch": int(plan.details["items_per_launch"]),
                                "value_type": plan.details["value_type"], "chain": int(plan.details["chain"]),
-                               "pruning": pruning is not None, "block": int(plan.details["block"])},
+                               "pruning": pruning is not None, "block": int(plan.details["block"]),
+                               "pipeline": int(plan.details.get("pipeline", 0))},
                         notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
-                               f"{plan.details['items_per_launch']} item(s) per pass"
+                               + (f"a pipeline of stages of {plan.details['pipeline']} items" if plan.details.get("pipeline")
+                                  else f"{plan.details['items_per_launch']} item(s) per pass")
                                + (f", {plan.details['chain']} passes chained per launch" if plan.details["chain"] > 1 else "")
                                + (f", light items in blocks of up to {plan.details['block']} on chip"
                                   if plan.details["block"] else "")

@@ -514,7 +514,8 @@ void dp_rows_chain(__global VALUE_T *ring, const ulong pitch, const uint base, c
  * of the work-group's own `rings` (STAGE rings of `ring` states, ring >= w_j + TILE_STATES or the
  * whole row: state c at c % ring, written when its tile was), read for every item at the tile's start,
  * so the items of a tile wait on one round of reads. Work-item (q, l) holds the states of bits
- * q * STAGE_STATES .. of decision word l of the tile; the words are those of dp_rows_item. Reads of
+ * q * STAGE_STATES .. of decision word l of the tile and marks each item's decisions in local memory;
+ * after the items the work-group packs them into the words of dp_rows_item. Reads of
  * rows another work-group wrote are volatile (never from a stale L1 line); the rings are read only by
  * the work-group (the compute unit) that wrote them.
  * UNROLL_STAGE (GPUs) unrolls the loop over the items, so that far[] stays in registers. */
@@ -528,7 +529,7 @@ void dp_rows_pipeline(volatile __global VALUE_T *between, const ulong pitch, con
                       const uint first, const uint count, volatile __global uint *progress)
 {
     __local VALUE_T tile_rows[2][TILE_STATES];   /* f_{item+j-1} and f_{item+j} of the tile */
-    __local uint words[STAGE][LOCAL_SIZE];
+    __local uchar taken[STAGE][TILE_STATES];   /* U_{item+j} of the tile's states */
     __local uint stage_w[STAGE];
     __local VALUE_T stage_p[STAGE];
     __local uint claimed;
@@ -537,9 +538,6 @@ void dp_rows_pipeline(volatile __global VALUE_T *between, const ulong pitch, con
     const uint stages = (count + STAGE - 1u) / STAGE;
     const uint tiles = (states + TILE_STATES - 1u) / TILE_STATES;
     __global VALUE_T *own = rings + (ulong)get_group_id(0) * STAGE * ring;
-    if (q == 0)
-        for (uint j = 0; j < STAGE; ++j)
-            words[j][lid] = 0;
     for (;;) {
         barrier(CLK_LOCAL_MEM_FENCE);   /* every work-item read the last ticket */
         if (x == 0)
@@ -599,24 +597,23 @@ void dp_rows_pipeline(volatile __global VALUE_T *between, const ulong pitch, con
                 if (j < items) {
                     __local const VALUE_T *before = tile_rows[j & 1u];
                     __local VALUE_T *after = tile_rows[(j + 1u) & 1u];
-                    uint bits = 0;
 #pragma unroll
                     for (uint k = 0; k < STAGE_STATES; ++k) {
                         const uint i = (q * STAGE_STATES + k) * LOCAL_SIZE + lid;
                         const uint c = start + i;
+                        uchar took = 0;
                         if (c < states && c >= w[j]) {
                             const VALUE_T take = (i >= w[j] ? before[i - w[j]] : far[j][k]) + p[j];
                             if (take > v[k]) {
                                 v[k] = take;
-                                bits |= 1u << (q * STAGE_STATES + k);
+                                took = 1;
                             }
                         }
+                        taken[j][i] = took;
                         after[i] = v[k];
                         if (j + 1u < items && c < states)
                             own[(ulong)(j + 1u) * ring + at + i] = v[k];   /* ring j + 1: f_{item+j} */
                     }
-                    if (bits)
-                        atomic_or(&words[j][lid], bits);
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
             }
@@ -630,12 +627,12 @@ void dp_rows_pipeline(volatile __global VALUE_T *between, const ulong pitch, con
             barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
             if (x == 0)
                 atomic_xchg(&progress[1u + s], t + 1u);
-            if (q == 0) {
-                const ulong word = decisions_offset + (ulong)(item - chunk_first) * words_per_row + (ulong)t * LOCAL_SIZE + lid;
-                for (uint j = 0; j < items; ++j) {
-                    decisions[word + j * words_per_row] = words[j][lid];
-                    words[j][lid] = 0;   /* before the next tile's first atomic_or, past its barriers */
-                }
+            for (uint e = x; e < items * LOCAL_SIZE; e += LOCAL_SIZE * SPLIT) {   /* word l of item j */
+                const uint j = e / LOCAL_SIZE, l = e % LOCAL_SIZE;
+                uint word = 0;
+                for (uint b = 0; b < 32u; ++b)
+                    word |= (uint)taken[j][b * LOCAL_SIZE + l] << b;
+                decisions[decisions_offset + (ulong)(item + j - chunk_first) * words_per_row + (ulong)t * LOCAL_SIZE + l] = word;
             }
             at += TILE_STATES;
             if (at == ring)

@@ -255,10 +255,11 @@ def test_pipeline_by_default(device):
     from types import SimpleNamespace
 
     from clsolve_plugins.dp_rows.pipeline import PIPELINE_ROW, RINGS_SHARE, SHAPE, STAGE_ITEMS, choose
-    gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024, compute_units=132)
-    cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096, compute_units=2)
+    gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024, compute_units=132, local_memory=49152)
+    cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096, compute_units=2, local_memory=262144)
     int32 = np.dtype(np.int32)
     problem = clsolve.Knapsack(np.ones(100, dtype=np.int64), np.r_[np.full(99, 5000), 10**9], 10**5)
+    assert choose(None, problem, int32, gpu, 256, 2**34) is None   # a tile of 8,192 states: local memory
     found = choose(None, problem, int32, gpu, None, 2**34)
     tile = 32 * SHAPE[0]
     assert (found.stage, found.local_size, found.split) == (STAGE_ITEMS[4], *SHAPE)

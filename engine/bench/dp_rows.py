@@ -10,8 +10,11 @@ bytes), and ``cache_bytes_per_cell`` what k items per pass read through the cach
 previous row at 2^k points and the write, (2^k + 1) x value / k + 1/8 bytes). Every KP01 case is
 also timed with one launch per pass (``chain=1``) and with passes chained in launches
 (``chain=CHAIN_PASSES``), 1 to 4 items per pass each; ``seconds_per_pass`` is what a pass took
-(kernels / passes), the floor of a chained short row. Results are JSON (stdout, or ``--out``);
-progress goes to stderr.
+(kernels / passes), the floor of a chained short row. On a GPU every KP01 case with C <= 1e6 is also
+timed as a pipeline of stages of PIPELINE_STAGE items (``pipeline``), with its floor: each update
+writes its value to the stage's ring and reads one back (2 x value bytes through the cache, mostly
+the L2), a stage reads and writes the row once (2 x value / stage) and writes a bit. Results are JSON
+(stdout, or ``--out``); progress goes to stderr.
 """
 from __future__ import annotations
 
@@ -28,6 +31,8 @@ from ..runtime.devices import Device, get_device
 from .common import copy_bandwidth, data_root
 
 CHAIN_PASSES = 32  # passes per launch the chained timings use (dp-rows' default for short rows)
+PIPELINE_STAGE = 16  # items a stage in the pipeline's timings (dp-rows' default for 32-bit values)
+PIPELINE_CAPACITY = 10**6  # the largest capacity timed as a pipeline
 
 KP01_ITEMS = (1000, 2000, 5000, 10000)
 KP01_CAPACITIES = (10**5, 10**6, 10**7)
@@ -102,6 +107,16 @@ def _brief(record: dict) -> dict:
             "value": record["value"], "seconds_per_pass": record["seconds_per_pass"]}
 
 
+def _pipelined(record: dict, bandwidth: float) -> dict:
+    """A pipeline's timing and its floor (bytes per update through the cache over the copy bandwidth)."""
+    value_bytes = 4 if "int values" in record["notes"][0] else 8
+    per_cell = 2 * value_bytes + 2 * value_bytes / PIPELINE_STAGE + 1 / 8
+    seconds = record["seconds"]["kernels"]
+    return {**_brief(record), "stage": PIPELINE_STAGE, "cache_bytes_per_cell": per_cell,
+            "ratio_to_pipeline_floor": record["cell_updates"] * per_cell / bandwidth / seconds if seconds else None,
+            "notes": record["notes"]}
+
+
 def run_dp_rows(args) -> dict:
     args.solver = args.solver or "dp-rows"
     device = get_device(args.device)
@@ -122,6 +137,9 @@ def run_dp_rows(args) -> dict:
                     case[key] = {str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats,
                                                         items_per_launch=k, chain=chain))
                                  for k in ITEMS_PER_LAUNCH}
+                if device.is_gpu and capacity <= PIPELINE_CAPACITY:
+                    case["pipeline"] = _pipelined(measure(problem, args.solver, device, bandwidth, args.repeats,
+                                                          pipeline=PIPELINE_STAGE), bandwidth)
             cases.append(case)
     for n, capacity, top in LIGHT_CASES[:1] if args.quick else LIGHT_CASES:
         problem = light(n, capacity, top, seed=n + capacity)

@@ -23,19 +23,22 @@ from .held import Held
 
 #: By default (a GPU, m = 1) rows of at most PIPELINE_ROW states run as a pipeline, STAGE_ITEMS items a
 #: stage by the values' bytes (each work-item holds a value per item and state of its tile read from
-#: the rings), tiles of SHAPE[0] decision words, SHAPE[1] work-items sharing each word. On the H100
-#: (n = 10,000 uncorrelated items, weights up to C / 10) the pipeline takes 8.5 ms at C = 1e5 where
-#: chained pairs take 10.7 ms, but 42 ms at C = 1e6 where they take 32 ms: the rings' reads and writes
-#: (8 bytes an update through the L2) set its pace there.
+#: the rings), tiles of SHAPE[0] decision words, SHAPE[1] work-items sharing each word (a state a
+#: work-item: a short row has few states to go round). On the H100 (n = 10,000 uncorrelated items,
+#: weights up to C / 10) the pipeline takes 6.7 ms at C = 1e5 where chained pairs take 10.7 ms, but
+#: 42 ms at C = 1e6 where they take 32 ms: the rings' reads and writes (8 bytes an update through the
+#: L2) set its pace there.
 PIPELINE_ROW = 2**17
 STAGE_ITEMS = {4: 16, 8: 8}
-SHAPE = (32, 8)
+SHAPE = (16, 32)
 MAX_STAGE = 32
 #: Items one launch applies at most, so the host checks the time limit between launches.
 LAUNCH_ITEMS = 2**14
 #: Work-groups per compute unit at most on a GPU (more only wait), and the rings' share of the device
 #: memory the solve may use.
 GROUPS_PER_UNIT = 4
+#: Local memory left to the kernel's other variables and the compiler, bytes.
+LOCAL_SPARE = 256
 RINGS_SHARE = 0.25
 #: Seconds a stage takes over one tile however short (the wait on the stage before it, the reads of
 #: the rings, a barrier an item), with margin, for the plan's estimate.
@@ -72,18 +75,21 @@ class Pipeline:
 def choose(asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device, local_size: int | None,
            budget: int) -> Pipeline | None:
     """``asked`` items a stage (0: no pipeline), or by default STAGE_ITEMS on a GPU for rows of at
-    most PIPELINE_ROW states; m = 1 only. The rings take at most RINGS_SHARE of ``budget`` bytes
+    most PIPELINE_ROW states; m = 1 only, where local memory holds a work-group's tile (two rows of
+    values and a byte per item and state). The rings take at most RINGS_SHARE of ``budget`` bytes
     (fewer work-groups where they would pass it; none fitting: no pipeline)."""
     states = problem.cells()
     if asked == 0 or problem.m != 1 or (asked is None and not (device.is_gpu and states <= PIPELINE_ROW)):
         return None
     stage = asked or STAGE_ITEMS[dtype.itemsize]
     words, split = (local_size, 1) if local_size is not None else SHAPE
-    while split < SHAPE[1] and words * split * 2 <= device.max_work_group_size and split < 32:
+    while split < SHAPE[1] and words * split * 2 <= device.max_work_group_size:
         split *= 2
     while words * split > device.max_work_group_size and split > 1:
         split //= 2
     tile = 32 * words
+    if tile * (2 * dtype.itemsize + stage) + stage * (4 + dtype.itemsize) + LOCAL_SPARE > device.local_memory:
+        return None
     tiles = -(-states // tile)
     pitch = tiles * tile
     weights = clamped_weights(problem)[:, 0].astype(np.int64)

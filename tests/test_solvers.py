@@ -258,13 +258,16 @@ def test_pipeline_by_default(device):
     gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024, compute_units=132, local_memory=49152)
     cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096, compute_units=2, local_memory=262144)
     int32 = np.dtype(np.int32)
-    problem = clsolve.Knapsack(np.ones(100, dtype=np.int64), np.r_[np.full(99, 5000), 10**9], 10**5)
+    problem = clsolve.Knapsack(np.ones(2000, dtype=np.int64), np.r_[np.full(1999, 5000), 10**9], 10**5)
     assert choose(None, problem, int32, gpu, 256, 2**34) is None   # a tile of 8,192 states: local memory
     found = choose(None, problem, int32, gpu, None, 2**34)
     tile = 32 * SHAPE[0]
     assert (found.stage, found.local_size, found.split) == (STAGE_ITEMS[4], *SHAPE)
     assert found.ring == -(-(5000 + tile) // tile) * tile and found.pitch >= 10**5 + 1
-    assert found.groups == min(-(-100 // found.stage), -(-(10**5 + 1) // tile) + 1)
+    assert found.groups == min(-(-2000 // found.stage), -(-(10**5 + 1) // tile) + 1)
+    few = clsolve.Knapsack(np.ones(1000, dtype=np.int64), np.full(1000, 5000), 10**5)
+    assert choose(None, few, int32, gpu, None, 2**34) is None   # 63 stages, 196 tiles: chained pairs
+    assert choose(16, few, int32, gpu, None, 2**34) is not None
     assert choose(None, problem, int32, cpu, None, 2**34) is None
     assert choose(4, problem, int32, cpu, None, 2**34).groups == 2
     assert choose(0, problem, int32, gpu, None, 2**34) is None
@@ -276,7 +279,8 @@ def test_pipeline_by_default(device):
     assert choose(8, two, int32, gpu, None, 2**34) is None   # m = 1 only
     with pytest.raises(clsolve.InvalidOptionError, match="pipeline"):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", device=device, pipeline=33)
-    plan = clsolve.plan(clsolve.Knapsack([1, 2], [1, 2], 1000), solver="dp-rows", device=device, presolve=False)
+    plan = clsolve.plan(clsolve.Knapsack(np.ones(40, dtype=np.int64), np.arange(40), 1000), solver="dp-rows",
+                        device=device, presolve=False)
     assert plan.details["pipeline"] == (STAGE_ITEMS[4] if device.is_gpu else 0)
     asked = clsolve.plan(clsolve.Knapsack([1, 2], [1, 2], 1000), solver="dp-rows", device=device, presolve=False, chain=2)
     assert asked.details["pipeline"] == 0 and asked.details["chain"] == 2

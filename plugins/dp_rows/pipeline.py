@@ -27,8 +27,12 @@ from .held import Held
 #: work-item: a short row has few states to go round). On the H100 (n = 10,000 uncorrelated items,
 #: weights up to C / 10) the pipeline takes 6.7 ms at C = 1e5 where chained pairs take 10.7 ms, but
 #: 42 ms at C = 1e6 where they take 32 ms: the rings' reads and writes (8 bytes an update through the
-#: L2) set its pace there.
+#: L2) set its pace there. A pipeline fills in about as many steps as it has tiles and stages, so by
+#: default it also needs stages for at least STAGES_PER_TILE of the tiles: at C = 1e5, 1,000 items (63
+#: stages over 196 tiles) take 1.6 ms as a pipeline and 1.25 ms as chained pairs, 2,000 items 2.1
+#: and 2.4 ms.
 PIPELINE_ROW = 2**17
+STAGES_PER_TILE = 0.5
 STAGE_ITEMS = {4: 16, 8: 8}
 SHAPE = (16, 32)
 MAX_STAGE = 32
@@ -75,7 +79,7 @@ class Pipeline:
 def choose(asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device, local_size: int | None,
            budget: int) -> Pipeline | None:
     """``asked`` items a stage (0: no pipeline), or by default STAGE_ITEMS on a GPU for rows of at
-    most PIPELINE_ROW states; m = 1 only, where local memory holds a work-group's tile (two rows of
+    most PIPELINE_ROW states and at least STAGES_PER_TILE stages a tile; m = 1 only, where local memory holds a work-group's tile (two rows of
     values and a byte per item and state). The rings take at most RINGS_SHARE of ``budget`` bytes
     (fewer work-groups where they would pass it; none fitting: no pipeline)."""
     states = problem.cells()
@@ -96,6 +100,8 @@ def choose(asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device
     heaviest = int(weights[weights < states].max(initial=0))
     ring = min(pitch, -(-(heaviest + tile) // tile) * tile)
     stages = -(-min(max(problem.n, 1), LAUNCH_ITEMS) // stage)
+    if asked is None and stages < STAGES_PER_TILE * tiles:
+        return None
     limit = GROUPS_PER_UNIT * device.compute_units if device.is_gpu else device.compute_units
     groups = min(stages, tiles + 1, limit, int(RINGS_SHARE * budget) // (stage * ring * dtype.itemsize))
     return Pipeline(stage, words, split, groups, ring, pitch) if groups >= 1 else None

@@ -79,9 +79,10 @@ class Pipeline:
 def choose(asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device, local_size: int | None,
            budget: int) -> Pipeline | None:
     """``asked`` items a stage (0: no pipeline), or by default STAGE_ITEMS on a GPU for rows of at
-    most PIPELINE_ROW states and at least STAGES_PER_TILE stages a tile; m = 1 only, where local memory holds a work-group's tile (two rows of
-    values and a byte per item and state). The rings take at most RINGS_SHARE of ``budget`` bytes
-    (fewer work-groups where they would pass it; none fitting: no pipeline)."""
+    most PIPELINE_ROW states and at least STAGES_PER_TILE stages a tile; m = 1 only, where local
+    memory holds a work-group's tile (two rows of values and a byte per item and state). The rings
+    take at most RINGS_SHARE of ``budget`` bytes (fewer work-groups where they would pass it; none
+    fitting: no pipeline)."""
     states = problem.cells()
     if asked == 0 or problem.m != 1 or (asked is None and not (device.is_gpu and states <= PIPELINE_ROW)):
         return None

@@ -279,8 +279,8 @@ def test_pipeline_by_default(device):
     assert choose(8, two, int32, gpu, None, 2**34) is None   # m = 1 only
     with pytest.raises(clsolve.InvalidOptionError, match="pipeline"):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", device=device, pipeline=33)
-    plan = clsolve.plan(clsolve.Knapsack(np.ones(40, dtype=np.int64), np.arange(40), 1000), solver="dp-rows",
-                        device=device, presolve=False)
+    heavy = clsolve.Knapsack(np.ones(400, dtype=np.int64), 1000 + np.arange(400), 20_000)   # no block of 4 fits a halo
+    plan = clsolve.plan(heavy, solver="dp-rows", device=device, presolve=False)
     assert plan.details["pipeline"] == (STAGE_ITEMS[4] if device.is_gpu else 0)
     asked = clsolve.plan(clsolve.Knapsack([1, 2], [1, 2], 1000), solver="dp-rows", device=device, presolve=False, chain=2)
     assert asked.details["pipeline"] == 0 and asked.details["chain"] == 2

@@ -117,6 +117,23 @@ def _pipelined(record: dict, bandwidth: float) -> dict:
             "notes": record["notes"]}
 
 
+def _kp01(problem: Knapsack, args, device: Device, bandwidth: float) -> dict:
+    """A KP01 case: the default solve and (dp-rows) each number of items per pass, a launch per pass
+    or chained, and on a GPU up to PIPELINE_CAPACITY the pipeline."""
+    print(f"kp01 {problem.name}", file=sys.stderr)
+    case = {"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)}
+    if args.solver != "dp-rows":
+        return case
+    for key, chain in (("by_items_per_launch", 1), ("chained_by_items_per_launch", CHAIN_PASSES)):
+        case[key] = {str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats,
+                                            items_per_launch=k, chain=chain))
+                     for k in ITEMS_PER_LAUNCH}
+    if device.is_gpu and int(problem.capacities[0]) <= PIPELINE_CAPACITY:
+        case["pipeline"] = _pipelined(measure(problem, args.solver, device, bandwidth, args.repeats,
+                                              pipeline=PIPELINE_STAGE), bandwidth)
+    return case
+
+
 def run_dp_rows(args) -> dict:
     args.solver = args.solver or "dp-rows"
     device = get_device(args.device)
@@ -129,18 +146,7 @@ def run_dp_rows(args) -> dict:
     api.solve(uncorrelated(50, 1000, 0), solver=args.solver, device=device)  # builds the kernels
     for capacity in capacities:
         for n in items:
-            problem = uncorrelated(n, capacity, seed=n + capacity)
-            print(f"kp01 {problem.name}", file=sys.stderr)
-            case = {"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)}
-            if args.solver == "dp-rows":  # each number of items per pass, a launch per pass or chained
-                for key, chain in (("by_items_per_launch", 1), ("chained_by_items_per_launch", CHAIN_PASSES)):
-                    case[key] = {str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats,
-                                                        items_per_launch=k, chain=chain))
-                                 for k in ITEMS_PER_LAUNCH}
-                if device.is_gpu and capacity <= PIPELINE_CAPACITY:
-                    case["pipeline"] = _pipelined(measure(problem, args.solver, device, bandwidth, args.repeats,
-                                                          pipeline=PIPELINE_STAGE), bandwidth)
-            cases.append(case)
+            cases.append(_kp01(uncorrelated(n, capacity, seed=n + capacity), args, device, bandwidth))
     for n, capacity, top in LIGHT_CASES[:1] if args.quick else LIGHT_CASES:
         problem = light(n, capacity, top, seed=n + capacity)
         print(f"kp01 {problem.name}", file=sys.stderr)

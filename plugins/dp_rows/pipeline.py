@@ -25,12 +25,12 @@ from .held import Held
 #: stage by the values' bytes (each work-item holds a value per item and state of its tile read from
 #: the rings), tiles of SHAPE[0] decision words, SHAPE[1] work-items sharing each word (a state a
 #: work-item: a short row has few states to go round). On the H100 (n = 10,000 uncorrelated items,
-#: weights up to C / 10) the pipeline takes 6.7 ms at C = 1e5 where chained pairs take 10.7 ms, but
-#: 42 ms at C = 1e6 where they take 32 ms: the rings' reads and writes (8 bytes an update through the
+#: weights up to C / 10) the pipeline takes 6.6 ms at C = 1e5 where chained pairs take 10.5 ms, but
+#: 41 ms at C = 1e6 where they take 32 ms: the rings' reads and writes (8 bytes an update through the
 #: L2) set its pace there. A pipeline fills in about as many steps as it has tiles and stages, so by
 #: default it also needs stages for at least STAGES_PER_TILE of the tiles: at C = 1e5, 1,000 items (63
-#: stages over 196 tiles) take 1.6 ms as a pipeline and 1.25 ms as chained pairs, 2,000 items 2.1
-#: and 2.4 ms.
+#: stages over 196 tiles) take 1.5 ms as a pipeline and 1.2 ms as chained pairs, 2,000 items 2.0
+#: and 2.2 ms (``bench dp-rows``).
 PIPELINE_ROW = 2**17
 STAGES_PER_TILE = 0.5
 STAGE_ITEMS = {4: 16, 8: 8}

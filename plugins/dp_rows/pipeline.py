@@ -35,15 +35,16 @@ PIPELINE_ROW = 2**17
 STAGES_PER_TILE = 0.5
 STAGE_ITEMS = {4: 16, 8: 8}
 SHAPE = (16, 32)
+#: The most items a stage the option takes (a work-item holds a value per item of its stage).
 MAX_STAGE = 32
 #: Items one launch applies at most, so the host checks the time limit between launches.
 LAUNCH_ITEMS = 2**14
 #: Work-groups per compute unit at most on a GPU (more only wait), and the rings' share of the device
 #: memory the solve may use.
 GROUPS_PER_UNIT = 4
+RINGS_SHARE = 0.25
 #: Local memory left to the kernel's other variables and the compiler, bytes.
 LOCAL_SPARE = 256
-RINGS_SHARE = 0.25
 #: Seconds a stage takes over one tile however short (the wait on the stage before it, the reads of
 #: the rings, a barrier an item), with margin, for the plan's estimate.
 STEP_SECONDS = {"gpu": 4e-6, "other": 1e-4}

@@ -82,6 +82,7 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
     t = best.timings
     return {
         "name": problem.name, "n": problem.n, "capacities": problem.capacities.tolist(), "states": states,
+        "value_bytes": value_bytes,
         "cell_updates": updates, "value": best.value, "items": int(best.selected.sum()),
         "known_optimum": problem.known_optimum,
         "seconds": {"total": t.total, "upload": t.upload, "kernels": t.kernels, "download": t.download, "host": t.host},
@@ -109,8 +110,7 @@ def _brief(record: dict) -> dict:
 
 def _pipelined(record: dict, bandwidth: float) -> dict:
     """A pipeline's timing and its floor (bytes per update through the cache over the copy bandwidth)."""
-    value_bytes = 4 if "int values" in record["notes"][0] else 8
-    per_cell = 2 * value_bytes + 2 * value_bytes / PIPELINE_STAGE + 1 / 8
+    per_cell = 2 * record["value_bytes"] + 2 * record["value_bytes"] / PIPELINE_STAGE + 1 / 8
     seconds = record["seconds"]["kernels"]
     return {**_brief(record), "stage": PIPELINE_STAGE, "cache_bytes_per_cell": per_cell,
             "ratio_to_pipeline_floor": record["cell_updates"] * per_cell / bandwidth / seconds if seconds else None,

@@ -73,8 +73,9 @@ class Pipeline:
         """The ticket and each stage's tiles finished, for the longest launch."""
         return 4 * (1 + -(-min(max(n, 1), LAUNCH_ITEMS) // self.stage))
 
-    def device_bytes(self, dtype: np.dtype, n: int) -> int:
-        return self.rows_bytes(dtype) + self.rings_bytes(dtype) + self.progress_bytes(n)
+    def buffers(self, dtype: np.dtype, n: int) -> dict[str, int]:
+        """The plan's device buffers: the rows between stages, the rings, the progress counters."""
+        return {"rows": self.rows_bytes(dtype), "rings": self.rings_bytes(dtype), "progress": self.progress_bytes(n)}
 
 
 def choose(asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device, local_size: int | None,
@@ -124,12 +125,6 @@ def seconds(problem: Knapsack, pipeline: Pipeline, dtype: np.dtype, bandwidth: f
     moved = problem.n * pipeline.pitch * (2 * dtype.itemsize + 1 / 8)
     steps = stages * tiles / max(1, min(pipeline.groups, tiles)) + tiles * len(launches([(0, problem.n)]))
     return moved / bandwidth + steps * STEP_SECONDS[kind]
-
-
-def buffers(pipeline: Pipeline, dtype: np.dtype, n: int) -> dict[str, int]:
-    """The plan's device buffers of the pipeline."""
-    return {"rows": pipeline.rows_bytes(dtype), "rings": pipeline.rings_bytes(dtype),
-            "progress": pipeline.progress_bytes(n)}
 
 
 def sweep(device: Device, plan: Plan, program: kernels.Program, layout: DecisionLayout, held: Held,

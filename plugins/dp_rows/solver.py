@@ -154,11 +154,13 @@ class RowParallelSolver(DeviceSolver):
         return found if blocking.pays(problem, found) else NO_BLOCKS
 
     def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
-               mode: str, per_pass: int, chain: Chain, pruned: bool,
-               pipeline: Pipeline | None = None) -> tuple[StorePlan, list[tuple[int, int]], int]:
-        """Where the decision rows live, their chunks (first item, items), and the other device bytes."""
-        progress = 4 * layout.tiles if chain.passes > 1 else 0
-        rows = chain.rows_bytes(layout.states, dtype) + progress if pipeline is None else pipeline.device_bytes(dtype, problem.n)
+               mode: str, per_pass: int, chain: Chain | Pipeline, pruned: bool) -> tuple[StorePlan, list[tuple[int, int]], int]:
+        """Where the decision rows live, their chunks (first item, items), and the other device bytes
+        (``chain``: the passes' rows and counters, or the pipeline's)."""
+        if isinstance(chain, Pipeline):
+            rows = sum(chain.buffers(dtype, problem.n).values())
+        else:
+            rows = chain.rows_bytes(layout.states, dtype) + (4 * layout.tiles if chain.passes > 1 else 0)
         other = (rows + problem.n * (12 + dtype.itemsize + 1) + 16
                  + (pruned_passes.kept_bytes(layout, problem.n) if pruned else 0))
         store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
@@ -243,9 +245,8 @@ class RowParallelSolver(DeviceSolver):
     def _pipeline_plan(self, problem: Knapsack, device: Device, dtype: np.dtype, pipeline: Pipeline) -> Plan:
         """The plan of the DP over ``problem`` as a pipeline of stages (every state of every row)."""
         layout = DecisionLayout(problem.cells(), pipeline.local_size)
-        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, pipeline.stage,
-                                       Chain(1, 1, layout.states, layout.local_size), False, pipeline)
-        buffers = pipelining.buffers(pipeline, dtype, problem.n)
+        store, chunks, _ = self._store(problem, layout, dtype, device, self.store, pipeline.stage, pipeline, False)
+        buffers = pipeline.buffers(dtype, problem.n)
         buffers.update(store.device_buffers("decisions", device))
         buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
         kind = "gpu" if device.is_gpu else "other"
@@ -371,7 +372,7 @@ class RowParallelSolver(DeviceSolver):
         zero), the store of decision rows, the answer's buffers (and the chain's progress counters, zero,
         or the pipeline's rings and counters; with ``pruned``, the two rows of kept-state bits)."""
         ctx, queue, flags = device.context, device.queue, cl.mem_flags
-        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, chain, pruned, pipeline)
+        store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, pipeline or chain, pruned)
         chained = chain.passes > 1
         if pipeline is not None:
             row_bytes = pipeline.pitch * dtype.itemsize

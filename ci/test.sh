@@ -21,6 +21,6 @@ cd "$root"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
 # the differential fuzzer for a short budget: a fixed seed (the same cases every run), then a new
 # one (printed: `python ci/fuzz.py --seed N --case K` repeats any failure it reports)
-minutes="${CLSOLVE_FUZZ_MINUTES:-1}"
+minutes="${CLSOLVE_FUZZ_MINUTES:-0.5}"
 "$venv/bin/python" ci/fuzz.py --minutes "$minutes" --seed 1
 exec "$venv/bin/python" ci/fuzz.py --minutes "$minutes"

@@ -12,6 +12,7 @@ import pytest
 
 import clsolve
 from clsolve.bench.common import data_root
+from clsolve.io import formats
 
 
 @pytest.fixture(scope="session")
@@ -27,14 +28,47 @@ def data() -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def class_a(data) -> list[tuple[clsolve.Knapsack, int]]:
+    """2DPackLib's class A (43 KP2), each with its optimum from ``sequential``, computed once for every
+    test that checks a solver against it."""
+    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
+    if not path.is_file():
+        pytest.skip("class A file absent")
+    return [(problem, clsolve.solve(problem, solver="sequential").value) for problem in formats.read(path)]
+
+
 def brute_force(problem: clsolve.Knapsack) -> int:
-    """Best value over all 2^n subsets (n <= 16)."""
+    """Best value over all 2^n subsets (n <= 22): every subset's weights and profit at once, built
+    item by item (the subsets without the item, then with it); Python integers where 64 bits could
+    overflow."""
+    assert problem.n <= 22, "brute force is for small problems"
+    weights = problem.weights.reshape(problem.n, -1)
+    if max(int(problem.profits.sum()), int(weights.sum(axis=0).max(initial=0))) >= 2**62:
+        return _brute_force_exact(problem)
+    small = max(int(problem.profits.sum()), int(weights.sum(axis=0).max(initial=0))) < 2**31
+    dtype = np.int32 if small else np.int64
+    fits = np.ones(1 << problem.n, dtype=bool)
+    for w, cap in zip(weights.T.astype(dtype), problem.capacities.tolist()):   # dimension by dimension
+        fits &= _subset_sums(w, dtype) <= cap
+    return int(_subset_sums(problem.profits.astype(dtype), dtype)[fits].max())
+
+
+def _subset_sums(values: np.ndarray, dtype: type) -> np.ndarray:
+    """sums[S] for every subset S of the items (bit i of S: item i)."""
+    sums = np.zeros(1 << len(values), dtype=dtype)
+    for i, v in enumerate(values):
+        sums[1 << i:2 << i] = sums[:1 << i] + v
+    return sums
+
+
+def _brute_force_exact(problem: clsolve.Knapsack) -> int:
+    """brute_force in Python integers, subset by subset."""
     best = 0
-    n = problem.n
     weights = problem.weights.astype(object)
     profits = problem.profits.astype(object)
     caps = problem.capacities.astype(object)
-    for mask in itertools.product((False, True), repeat=n):
+    for mask in itertools.product((False, True), repeat=problem.n):
         chosen = np.array(mask, dtype=bool)
         if all(weights[chosen].sum(axis=0) <= caps) if chosen.any() else True:
             best = max(best, int(profits[chosen].sum()) if chosen.any() else 0)

@@ -166,22 +166,21 @@ def test_cli_solves_a_directory_as_one_batch(tmp_path, capsys):
 
 
 def _set(data, name):
-    if name == "msb":
-        folder = data / "2dpacklib" / "MSB-630_Unibo"
-        if not folder.is_dir():
-            pytest.skip("MSB folder absent")
-        return [formats.read(f)[0] for f in sorted(folder.glob("*.json"))]
-    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
-    if not path.is_file():
-        pytest.skip("class A file absent")
-    return formats.read(path)
+    """MSB's 630 problems with their optima by brute force (20 items each)."""
+    folder = data / "2dpacklib" / "MSB-630_Unibo"
+    if not folder.is_dir():
+        pytest.skip("MSB folder absent")
+    problems = [formats.read(f)[0] for f in sorted(folder.glob("*.json"))]
+    return [(problem, brute_force(problem)) for problem in problems]
 
 
 @pytest.mark.parametrize("name, count", [("msb", 630), ("class-a", 43)])
-def test_2dpacklib_sets_equal_to_sequential(data, device, name, count):
-    problems = _set(data, name)
-    assert len(problems) == count
-    expected = [clsolve.solve(p, solver="sequential").value for p in problems]
+def test_2dpacklib_sets_equal_to_the_reference(data, device, name, count, request):
+    """Every problem of each set at its optimum (brute force for MSB, sequential for class A), with and
+    without presolve, by the method dp-batch picks and by the DP alone."""
+    pairs = _set(data, name) if name == "msb" else request.getfixturevalue("class_a")
+    assert len(pairs) == count
+    problems, expected = [p for p, _ in pairs], [v for _, v in pairs]
     for method, presolve in (("auto", True), ("dp", True), ("auto", False)):
         solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, method=method, presolve=presolve)
         assert [s.value for s in solutions] == expected, (method, presolve)

@@ -76,11 +76,9 @@ def test_class_a_reads_43_instances(data):
     assert a33.n == 134 and a33.capacities.tolist() == [2100, 2550]
 
 
-def test_class_a_equal_to_sequential(data, device):
-    for problem in _class_a(data):
-        expected = clsolve.solve(problem, solver="sequential")
-        solution = clsolve.solve(problem, solver="dp-rows", device=device)
-        assert solution.value == expected.value, problem.name
+def test_class_a_equal_to_sequential(class_a, device):
+    for problem, expected in class_a:
+        assert clsolve.solve(problem, solver="dp-rows", device=device).value == expected, problem.name
 
 
 def test_msb_files_read_as_kp2(data, device):

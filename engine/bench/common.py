@@ -1,5 +1,5 @@
-"""What the benchmarks share: the data folder, the device's copy bandwidth, OR-Tools as a peer, the
-2D instance sets."""
+"""What the benchmarks share: the data folder, the device's copy and cache bandwidths, OR-Tools as a
+peer, the 2D instance sets."""
 from __future__ import annotations
 
 import os
@@ -13,6 +13,7 @@ from .. import api
 from ..errors import ClsolveError, FormatError
 from ..io import formats
 from ..problems import Knapsack
+from ..runtime import kernels
 from ..runtime.buffers import fill
 from ..runtime.devices import Device
 
@@ -46,6 +47,34 @@ def copy_bandwidth(device: Device, megabytes: int) -> float:
         queue.finish()
         best = min(best, time.perf_counter() - start)
     return 2 * size / best
+
+def cache_bandwidth(device: Device, moved: float) -> float | None:
+    """Bytes per second read and written through the device's global-memory cache (the L2 on a GPU):
+    a copy between two buffers that together take half the cache's size (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
+    swept until about ``moved`` bytes went through, best of 5 (opencl/cache_sweep.cl). None on a CPU
+    and where the device states no cache."""
+    cache = int(device.cl_device.global_mem_cache_size)
+    if cache <= 0 or not device.is_gpu:   # a CPU's run of this kernel measures the kernel, not its cache
+        return None
+    count = max(1, cache // 4 // 16)   # 16-byte vectors in each buffer
+    ctx, queue = device.context, device.queue
+    src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 16 * count)
+    dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 16 * count)
+    fill(queue, src, 1)
+    sweeps = max(1, int(moved // (32 * count)))
+    local = min(256, device.max_work_group_size)
+    kernel = kernels.program(device, kernels.builtin("cache_sweep.cl")).kernel("cache_sweep").set(
+        src=src, dst=dst, count=np.uint32(count), sweeps=np.uint32(sweeps))
+    work = local * device.compute_units * (8 if device.is_gpu else 1)
+    best = float("inf")
+    for _ in range(5):
+        queue.finish()
+        start = time.perf_counter()
+        kernel.enqueue(queue, (work,), (local,))
+        queue.finish()
+        best = min(best, time.perf_counter() - start)
+    return 32 * count * sweeps / best
+
 
 def solve_row(problem: Knapsack, solver: str, device: Device, limit: float) -> dict:
     """One solve under ``limit``, end to end, as a result row (a refusal or error is a row too)."""

@@ -13,8 +13,14 @@ also timed with one launch per pass (``chain=1``) and with passes chained in lau
 (kernels / passes), the floor of a chained short row. On a GPU every KP01 case with C <= 1e6 is also
 timed as a pipeline of stages of PIPELINE_STAGE items (``pipeline``), with its floor: each update
 writes its value to the stage's ring and reads one back (2 x value bytes through the cache, mostly
-the L2), a stage reads and writes the row once (2 x value / stage) and writes a bit. Results are JSON
-(stdout, or ``--out``); progress goes to stderr.
+the L2), a stage reads and writes the row once (2 x value / stage) and writes a bit. On a GPU the
+device's cache bandwidth is measured too (``cache_bandwidth_bytes_per_second``: a copy that stays in
+the L2), and each KP01 case's ``ratio_to_cache_floor`` is the time its ``cache_bytes_per_cell`` take
+at that bandwidth over its kernels' time. Where an item weighs more than a compute unit holds on chip,
+every update's value goes through the cache at least once each way (written, then read back by the
+update w states on), so ``cache_bound_32_bit_cell_updates_per_second`` (the cache bandwidth over 8
+bytes) bounds any dense DP of such items with 32-bit values. Results are JSON (stdout, or ``--out``);
+progress goes to stderr.
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ from ..dp.table import value_dtype
 from ..io import formats
 from ..problems import Knapsack
 from ..runtime.devices import Device, get_device
-from .common import copy_bandwidth, data_root
+from .common import cache_bandwidth, copy_bandwidth, data_root
 
 CHAIN_PASSES = 32  # passes per launch the chained timings use (dp-rows' default for short rows)
 PIPELINE_STAGE = 16  # items a stage in the pipeline's timings (dp-rows' default for 32-bit values)
@@ -39,6 +45,8 @@ KP01_CAPACITIES = (10**5, 10**6, 10**7)
 #: Light items (n, capacity, heaviest weight): most weigh less than a block's halo; each also timed
 #: with blocks of up to 16 items on chip (``block=16``) and without (``block=0``).
 LIGHT_CASES = ((10000, 10**6, 300), (10000, 2_500_000, 1000), (10000, 10**7, 4000))
+#: ``--quick``'s light case: a second's work on a CPU.
+QUICK_LIGHT_CASES = ((2000, 10**5, 300),)
 
 def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
     """Pisinger's uncorrelated type with weights scaled to the capacity (about 20 items fit)."""
@@ -108,20 +116,27 @@ def _brief(record: dict) -> dict:
             "value": record["value"], "seconds_per_pass": record["seconds_per_pass"]}
 
 
-def _pipelined(record: dict, bandwidth: float) -> dict:
-    """A pipeline's timing and its floor (bytes per update through the cache over the copy bandwidth)."""
+def _pipelined(record: dict, bandwidth: float, cache: float | None) -> dict:
+    """A pipeline's timing and its floor (bytes per update through the cache over the copy bandwidth,
+    and over the cache's)."""
     per_cell = 2 * record["value_bytes"] + 2 * record["value_bytes"] / PIPELINE_STAGE + 1 / 8
     seconds = record["seconds"]["kernels"]
     return {**_brief(record), "stage": PIPELINE_STAGE, "cache_bytes_per_cell": per_cell,
             "ratio_to_pipeline_floor": record["cell_updates"] * per_cell / bandwidth / seconds if seconds else None,
-            "notes": record["notes"]}
+            **_cache_ratio(record["cell_updates"] * per_cell, seconds, cache), "notes": record["notes"]}
 
 
-def _kp01(problem: Knapsack, args, device: Device, bandwidth: float) -> dict:
+def _cache_ratio(moved: float, seconds: float, cache: float | None) -> dict:
+    """``ratio_to_cache_floor``: the time ``moved`` bytes take at the cache's bandwidth over ``seconds``."""
+    return {"ratio_to_cache_floor": moved / cache / seconds} if cache and seconds else {}
+
+
+def _kp01(problem: Knapsack, args, device: Device, bandwidth: float, cache: float | None) -> dict:
     """A KP01 case: the default solve and (dp-rows) each number of items per pass, a launch per pass
     or chained, and on a GPU up to PIPELINE_CAPACITY the pipeline."""
     print(f"kp01 {problem.name}", file=sys.stderr)
     case = {"set": "kp01", **measure(problem, args.solver, device, bandwidth, args.repeats)}
+    case.update(_cache_ratio(case["cell_updates"] * case["cache_bytes_per_cell"], case["seconds"]["kernels"], cache))
     if args.solver != "dp-rows":
         return case
     for key, chain in (("by_items_per_launch", 1), ("chained_by_items_per_launch", CHAIN_PASSES)):
@@ -130,7 +145,7 @@ def _kp01(problem: Knapsack, args, device: Device, bandwidth: float) -> dict:
                      for k in ITEMS_PER_LAUNCH}
     if device.is_gpu and int(problem.capacities[0]) <= PIPELINE_CAPACITY:
         case["pipeline"] = _pipelined(measure(problem, args.solver, device, bandwidth, args.repeats,
-                                              pipeline=PIPELINE_STAGE), bandwidth)
+                                              pipeline=PIPELINE_STAGE), bandwidth, cache)
     return case
 
 
@@ -140,14 +155,17 @@ def run_dp_rows(args) -> dict:
     print(f"device: {device.label}", file=sys.stderr)
     bandwidth = copy_bandwidth(device, 1024 if device.is_gpu else 128)
     print(f"copy bandwidth: {bandwidth / 1e9:.1f} GB/s", file=sys.stderr)
+    cache = cache_bandwidth(device, 2**32)
+    if cache:
+        print(f"cache bandwidth: {cache / 1e9:.1f} GB/s", file=sys.stderr)
     items = KP01_ITEMS[:1] if args.quick else KP01_ITEMS
     capacities = KP01_CAPACITIES[:1] if args.quick else KP01_CAPACITIES
     cases = []
     api.solve(uncorrelated(50, 1000, 0), solver=args.solver, device=device)  # builds the kernels
     for capacity in capacities:
         for n in items:
-            cases.append(_kp01(uncorrelated(n, capacity, seed=n + capacity), args, device, bandwidth))
-    for n, capacity, top in LIGHT_CASES[:1] if args.quick else LIGHT_CASES:
+            cases.append(_kp01(uncorrelated(n, capacity, seed=n + capacity), args, device, bandwidth, cache))
+    for n, capacity, top in QUICK_LIGHT_CASES if args.quick else LIGHT_CASES:
         problem = light(n, capacity, top, seed=n + capacity)
         print(f"kp01 {problem.name}", file=sys.stderr)
         case = {"set": "kp01-light", **measure(problem, args.solver, device, bandwidth, args.repeats)}
@@ -183,6 +201,8 @@ def run_dp_rows(args) -> dict:
         "benchmark": "dp-rows", "solver": args.solver,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "device": device.describe(), "copy_bandwidth_bytes_per_second": bandwidth,
+        **({"cache_bandwidth_bytes_per_second": cache,
+            "cache_bound_32_bit_cell_updates_per_second": cache / 8} if cache else {}),
         "repeats": args.repeats, "cases": cases,
         **({"class_a_seconds_by_items_per_launch": class_a_by} if class_a_by else {}),
     }

@@ -55,7 +55,8 @@ def _batch(result: dict, ax) -> None:
 
 
 def _dp_rows(result: dict, ax) -> None:
-    """Cell updates per second against the problem's size, beside the copy-bandwidth floor's rate."""
+    """Cell updates per second against the problem's size, beside the copy-bandwidth floor's rate and
+    (GPU) the cache's bound on a dense DP of heavy items."""
     cases = [c for c in result["cases"] if c.get("cell_updates_per_second") and c.get("floor_seconds")]
     for family, marker in (("uncorrelated", "o"), ("a", "s")):
         chosen = [c for c in cases if c["name"].startswith(family)]
@@ -64,6 +65,9 @@ def _dp_rows(result: dict, ax) -> None:
                 linestyle="none", label=label)
     floor = max(c["cell_updates"] / c["floor_seconds"] for c in cases)
     ax.axhline(floor, color="C3", linestyle="--", label="rate at the copy-bandwidth floor")
+    if result.get("cache_bound_32_bit_cell_updates_per_second"):
+        ax.axhline(result["cache_bound_32_bit_cell_updates_per_second"], color="C4", linestyle=":",
+                   label="cache bound, items heavier than on chip")
     _log_log(ax, "cell updates of the problem (log)", "cell updates per second (log)",
              "dp-rows: measured rate against the floor", "lower right")
 

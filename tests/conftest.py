@@ -44,9 +44,10 @@ def brute_force(problem: clsolve.Knapsack) -> int:
     overflow."""
     assert problem.n <= 22, "brute force is for small problems"
     weights = problem.weights.reshape(problem.n, -1)
-    if max(int(problem.profits.sum()), int(weights.sum(axis=0).max(initial=0))) >= 2**62:
+    largest = max(sum(problem.profits.tolist()), *(sum(column) for column in weights.T.tolist()))   # Python integers
+    if largest >= 2**62:
         return _brute_force_exact(problem)
-    small = max(int(problem.profits.sum()), int(weights.sum(axis=0).max(initial=0))) < 2**31
+    small = largest < 2**31
     dtype = np.int32 if small else np.int64
     fits = np.ones(1 << problem.n, dtype=bool)
     for w, cap in zip(weights.T.astype(dtype), problem.capacities.tolist()):   # dimension by dimension

@@ -49,28 +49,32 @@ def copy_bandwidth(device: Device, megabytes: int) -> float:
     return 2 * size / best
 
 def cache_bandwidth(device: Device, moved: float) -> float | None:
-    """Bytes per second read and written through the device's global-memory cache (the L2 on a GPU):
-    a copy between two buffers that together take half the cache's size (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
-    swept until about ``moved`` bytes went through, best of 5 (opencl/cache_sweep.cl). None on a CPU
-    and where the device states no cache."""
-    cache = int(device.cl_device.global_mem_cache_size)
-    if cache <= 0 or not device.is_gpu:   # a CPU's run of this kernel measures the kernel, not its cache
+    """Bytes per second read and written through a GPU's global-memory cache (its L2): the best of
+    copies between two buffers that together take 8, 16 or 32 MiB, or half the cache's stated size
+    (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, which NVIDIA states far below its L2), each swept until about
+    ``moved`` bytes went through, best of 3 runs (opencl/cache_sweep.cl). Where the cache is smaller,
+    the copy runs from device memory and the figure is the lower. None on a CPU."""
+    if not device.is_gpu:   # a CPU's run of this kernel measures the kernel, not its cache
         return None
-    count = max(1, cache // 4 // 16)   # 16-byte vectors in each buffer
+    program = kernels.program(device, kernels.builtin("cache_sweep.cl"))
+    totals = {8 * 2**20, 16 * 2**20, 32 * 2**20, int(device.cl_device.global_mem_cache_size) // 2}
+    return max(_cache_sweep(device, program, total // 32, moved) for total in totals if total >= 2**20)
+
+
+def _cache_sweep(device: Device, program: kernels.Program, count: int, moved: float) -> float:
+    """Bytes per second of cache_sweep over two buffers of ``count`` 16-byte vectors."""
     ctx, queue = device.context, device.queue
     src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 16 * count)
     dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 16 * count)
     fill(queue, src, 1)
     sweeps = max(1, int(moved // (32 * count)))
     local = min(256, device.max_work_group_size)
-    kernel = kernels.program(device, kernels.builtin("cache_sweep.cl")).kernel("cache_sweep").set(
-        src=src, dst=dst, count=np.uint32(count), sweeps=np.uint32(sweeps))
-    work = local * device.compute_units * (8 if device.is_gpu else 1)
+    kernel = program.kernel("cache_sweep").set(src=src, dst=dst, count=np.uint32(count), sweeps=np.uint32(sweeps))
     best = float("inf")
-    for _ in range(5):
+    for _ in range(3):
         queue.finish()
         start = time.perf_counter()
-        kernel.enqueue(queue, (work,), (local,))
+        kernel.enqueue(queue, (local * device.compute_units * 8,), (local,))
         queue.finish()
         best = min(best, time.perf_counter() - start)
     return 32 * count * sweeps / best

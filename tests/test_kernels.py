@@ -69,3 +69,23 @@ def test_a_struct_is_declared_from_its_dtype_and_checked_on_the_device(device):
     assert "typedef struct" in declaration and "instance_t" in declaration
     for field in INSTANCE.names:
         assert f" {field};" in declaration
+
+
+def test_the_cache_sweep_copies_the_source_rotated_each_sweep(device):
+    """bench's cache probe (opencl/cache_sweep.cl): after sweep r, dst[i] = src[(i + r * 32792) % count] + r."""
+    from clsolve.bench.common import _cache_sweep, cache_bandwidth
+    count, sweeps = 5000, 3
+    src = np.arange(4 * count, dtype=np.uint32)
+    dst = np.zeros_like(src)
+    flags = cl.mem_flags
+    src_buffer = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=src)
+    dst_buffer = cl.Buffer(device.context, flags.READ_WRITE, dst.nbytes)
+    program = kernels.program(device, kernels.builtin("cache_sweep.cl"))
+    program.kernel("cache_sweep").set(src=src_buffer, dst=dst_buffer, count=np.uint32(count),
+                                      sweeps=np.uint32(sweeps)).enqueue(device.queue, (64,), (64,))
+    cl.enqueue_copy(device.queue, dst, dst_buffer)
+    last = (sweeps - 1) * 32792 % count
+    expected = np.roll(src.reshape(count, 4), -last, axis=0).ravel() + (sweeps - 1)
+    assert np.array_equal(dst, expected)
+    assert _cache_sweep(device, program, count, 1e6) > 0
+    assert (cache_bandwidth(device, 1e6) is None) == (not device.is_gpu)

@@ -48,6 +48,7 @@ def copy_bandwidth(device: Device, megabytes: int) -> float:
         best = min(best, time.perf_counter() - start)
     return 2 * size / best
 
+
 def cache_bandwidth(device: Device, moved: float) -> float | None:
     """Bytes per second read and written through a GPU's global-memory cache (its L2): the best of
     copies between two buffers that together take 8, 16 or 32 MiB, or half the cache's stated size

@@ -219,8 +219,11 @@ def test_cli_stops_cleanly_on_signals(tmp_path, sig, code):
     profits, weights = rng.integers(1, 1000, n).tolist(), rng.integers(1, 1000, n).tolist()
     path.write_text(f'{{"profits": {profits}, "weights": {weights}, "capacities": 3000000}}')
     env = dict(os.environ)
+    # the CLI as a shell's foreground job has it: where the tests run as a background job, SIGINT is
+    # ignored, which the child would inherit (and rightly ignore)
     process = subprocess.Popen([sys.executable, "-m", "clsolve.cli", "solve", str(path), "--solver", "sequential"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(4)
     process.send_signal(sig)
     try:

@@ -192,7 +192,7 @@ def run_dp_rows(args) -> dict:
                                  "cell_updates_per_second": fixed["cell_updates_per_second"],
                                  "value": fixed["value"], "notes": fixed["notes"]}
             cases.append(case)
-        if args.solver == "dp-rows":  # all 43 under each number of items per pass, a launch per pass
+        if args.solver == "dp-rows" and not args.quick:  # all 43 under each number of items per pass, a launch per pass
             class_a_by = {str(k): sum(measure(p, args.solver, device, bandwidth, args.repeats, items_per_launch=k, chain=1)
                                       ["seconds"]["total"] for p in problems) for k in ITEMS_PER_LAUNCH}
     else:

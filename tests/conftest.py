@@ -28,14 +28,19 @@ def data() -> Path:
     return root
 
 
-@pytest.fixture(scope="session")
-def class_a(data) -> list[tuple[clsolve.Knapsack, int]]:
-    """2DPackLib's class A (43 KP2), each with its optimum from ``sequential``, computed once for every
-    test that checks a solver against it."""
+def class_a_problems(data: Path) -> list[clsolve.Knapsack]:
+    """2DPackLib's class A (43 KP2) from the data folder; the test skips where the file is absent."""
     path = data / "2dpacklib" / "classA" / "class_A_only.txt"
     if not path.is_file():
         pytest.skip("class A file absent")
-    return [(problem, clsolve.solve(problem, solver="sequential").value) for problem in formats.read(path)]
+    return formats.read(path)
+
+
+@pytest.fixture(scope="session")
+def class_a(data) -> list[tuple[clsolve.Knapsack, int]]:
+    """class_a_problems, each with its optimum from ``sequential``, computed once for every test that
+    checks a solver against it."""
+    return [(problem, clsolve.solve(problem, solver="sequential").value) for problem in class_a_problems(data)]
 
 
 def brute_force(problem: clsolve.Knapsack) -> int:

@@ -165,7 +165,7 @@ def test_cli_solves_a_directory_as_one_batch(tmp_path, capsys):
     assert "time     solved in one batch of 3" in out and "batch: 3 problems solved in one call by dp-batch" in out
 
 
-def _set(data, name):
+def _msb(data):
     """MSB's 630 problems with their optima by brute force (20 items each)."""
     folder = data / "2dpacklib" / "MSB-630_Unibo"
     if not folder.is_dir():
@@ -178,7 +178,7 @@ def _set(data, name):
 def test_2dpacklib_sets_equal_to_the_reference(data, device, name, count, request):
     """Every problem of each set at its optimum (brute force for MSB, sequential for class A), with and
     without presolve, by the method dp-batch picks and by the DP alone."""
-    pairs = _set(data, name) if name == "msb" else request.getfixturevalue("class_a")
+    pairs = _msb(data) if name == "msb" else request.getfixturevalue("class_a")
     assert len(pairs) == count
     problems, expected = [p for p, _ in pairs], [v for _, v in pairs]
     for method, presolve in (("auto", True), ("dp", True), ("auto", False)):

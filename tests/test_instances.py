@@ -2,6 +2,7 @@
 from fractions import Fraction
 
 import pytest
+from conftest import class_a_problems
 
 import clsolve
 from clsolve.io import formats
@@ -62,15 +63,8 @@ def test_f5_scaled_to_integers_on_a_gpu(data, device):
     assert abs(Fraction(solution.value, 10**6) - optimum) < Fraction(1, 10**4)
 
 
-def _class_a(data):
-    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
-    if not path.is_file():
-        pytest.skip("class A file absent")
-    return formats.read(path)
-
-
 def test_class_a_reads_43_instances(data):
-    problems = _class_a(data)
+    problems = class_a_problems(data)
     assert len(problems) == 43
     a33 = next(p for p in problems if p.name == "a33")
     assert a33.n == 134 and a33.capacities.tolist() == [2100, 2550]

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import brute_force
+from conftest import brute_force, class_a_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_mkp_bnb import _hard, _hard_optimum
@@ -102,7 +102,7 @@ def test_refusals_name_the_problem():
 
 
 def test_class_a_matches_the_host_branch_and_bound(data, device):
-    problems = formats.read(data / "2dpacklib" / "classA" / "class_A_only.txt")
+    problems = class_a_problems(data)
     solutions = clsolve.solve_many(problems, solver="mkp-batch", device=device, poison=True)
     for problem, solution in zip(problems, solutions):
         assert solution.optimal and solution.value == clsolve.solve(problem, solver="mkp-bnb").value

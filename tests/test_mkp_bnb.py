@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 import pytest
-from conftest import brute_force
+from conftest import brute_force, class_a_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -68,10 +68,7 @@ def test_mknap1_every_problem_at_its_optimum(data, device, solver, options):
 
 @pytest.mark.parametrize("solver, options", SEARCHES)
 def test_class_a_matches_the_dense_dp(data, device, solver, options):
-    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
-    if not path.is_file():
-        pytest.skip("class A absent")
-    for problem in formats.read(path)[::5]:
+    for problem in class_a_problems(data)[::5]:
         expected = clsolve.solve(problem, solver="dp-rows", device=device).value
         solution = clsolve.solve(problem, solver=solver, device=device, **options)
         assert solution.optimal and solution.value == expected, problem.name

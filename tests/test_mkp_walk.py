@@ -3,13 +3,12 @@ brute force from any floor; a budget or a time limit makes it give up (None) and
 still answers right; class A settled by the walk alone, at the dense DP's optima."""
 import numpy as np
 import pytest
-from conftest import brute_force
+from conftest import brute_force, class_a_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_mkp_bnb import _hard, _hard_optimum, multidimensional
 
 import clsolve
-from clsolve.io import formats
 from clsolve.mkp.fixing import fix
 from clsolve.mkp.walk import walk
 from clsolve.runtime import deadline
@@ -54,10 +53,7 @@ def test_a_walk_that_gives_up_leaves_the_search_to_answer(solver, device):
 
 @pytest.mark.parametrize("solver", ["mkp-bnb", "mkp-dfs"])
 def test_class_a_is_settled_by_the_walk(data, device, solver):
-    path = data / "2dpacklib" / "classA" / "class_A_only.txt"
-    if not path.is_file():
-        pytest.skip("class A absent")
-    for problem in formats.read(path)[1::6]:
+    for problem in class_a_problems(data)[1::6]:
         expected = clsolve.solve(problem, solver="dp-rows", device=device).value
         solution = clsolve.solve(problem, solver=solver, device=device)
         assert solution.optimal and solution.value == expected, problem.name

@@ -29,3 +29,28 @@ def test_a_pacer_sizes_its_first_group_by_an_estimate_only_without_a_limit(devic
     assert Pacer(device.queue, "rows", 40).group == Pacer(device.queue, "rows", 40, launch_seconds=1.0).group == 1
     with limit(10.0):
         assert Pacer(device.queue, "rows", 40, launch_seconds=1e-4).group == 1
+
+
+def test_a_pacer_stops_once_the_group_in_flight_would_end_past_the_limit(device):
+    """Launches of 30 ms (the host's time between them, as the pacer measures it) under a 0.1 s limit:
+    the third ends past the limit; with launches still to come after it the pacer raises while the
+    limit has not yet passed, and with none it lets the last launch end."""
+    import time
+
+    import pytest
+
+    from clsolve.errors import TimeLimitError
+    from clsolve.runtime.deadline import Pacer, limit
+
+    def run(total: int) -> None:
+        pacer = Pacer(device.queue, "rows", total)
+        for _ in range(total):
+            time.sleep(0.03)
+            pacer.launch()
+        pacer.close()
+
+    with limit(0.1) as deadline, pytest.raises(TimeLimitError, match="would pass before") as stopped:
+        run(10)
+    assert "3 of 10 launches" in str(stopped.value) and not deadline.expired()
+    with limit(0.1):
+        run(3)

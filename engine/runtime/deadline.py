@@ -12,7 +12,8 @@ their own). Solvers read it with :func:`current`:
 The promise: a call returns (or raises) within ``time_limit + margin``, with ``margin = max(10 %
 of the limit, 50 ms)``. Launches are therefore enqueued in small groups (:class:`Pacer`): the host
 waits for the group before last, so the device stays busy while at most about a quarter of the
-margin of work is in flight when the limit passes. A single kernel launch cannot be interrupted;
+margin of work is in flight when the limit passes; a DP stops as soon as the group in flight will end
+past the limit with launches still to come. A single kernel launch cannot be interrupted;
 solvers whose one launch may take longer than the margin say so in their plan (``details``).
 """
 from __future__ import annotations
@@ -73,8 +74,14 @@ class Deadline:
     def check(self, where: str) -> None:
         """Raise :class:`TimeLimitError` naming ``where`` (what was done so far) once expired."""
         if self.expired():
-            raise TimeLimitError(f"time limit of {self.seconds:g} s reached after {self.elapsed():.3f} s, "
-                                 f"{where}; no answer was found in time")
+            self.stop(where)
+
+    def stop(self, where: str) -> None:
+        """Raise :class:`TimeLimitError` naming ``where``: the limit is passed, or will be before the
+        work still needed could end."""
+        when = "reached" if self.expired() else "would pass before the work still needed ended: stopped"
+        raise TimeLimitError(f"time limit of {self.seconds:g} s {when} after {self.elapsed():.3f} s, "
+                             f"{where}; no answer was found in time")
 
     def __repr__(self) -> str:
         return f"Deadline(seconds={self.seconds!r})"
@@ -137,10 +144,12 @@ class Pacer:
     Call ``launch()`` after each enqueued launch. Groups start at one launch (with no time limit, at
     what an estimate of a launch allows) and grow (at most doubling) while the groups measured so far
     stay under ``group_seconds``: a long launch is never queued many times over before its cost is
-    known.
-    At each group's end the deadline is checked and :class:`TimeLimitError` raised with
-    ``progress()``'s text, after the queue has finished (the queue stays usable). ``close()`` waits
-    for whatever is still queued.
+    known (under a limit a group grows only once one has been measured).
+    At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text, after the queue
+    has finished (the queue stays usable), once the deadline has passed, or as soon as the group in
+    flight will end past it while the launches still to come cannot end within the margin (no answer
+    can come in time, and waiting for one more group would only add to the overrun). ``close()``
+    waits for whatever is still queued.
     """
 
     def __init__(self, queue: cl.CommandQueue, what: str, total: int, launch_seconds: float | None = None):
@@ -157,6 +166,7 @@ class Pacer:
         self.done = 0
         self._in_group = 0
         self._pending: tuple[cl.Event, int, float] | None = None
+        self._finished_at: float | None = None   # when the last group waited for had finished
 
     def launch(self) -> None:
         """Count one launch just enqueued; at a group's end wait for the group before it."""
@@ -168,22 +178,41 @@ class Pacer:
         self.queue.flush()
         previous, self._pending = self._pending, (marker, self._in_group, time.perf_counter())
         self._in_group = 0
+        in_flight = self._pending[1]
         if previous is not None:
-            event, launches, queued = previous
-            try:
-                event.wait()
-            except BaseException:  # Ctrl-C while waiting: leave the queue empty, then stop
-                self.close()
-                raise
-            # an upper estimate: the group waited for the one before it as well
-            per_launch = (time.perf_counter() - queued) / launches
+            per_launch = self._wait(*previous)
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
+            late = self._hopeless(per_launch, in_flight)
         else:
-            self.group = max(self.group, min(2 * self.group, 8))
+            late = False
+            if not self.deadline.limited:
+                self.group = max(self.group, min(2 * self.group, 8))
         progress.report(self.what, self.done, self.total)
-        if self.deadline.expired():
+        if late or self.deadline.expired():
             self.close()
-            self.deadline.check(self.progress())
+            self.deadline.stop(self.progress())
+
+    def _wait(self, event: cl.Event, launches: int, queued: float) -> float:
+        """Wait for a group; return the seconds a launch of it took: the time between the ends of two
+        groups where one is known (the device busy throughout), else since it was queued (an upper
+        estimate: the group waited for the one before it as well)."""
+        try:
+            event.wait()
+        except BaseException:  # Ctrl-C while waiting: leave the queue empty, then stop
+            self.close()
+            raise
+        now = time.perf_counter()
+        since = queued if self._finished_at is None else max(queued, self._finished_at)
+        self._finished_at = now
+        return (now - since) / launches
+
+    def _hopeless(self, per_launch: float, in_flight: int) -> bool:
+        """Whether the group just queued (``in_flight`` launches) will end past the deadline with
+        launches still to come after it: the next group's end would find the deadline passed, so
+        stopping now gives the same answer one group sooner."""
+        if not self.deadline.limited or self.done >= self.total or self._finished_at is None:
+            return False
+        return self._finished_at + in_flight * per_launch >= self.deadline.end
 
     def progress(self) -> str:
         return f"{self.what}: {self.done} of {self.total} launches ({min(100, 100 * self.done // self.total)} %)"

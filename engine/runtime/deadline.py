@@ -147,9 +147,8 @@ class Pacer:
     known (under a limit a group grows only once one has been measured).
     At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text, after the queue
     has finished (the queue stays usable), once the deadline has passed, or as soon as the group in
-    flight will end past it while the launches still to come cannot end within the margin (no answer
-    can come in time, and waiting for one more group would only add to the overrun). ``close()``
-    waits for whatever is still queued.
+    flight will end past it with launches still to come (no answer can come in time, and waiting for
+    one more group would only add to the overrun). ``close()`` waits for whatever is still queued.
     """
 
     def __init__(self, queue: cl.CommandQueue, what: str, total: int, launch_seconds: float | None = None):
@@ -176,13 +175,12 @@ class Pacer:
             return
         marker = cl.enqueue_marker(self.queue)
         self.queue.flush()
-        previous, self._pending = self._pending, (marker, self._in_group, time.perf_counter())
-        self._in_group = 0
-        in_flight = self._pending[1]
+        in_flight, self._in_group = self._in_group, 0
+        previous, self._pending = self._pending, (marker, in_flight, time.perf_counter())
         if previous is not None:
             per_launch = self._wait(*previous)
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
-            late = self._hopeless(per_launch, in_flight)
+            late = self._hopeless(time.perf_counter() + in_flight * per_launch)
         else:
             late = False
             if not self.deadline.limited:
@@ -206,13 +204,11 @@ class Pacer:
         self._finished_at = now
         return (now - since) / launches
 
-    def _hopeless(self, per_launch: float, in_flight: int) -> bool:
-        """Whether the group just queued (``in_flight`` launches) will end past the deadline with
-        launches still to come after it: the next group's end would find the deadline passed, so
+    def _hopeless(self, flight_ends: float) -> bool:
+        """Whether the group just queued, predicted to end at ``flight_ends``, ends past the deadline
+        with launches still to come after it: the next group's end would find the deadline passed, so
         stopping now gives the same answer one group sooner."""
-        if not self.deadline.limited or self.done >= self.total or self._finished_at is None:
-            return False
-        return self._finished_at + in_flight * per_launch >= self.deadline.end
+        return self.deadline.limited and self.done < self.total and flight_ends >= self.deadline.end
 
     def progress(self) -> str:
         return f"{self.what}: {self.done} of {self.total} launches ({min(100, 100 * self.done // self.total)} %)"

@@ -68,7 +68,7 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
             reasons[name] = f"at least {least:.3g} s, above {best[1]}'s estimate of {best[0]:.3g} s"
             continue
         try:
-            plan = candidate.plan(problem, dev)
+            plan = checked.planned(candidate, problem, dev)
             refusal = plan.refusal(dev)
         except ClsolveError as exc:
             reasons[name] = str(exc)

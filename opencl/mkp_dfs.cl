@@ -13,8 +13,9 @@
  * Bound at level k with residual capacities r ([GP85], the surrogate LP bound): with the level's
  * multipliers u_k, the room u_k . r is filled in the level's ratio order with the prefix sums
  * wsum (surrogate weights) and psum (profits), the item that does not fit taken fractionally; the
- * sum is rounded up with a relative margin of 1e-9 (double precision). The host computes the same
- * bound (`clsolve.mkp.surrogate.Suffix.bounds`).
+ * sum is rounded up with a relative margin of 1e-9 (double precision), except where no item is taken
+ * in part (every one fits, or the first that does not has no profit): a sum of integers below 2^53 is
+ * exact and is the bound. The host computes the same bound (`clsolve.mkp.surrogate.Suffix.bounds`).
  *
  * Build options: M (dimensions), WORDS (64-bit words of decision bits per node).
  * Profits, weights and capacities are 64-bit, every sum below 2^62. The incumbent is shared between
@@ -25,6 +26,7 @@
 #pragma OPENCL FP_CONTRACT OFF      /* no fused multiply-adds: the bound the host computes, bit for bit */
 
 #define MARGIN 1e-9
+#define EXACT_SUM 9007199254740992.0     /* 2^53: sums of integers below it are exact */
 
 /* Upper bound of a node at level k (items k.. undecided) with profit `profit` and residuals r. */
 inline long surrogate_bound(int k, int n, long profit, const long *r, __global const double *u,
@@ -50,6 +52,8 @@ inline long surrogate_bound(int k, int n, long profit, const long *r, __global c
     if (last < size && surr[base + at] > 0.0)
         share = gain * clamp(left / surr[base + at], 0.0, 1.0);
     const double total = (double)profit + psum[base + last] + share;
+    if ((last == size || gain == 0.0) && total < EXACT_SUM)
+        return (long)total;
     return (long)floor(total * (1.0 + MARGIN) + 1.0);
 }
 

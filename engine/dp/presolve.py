@@ -160,6 +160,16 @@ def least(problem: Knapsack, enabled: bool, seconds: Callable[[Knapsack], float]
     return 0.0 if reduced is None else seconds(reduced)
 
 
+def settled(problem: Knapsack) -> Reduction | None:
+    """The reduction that decides ``problem`` alone, or None: every profit is 0 (nothing beats the empty
+    selection), or the rules leave nothing (no item fits, every item fits together, capacity 0 with
+    only weightless items, ...), for any m. The engine answers such a problem before any search."""
+    if problem.total_profit == 0:
+        return Reduction(problem, None, _NONE, _NONE, ("every profit is 0: the empty selection is optimal",))
+    found = reduce(problem)
+    return found if found.problem is None else None
+
+
 def identity(problem: Knapsack) -> Reduction:
     """The reduction that changes nothing."""
     return Reduction(problem, problem, _all_items(problem.n), _NONE)

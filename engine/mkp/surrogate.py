@@ -37,6 +37,8 @@ REFIT_LEVELS = 4
 REFIT_NODES = 64
 #: Relative margin added to a bound computed in double precision before it is rounded down.
 BOUND_MARGIN = 1e-9
+#: Sums of integers below this are exact in double precision.
+EXACT_SUM = 2.0**53
 #: Two constraints over at most this many items take the exact duals (each line of their walk
 #: evaluates the bound at n + 2 points, n^2 products).
 PLANE_ITEMS = 1024
@@ -186,7 +188,11 @@ class Suffix:
         part = np.divide(left, self.surrogate[at], out=np.zeros_like(left),
                          where=(last < n) & (self.surrogate[at] > 0))
         total = profit.astype(np.float64) + self.profit_sums[last] + gain * np.clip(part, 0.0, 1.0)
-        return np.floor(total * (1 + BOUND_MARGIN) + 1.0).astype(np.int64)
+        # no item in part (every one fits, or the first that does not has no profit, nor then has any
+        # after it): the bound is a sum of integers, exact below 2^53, and needs no margin; all-zero
+        # profits then bound a node by its profit and the search proves 0 at once
+        exact = ((last >= n) | (gain == 0)) & (total < EXACT_SUM)
+        return np.where(exact, total, np.floor(total * (1 + BOUND_MARGIN) + 1.0)).astype(np.int64)
 
 
 class Relaxation:

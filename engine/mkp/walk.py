@@ -26,7 +26,7 @@ from clsolve.runtime import deadline
 
 from .fixing import Fixing, fix
 from .greedy import ratio_order
-from .surrogate import BOUND_MARGIN, normalised
+from .surrogate import BOUND_MARGIN, EXACT_SUM, normalised
 
 #: Nodes the solvers let the walk visit by default before they give the core to their search proper.
 HOST_NODES = 4096
@@ -129,7 +129,10 @@ class _Tree:
         target = sums[k] + room
         last = bisect_right(sums, target, k, self.n + 1) - 1      # items k .. last-1 fit whole
         total = profit + self.profit_sums[last] - self.profit_sums[k]
-        if last < self.n and self.s[last] > 0:
+        if last == self.n or self.p[last] == 0:     # no item in part: a sum of integers (Suffix.bounds)
+            if total < EXACT_SUM:
+                return int(total)
+        elif self.s[last] > 0:
             total += min(1.0, (target - sums[last]) / self.s[last]) * self.p[last]
         return math.floor(total * (1 + BOUND_MARGIN) + 1.0)
 

@@ -9,7 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from ..dp import presolve
+from ..dp.reduction import Reduction
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
+from ..problems import Knapsack
 from ..runtime import deadline, progress, spare
 from ..runtime.devices import Device
 from ..solution import Solution
@@ -33,23 +36,41 @@ def packs(cls: type[Solver]) -> bool:
     return issubclass(cls, PackedBatchSolver)
 
 
+def settled(problem: Any) -> Reduction | None:
+    """The reduction that decides a knapsack alone (``clsolve.dp.presolve.settled``: zero profits, no
+    item fits, every item fits, ...), or None: such a problem is answered before any solver searches."""
+    return presolve.settled(problem) if isinstance(problem, Knapsack) else None
+
+
+def planned(solver: Solver, problem: Any, device: Device | None) -> Plan:
+    """``solver.plan``, or the empty plan of a problem the engine settles alone (``settled``)."""
+    decided = settled(problem)
+    if decided is not None:
+        return Plan(solver=solver.name, details={"presolve": "; ".join(decided.notes)})
+    return solver.plan(problem, device)
+
+
 def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
-    """``solver.plan``, after ``accepts``, raising when either says no."""
+    """``planned``, after ``accepts``, raising when either says no."""
     reason = solver.accepts(problem)
     if reason is not None:
         raise UnsupportedProblemError(f"{solver.name} cannot solve {problem.describe()}: {reason}")
-    planned = solver.plan(problem, device)
-    refusal = planned.refusal(device)
+    found = planned(solver, problem, device)
+    refusal = found.refusal(device)
     if refusal is not None:
         raise DoesNotFitError(f"{problem.describe()}: {refusal}")
-    return planned
+    return found
 
 
-def solve(solver: Solver, problem: Any, device: Device | None, planned: Plan) -> Solution:
-    """``solver.solve`` with ``planned``, after releasing the device's spare buffer unless it fits
-    beside everything the plan needs (``clsolve.runtime.spare``)."""
-    make_room(planned, device)
-    return solver.solve(problem, device, planned)
+def solve(solver: Solver, problem: Any, device: Device | None, plan: Plan) -> Solution:
+    """``solver.solve`` with ``plan``, after releasing the device's spare buffer unless it fits beside
+    everything the plan needs (``clsolve.runtime.spare``); a problem the engine settles alone
+    (``settled``) is answered without the solver."""
+    decided = settled(problem)
+    if decided is not None:
+        return decided.trivial(solver.name, device.label if device is not None else "host CPU")
+    make_room(plan, device)
+    return solver.solve(problem, device, plan)
 
 
 def make_room(planned: Plan, device: Device | None) -> None:

@@ -1,7 +1,12 @@
-"""OpenCL devices: listing, choosing by name or rule, and one context and queue per device."""
+"""OpenCL devices: listing, choosing by name or rule, and one context and queue per device.
+
+Thread safety: the list of devices, and each device's context and queue, are made once under a lock,
+so threads solving at once on one device share one context (kernels built for it, buffers made in it).
+"""
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -24,6 +29,8 @@ class Device:
 
     cl_device: cl.Device
     _cache: dict = field(default_factory=dict, repr=False)
+    _handles: tuple[cl.Context, cl.CommandQueue] | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @cached_property
     def name(self) -> str:
@@ -72,18 +79,32 @@ class Device:
     def max_work_group_size(self) -> int:
         return int(self.cl_device.max_work_group_size)
 
-    @cached_property
+    @property
     def context(self) -> cl.Context:
-        return cl.Context([self.cl_device])
+        return self._made()[0]
 
-    @cached_property
+    @property
     def queue(self) -> cl.CommandQueue:
-        return cl.CommandQueue(self.context)
+        return self._made()[1]
+
+    def _made(self) -> tuple[cl.Context, cl.CommandQueue]:
+        """The context and its queue, made once under the device's lock (two threads making their first
+        solves at once would otherwise each make a context, and one would launch the other's kernels)."""
+        handles = self._handles
+        if handles is None:
+            with self._lock:
+                if self._handles is None:
+                    context = cl.Context([self.cl_device])
+                    self._handles = (context, cl.CommandQueue(context))
+                handles = self._handles
+        return handles
 
     def reset(self) -> None:
-        """Drop the context and queue (made afresh on next use): after the runtime lost them."""
-        self.__dict__.pop("queue", None)
-        self.__dict__.pop("context", None)
+        """Drop the context and queue (made afresh on next use), and what was made in them (the spare
+        buffer): after the runtime lost them."""
+        with self._lock:
+            self._handles = None
+            self._cache.pop("spare buffer", None)
 
     def info(self) -> DeviceInfo:
         return DeviceInfo(
@@ -129,10 +150,19 @@ class DeviceInfo:
 
 
 _devices: list[Device] | None = None
+_devices_lock = threading.Lock()
 
 
 def all_devices() -> list[Device]:
-    """Every OpenCL device of every platform, in platform order (cached per process)."""
+    """Every OpenCL device of every platform, in platform order (made once per process, under a lock:
+    one ``Device``, so one context, per device)."""
+    if _devices is None:
+        with _devices_lock:
+            return _listed()
+    return _devices
+
+
+def _listed() -> list[Device]:
     global _devices
     if _devices is None:
         found: list[Device] = []

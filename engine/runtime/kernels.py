@@ -225,36 +225,45 @@ def program(device: Device, source: KernelSource, defines: Mapping[str, object] 
 
     ``defines`` become ``-D`` options (sizes and types); ``preamble`` (struct declarations) goes
     before the source. A build failure raises KernelBuildError with the device, the options and the
-    compiler log. Under a time limit the build runs beside the caller, who stops waiting when the
-    limit passes (the build still finishes and is kept for the next call).
+    compiler log. Programs are kept per context, text and options, and each is built once: threads
+    asking for one being built wait for that build. Under a time limit the caller stops waiting when
+    the limit passes (the build still finishes and is kept for the next call).
     """
     text = (preamble + f'\n#line 1 "{source.filename}"\n' if preamble else "") + source.text()
     opts = options(defines or {})
-    key = (device.cl_device.int_ptr, _digest(text), tuple(opts))
+    context = device.context
+    key = (context.int_ptr, _digest(text), tuple(opts))
     built = _programs.get(key)
-    if built is None:
-        limit = deadline.current()
-        if not limit.limited:
-            built = _build(device, source.label, text, opts)
-        else:
-            with _lock:
-                future = _building.get(key)
-                if future is None:
-                    future = _building[key] = _builds.submit(_build, device, source.label, text, opts)
-                    future.add_done_callback(lambda done: _keep(key, done))
-            try:
-                built = future.result(timeout=max(0.0, limit.remaining()))
-            except concurrent.futures.TimeoutError:
-                limit.check(f"building {source.label} for {device.label}")
-                built = future.result()  # pragma: no cover - the limit passed just after the wait
-        _programs[key] = built
-    return built
+    if built is not None:
+        return built
+    with _lock:
+        built = _programs.get(key)
+        if built is not None:
+            return built
+        future = _building.get(key)
+        if future is None:
+            future = _building[key] = _builds.submit(_build, device, context, source.label, text, opts)
+            future.add_done_callback(lambda done: _keep(key, done))
+    limit = deadline.current()
+    try:
+        return future.result(timeout=max(0.0, limit.remaining()) if limit.limited else None)
+    except concurrent.futures.TimeoutError:
+        limit.check(f"building {source.label} for {device.label}")
+        return future.result()  # pragma: no cover - the limit passed just after the wait
+
+
+def ready(device: Device, source: KernelSource, defines: Mapping[str, object] | None = None,
+          preamble: str = "") -> bool:
+    """Whether ``program`` would return at once (the program is built for the device's context)."""
+    text = (preamble + f'\n#line 1 "{source.filename}"\n' if preamble else "") + source.text()
+    return (device.context.int_ptr, _digest(text), tuple(options(defines or {}))) in _programs
 
 
 def forget(device: Device) -> None:
-    """Drop the programs built for ``device`` (its context is being replaced)."""
+    """Drop the programs built for ``device``'s context (it is being replaced)."""
     with _lock:
-        for key in [k for k in _programs if k[0] == device.cl_device.int_ptr]:
+        context = device.context.int_ptr
+        for key in [k for k in _programs if k[0] == context]:
             del _programs[key]
         for key in [k for k in _declarations if k[0] == device.cl_device.int_ptr]:
             del _declarations[key]
@@ -267,9 +276,9 @@ def _keep(key: tuple, future: concurrent.futures.Future) -> None:
             _programs[key] = future.result()
 
 
-def _build(device: Device, label: str, text: str, opts: list[str]) -> Program:
+def _build(device: Device, context: cl.Context, label: str, text: str, opts: list[str]) -> Program:
     try:
-        return Program(cl.Program(device.context, text).build(options=opts), text, label)
+        return Program(cl.Program(context, text).build(options=opts), text, label)
     except cl.Error as exc:
         raise KernelBuildError(
             f"building {label} failed on {device.label}\n"

@@ -50,6 +50,7 @@ def solve_many(problems: Sequence, solver: str = "auto",
     if time_limit is not None and (client is not None or multidevice.is_several(device)):
         raise InvalidOptionError("time_limit is kept on one device; a batch spread over several devices or "
                                  "a Dask cluster takes none (solve its parts with a limit each)")
+    registry.solver_classes()  # a process's first call imports the plugins before its clock starts
     with paused_gc(), deadline.limit(time_limit):
         return _solve_many(problems, solver, device, client, progress, chunk_count, arrays, options)
 

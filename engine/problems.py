@@ -172,7 +172,7 @@ class Knapsack:
         object.__setattr__(self, "profits", profits)
         object.__setattr__(self, "weights", weights)
         object.__setattr__(self, "capacities", capacities)
-        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "name", _text(str(name), "name"))
         object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
         object.__setattr__(self, "_total_profit", total)
 
@@ -242,10 +242,21 @@ MAX_SEQUENCE_LENGTH = 2**31 - 1
 MAX_CITIES = 64
 
 
+def _text(value: str, field_name: str) -> str:
+    """``value``, refused where it holds a lone surrogate (no Unicode character: it can be neither
+    encoded nor printed)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidProblemError(f"{field_name}: position {exc.start} holds {value[exc.start]!r}, a lone surrogate, "
+                                  f"not a Unicode character") from None
+    return value
+
+
 def _sequence(values, field_name: str) -> tuple[np.ndarray, bool]:
     """A string, bytes or 1-D integer array as int64 symbols; the flag says it was text."""
     if isinstance(values, str):
-        array = np.frombuffer(values.encode("utf-32-le"), dtype="<u4").astype(np.int64)
+        array = np.frombuffer(_text(values, field_name).encode("utf-32-le"), dtype="<u4").astype(np.int64)
         text = True
     elif isinstance(values, (bytes, bytearray, memoryview)):
         array = np.frombuffer(bytes(values), dtype=np.uint8).astype(np.int64)
@@ -322,7 +333,7 @@ class LCS:
         b_symbols, b_text = _sequence(b, "b")
         object.__setattr__(self, "a", a_symbols)
         object.__setattr__(self, "b", b_symbols)
-        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "name", _text(str(name), "name"))
         object.__setattr__(self, "text", a_text and b_text)
         object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
 
@@ -419,7 +430,7 @@ class TSP:
         if longest > INT64_MAX:
             raise InvalidProblemError(f"distances: a tour could cost up to {longest}, beyond the signed 64-bit limit")
         object.__setattr__(self, "distances", matrix)
-        object.__setattr__(self, "name", str(name))
+        object.__setattr__(self, "name", _text(str(name), "name"))
         object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
         object.__setattr__(self, "_longest_tour_bound", longest)
 

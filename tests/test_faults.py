@@ -85,7 +85,8 @@ def test_ctrl_c_during_a_long_solve_leaves_the_device_usable(device):
     expected = clsolve.solve(small, solver="sequential").value
     clsolve.solve(small, solver="dp-rows", device=device)
     # the long solve's kernels (rows past SMALL_ROW: 3 items per pass) built before the timer starts
-    warm = clsolve.Knapsack(long.profits[:4], long.weights[:4], capacity)
+    # (items heavy enough that not all fit: a knapsack presolve settles alone runs no kernel)
+    warm = clsolve.Knapsack(long.profits[:4], long.weights[:4] + capacity // 4, capacity)
     clsolve.solve(warm, solver="dp-rows", device=device, presolve=False)
     # Ctrl-C raises KeyboardInterrupt even where the runner was started with SIGINT ignored (a
     # background job of a non-interactive shell), where interrupt_main would do nothing

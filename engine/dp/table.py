@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..batch.packed import PackedProblems
+from ..errors import InvalidOptionError
 from ..plugin import cache
 from ..problems import Knapsack
 from .ratios import partial_order
@@ -47,9 +48,9 @@ def value_dtype(problem: Knapsack, force_bits: int | None = None, bound: int | N
     if force_bits == 64 or (force_bits is None and top > INT32_MAX):
         return np.dtype(np.int64)
     if force_bits not in (None, 32):
-        raise ValueError(f"value_bits must be 32, 64 or None, got {force_bits}")
+        raise InvalidOptionError(f"value_bits must be 32, 64 or None, got {force_bits}")
     if top > INT32_MAX:
-        raise ValueError(f"value_bits=32 cannot hold values up to {top} > 2^31 - 1")
+        raise InvalidOptionError(f"value_bits=32 cannot hold values up to {top} > 2^31 - 1 (leave value_bits unset, or 64)")
     return np.dtype(np.int32)
 
 

@@ -113,6 +113,31 @@ def limit(time_limit: float | None) -> Iterator[Deadline]:
         _current.reset(token)
 
 
+#: The longest sleep between two looks at a device's progress while waiting under a limit.
+POLL_SECONDS = 2e-3
+
+
+def finished(queue: cl.CommandQueue, event: cl.Event) -> bool:
+    """Wait for ``event`` (of ``queue``): True once it completes, False where the current deadline
+    passes first. The work then goes on in the queue, which stays in order (buffers released meanwhile
+    live until the commands that use them end), and the caller answers without it: a kernel's first
+    launch on PoCL compiles it for its work-group size, seconds that no build beforehand covers."""
+    limit = current()
+    queue.flush()
+    if not limit.limited:
+        event.wait()
+        return True
+    pause = 1e-4
+    while event.command_execution_status > 0:   # queued, submitted or running (an error is negative)
+        left = limit.remaining()
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(2 * pause, POLL_SECONDS)
+    event.wait()  # raises where the command failed
+    return True
+
+
 class Rate:
     """The predicted cost of an operation that cannot be interrupted once started (a kernel launch, a
     transfer, a sort): ``overhead + units x per_unit`` seconds. ``observe`` learns ``per_unit`` from
@@ -145,10 +170,11 @@ class Pacer:
     what an estimate of a launch allows) and grow (at most doubling) while the groups measured so far
     stay under ``group_seconds``: a long launch is never queued many times over before its cost is
     known (under a limit a group grows only once one has been measured).
-    At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text, after the queue
-    has finished (the queue stays usable), once the deadline has passed, or as soon as the group in
-    flight will end past it with launches still to come (no answer can come in time, and waiting for
-    one more group would only add to the overrun). ``close()`` waits for whatever is still queued.
+    At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text once the deadline
+    has passed (also while waiting for a group), or as soon as the group in flight will end past it
+    with launches still to come (no answer can come in time, and waiting for one more group would only
+    add to the overrun). The work still queued then goes on in the in-order queue, which stays usable:
+    later commands run after it. ``close()`` waits for whatever is still queued.
     """
 
     def __init__(self, queue: cl.CommandQueue, what: str, total: int, launch_seconds: float | None = None):
@@ -179,6 +205,9 @@ class Pacer:
         previous, self._pending = self._pending, (marker, in_flight, time.perf_counter())
         if previous is not None:
             per_launch = self._wait(*previous)
+            if per_launch is None:      # the deadline passed first: the queued work goes on without a wait
+                self._pending = None
+                self.deadline.stop(self.progress())
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
             late = self._hopeless(time.perf_counter() + in_flight * per_launch)
         else:
@@ -187,15 +216,17 @@ class Pacer:
                 self.group = max(self.group, min(2 * self.group, 8))
         progress.report(self.what, self.done, self.total)
         if late or self.deadline.expired():
-            self.close()
+            self._pending = None        # the group in flight is not waited for: it would only add to the overrun
             self.deadline.stop(self.progress())
 
-    def _wait(self, event: cl.Event, launches: int, queued: float) -> float:
+    def _wait(self, event: cl.Event, launches: int, queued: float) -> float | None:
         """Wait for a group; return the seconds a launch of it took: the time between the ends of two
         groups where one is known (the device busy throughout), else since it was queued (an upper
-        estimate: the group waited for the one before it as well)."""
+        estimate: the group waited for the one before it as well); None where the deadline passed
+        first (``finished``)."""
         try:
-            event.wait()
+            if not finished(self.queue, event):
+                return None
         except BaseException:  # Ctrl-C while waiting: leave the queue empty, then stop
             self.close()
             raise

@@ -113,15 +113,14 @@ class KnapsackBatchSolver(PackedBatchSolver):
         keeps an instance's DP row in local memory for all its items where it fits
         (``plugins/dp_batch/chip.py``): ``True`` wherever it fits, ``False`` never (one launch per item
         step for all), ``None`` (default) where it pays, on a GPU."""
-        if memory_limit is not None and memory_limit <= 0:
-            raise InvalidOptionError(f"memory_limit must be positive, got {memory_limit}")
+        memory_limit = options.integer("memory_limit", memory_limit, minimum=1, none=True)
         if method not in ("auto", "dp", "enumerate"):
             raise InvalidOptionError(f"method must be auto, dp or enumerate, got {method!r}")
         self.method = method
-        self.local_size = local_size
-        self.poison = poison
+        self.local_size = options.integer("local_size", local_size, minimum=1, none=True)
+        self.poison = options.flag("poison", poison)
         self.memory_limit = memory_limit
-        self.presolve = bool(presolve)
+        self.presolve = options.flag("presolve", presolve)
         self.on_chip = None if on_chip is None else options.flag("on_chip", on_chip)
         self._last_work: tuple | None = None
 

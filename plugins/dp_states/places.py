@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from clsolve.errors import TimeLimitError
+
 from .device import DeviceLists
 from .host import HostLists
 
@@ -17,9 +19,14 @@ class Places:
         self.device: DeviceLists | None = None
 
     def next(self, lists: HostLists | DeviceLists) -> HostLists | DeviceLists:
+        """Where the next level runs. Lists stay on the host while the device's kernels are still
+        being built when the time limit passes: the search then stops with its incumbent and bound."""
         if isinstance(lists, HostLists) and lists.count > self.host_states:
             if self.device is None:
-                self.device = self.make_device()
+                try:
+                    self.device = self.make_device()
+                except TimeLimitError:
+                    return lists
             self.device.upload(lists.fields())
             return self.device
         if isinstance(lists, DeviceLists) and lists.count <= self.host_states // 4:

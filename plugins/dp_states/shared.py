@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
+from clsolve.errors import TimeLimitError
+
 from .core import Core
 
 
@@ -35,7 +37,10 @@ class Shared(Generic[T]):
         if not self.tried and self._allowed():
             self.tried = True
             started = time.perf_counter()
-            self.tables = self._make()
+            try:
+                self.tables = self._make()
+            except TimeLimitError:  # the limit passed while their kernels were built: the search goes on without
+                self.tables = None
             self.seconds = time.perf_counter() - started
         return self.tables
 

@@ -21,10 +21,11 @@ import pyopencl as cl
 from clsolve.batch.packed import PackedProblems, PackedSolutions
 from clsolve.dp.presolve import PackedReduction, identity_packed, reduce_packed
 from clsolve.dp.table import INT32_MAX, POISON_BYTE
-from clsolve.errors import UnsupportedProblemError, problem_label
+from clsolve.errors import TimeLimitError, UnsupportedProblemError, problem_label
 from clsolve.mkp import directions
+from clsolve.mkp import greedy
 from clsolve.mkp.outcome import refusal
-from clsolve.mkp.surrogate import cheap_bounds
+from clsolve.mkp.surrogate import Suffix, cheap_bounds
 from clsolve.plugin import options
 from clsolve.plugin.contract import PackedBatchSolver
 from clsolve.plugin.plan import Plan
@@ -206,9 +207,13 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         bounds = np.zeros(k, np.int64)
         walked, launches, phases = np.zeros(k, np.int64), 0, Timings()
         if k:
-            walk = _Walk(self, batch, device)
-            values, selected, finished, bounds, walked, launches = walk.run()
-            phases = walk.timings
+            try:
+                walk = _Walk(self, batch, device)
+                values, selected, finished, bounds, walked, launches = walk.run()
+                phases = walk.timings
+            except TimeLimitError:  # the limit passed while the kernels were built or first ran: the host's answers
+                values, selected, bounds = _greedy(batch)
+                finished = values >= bounds
         reduction = batch.reduction
         all_values, all_selected = reduction.expand(values, selected)
         count = len(packed.knapsack_positions)
@@ -231,6 +236,25 @@ class ManySmallBranchAndBound(PackedBatchSolver):
                                selected=all_selected, optimal=optimal, timings=timings, labels=labels,
                                label_index=(reduction.note_index + 1).astype(np.int32), extras=extras, failures={},
                                seconds=seconds)
+
+
+def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each reduced problem's greedy answer (items by p_j / (u . w_j), u the inverse capacities) and
+    its surrogate LP bound with those multipliers (values, item flags, bounds): the answers where the
+    walk never ran."""
+    values, bounds = np.zeros(batch.count, np.int64), np.zeros(batch.count, np.int64)
+    selected = np.zeros(batch.profits.size, bool)
+    for row, (first, n, weights_at, capacities_at, m) in enumerate(batch.layout.astype(np.int64).tolist()):
+        p = batch.profits[first:first + n].astype(np.int64)
+        w = batch.weights[weights_at:weights_at + n * m].astype(np.int64).reshape(n, m)
+        c = batch.capacities[capacities_at:capacities_at + m].astype(np.int64)
+        u = 1.0 / np.maximum(c, 1).astype(np.float64)
+        u /= u.max()
+        taken = greedy.fill(w, c, greedy.ratio_order(p, w, u))
+        selected[first + taken] = True
+        values[row] = int(p[taken].sum())
+        bounds[row] = max(int(Suffix.of(p, w, u).bounds(np.zeros(1, np.int64), c[None, :])[0]), values[row])
+    return values, selected, bounds
 
 
 def _fits_as_given(problem) -> bool:
@@ -294,30 +318,43 @@ class _Walk:
         return out
 
     def run(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-        """(values, item flags, finished, root bounds, nodes walked, launches) of the reduced batch."""
+        """(values, item flags, finished, root bounds, nodes walked, launches) of the reduced batch.
+        Raises TimeLimitError where the limit passes before the first launch ends (the caller answers
+        from the host); where it passes during the second phase, the first phase's answers stand."""
         k = self.batch.count
         kind = "gpu" if self.device.is_gpu else "other"
         limit, rate = deadline.current(), deadline.Rate(LAUNCH_SECONDS[kind], NODE_SECONDS[kind])
         walked = np.zeros(k, np.int64)
         members = np.arange(k, dtype=np.int64)
         left, launches = self._phase(members, 1, self.solver.split, True, limit, rate, walked)
+        answers = None
         if left.size and not limit.expired():
             slots = self.device.compute_units * WIDE_GROUPS_PER_UNIT
             parts = int(np.clip(slots // left.size, 1, WIDE_PARTS))
-            more, extra = self._phase(left, parts, max(self.solver.split, WIDE_SPLIT), False, limit, rate, walked)
-            launches += extra
-            left = more
+            if limit.limited:
+                answers = self._answers()   # they stand where the second phase does not end in time
+            try:
+                left, extra = self._phase(left, parts, max(self.solver.split, WIDE_SPLIT), False, limit, rate, walked)
+                launches += extra
+                answers = None
+            except TimeLimitError:
+                pass
         finished = np.ones(k, bool)
         finished[left] = False
-        count = self.batch.profits.size
-        with self.timings.phase("download"):
-            values = self._read(self.answers["values"], np.int32, k).astype(np.int64)
-            flags = self._read(self.answers["selected"], np.uint8, max(count, 1))[:count]
-            roots = self._read(self.answers["bounds"], np.float64, k)
+        values, flags, roots = answers if answers is not None else self._answers()
         if flags.max(initial=0) > 1:
             raise RuntimeError(f"{self.solver.name}: unwritten item flags")
         bounds = np.floor(roots + 1e-3).astype(np.int64)
         return values, flags.view(bool), finished, bounds, walked, launches
+
+    def _answers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The answers so far: values, item flags (uint8) and root bounds."""
+        k, count = self.batch.count, self.batch.profits.size
+        with self.timings.phase("download"):
+            values = self._read(self.answers["values"], np.int32, k).astype(np.int64)
+            flags = self._read(self.answers["selected"], np.uint8, max(count, 1))[:count]
+            roots = self._read(self.answers["bounds"], np.float64, k)
+        return values, flags, roots
 
     # long: one phase's buffers, launches, collection and pacing
     def _phase(self, members: np.ndarray, parts: int, split: int, first: bool, limit: deadline.Deadline,
@@ -345,6 +382,8 @@ class _Walk:
             with self.timings.phase("kernels"):
                 self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0,
                            first and launches == 0, first)
+                if not deadline.finished(self.device.queue, cl.enqueue_marker(self.device.queue)):
+                    limit.stop(f"{self.solver.name}: launch {launches + 1} of a phase")
                 status = self._read(self.answers["status"], np.int32, self.batch.count)
             rate.observe(budget * active.size * walkers, time.perf_counter() - began)
             launches += 1

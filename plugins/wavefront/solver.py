@@ -68,9 +68,8 @@ class WavefrontSolver(DeviceSolver):
             raise InvalidOptionError(f"schedule must be one of {', '.join(lcs_tiling.SCHEDULES)}, got {schedule!r}")
         if store not in STORES:
             raise InvalidOptionError(f"store must be one of {', '.join(STORES)}, got {store!r}")
-        if device_memory_limit is not None and int(device_memory_limit) <= 0:
-            raise InvalidOptionError(f"device_memory_limit must be a positive number of bytes, got {device_memory_limit}")
-        self.options = Options(method, store, None if device_memory_limit is None else int(device_memory_limit),
+        device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
+        self.options = Options(method, store, device_memory_limit,
                                words_per_block, rows_per_block, rows_per_step, schedule, bool(poison),
                                options.choice("block", block, (None, 0, *range(2, knapsack.MAX_BLOCK + 1))))
 

@@ -6,9 +6,13 @@ and a random choice of its options, and checks the answers against independent r
 force over all subsets, a plain DP, all permutations). The engine checks every answer itself
 (feasible, value = the items' profit, bound >= value); the fuzzer checks the optimum and the
 optimal/bound claims. A refusal (UnsupportedProblemError, DoesNotFitError) counts as one; any
-other exception, or TimeLimitError without a time limit, is a failure.
+other exception, TimeLimitError without a time limit or from an anytime solver, is a failure. A solve
+under a drawn time limit must end within the limit plus ``clsolve.runtime.deadline``'s margin; one that
+ends later is run again at once (its kernels then built and launched once, as the promise counts
+them) and fails if it is late again.
 
     python ci/fuzz.py --minutes 3 --seed 1 --device pocl --json fuzz.json
+    python ci/fuzz.py --solves 1000 --minutes 20 --seed 1     # until every solver has 1,000 solves
     python ci/fuzz.py --seed 17 --case 342              # repeat one case (the failure line says which)
     python ci/fuzz.py --minutes 10 --jobs 8 --device gpu  # 8 processes, seeds seed..seed+7, counts merged
 
@@ -39,10 +43,13 @@ import numpy as np
 import clsolve
 from clsolve.generators import jooken
 from clsolve.problems import LCS, TSP
+from clsolve.runtime.deadline import Deadline
 
 BRUTE_ITEMS = 14
 #: Time limit of every solve that draws none (a solver reaching it is counted, not failed).
 CASE_SECONDS = 20.0
+#: Share of the solves of the solvers without a limit of their own drawn that get a short one.
+LIMITED_SHARE = 0.15
 REFERENCE_CELLS = 4 * 10**6
 
 
@@ -238,8 +245,10 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
         out.append(("mkp-batch", {"budget": pick([1, 3, 16384]), "split": pick([0, 2, 8]),
                                   "presolve": pick([True, False]), "poison": True,
                                   "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
-    for _, options in out:  # no case may hang the campaign: a solver past this counts as "time limit"
-        options.setdefault("time_limit", CASE_SECONDS)
+    for _, options in out:
+        if "time_limit" not in options and rng.random() < LIMITED_SHARE:   # the DP solvers' pacing, auto's choice
+            options["time_limit"] = pick([0.0, 0.01, 0.1])
+        options.setdefault("time_limit", CASE_SECONDS)  # no case may hang the campaign
     return out
 
 
@@ -258,6 +267,8 @@ def compare(problem, solution, expected: int | None, options: dict) -> str | Non
 
 
 KNAPSACK_SOLVERS = ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch")
+#: Solvers that answer under any time limit (their best checked answer and a proven bound).
+ANYTIME = ("bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)
 
 
@@ -271,15 +282,14 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
         label = f"{solver} {options}"
         large = options.pop("large_table_steps", False)
         try:
-            with _large_table_steps(large):
-                solution = clsolve.solve(problem, solver=solver, device=device, **options)
-            problem_error = compare(problem, solution, expected, options)
+            solution, late = _timed(problem, solver, device, options, large, counts)
+            problem_error = late or compare(problem, solution, expected, options)
             counts[solver] += 1
         except REFUSALS:
             counts[f"{solver} refused"] += 1
             continue
         except clsolve.TimeLimitError:
-            if "time_limit" in options:
+            if options["time_limit"] < CASE_SECONDS and solver not in ANYTIME:
                 counts[f"{solver} time limit"] += 1
                 continue
             problem_error = traceback.format_exc(limit=3)
@@ -289,6 +299,27 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
             _fail(seed, case, problem, label, problem_error, failures, folder)
     if isinstance(problem, clsolve.Knapsack) and rng.random() < 0.3:
         _batch(rng, seed, case, problem, device, counts, failures, folder)
+
+
+def _timed(problem, solver: str, device, options: dict, large: bool, counts: Counter):
+    """The solution, and what is wrong with its time: a solve under a drawn limit that ends past the
+    limit and its margin is run again, and is late (a failure) if it ends past them again. A
+    TimeLimitError that ends in time is raised as it is."""
+    limit = options["time_limit"]
+    promise = limit + Deadline(limit).margin
+    for attempt in range(2):
+        began, solution = time.perf_counter(), None
+        try:
+            with _large_table_steps(large):
+                solution = clsolve.solve(problem, solver=solver, device=device, **options)
+        except clsolve.TimeLimitError:
+            if limit >= CASE_SECONDS or time.perf_counter() - began <= promise:
+                raise
+        seconds = time.perf_counter() - began
+        if limit >= CASE_SECONDS or seconds <= promise:
+            return solution, None
+        counts[f"{solver} late once"] += attempt == 0
+    return solution, f"late twice: {seconds:.3f} s for a limit of {limit:g} s (margin {Deadline(limit).margin:g} s)"
 
 
 @contextlib.contextmanager
@@ -348,6 +379,8 @@ def _as_json(problem) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=1.0, help="wall-clock budget")
+    parser.add_argument("--solves", type=int, default=None,
+                        help="stop once every solver has solved this many cases (--minutes still caps the run)")
     parser.add_argument("--seed", type=int, default=None, help="default: a new one, printed")
     parser.add_argument("--case", type=int, default=None, help="run this one case of the seed only")
     parser.add_argument("--device", default=None)
@@ -373,13 +406,22 @@ def _campaign(args, seed: int) -> dict:
     began = time.monotonic()
     done = 0
     for case in cases:
-        if args.case is None and time.monotonic() - began > 60 * args.minutes:
+        if args.case is None and (time.monotonic() - began > 60 * args.minutes or _enough(counts, args.solves)):
             break
         run_case(seed, case, device, counts, failures, Path(args.failures))
         done += 1
     return {"seeds": [seed], "device": device.label, "date": datetime.date.today().isoformat(), "cases": done,
             "seconds": round(time.monotonic() - began, 1), "solves": dict(sorted(counts.items())),
             "failures": len(failures), "failed": failures}
+
+
+#: Every solver the fuzzer calls: ``--solves`` waits for each of them.
+SOLVERS = ("sequential", "auto", "wavefront") + KNAPSACK_SOLVERS
+
+
+def _enough(counts: Counter, solves: int | None) -> bool:
+    """Whether every solver has solved ``solves`` cases (None: never)."""
+    return solves is not None and all(counts[solver] >= solves for solver in SOLVERS)
 
 
 def _parallel(args, seed: int) -> dict:
@@ -390,6 +432,8 @@ def _parallel(args, seed: int) -> dict:
             out = Path(folder) / f"{job}.json"
             command = [sys.executable, __file__, "--minutes", str(args.minutes), "--seed", str(seed + job),
                        "--json", str(out), "--failures", args.failures]
+            if args.solves is not None:
+                command += ["--solves", str(-(-args.solves // args.jobs))]
             if args.device is not None:
                 command += ["--device", args.device]
             children.append((subprocess.Popen(command), out))

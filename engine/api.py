@@ -12,7 +12,7 @@ from .errors import (
     InvalidOptionError,
 )
 from .plugin import registry
-from .runtime import deadline
+from .runtime import deadline, memory
 from .runtime.devices import Device, DeviceInfo, list_devices
 from .scaleout import chunks, multidevice
 from .scaleout.chunks import Progress
@@ -24,7 +24,8 @@ from .solving import choose, plan, solve, solve_many_unchecked, solve_packed_unc
 def solve_many(problems: Sequence, solver: str = "auto",
                device: str | Device | Sequence[str | Device] | None = None, *, client=None,
                progress: Callable[[Progress], None] | None = None, chunk_count: int | None = None,
-               arrays: bool = False, time_limit: float | None = None, **options) -> list[Solution] | SolutionArrays:
+               arrays: bool = False, time_limit: float | None = None, host_memory_limit: int | None = None,
+               **options) -> list[Solution] | SolutionArrays:
     """Solve several problems; one checked ``Solution`` per problem, in input order.
 
     On one device, an error in one problem is raised naming that problem's index; nothing is
@@ -41,7 +42,8 @@ def solve_many(problems: Sequence, solver: str = "auto",
     ``arrays=True`` returns the same checked answers as a :class:`~clsolve.SolutionArrays` (values,
     optimality and item flags as NumPy arrays; a ``Solution`` is built only for a row that is read),
     which saves the client about a microsecond per problem.
-    ``time_limit`` (seconds, one device only) holds for the whole batch, as for ``solve``.
+    ``time_limit`` (seconds, one device only) holds for the whole batch, as for ``solve``;
+    ``host_memory_limit`` (bytes) too, on this host.
     """
     problems = inputs.problems(problems)
     inputs.solver_name(solver)
@@ -50,8 +52,9 @@ def solve_many(problems: Sequence, solver: str = "auto",
     if time_limit is not None and (client is not None or multidevice.is_several(device)):
         raise InvalidOptionError("time_limit is kept on one device; a batch spread over several devices or "
                                  "a Dask cluster takes none (solve its parts with a limit each)")
+    budget = inputs.host_memory_limit(host_memory_limit)
     registry.solver_classes()  # a process's first call imports the plugins before its clock starts
-    with paused_gc(), deadline.limit(time_limit):
+    with paused_gc(), memory.limit(budget), deadline.limit(time_limit):
         return _solve_many(problems, solver, device, client, progress, chunk_count, arrays, options)
 
 __all__ = ["choose", "devices", "plan", "solve", "solve_many", "solve_many_unchecked", "solve_packed_unchecked",

@@ -2,6 +2,7 @@
 what was expected, never an AttributeError from deep inside."""
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 
 from .errors import InvalidOptionError, InvalidProblemError
@@ -37,6 +38,16 @@ def problems(values) -> list:
 def solver_name(value) -> None:
     if not isinstance(value, str):
         raise InvalidOptionError(f"solver must be an installed solver's name or 'auto', got {_kind(value)}")
+
+
+def host_memory_limit(value) -> int | None:
+    """The ``host_memory_limit`` of a call: None, or a positive number of bytes."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
+        raise InvalidOptionError(f"host_memory_limit must be a positive number of bytes (an integer) or None, "
+                                 f"got {_kind(value)}")
+    return int(value)
 
 
 def _kind(value) -> str:

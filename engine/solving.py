@@ -20,7 +20,7 @@ from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
 from .plugin.plan import Plan
 from .problems import Knapsack
-from .runtime import deadline, failures, progress
+from .runtime import deadline, failures, memory, progress
 from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
@@ -88,15 +88,17 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
     return best[2], best[3], best[4]
 
 
-def plan(problem, solver: str = "auto", device: str | Device | None = None, **options) -> Plan:
+def plan(problem, solver: str = "auto", device: str | Device | None = None, *,
+         host_memory_limit: int | None = None, **options) -> Plan:
     """The plan ``solve`` would follow, without solving (raises when it would refuse)."""
     inputs.problem(problem)
     inputs.solver_name(solver)
     options.pop("time_limit", None)
-    if solver == "auto":
-        return choose(problem, device)[2]
-    instance = registry.load(solver, **options)
-    return checked.plan(instance, problem, _device_for(instance, device))
+    with memory.limit(inputs.host_memory_limit(host_memory_limit)):
+        if solver == "auto":
+            return choose(problem, device)[2]
+        instance = registry.load(solver, **options)
+        return checked.plan(instance, problem, _device_for(instance, device))
 
 
 def _finish(problem, solution: Solution, solver: Solver, device: Device | None) -> Solution:
@@ -107,7 +109,7 @@ def _finish(problem, solution: Solution, solver: Solver, device: Device | None) 
 
 
 def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
-          time_limit: float | None = None, **options) -> Solution:
+          time_limit: float | None = None, host_memory_limit: int | None = None, **options) -> Solution:
     """Solve ``problem`` exactly with the named solver on the chosen device; the result is checked.
 
     ``solver`` is an installed solver's name or ``auto`` (the fastest estimate among those that
@@ -118,11 +120,15 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
     ``time_limit`` (seconds) is kept within ``clsolve.runtime.deadline``'s margin (max(10 %, 50 ms)): an
     anytime solver (``bnb``) returns its best checked solution with ``optimal=False`` and a proven
     ``bound``; a solver with no answer before it ends raises :class:`~clsolve.errors.TimeLimitError`.
+
+    ``host_memory_limit`` (bytes) is the host memory the solve may take (default: a fair share of what
+    is available, ``clsolve.runtime.memory``): a plan that needs more is refused before anything is
+    allocated, and solvers that grow lists on the host keep them within it.
     """
     inputs.problem(problem)
     inputs.solver_name(solver)
     registry.solver_classes()  # a process's first call imports the plugins (0.3 s with PoCL) before its clock starts
-    with deadline.limit(time_limit):
+    with memory.limit(inputs.host_memory_limit(host_memory_limit)), deadline.limit(time_limit):
         return _solve(problem, solver, device, options)
 
 

@@ -164,13 +164,11 @@ def test_storage_moves_to_host_then_recompute(monkeypatch):
     assert storage == "recompute" and 1 <= segment < 100
 
 
-def test_recompute_refused_with_numbers_when_checkpoints_do_not_fit(monkeypatch, device):
+def test_recompute_refused_with_numbers_when_checkpoints_do_not_fit(device):
     rng = np.random.default_rng(2)
     problem = multiclass(400, 50, rng, "value", spread=500)
-    import clsolve.plugin.plan as engine_plan
-    monkeypatch.setattr(engine_plan, "host_memory_bytes", lambda: 1000)
     with pytest.raises(clsolve.DoesNotFitError, match="checkpoints"):
-        clsolve.plan(problem, solver="mckp", device=device, counts="recompute", segment_groups=1)
+        clsolve.plan(problem, solver="mckp", device=device, counts="recompute", segment_groups=1, host_memory_limit=1000)
 
 
 def test_no_opt_refused_without_64_bit_atomics(device):

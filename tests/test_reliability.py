@@ -255,3 +255,121 @@ def test_bnb_keeps_a_one_second_limit_on_the_hard_family(device, n, g, eps):
     solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=1.0)
     assert _within_margin(time.perf_counter() - began, 1.0)
     assert solution.optimal or solution.bound >= solution.value
+
+
+def _slow_builds(monkeypatch, seconds: float = 0.5) -> None:
+    """Every program built again inside the call, by a compiler that takes ``seconds`` more."""
+    monkeypatch.setattr(kernels, "_programs", {})
+    build = kernels._build
+    monkeypatch.setattr(kernels, "_build", lambda *args: (time.sleep(seconds), build(*args))[1])
+
+
+def test_mkp_batch_answers_when_the_limit_passes_while_its_kernels_build(device, monkeypatch):
+    """The issue's reproducer: the host's greedy answer and surrogate bound, never TimeLimitError."""
+    _slow_builds(monkeypatch)
+    problems = [clsolve.Knapsack([10, 40, 30, 50], [[5, 1], [4, 2], [6, 3], [3, 4]], [10, 6])] * 3
+    for limit in (0.0, 0.01, 0.1):
+        began = time.perf_counter()
+        solutions = clsolve.solve_many(problems, solver="mkp-batch", device=device, time_limit=limit)
+        assert _within_margin(time.perf_counter() - began, limit)
+        for solution in solutions:   # the engine checked each: feasible, value = its items' profit
+            assert solution.value <= 90 and (solution.optimal or solution.bound >= 90)
+
+
+def test_mkp_batch_answers_when_the_limit_passes_during_a_first_launch(device, monkeypatch):
+    """A launch that has not ended at the limit (PoCL compiles a kernel at its first launch) is not
+    waited for: the host's answers come in time, and the device stays usable."""
+    from clsolve.runtime import deadline
+    monkeypatch.setattr(deadline, "finished", lambda queue, event: False)
+    problems = [clsolve.Knapsack([10, 40, 30, 50], [[5, 1], [4, 2], [6, 3], [3, 4]], [10, 6])] * 2
+    solutions = clsolve.solve_many(problems, solver="mkp-batch", device=device, time_limit=0.5)
+    assert all(not s.optimal or s.value == 90 for s in solutions)
+    monkeypatch.undo()
+    assert [s.value for s in clsolve.solve_many(problems, solver="mkp-batch", device=device)] == [90, 90]
+
+
+def test_dp_states_answers_when_the_limit_passes_while_its_kernels_build(device, monkeypatch):
+    """The issue's reproducer: the lists go on on the host, and the search stops with its incumbent."""
+    _slow_builds(monkeypatch)
+    w = np.random.default_rng(1).integers(1, 1001, 100)
+    problem = clsolve.Knapsack(w + 100, w, int(w.sum()) // 2)
+    for limit in (0.01, 0.1):
+        began = time.perf_counter()
+        solution = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, time_limit=limit)
+        assert _within_margin(time.perf_counter() - began, limit)
+        assert solution.optimal or solution.bound >= solution.value
+
+
+def test_a_paced_dp_stops_at_the_limit_without_waiting_for_its_launches(device, monkeypatch):
+    """Launches that have not ended at the limit (a first launch compiling on PoCL) are left to the
+    in-order queue: the solver raises in time, and the next solve on the device is right."""
+    from clsolve.runtime import deadline
+    monkeypatch.setattr(deadline, "finished", lambda queue, event: False)
+    rng = np.random.default_rng(4)
+    problem = clsolve.Knapsack(rng.integers(1, 1000, 400), rng.integers(1, 1000, 400), 100_000)
+    began = time.perf_counter()
+    with pytest.raises(clsolve.TimeLimitError, match="no answer was found in time"):
+        clsolve.solve(problem, solver="dp-rows", device=device, time_limit=0.2, presolve=False, pipeline=0, chain=1)
+    assert _within_margin(time.perf_counter() - began, 0.2)
+    monkeypatch.undo()
+    small = clsolve.Knapsack(problem.profits[:30], problem.weights[:30], 5000)
+    assert clsolve.solve(small, solver="dp-rows", device=device).value == clsolve.solve(small, solver="sequential").value
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda: clsolve.LCS("ab\udc80", "abc"), clsolve.InvalidProblemError, "a: position 2 .* lone surrogate"),
+    (lambda: clsolve.LCS("ab", "ab", name="x\ud800"), clsolve.InvalidProblemError, "name: position 1"),
+    (lambda: clsolve.Knapsack([1], [1], 1, name="\udfff"), clsolve.InvalidProblemError, "name: position 0"),
+    (lambda: clsolve.solve(clsolve.LCS("abc", "abd"), solver="wavefront", device_memory_limit="abc"),
+     clsolve.InvalidOptionError, "device_memory_limit"),
+    (lambda: clsolve.solve(clsolve.Knapsack([2**40, 3], [1, 2], 2), solver="dp-rows", value_bits=32),
+     clsolve.InvalidOptionError, "value_bits=32 cannot hold"),
+    (lambda: clsolve.solve(clsolve.Knapsack([2**40, 3], [1, 2], 2), solver="mckp", value_bits=32),
+     clsolve.InvalidOptionError, "value_bits=32 cannot hold"),
+    (lambda: clsolve.solve_many([clsolve.Knapsack([2, 3], [1, 2], 2)] * 2, solver="dp-batch", memory_limit=float("nan")),
+     clsolve.InvalidOptionError, "memory_limit"),
+    (lambda: clsolve.solve(clsolve.Knapsack([2, 3], [1, 2], 2), host_memory_limit=0), clsolve.InvalidOptionError,
+     "host_memory_limit"),
+    (lambda: clsolve.solve(clsolve.Knapsack([2, 3], [1, 2], 2), host_memory_limit=1.5), clsolve.InvalidOptionError,
+     "host_memory_limit"),
+])
+def test_the_last_hostile_inputs_end_in_clsolve_errors(device, make, error, words):
+    with pytest.raises(error, match=words):
+        make()
+
+
+def test_a_json_file_with_a_lone_surrogate_is_a_format_error(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"kind": "lcs", "a": "ab\\udc80", "b": "abc"}')
+    with pytest.raises(clsolve.FormatError, match="lone surrogate"):
+        formats.read(path)
+    done = subprocess.run([sys.executable, "-m", "clsolve", "solve", str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "lone surrogate" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_plan_counts_the_host_memory_it_takes_against_the_budget(device):
+    """On a device whose memory is the host's (PoCL's CPU device), the device buffers are host memory:
+    a dense DP that passes the budget is refused before anything is allocated, with the numbers;
+    ``host_memory_limit`` sets the budget (default: half of what is available)."""
+    rng = np.random.default_rng(0)
+    problem = clsolve.Knapsack(rng.integers(1, 1000, 300), rng.integers(1, 1000, (300, 2)), [6000, 6000],
+                               weights_by="item")
+    plan = clsolve.plan(problem, solver="dp-rows", device=device, fixing=False)
+    taken = sum(plan.host_memory(device).values())
+    assert taken == plan.host_bytes + (plan.device_bytes if device.shares_host_memory else 0)
+    assert clsolve.plan(problem, solver="dp-rows", device=device, fixing=False, host_memory_limit=taken + 1)
+    with pytest.raises(clsolve.DoesNotFitError, match=r"of host memory .* host budget .* host_memory_limit"):
+        clsolve.solve(problem, solver="dp-rows", device=device, fixing=False, host_memory_limit=max(taken // 2, 1))
+    chosen = clsolve.plan(problem, solver="auto", device=device, host_memory_limit=2**24)
+    assert sum(chosen.host_memory(device).values()) <= 2**24
+
+
+def test_the_cli_takes_a_host_memory_limit(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--solver", "dp-rows",
+                           "--option", "fixing=false", "--host-memory-limit", "1K", "--plan"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3 and "host_memory_limit" in done.stderr + done.stdout
+    bad = subprocess.run([sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--host-memory-limit", "lots"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "8G or 500M" in bad.stderr

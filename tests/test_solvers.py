@@ -483,12 +483,11 @@ def test_device_memory_limit_streams_the_rows_and_says_so(device):
     assert solution.stats["store"] == "host" and "kept on the host" in solution.notes[0]
 
 
-def test_decision_rows_refused_with_numbers_when_nothing_holds_them(device, monkeypatch):
-    from clsolve.dp import rowstore
-    monkeypatch.setattr(rowstore, "host_memory_bytes", lambda: 10**5)
+def test_decision_rows_refused_with_numbers_when_nothing_holds_them(device):
     problem = clsolve.Knapsack(list(range(1, 201)), list(range(1, 201)), 50_000)
     with pytest.raises(clsolve.DoesNotFitError, match=r"decision rows: the trace-back needs .* more than this host allows"):
-        clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, device_memory_limit=1_000_000)
+        clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, device_memory_limit=1_000_000,
+                     host_memory_limit=10**5)
     with pytest.raises(clsolve.DoesNotFitError, match="does not fit"):
         clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, store="device",
                      device_memory_limit=1_000_000)

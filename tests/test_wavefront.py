@@ -274,12 +274,11 @@ def test_lcs_bad_input_and_options(device):
             clsolve.solve(LCS("ab", "ba"), solver="wavefront", device=device, rows_per_step=steps)
 
 
-def test_lcs_refused_with_numbers_when_nothing_holds_the_rows(device, monkeypatch):
-    from clsolve.dp import rowstore
-    monkeypatch.setattr(rowstore, "host_memory_bytes", lambda: 10**6)
+def test_lcs_refused_with_numbers_when_nothing_holds_the_rows(device):
     problem = LCS(np.zeros(100_000, int), np.zeros(2_000, int))
-    with pytest.raises(DoesNotFitError, match=r"trace-back needs .* more than this host allows"):
-        clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000, **SMALL_BLOCKS)
+    with pytest.raises(DoesNotFitError, match=r"trace-back needs .* more than this host allows .*host_memory_limit"):
+        clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000, host_memory_limit=10**6,
+                     **SMALL_BLOCKS)
 
 
 def test_lcs_check_catches_wrong_answers():
@@ -409,7 +408,9 @@ def test_knapsack_blocks_equal_one_launch_per_item_bit_for_bit(problem, block, s
     assert (table == expected).all()
     assert one_by_one.plan(problem, device).details["blocks"] == 0
     solution = clsolve.solve(problem, solver="wavefront", device=device, block=block, store=store, poison=True)
-    assert solution.value == value and solution.stats["blocks"] == plan.details["blocks"]
+    assert solution.value == value
+    if clsolve.plugin.checked.settled(problem) is None:   # (one presolve settles is answered by the engine)
+        assert solution.stats["blocks"] == plan.details["blocks"]
 
 
 def test_knapsack_blocks_by_default_only_on_a_gpu_where_they_pay(device):

@@ -60,6 +60,9 @@ def _solve_parser(sub) -> None:
     p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
                    help="stop after this many seconds for the whole run: bnb returns its best answer and a "
                         "bound, other solvers stop with exit code 4")
+    p.add_argument("--host-memory-limit", type=_bytes, default=None, metavar="BYTES",
+                   help="host memory a solve may take, e.g. 8G or 500M (default: half of what is available); "
+                        "a plan that needs more is refused with exit code 3")
     p.add_argument("--plan", action="store_true", help="print the plan (memory, work, estimate) instead of solving")
     p.add_argument("--json", action="store_true", help="one JSON object per problem on stdout")
     p.add_argument("--items", action="store_true", help="print every item, position or city (default: a summary)")
@@ -67,6 +70,19 @@ def _solve_parser(sub) -> None:
                    help="progress on stderr even when it is not a terminal (a line per update)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress and no notes on stderr")
     p.set_defaults(run=solve.run)
+
+
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _bytes(text: str) -> int:
+    """A byte count: digits, optionally followed by K, M, G or T (powers of 1024, an optional B or iB)."""
+    number = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = number[-1:] if number[-1:] in _UNITS else ""
+    digits = number[: len(number) - len(unit)]
+    if not digits.isdigit() or int(digits) * _UNITS[unit] < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of bytes such as 8G or 500M, got {text!r}")
+    return int(digits) * _UNITS[unit]
 
 
 def parser() -> argparse.ArgumentParser:

@@ -34,6 +34,8 @@ def run(args) -> int:
     options = dict(args.option or [])
     if args.time_limit is not None:
         options["time_limit"] = args.time_limit
+    if args.host_memory_limit is not None:
+        options["host_memory_limit"] = args.host_memory_limit
     spread = args.scheduler is not None or multidevice.is_several(args.device)
     failures: dict[int, ClsolveError] = {}
     if args.plan or not spread:  # refusals before any solving; spread batches plan on their workers

@@ -29,8 +29,8 @@ import numpy as np
 import pyopencl as cl
 
 from ..errors import DoesNotFitError
-from ..plugin.plan import DEVICE_MEMORY_SHARE, HOST_MEMORY_SHARE, format_bytes, host_memory_bytes
-from ..runtime import spare
+from ..plugin.plan import DEVICE_MEMORY_SHARE, format_bytes
+from ..runtime import memory, spare
 from ..runtime.devices import Device
 
 #: Device slots of the host-mode ring: one being written, one being copied out, one spare.
@@ -119,7 +119,7 @@ def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_b
         raise DoesNotFitError(f"{what}: the rest of the solve already needs {format_bytes(other_device_bytes)} of device "
                               f"memory, more than {device.label} allows ({format_bytes(max(allowed, 0))})")
     ring = RING_SLOTS * max(chunk_bytes, default=0)
-    host_limit = int(host_memory_bytes() * HOST_MEMORY_SHARE)
+    host_limit = memory.host_budget()
     fits_device = total <= budget and max(chunk_bytes, default=0) <= device.max_allocation
     if mode == "device" or (mode == "auto" and fits_device):
         if not fits_device:
@@ -132,7 +132,7 @@ def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_b
     if total > host_limit:
         raise DoesNotFitError(f"{what}: the trace-back needs {format_bytes(total)}, more than the device holds "
                               f"({format_bytes(max(budget, 0))}) and more than this host allows "
-                              f"({format_bytes(host_limit)}, {HOST_MEMORY_SHARE:.0%} of {format_bytes(host_memory_bytes())})")
+                              f"({format_bytes(host_limit)}: {memory.budget_words()})")
     return StorePlan("host", list(chunk_bytes), ring, total)
 
 

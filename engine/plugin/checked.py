@@ -36,15 +36,18 @@ def packs(cls: type[Solver]) -> bool:
     return issubclass(cls, PackedBatchSolver)
 
 
-def settled(problem: Any) -> Reduction | None:
+def settled(problem: Any, solver: Solver | None = None) -> Reduction | None:
     """The reduction that decides a knapsack alone (``clsolve.dp.presolve.settled``: zero profits, no
-    item fits, every item fits, ...), or None: such a problem is answered before any solver searches."""
-    return presolve.settled(problem) if isinstance(problem, Knapsack) else None
+    item fits, every item fits, ...), or None: such a problem is answered before any solver searches.
+    A solver asked for ``presolve=False`` (the problem as given, to exercise its own path) gets it."""
+    if not isinstance(problem, Knapsack) or getattr(solver, "presolve", True) is False:
+        return None
+    return presolve.settled(problem)
 
 
 def planned(solver: Solver, problem: Any, device: Device | None) -> Plan:
     """``solver.plan``, or the empty plan of a problem the engine settles alone (``settled``)."""
-    decided = settled(problem)
+    decided = settled(problem, solver)
     if decided is not None:
         return Plan(solver=solver.name, details={"presolve": "; ".join(decided.notes)})
     return solver.plan(problem, device)
@@ -66,7 +69,7 @@ def solve(solver: Solver, problem: Any, device: Device | None, plan: Plan) -> So
     """``solver.solve`` with ``plan``, after releasing the device's spare buffer unless it fits beside
     everything the plan needs (``clsolve.runtime.spare``); a problem the engine settles alone
     (``settled``) is answered without the solver."""
-    decided = settled(problem)
+    decided = settled(problem, solver)
     if decided is not None:
         return decided.trivial(solver.name, device.label if device is not None else "host CPU")
     make_room(plan, device)

@@ -6,15 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..runtime import memory
 from ..runtime.devices import Device
 from ..runtime.memory import physical_bytes
 
 #: Share of a device's global memory a plan may use (the rest stays for the driver and others).
 DEVICE_MEMORY_SHARE = 0.9
-#: Share of the host's physical memory a plan may use.
-HOST_MEMORY_SHARE = 0.8
-
-
 #: The host's physical memory in bytes (one definition, in ``clsolve.runtime.memory``).
 host_memory_bytes = physical_bytes
 
@@ -62,12 +59,25 @@ class Plan:
                 if size > device.max_allocation:
                     return (f"{self.solver}: buffer {name!r} needs {format_bytes(size)} in one allocation but "
                             f"{device.label} allows at most {format_bytes(device.max_allocation)} per buffer")
-        host_limit = int(host_memory_bytes() * HOST_MEMORY_SHARE)
-        if self.host_bytes > host_limit:
-            parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in self.host_buffers.items())
-            return (f"{self.solver} needs {format_bytes(self.host_bytes)} of host memory ({parts}) but this host "
-                    f"allows {format_bytes(host_limit)} ({HOST_MEMORY_SHARE:.0%} of {format_bytes(host_memory_bytes())})")
-        return None
+        return self.host_refusal(device)
+
+    def host_memory(self, device: Device | None) -> dict[str, int]:
+        """The host memory the solve takes, by buffer: its host buffers, and its device buffers where the
+        device's memory is the host's (a CPU device)."""
+        taken = dict(self.host_buffers)
+        if device is not None and device.shares_host_memory:
+            taken.update((f"device {name}", size) for name, size in self.device_buffers.items())
+        return taken
+
+    def host_refusal(self, device: Device | None) -> str | None:
+        """None when the host memory the solve takes fits the host budget (``clsolve.runtime.memory``)."""
+        taken = self.host_memory(device)
+        total, budget = sum(taken.values()), memory.host_budget()
+        if total <= budget:
+            return None
+        parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in taken.items())
+        return (f"{self.solver} needs {format_bytes(total)} of host memory ({parts}) but the host budget is "
+                f"{format_bytes(budget)} ({memory.budget_words()})")
 
     def to_dict(self) -> dict:
         return {

@@ -204,10 +204,12 @@ class Pacer:
         in_flight, self._in_group = self._in_group, 0
         previous, self._pending = self._pending, (marker, in_flight, time.perf_counter())
         if previous is not None:
-            per_launch = self._wait(*previous)
-            if per_launch is None:      # the deadline passed first: the queued work goes on without a wait
+            waited = self._wait(*previous)
+            if waited is None:      # the deadline passed first: the queued work goes on without a wait
                 self._pending = None
                 self.deadline.stop(self.progress())
+                return
+            per_launch = waited
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
             late = self._hopeless(time.perf_counter() + in_flight * per_launch)
         else:

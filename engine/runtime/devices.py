@@ -60,6 +60,17 @@ class Device:
         return bool(self.cl_device.type & cl.device_type.CPU)
 
     @cached_property
+    def shares_host_memory(self) -> bool:
+        """Whether the device's buffers live in the host's memory (a CPU device such as PoCL's, or a GPU
+        with host-unified memory): a plan counts them against the host budget too."""
+        if self.is_cpu:
+            return True
+        try:
+            return bool(self.cl_device.host_unified_memory)
+        except cl.Error:
+            return False
+
+    @cached_property
     def global_memory(self) -> int:
         return int(self.cl_device.global_mem_size)
 

@@ -226,8 +226,9 @@ def program(device: Device, source: KernelSource, defines: Mapping[str, object] 
     ``defines`` become ``-D`` options (sizes and types); ``preamble`` (struct declarations) goes
     before the source. A build failure raises KernelBuildError with the device, the options and the
     compiler log. Programs are kept per context, text and options, and each is built once: threads
-    asking for one being built wait for that build. Under a time limit the caller stops waiting when
-    the limit passes (the build still finishes and is kept for the next call).
+    asking for one being built wait for that build. Without a time limit the first caller builds in
+    its own thread; under one the build runs beside the caller, who stops waiting when the limit
+    passes (the build still finishes and is kept for the next call).
     """
     text = (preamble + f'\n#line 1 "{source.filename}"\n' if preamble else "") + source.text()
     opts = options(defines or {})
@@ -236,27 +237,31 @@ def program(device: Device, source: KernelSource, defines: Mapping[str, object] 
     built = _programs.get(key)
     if built is not None:
         return built
+    limit = deadline.current()
     with _lock:
         built = _programs.get(key)
         if built is not None:
             return built
         future = _building.get(key)
-        if future is None:
-            future = _building[key] = _builds.submit(_build, device, context, source.label, text, opts)
+        mine = future is None
+        if future is None:   # under a limit beside the caller, who may stop waiting; else in the caller's thread
+            future = _builds.submit(_build, device, context, source.label, text, opts) if limit.limited else \
+                concurrent.futures.Future()
+            _building[key] = future
             future.add_done_callback(lambda done: _keep(key, done))
-    limit = deadline.current()
+    if mine and not limit.limited:
+        try:
+            built = _build(device, context, source.label, text, opts)
+        except BaseException as exc:
+            future.set_exception(exc)
+            raise
+        future.set_result(built)
+        return built
     try:
         return future.result(timeout=max(0.0, limit.remaining()) if limit.limited else None)
     except concurrent.futures.TimeoutError:
         limit.check(f"building {source.label} for {device.label}")
         return future.result()  # pragma: no cover - the limit passed just after the wait
-
-
-def ready(device: Device, source: KernelSource, defines: Mapping[str, object] | None = None,
-          preamble: str = "") -> bool:
-    """Whether ``program`` would return at once (the program is built for the device's context)."""
-    text = (preamble + f'\n#line 1 "{source.filename}"\n' if preamble else "") + source.text()
-    return (device.context.int_ptr, _digest(text), tuple(options(defines or {}))) in _programs
 
 
 def forget(device: Device) -> None:

@@ -38,6 +38,7 @@ from clsolve.errors import InvalidOptionError, UnsupportedProblemError
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan, host_memory_bytes
 from clsolve.problems import Knapsack
+from clsolve.runtime import memory
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
@@ -163,7 +164,7 @@ class MultiClassSolver(DeviceSolver):
         row = states * counts_type.itemsize
         fixed = 2 * states * dtype.itemsize + problem.n * (4 + dtype.itemsize) + 8 * m + 64
         device_room = int(device.global_memory * DEVICE_MEMORY_SHARE) - fixed
-        host_room = int(host_memory_bytes() * COUNTS_HOST_SHARE)
+        host_room = min(int(host_memory_bytes() * COUNTS_HOST_SHARE), memory.host_budget())
         per_buffer = max(1, device.max_allocation // row)
         cap = self.segment_groups or m
         wanted = self.counts

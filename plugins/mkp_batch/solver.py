@@ -22,8 +22,7 @@ from clsolve.batch.packed import PackedProblems, PackedSolutions
 from clsolve.dp.presolve import PackedReduction, identity_packed, reduce_packed
 from clsolve.dp.table import INT32_MAX, POISON_BYTE
 from clsolve.errors import TimeLimitError, UnsupportedProblemError, problem_label
-from clsolve.mkp import directions
-from clsolve.mkp import greedy
+from clsolve.mkp import directions, greedy
 from clsolve.mkp.outcome import refusal
 from clsolve.mkp.surrogate import Suffix, cheap_bounds
 from clsolve.plugin import options

@@ -128,6 +128,9 @@ class DeviceDepthFirst(DeviceSolver):
                 stop = f"time limit of {limit.seconds:g} s reached"
                 break
             seconds = subtrees.launch(budget)
+            if seconds is None:
+                stop = f"time limit of {limit.seconds:g} s reached during a launch"
+                break
             rate.observe(budget, seconds)
             walking, launches = walking + seconds, launches + 1
             began = time.perf_counter()
@@ -136,7 +139,7 @@ class DeviceDepthFirst(DeviceSolver):
             last_split = time.perf_counter() - began
             splitting += last_split
         chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
-        bound = subtrees.open_bound() if stop else subtrees.best
+        bound = subtrees.open_bound(relaxation) if stop else subtrees.best
         outcome = Outcome(subtrees.best, chosen, not stop, bound, subtrees.found, nodes=subtrees.made,
                           batches=launches, longest=widest, device=subtrees.timings)
         outcome.stop = stop

@@ -14,8 +14,8 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve.mkp.surrogate import Tables
-from clsolve.runtime import buffers, kernels
+from clsolve.mkp.surrogate import Relaxation, Tables
+from clsolve.runtime import buffers, deadline, kernels
 from clsolve.runtime.devices import Device
 from clsolve.solution import Timings
 
@@ -77,16 +77,16 @@ class Subtrees:
                         "surr": const(tables.surrogate), "path": state(8 * s * words), "root": state(4 * s),
                         "depth": state(4 * s), "best": state(8 * s), "best_path": state(8 * s * words),
                         "made": state(8 * s), "shared": state(4)}
-        self.kernel_arguments = {"n": np.int32(self.n), **self.buffers}
-        self.kernel = self.program.kernel("mkp_dfs").set(shift=np.int32(self.shift), **self.kernel_arguments)
+        self.kernel = self.program.kernel("mkp_dfs").set(n=np.int32(self.n), shift=np.int32(self.shift), **self.buffers)
 
     @property
     def busy(self) -> np.ndarray:
         return self.depth >= 0
 
-    def launch(self, budget: int) -> float:
+    def launch(self, budget: int) -> float | None:
         """Walk at most ``budget`` nodes in every busy subtree; the seconds it took, transfers included
-        (each phase also added to ``timings``)."""
+        (each phase also added to ``timings``); None where the time limit passed before the walk ended
+        (the subtrees are then as they were before it)."""
         began, queue, b = time.perf_counter(), self.device.queue, self.buffers
         with self.timings.phase("upload"):
             for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth),
@@ -96,7 +96,8 @@ class Subtrees:
             queue.finish()
         with self.timings.phase("kernels"):
             self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
-            queue.finish()
+            if not deadline.finished(queue, cl.enqueue_marker(queue)):
+                return None   # the limit passed first (PoCL compiles a kernel at its first launch): state as before
         best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
         with self.timings.phase("download"):
             for name, array in (("path", self.path), ("depth", self.depth), ("best", best), ("made", made)):
@@ -151,22 +152,22 @@ class Subtrees:
             out = np.where((out == _NOT_FOUND) & (bits != 0), at, out)
         return np.where(self.busy, out, _NOT_FOUND)
 
-    def open_bound(self) -> int:
-        """The largest bound of the busy subtrees' roots (every node left is below one of them), from
-        the device."""
-        if not self.busy.any():
+    def open_bound(self, relaxation: Relaxation) -> int:
+        """The largest bound of the busy subtrees' roots (every node left is below one of them), computed
+        on the host from the subtrees' state with ``relaxation``'s levels (those the kernel bounds with):
+        at a time limit the queue may still be running a launch."""
+        busy = np.flatnonzero(self.busy)
+        if not busy.size:
             return self.best
-        queue, b = self.device.queue, self.buffers
-        for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth)):
-            cl.enqueue_copy(queue, b[name], array)
-        names = ("n", "p", "w", "c", "u", "start", "wsum", "psum", "surr", "path", "root", "depth")
-        self.program.kernel("mkp_root_bounds").set(
-            bound=b["made"], **{name: self.kernel_arguments[name] for name in names}).enqueue(
-            queue, (self.slots,), (LOCAL_SIZE,))
-        bounds = np.empty(self.slots, np.int64)
-        cl.enqueue_copy(queue, bounds, b["made"])
-        queue.finish()
-        return max(self.best, int(bounds.max()))
+        roots = self.root[busy]
+        bits = np.unpackbits(self.path[busy].view(np.uint8), axis=1, bitorder="little")[:, : self.n]
+        decided = (bits.astype(bool) & (np.arange(self.n)[None, :] < roots[:, None])).astype(np.int64)
+        profit, residual = decided @ self.p, self.c[None, :] - decided @ self.w
+        best = self.best
+        for level in np.unique(roots).tolist():
+            at = roots == level
+            best = max(best, int(relaxation.bounds(level, profit[at], residual[at]).max()))
+        return best
 
 
 def _below(levels: np.ndarray, words: int) -> np.ndarray:

@@ -13,7 +13,7 @@ from .errors import (
 )
 from .plugin import registry
 from .runtime import deadline, memory
-from .runtime.devices import Device, DeviceInfo, list_devices
+from .runtime.devices import Device, DeviceInfo, list_devices, settle_left_work
 from .scaleout import chunks, multidevice
 from .scaleout.chunks import Progress
 from .scaleout.gcpause import paused_gc
@@ -54,6 +54,7 @@ def solve_many(problems: Sequence, solver: str = "auto",
                                  "a Dask cluster takes none (solve its parts with a limit each)")
     budget = inputs.host_memory_limit(host_memory_limit)
     registry.solver_classes()  # a process's first call imports the plugins before its clock starts
+    settle_left_work()  # and work an earlier call left running at its limit is waited for
     with paused_gc(), memory.limit(budget), deadline.limit(time_limit):
         return _solve_many(problems, solver, device, client, progress, chunk_count, arrays, options)
 

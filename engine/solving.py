@@ -20,7 +20,7 @@ from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
 from .plugin.plan import Plan
 from .problems import Knapsack
-from .runtime import deadline, failures, memory, progress
+from .runtime import deadline, devices, failures, memory, progress
 from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
@@ -128,6 +128,7 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
     inputs.problem(problem)
     inputs.solver_name(solver)
     registry.solver_classes()  # a process's first call imports the plugins (0.3 s with PoCL) before its clock starts
+    devices.settle_left_work()  # and work an earlier call left running at its limit is waited for
     with memory.limit(inputs.host_memory_limit(host_memory_limit)), deadline.limit(time_limit):
         return _solve(problem, solver, device, options)
 

@@ -28,7 +28,8 @@ import pyopencl as cl
 
 from ..errors import TimeLimitError
 from ..plugin import options
-from . import progress
+from . import devices, progress
+from .devices import Device
 
 #: The margin past the limit within which a call returns: max(MARGIN_SHARE x limit, MARGIN_SECONDS).
 MARGIN_SHARE = 0.10
@@ -117,13 +118,14 @@ def limit(time_limit: float | None) -> Iterator[Deadline]:
 POLL_SECONDS = 2e-3
 
 
-def finished(queue: cl.CommandQueue, event: cl.Event) -> bool:
-    """Wait for ``event`` (of ``queue``): True once it completes, False where the current deadline
-    passes first. The work then goes on in the queue, which stays in order (buffers released meanwhile
-    live until the commands that use them end), and the caller answers without it: a kernel's first
-    launch on PoCL compiles it for its work-group size, seconds that no build beforehand covers."""
+def finished(device: Device, event: cl.Event) -> bool:
+    """Wait for ``event`` of ``device``'s queue: True once it completes, False where the current
+    deadline passes first. An anytime solver then answers without it: a kernel's first launch on PoCL
+    compiles it for its work-group size, seconds that no build beforehand covers. The work goes on in
+    the in-order queue (buffers released meanwhile live until the commands that use them end), and the
+    next call waits for it before its clock starts (``devices.settle_left_work``)."""
     limit = current()
-    queue.flush()
+    device.queue.flush()
     if not limit.limited:
         event.wait()
         return True
@@ -131,6 +133,7 @@ def finished(queue: cl.CommandQueue, event: cl.Event) -> bool:
     while event.command_execution_status > 0:   # queued, submitted or running (an error is negative)
         left = limit.remaining()
         if left <= 0:
+            devices.left_work(device)
             return False
         time.sleep(min(pause, left))
         pause = min(2 * pause, POLL_SECONDS)
@@ -170,11 +173,10 @@ class Pacer:
     what an estimate of a launch allows) and grow (at most doubling) while the groups measured so far
     stay under ``group_seconds``: a long launch is never queued many times over before its cost is
     known (under a limit a group grows only once one has been measured).
-    At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text once the deadline
-    has passed (also while waiting for a group), or as soon as the group in flight will end past it
-    with launches still to come (no answer can come in time, and waiting for one more group would only
-    add to the overrun). The work still queued then goes on in the in-order queue, which stays usable:
-    later commands run after it. ``close()`` waits for whatever is still queued.
+    At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text, after the queue
+    has finished (the queue stays usable), once the deadline has passed, or as soon as the group in
+    flight will end past it with launches still to come (no answer can come in time, and waiting for
+    one more group would only add to the overrun). ``close()`` waits for whatever is still queued.
     """
 
     def __init__(self, queue: cl.CommandQueue, what: str, total: int, launch_seconds: float | None = None):
@@ -204,12 +206,7 @@ class Pacer:
         in_flight, self._in_group = self._in_group, 0
         previous, self._pending = self._pending, (marker, in_flight, time.perf_counter())
         if previous is not None:
-            waited = self._wait(*previous)
-            if waited is None:      # the deadline passed first: the queued work goes on without a wait
-                self._pending = None
-                self.deadline.stop(self.progress())
-                return
-            per_launch = waited
+            per_launch = self._wait(*previous)
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
             late = self._hopeless(time.perf_counter() + in_flight * per_launch)
         else:
@@ -218,17 +215,15 @@ class Pacer:
                 self.group = max(self.group, min(2 * self.group, 8))
         progress.report(self.what, self.done, self.total)
         if late or self.deadline.expired():
-            self._pending = None        # the group in flight is not waited for: it would only add to the overrun
+            self.close()
             self.deadline.stop(self.progress())
 
-    def _wait(self, event: cl.Event, launches: int, queued: float) -> float | None:
+    def _wait(self, event: cl.Event, launches: int, queued: float) -> float:
         """Wait for a group; return the seconds a launch of it took: the time between the ends of two
         groups where one is known (the device busy throughout), else since it was queued (an upper
-        estimate: the group waited for the one before it as well); None where the deadline passed
-        first (``finished``)."""
+        estimate: the group waited for the one before it as well)."""
         try:
-            if not finished(self.queue, event):
-                return None
+            event.wait()
         except BaseException:  # Ctrl-C while waiting: leave the queue empty, then stop
             self.close()
             raise

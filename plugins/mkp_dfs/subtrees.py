@@ -96,7 +96,7 @@ class Subtrees:
             queue.finish()
         with self.timings.phase("kernels"):
             self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
-            if not deadline.finished(queue, cl.enqueue_marker(queue)):
+            if not deadline.finished(self.device, cl.enqueue_marker(queue)):
                 return None   # the limit passed first (PoCL compiles a kernel at its first launch): state as before
         best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
         with self.timings.phase("download"):

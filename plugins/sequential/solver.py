@@ -63,9 +63,11 @@ class SequentialSolver(HostSolver):
         row = np.zeros(shape, dtype=np.int64)
         packed = np.empty((problem.n, -(-states // 8)), dtype=np.uint8)
         taken = np.zeros(shape, dtype=bool)
-        limit = deadline.current()
+        limit, began = deadline.current(), time.perf_counter()
         for i in range(problem.n):
             limit.check(f"{self.name}: {i} of {problem.n} items")
+            if i and not limit.allows((time.perf_counter() - began) / i * (problem.n - i)):
+                limit.stop(f"{self.name}: {i} of {problem.n} items, the rest at their rate")  # cannot end in time
             weight = problem.weights[i]
             profit = np.int64(problem.profits[i])
             taken[...] = False

@@ -143,3 +143,33 @@ __kernel void mkp_dfs(const int n, const long budget, const int shift,
     for (int i = 0; i < WORDS; ++i)
         path[g * WORDS + i] = x[i];
 }
+
+/* The bound of each busy work-item's subtree root (the decisions above `root`), or -1 for a work-item
+ * that is done: every node a walk has left is below its root, so the largest is an upper bound on
+ * what the search has not seen. */
+__kernel void mkp_root_bounds(const int n,
+                              __global const long *p, __global const long *w, __global const long *c,
+                              __global const double *u, __global const int *start,
+                              __global const double *wsum, __global const double *psum,
+                              __global const double *surr,
+                              __global const ulong *path, __global const int *root,
+                              __global const int *depth, __global long *bound)
+{
+    const int g = get_global_id(0);
+    if (depth[g] < 0) {
+        bound[g] = -1;
+        return;
+    }
+    const int top = root[g];
+    long r[M];
+    long profit = 0;
+    for (int i = 0; i < M; ++i)
+        r[i] = c[i];
+    for (int j = 0; j < top; ++j)
+        if ((path[g * WORDS + (j >> 6)] >> (j & 63)) & 1ul) {
+            profit += p[j];
+            for (int i = 0; i < M; ++i)
+                r[i] -= w[j * M + i];
+        }
+    bound[g] = top < n ? surrogate_bound(top, n, profit, r, u, start, wsum, psum, surr) : profit;
+}

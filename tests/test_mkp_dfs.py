@@ -47,8 +47,8 @@ def _subtrees(problem, device, slots=64):
 
 
 def test_open_bound_is_the_largest_bound_of_a_busy_subtrees_root(device):
-    """The bound of each root (the decisions above it, from the slots' packed state) against the
-    relaxation's bound of that node computed directly."""
+    """The kernel's bound of each root (the decisions above it), and the host's from the slots' packed
+    state, against the relaxation's bound of that node computed directly."""
     problem = chu_beasley(40, 3, 0.5, seed=5)
     subtrees = _subtrees(problem, device)
     rng = np.random.default_rng(0)
@@ -65,6 +65,8 @@ def test_open_bound_is_the_largest_bound_of_a_busy_subtrees_root(device):
         residual = subtrees.c - subtrees.w[taken].sum(axis=0)
         host = subtrees.relaxation.bounds(root, np.array([subtrees.p[taken].sum()]), residual[None, :])
         expected = max(expected, int(host[0]))
+    assert subtrees.open_bound(subtrees.relaxation) == max(expected, subtrees.best)   # the kernel's
+    subtrees.left_running = True   # a launch left running at the limit: the host's, the same
     assert subtrees.open_bound(subtrees.relaxation) == max(expected, subtrees.best)
 
 

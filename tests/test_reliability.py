@@ -339,19 +339,20 @@ def test_a_plan_counts_the_host_memory_it_takes_against_the_budget(device):
     rng = np.random.default_rng(0)
     problem = clsolve.Knapsack(rng.integers(1, 1000, 300), rng.integers(1, 1000, (300, 2)), [6000, 6000],
                                weights_by="item")
-    plan = clsolve.plan(problem, solver="dp-rows", device=device, fixing=False)
+    options = {"fixing": False, "store": "host"}   # the decision rows in host memory on every device
+    plan = clsolve.plan(problem, solver="dp-rows", device=device, **options)
     taken = sum(plan.host_memory(device).values())
-    assert taken == plan.host_bytes + (plan.device_bytes if device.shares_host_memory else 0)
-    assert clsolve.plan(problem, solver="dp-rows", device=device, fixing=False, host_memory_limit=taken + 1)
-    with pytest.raises(clsolve.DoesNotFitError, match=r"of host memory .* host budget .* host_memory_limit"):
-        clsolve.solve(problem, solver="dp-rows", device=device, fixing=False, host_memory_limit=max(taken // 2, 1))
+    assert taken == plan.host_bytes + (plan.device_bytes if device.shares_host_memory else 0) and plan.host_bytes
+    assert clsolve.plan(problem, solver="dp-rows", device=device, host_memory_limit=taken + 1, **options)
+    with pytest.raises(clsolve.DoesNotFitError, match=r"host_memory_limit"):
+        clsolve.solve(problem, solver="dp-rows", device=device, host_memory_limit=taken // 2, **options)
     chosen = clsolve.plan(problem, solver="auto", device=device, host_memory_limit=2**24)
     assert sum(chosen.host_memory(device).values()) <= 2**24
 
 
 def test_the_cli_takes_a_host_memory_limit(tmp_path):
     done = subprocess.run([sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--solver", "dp-rows",
-                           "--option", "fixing=false", "--host-memory-limit", "1K", "--plan"],
+                           "--option", "fixing=false", "--option", "store=host", "--host-memory-limit", "1K", "--plan"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 3 and "host_memory_limit" in done.stderr + done.stdout
     bad = subprocess.run([sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--host-memory-limit", "lots"],

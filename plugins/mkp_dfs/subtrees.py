@@ -54,6 +54,7 @@ class Subtrees:
         total = int(profits.sum())
         self.shift = max(0, total.bit_length() - 31)        # profit >> shift fits the shared int32
         self.made = 0
+        self.left_running = False   # a launch still runs in the queue: the open bound is made on the host
         self.timings = Timings()
         self._buffers(tables)
         if poison is not None:
@@ -97,6 +98,7 @@ class Subtrees:
         with self.timings.phase("kernels"):
             self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
             if not deadline.finished(self.device, cl.enqueue_marker(queue)):
+                self.left_running = True
                 return None   # the limit passed first (PoCL compiles a kernel at its first launch): state as before
         best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
         with self.timings.phase("download"):
@@ -153,12 +155,27 @@ class Subtrees:
         return np.where(self.busy, out, _NOT_FOUND)
 
     def open_bound(self, relaxation: Relaxation) -> int:
-        """The largest bound of the busy subtrees' roots (every node left is below one of them), computed
-        on the host from the subtrees' state with ``relaxation``'s levels (those the kernel bounds with):
-        at a time limit the queue may still be running a launch."""
-        busy = np.flatnonzero(self.busy)
-        if not busy.size:
+        """The largest bound of the busy subtrees' roots (every node left is below one of them): from the
+        device (``mkp_root_bounds``), or computed on the host with ``relaxation``'s levels (those the
+        kernel bounds with) where a launch was left running at the time limit."""
+        if not self.busy.any():
             return self.best
+        if self.left_running:
+            return self._host_open_bound(relaxation)
+        queue, b = self.device.queue, self.buffers
+        for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth)):
+            cl.enqueue_copy(queue, b[name], array)
+        names = ("p", "w", "c", "u", "start", "wsum", "psum", "surr", "path", "root", "depth")
+        kernel = self.program.kernel("mkp_root_bounds")
+        kernel.set(n=np.int32(self.n), bound=b["made"], **{name: b[name] for name in names})
+        kernel.enqueue(queue, (self.slots,), (LOCAL_SIZE,))
+        bounds = np.empty(self.slots, np.int64)
+        cl.enqueue_copy(queue, bounds, b["made"])
+        queue.finish()
+        return max(self.best, int(bounds.max()))
+
+    def _host_open_bound(self, relaxation: Relaxation) -> int:
+        busy = np.flatnonzero(self.busy)
         roots = self.root[busy]
         bits = np.unpackbits(self.path[busy].view(np.uint8), axis=1, bitorder="little")[:, : self.n]
         decided = (bits.astype(bool) & (np.arange(self.n)[None, :] < roots[:, None])).astype(np.int64)

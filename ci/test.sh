@@ -19,8 +19,10 @@ mkdir -p "$POCL_CACHE_DIR"
 "$venv/bin/clsolve" devices >&2
 cd "$root"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
-# the differential fuzzer for a short budget: a fixed seed (the same cases every run), then a new
-# one (printed: `python ci/fuzz.py --seed N --case K` repeats any failure it reports)
-minutes="${CLSOLVE_FUZZ_MINUTES:-0.5}"
-"$venv/bin/python" ci/fuzz.py --minutes "$minutes" --seed 1
-exec "$venv/bin/python" ci/fuzz.py --minutes "$minutes"
+# the differential fuzzer until every solver has solved 1,000 cases, twice: a fixed seed (the same
+# cases every run), then a new one (printed: `python ci/fuzz.py --seed N --case K` repeats any failure
+# it reports); about 4 minutes each on 2 cores, capped at 12
+solves="${CLSOLVE_FUZZ_SOLVES:-1000}"
+minutes="${CLSOLVE_FUZZ_MINUTES:-12}"
+"$venv/bin/python" ci/fuzz.py --solves "$solves" --minutes "$minutes" --seed 1
+exec "$venv/bin/python" ci/fuzz.py --solves "$solves" --minutes "$minutes"

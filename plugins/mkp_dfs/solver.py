@@ -111,14 +111,14 @@ class DeviceDepthFirst(DeviceSolver):
 
     def _search(self, device: Device, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
         order = relaxation.order
+        if deadline.current().expired():   # no time for the level tables and a launch: the root's bound
+            return _unsearched(core, relaxation, floor, "time limit reached before the search")
         try:
             subtrees = Subtrees(device, core.profits[order].astype(np.int64), core.weights[order].astype(np.int64),
                                 core.capacities.astype(np.int64), relaxation.tables(core.capacities),
                                 self._slots(device), floor, POISON_BYTE if self.poison else None)
         except TimeLimitError:   # the first build of the kernel can take longer than a short limit
-            root = int(relaxation.bounds(0, np.zeros(1, np.int64), core.capacities[None, :])[0])
-            return (Outcome(floor, np.zeros(core.n, bool), False, max(root, floor), False,
-                            stop="time limit reached while the device kernel was built"), "no node walked")
+            return _unsearched(core, relaxation, floor, "time limit reached while the device kernel was built")
         limit, rate = deadline.current(), deadline.Rate(*FIRST_RATE)
         budget, launches, widest, stop = FIRST_BUDGET, 0, 1, ""
         walking = splitting = last_split = 0.0
@@ -146,6 +146,12 @@ class DeviceDepthFirst(DeviceSolver):
         return outcome, (f"{subtrees.made} nodes walked over the {core.n} free items in {launches} launches "
                          f"of {subtrees.slots} work-items ({walking:.3f} s walking, transfers included; {splitting:.3f} s "
                          f"splitting on the host)")
+
+
+def _unsearched(core: Knapsack, relaxation: Relaxation, floor: int, why: str) -> tuple[Outcome, str]:
+    """The outcome of a search that walked no node: the incumbent ``floor`` and the root's bound."""
+    root = int(relaxation.bounds(0, np.zeros(1, np.int64), core.capacities[None, :])[0])
+    return Outcome(floor, np.zeros(core.n, bool), False, max(root, floor), False, stop=why), "no node walked"
 
 
 def _next_budget(last: int, rate: deadline.Rate, limit: deadline.Deadline, split_seconds: float) -> int:

@@ -207,10 +207,11 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         walked, launches, phases = np.zeros(k, np.int64), 0, Timings()
         if k:
             try:
+                deadline.current().check(f"{self.name}: before the walk")   # no time for buffers and a launch
                 walk = _Walk(self, batch, device)
                 values, selected, finished, bounds, walked, launches = walk.run()
                 phases = walk.timings
-            except TimeLimitError:  # the limit passed while the kernels were built or first ran: the host's answers
+            except TimeLimitError:  # the limit passed before, or while the kernels were built or first ran: the host's answers
                 values, selected, bounds = _greedy(batch)
                 finished = values >= bounds
         reduction = batch.reduction

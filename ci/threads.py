@@ -7,7 +7,7 @@ the batch solvers through ``solve_many``), solves it and compares the value with
 independent reference (``ci/fuzz.py``: brute force, a plain DP, all permutations). Every exception
 is an error: no time limit is set, and every problem is small.
 
-    python ci/threads.py --threads 8 --seconds 60 --device gpu --json ci/results/threads-h100.json
+    python ci/threads.py --threads 8 --seconds 60 --device gpu --json ci/results/threads-h200.json
 
 Exits 1 when any solve failed or answered wrong.
 """

@@ -16,8 +16,8 @@ incumbent is always a full item vector, checked by the engine like every solutio
 Memory: the list may not pass ``max_nodes`` (default: what the device's memory holds). A step that
 would pass it is cut into chunks of the list, each explored to the end before the next (depth first
 over chunks, breadth first inside one), which keeps the search exact. On the host, the lists, the
-chunks waiting on the stack and the origin records live within ``memory_limit`` bytes (default: half
-of the memory available when the solve starts).
+chunks waiting on the stack and the origin records live within ``memory_limit`` bytes (default: the host
+budget, ``clsolve.runtime.memory.host_budget``).
 
 Anytime: where the engine's time limit (``clsolve.runtime.deadline``) passes or the host budget is reached,
 the search stops at the next step boundary and returns the incumbent (a full item vector whose value
@@ -69,8 +69,8 @@ class BranchAndBoundSolver(DeviceSolver):
                  memory_limit: int | None = None, aggregate: bool = False):
         """``max_nodes`` caps the list (default: what the device holds; at least ``MIN_NODES``, below
         which the chunks of the list would be explored almost node by node), beyond which the list is
-        explored in chunks; ``memory_limit`` caps the host bytes of lists and records (default: half of
-        what is available); ``host_threshold``: lists shorter than this are
+        explored in chunks; ``memory_limit`` caps the host bytes of lists and records (default: the host
+        budget); ``host_threshold``: lists shorter than this are
         branched on the host; ``local_size`` overrides the work-group size; ``presolve`` applies
         ``clsolve.dp.presolve`` first (dropping items that cannot fit, dividing by common divisors).
         ``dominance`` removes, after each step, every node another node dominates (decided weight no
@@ -163,7 +163,7 @@ class BranchAndBoundSolver(DeviceSolver):
         return items
 
     def _budget(self) -> int:
-        return self.memory_limit if self.memory_limit is not None else memory.default_budget()
+        return self.memory_limit if self.memory_limit is not None else memory.host_budget()
 
     def _solve(self, problem: Knapsack, device: Device) -> Solution:
         start = time.perf_counter()

@@ -109,8 +109,8 @@ class StateListSolver(DeviceSolver):
                  descent: bool = True, poison: bool = False, device_records: int | None = None,
                  clusters: bool = True, cluster_states: int = CLUSTER_STATES):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
-        ``memory_limit`` caps the host bytes of the block records (default: half of what is
-        available); ``device_records``: device bytes the block records may take there before they go to
+        ``memory_limit`` caps the host bytes of the block records (default: the host
+        budget); ``device_records``: device bytes the block records may take there before they go to
         host memory (default: RECORD_SHARE of the device's memory, taken from the lists' share; 0: all in
         host memory); ``fixing`` fixes the items the bounds decide first and searches the rest;
         ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
@@ -190,7 +190,7 @@ class StateListSolver(DeviceSolver):
         return WIDTH[_kind(device)]
 
     def _budget(self) -> int:
-        return self.memory_limit if self.memory_limit is not None else memory.default_budget()
+        return self.memory_limit if self.memory_limit is not None else memory.host_budget()
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         staged = self._stages(problem)

@@ -58,7 +58,7 @@ DEFAULT_COLUMNS = 4
 #: does not limit how many work-groups of 256 share a multiprocessor).
 MAX_TILE_ITEMS = 1024
 #: Share of host memory the ``host`` storage may fill with counts before ``auto`` prefers recomputing
-#: (the engine's HOST_MEMORY_SHARE bounds every plan; this leaves room for the caller's own data).
+#: (the engine's host budget bounds every plan; this leaves room for the caller's own data).
 COUNTS_HOST_SHARE = 0.5
 #: States are indexed with 32-bit integers; a work-group's last capacity must not wrap.
 MCKP_MAX_STATES = MAX_STATES - 2**16

@@ -45,7 +45,7 @@ class MultidimensionalBranchAndBound(HostSolver):
     def __init__(self, max_nodes: int | None = None, batch: int = BATCH, presolve: bool = True,
                  memory_limit: int | None = None, host_nodes: int = HOST_NODES):
         """``max_nodes`` caps the open nodes (default: what ``memory_limit`` holds; ``memory_limit``
-        defaults to half of the memory available); ``batch`` is the number of nodes expanded at once;
+        defaults to the host budget); ``batch`` is the number of nodes expanded at once;
         ``presolve`` applies ``clsolve.dp.presolve`` first; ``host_nodes``: nodes walked depth first
         before the batches (``clsolve.mkp.walk``; 0: the batches at once)."""
         self.host_nodes = options.integer("host_nodes", host_nodes, minimum=0)
@@ -59,7 +59,7 @@ class MultidimensionalBranchAndBound(HostSolver):
         return refusal(self.name, problem)
 
     def _node_limit(self, problem: Knapsack) -> int:
-        budget = self.memory_limit if self.memory_limit is not None else memory.default_budget()
+        budget = self.memory_limit if self.memory_limit is not None else memory.host_budget()
         limit = max(1, budget // node_bytes(problem.n, problem.m))
         return min(limit, self.max_nodes or limit)
 

@@ -54,3 +54,66 @@ def test_a_pacer_stops_once_the_group_in_flight_would_end_past_the_limit(device)
     assert "3 of 10 launches" in str(stopped.value) and not deadline.expired()
     with limit(0.1):
         run(3)
+
+
+_SPIN = """__kernel void spin(__global uint *out, uint rounds) {
+    uint x = get_global_id(0) + 1;
+    for (uint i = 0; i < rounds; ++i) x = x * 1664525u + 1013904223u;
+    out[get_global_id(0)] = x;
+}"""
+
+
+def _long_launch(device, folder, seconds: float):
+    """An enqueue function of one launch that takes about ``seconds`` on ``device`` (measured)."""
+    import time
+
+    import numpy as np
+    import pyopencl as cl
+
+    from clsolve.runtime import kernels
+    (folder / "spin.cl").write_text(_SPIN)
+    program = kernels.program(device, kernels.KernelSource.path(folder / "spin.cl"))
+    out = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 4 * 64)
+    kernel = program.kernel("spin").set(out=out)
+    rounds = 1 << 16
+    while True:
+        began = time.perf_counter()
+        kernel.set(rounds=np.uint32(rounds)).enqueue(device.queue, (64,), None)
+        device.queue.finish()
+        took = time.perf_counter() - began
+        if took >= seconds / 4 or rounds >= 1 << 31:
+            break
+        rounds = min(rounds * 4, 1 << 31)
+    rounds = min(int(rounds * seconds / max(took, 1e-6)), (1 << 32) - 1)
+    return lambda: kernel.set(rounds=np.uint32(rounds)).enqueue(device.queue, (64,), None)
+
+
+def test_a_pacer_and_a_drain_stop_at_the_limit_while_a_launch_runs_on(device, tmp_path):
+    """A launch still running at the limit (a first launch on PoCL compiles its kernel) is not waited
+    for: the pacer and ``drain`` raise at the limit, and the next call waits for the work left before
+    its clock starts (``settle_left_work``); the queue stays usable."""
+    import time
+
+    import pytest
+
+    from clsolve.errors import TimeLimitError
+    from clsolve.runtime.deadline import Pacer, drain, limit
+    from clsolve.runtime.devices import settle_left_work
+    launch = _long_launch(device, tmp_path, 1.0)
+    with limit(0.1) as deadline:
+        pacer = Pacer(device.queue, "rows", 3)
+        with pytest.raises(TimeLimitError, match="1 of 3 launches|2 of 3 launches"):
+            for _ in range(3):
+                launch()
+                pacer.launch()
+        assert deadline.elapsed() <= 0.1 + deadline.margin
+    settle_left_work()
+    began = time.perf_counter()
+    with limit(0.1) as deadline:
+        launch()
+        with pytest.raises(TimeLimitError, match="the test's launch"):
+            drain(device.queue, "the test's launch")
+        assert deadline.elapsed() <= 0.1 + deadline.margin
+    settle_left_work()
+    assert time.perf_counter() - began >= 0.5   # the launch left running was waited for
+    drain(device.queue, "nothing queued")

@@ -279,7 +279,10 @@ class RowStore:
 
     def release(self) -> None:
         """Give the buffers back: in device mode the largest may stay as the device's spare
-        (``clsolve.runtime.spare``), for the next store."""
+        (``clsolve.runtime.spare``), for the next store. In host mode the copies still queued (a sweep
+        stopped at its time limit) end first: they write into the host memory given back."""
+        if self.plan.mode == "host":
+            self.copy_queue.finish()
         for buffer in self.buffers:
             if self.plan.mode == "device":
                 spare.keep(device=self.device, buffer=buffer)

@@ -22,14 +22,15 @@ import contextlib
 import contextvars
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import NoReturn
 
 import pyopencl as cl
 
 from ..errors import TimeLimitError
 from ..plugin import options
 from . import devices, progress
-from .devices import Device
 
 #: The margin past the limit within which a call returns: max(MARGIN_SHARE x limit, MARGIN_SECONDS).
 MARGIN_SHARE = 0.10
@@ -77,7 +78,7 @@ class Deadline:
         if self.expired():
             self.stop(where)
 
-    def stop(self, where: str) -> None:
+    def stop(self, where: str) -> NoReturn:
         """Raise :class:`TimeLimitError` naming ``where``: the limit is passed, or will be before the
         work still needed could end."""
         when = "reached" if self.expired() else "would pass before the work still needed ended: stopped"
@@ -118,27 +119,49 @@ def limit(time_limit: float | None) -> Iterator[Deadline]:
 POLL_SECONDS = 2e-3
 
 
-def finished(device: Device, event: cl.Event) -> bool:
-    """Wait for ``event`` of ``device``'s queue: True once it completes, False where the current
-    deadline passes first. An anytime solver then answers without it: a kernel's first launch on PoCL
+def finished(queue: cl.CommandQueue, event: cl.Event, grace: float = 0.0, pending: Sequence[cl.Event] = ()) -> bool:
+    """Wait for ``event`` of ``queue``: True once it completes, False where the current deadline (plus
+    ``grace`` seconds: work that sums up an answer after the limit) passes first. The caller then
+    answers (an anytime solver) or stops (``drain``) without it: a kernel's first launch on PoCL
     compiles it for its work-group size, seconds that no build beforehand covers. The work goes on in
     the in-order queue (buffers released meanwhile live until the commands that use them end), and the
-    next call waits for it before its clock starts (``devices.settle_left_work``)."""
+    next call waits for it before its clock starts (``devices.settle_left_work``). ``pending``: the
+    events of copies into host arrays queued before ``event`` (``buffers.copy_later``), kept with the
+    work left running (dropped, pyopencl's event would wait for its copy)."""
     limit = current()
-    device.queue.flush()
+    queue.flush()
     if not limit.limited:
         event.wait()
         return True
     pause = 1e-4
     while event.command_execution_status > 0:   # queued, submitted or running (an error is negative)
-        left = limit.remaining()
+        left = limit.remaining() + grace
         if left <= 0:
-            devices.left_work(device)
+            devices.left_work(_Left(queue, list(pending)).wait)
             return False
         time.sleep(min(pause, left))
         pause = min(2 * pause, POLL_SECONDS)
     event.wait()  # raises where the command failed
     return True
+
+
+@dataclass(frozen=True, eq=False)
+class _Left:
+    """Work a call left in ``queue``, with the events of its copies into host arrays."""
+    queue: cl.CommandQueue
+    pending: list[cl.Event]
+
+    def wait(self) -> None:
+        self.queue.finish()
+        self.pending.clear()
+
+
+def drain(queue: cl.CommandQueue, where: str, pending: Sequence[cl.Event] = ()) -> None:
+    """Wait for everything enqueued on ``queue`` (``queue.finish()`` under the current deadline): raise
+    :class:`TimeLimitError` naming ``where`` once the deadline passes first, the work (and ``pending``
+    copies) going on as ``finished`` says."""
+    if not finished(queue, cl.enqueue_marker(queue), pending=pending):
+        current().stop(where)
 
 
 class Rate:
@@ -173,10 +196,12 @@ class Pacer:
     what an estimate of a launch allows) and grow (at most doubling) while the groups measured so far
     stay under ``group_seconds``: a long launch is never queued many times over before its cost is
     known (under a limit a group grows only once one has been measured).
-    At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text, after the queue
-    has finished (the queue stays usable), once the deadline has passed, or as soon as the group in
-    flight will end past it with launches still to come (no answer can come in time, and waiting for
-    one more group would only add to the overrun). ``close()`` waits for whatever is still queued.
+    At each group's end :class:`TimeLimitError` is raised with ``progress()``'s text once the deadline
+    has passed (also while waiting for a group: a first launch on PoCL compiles its kernel), or as soon
+    as the group in flight will end past it with launches still to come (no answer can come in time,
+    and waiting for one more group would only add to the overrun). The work queued then goes on in the
+    in-order queue, which stays usable, and the next call waits for it before its clock starts
+    (``finished``). ``close()`` waits for whatever is still queued, under the deadline too.
     """
 
     def __init__(self, queue: cl.CommandQueue, what: str, total: int, launch_seconds: float | None = None):
@@ -207,6 +232,9 @@ class Pacer:
         previous, self._pending = self._pending, (marker, in_flight, time.perf_counter())
         if previous is not None:
             per_launch = self._wait(*previous)
+            if per_launch is None:   # the deadline passed first
+                self._pending = None
+                self.deadline.stop(self.progress())
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))
             late = self._hopeless(time.perf_counter() + in_flight * per_launch)
         else:
@@ -215,17 +243,21 @@ class Pacer:
                 self.group = max(self.group, min(2 * self.group, 8))
         progress.report(self.what, self.done, self.total)
         if late or self.deadline.expired():
-            self.close()
+            devices.left_work(_Left(self.queue, []).wait)
+            self._pending = None
             self.deadline.stop(self.progress())
 
-    def _wait(self, event: cl.Event, launches: int, queued: float) -> float:
+    def _wait(self, event: cl.Event, launches: int, queued: float) -> float | None:
         """Wait for a group; return the seconds a launch of it took: the time between the ends of two
         groups where one is known (the device busy throughout), else since it was queued (an upper
-        estimate: the group waited for the one before it as well)."""
+        estimate: the group waited for the one before it as well); None where the deadline passed
+        first."""
         try:
-            event.wait()
+            if not finished(self.queue, event):
+                return None
         except BaseException:  # Ctrl-C while waiting: leave the queue empty, then stop
-            self.close()
+            self.queue.finish()
+            self._pending = None
             raise
         now = time.perf_counter()
         since = queued if self._finished_at is None else max(queued, self._finished_at)
@@ -242,5 +274,6 @@ class Pacer:
         return f"{self.what}: {self.done} of {self.total} launches ({min(100, 100 * self.done // self.total)} %)"
 
     def close(self) -> None:
-        self.queue.finish()
+        """Wait for every launch queued: raise :class:`TimeLimitError` where the deadline passes first."""
         self._pending = None
+        drain(self.queue, self.progress())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -162,24 +163,25 @@ class DeviceInfo:
 
 _devices: list[Device] | None = None
 _devices_lock = threading.Lock()
-#: Devices whose queue holds work a call left running when its time limit passed (``left_work``).
-_left: set[Device] = set()
+#: How to wait for the work calls left running when their time limits passed (``left_work``).
+_left: set[Callable[[], object]] = set()
 
 
-def left_work(device: Device) -> None:
-    """Note that a call answered at its time limit while ``device``'s queue still ran its work."""
+def left_work(wait: Callable[[], object]) -> None:
+    """Note that a call answered (or stopped) at its time limit while work it queued still runs, and
+    how to wait for it (its queue's ``finish``, see ``deadline.finished``)."""
     with _devices_lock:
-        _left.add(device)
+        _left.add(wait)
 
 
 def settle_left_work() -> None:
     """Wait for the work earlier calls left running at their time limits (a call does this before its
-    own clock starts: its limit is for its own work)."""
+    own clock starts: its limit is for its own work, which an in-order queue would run after it)."""
     while _left:
         with _devices_lock:
-            device = _left.pop() if _left else None
-        if device is not None:
-            device.queue.finish()
+            wait = _left.pop() if _left else None
+        if wait is not None:
+            wait()
 
 
 def all_devices() -> list[Device]:

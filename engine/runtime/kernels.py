@@ -198,16 +198,24 @@ def options(defines: Mapping[str, object]) -> list[str]:
     return [f"-D{key}={value}" for key, value in sorted(defines.items())]
 
 
-def struct_declaration(device: Device, name: str, dtype: np.dtype) -> str:
-    """The C declaration of ``typedef struct {...} name;`` matching ``dtype`` field by field on
-    ``device`` (checked there by pyopencl); raises when the layouts cannot match."""
-    key = (device.cl_device.int_ptr, name, dtype.str, str(dtype.descr))
+def struct_declaration(name: str, dtype: np.dtype) -> str:
+    """The C declaration ``typedef struct {...} name;`` of ``dtype``, field by field. OpenCL C aligns
+    each scalar to its size (OpenCL C 1.2, 6.1.5), so the declaration matches ``dtype`` exactly where
+    every field sits at a multiple of its size and the whole is padded to its largest field; raises
+    otherwise. (No build at solve time: ``pyopencl.tools.match_dtype_to_c_struct`` checks the
+    declarations on each test device, ``tests/test_kernels.py``.)"""
+    key = (name, dtype.str, str(dtype.descr))
     declaration = _declarations.get(key)
     if declaration is None:
-        # positional: pyopencl's memoizing wrapper takes no keywords
-        matched, declaration = pyopencl.tools.match_dtype_to_c_struct(device.cl_device, name, dtype, device.context)
-        if matched != dtype:
-            raise KernelBuildError(f"struct {name}: the device lays out {matched} where the host has {dtype}")
+        fields = []
+        for field, (kind, offset, *_) in (dtype.fields or {}).items():
+            if kind.fields is not None or kind.subdtype is not None or offset % kind.itemsize:
+                raise KernelBuildError(f"struct {name}: field {field} ({kind} at byte {offset}) has no natural C layout")
+            fields.append(f"    {pyopencl.tools.dtype_to_ctype(kind)} {field};")
+        largest = max((kind.itemsize for kind, *_ in (dtype.fields or {}).values()), default=1)
+        if not fields or dtype.itemsize % largest:
+            raise KernelBuildError(f"struct {name}: {dtype} is not padded to its largest field ({largest} bytes)")
+        declaration = "typedef struct {\n" + "\n".join(fields) + f"\n}} {name};\n"
         _declarations[key] = declaration
     return declaration
 
@@ -270,8 +278,6 @@ def forget(device: Device) -> None:
         context = device.context.int_ptr
         for key in [k for k in _programs if k[0] == context]:
             del _programs[key]
-        for key in [k for k in _declarations if k[0] == device.cl_device.int_ptr]:
-            del _declarations[key]
 
 
 def _keep(key: tuple, future: concurrent.futures.Future) -> None:

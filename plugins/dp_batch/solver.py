@@ -45,8 +45,8 @@ from clsolve.plugin import options
 from clsolve.plugin.contract import PackedBatchSolver
 from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
 from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
+from clsolve.runtime import deadline, kernels
+from clsolve.runtime.buffers import copy_later, fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Timings
@@ -476,7 +476,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             if self.poison:
                 for buf in (group_value, group_mask, selected_buf, values_buf):
                     fill(queue, buf, POISON_BYTE)
-            queue.finish()
+            deadline.drain(queue, f"{self.name}: buffers set")
 
         with timings.phase("kernels"):
             weights_buf, profits_buf, capacities_buf, instances_buf, group_instance_buf = buffers
@@ -489,18 +489,18 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 instances=instances_buf, group_value=group_value, group_mask=group_mask, count=np.uint32(k),
                 groups=np.uint32(groups), selected=selected_buf, values=values_buf,
             ).enqueue(queue, (-(-k // group) * group,), (group,))
-            queue.finish()
+            deadline.drain(queue, f"{self.name}: the batch's last launch")
         return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "subset enumeration")
 
     def _collect(self, queue, values_buf, selected_buf, dtype, k: int, items: int, timings: Timings,
                  method: str) -> _Answer:
         """Read back the values and item flags of a batch."""
         with timings.phase("download"):
-            values = np.empty(k, dtype=dtype)
-            cl.enqueue_copy(queue, values, values_buf)
-            selected = np.empty(items, dtype=np.uint8)
-            cl.enqueue_copy(queue, selected, selected_buf)
-            queue.finish()
+            values, selected = np.empty(k, dtype=dtype), np.empty(items, dtype=np.uint8)
+            pending: list[cl.Event] = []
+            copy_later(queue, values, values_buf, pending)
+            copy_later(queue, selected, selected_buf, pending)
+            deadline.drain(queue, f"{self.name}: the answers' download", pending)
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: unwritten item flags")
         return _Answer(values.astype(np.int64), selected.view(bool), timings,
@@ -518,7 +518,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             program = kernels.program(device, DP_SOURCE, {
                 "VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size,
                 "CHIP_STATES": chip.row_room(batch.states[stays], local_size)},
-                preamble=kernels.struct_declaration(device, "instance_t", INSTANCE))
+                preamble=kernels.struct_declaration("instance_t", INSTANCE))
             caps = batch.capacities.astype(np.int64)
             tiles = -(-batch.states // (32 * local_size))
             words_per_row = tiles * local_size
@@ -556,7 +556,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
                     fill(queue, buf, POISON_BYTE)
             for buf in rows:  # both: an instance's row is zero until its first item (right alignment)
                 fill(queue, buf, POISON_BYTE if self.poison and not tile_instance.size else 0)
-            queue.finish()
+            deadline.drain(queue, f"{self.name}: buffers set")
 
         with timings.phase("kernels"):
             chip_launches = range(0, chip_instance.size, chip.LAUNCH_GROUPS)
@@ -581,7 +581,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 decisions=decisions, weights=weights_buf, instances=table_buf, capacities=caps_buf,
                 final_row=rows[steps & 1], count=np.uint32(k), selected=selected_buf, values=values_buf,
             ).enqueue(queue, (-(-k // group) * group,), (group,))
-            queue.finish()
+            deadline.drain(queue, f"{self.name}: the batch's last launch")
         method = "dynamic programming" + (f", {chip_instance.size} of {k} rows on chip" if chip_instance.size else "")
         return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, method)
 

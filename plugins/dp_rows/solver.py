@@ -43,7 +43,7 @@ from clsolve.plugin import options
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import Plan
 from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
+from clsolve.runtime import deadline, kernels
 from clsolve.runtime.buffers import copy_later, fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
@@ -317,7 +317,7 @@ class RowParallelSolver(DeviceSolver):
                 copy_later(device.queue, value, row, pending, (start + layout.states - 1) * dtype.itemsize)
                 if kept_at is not None and held.kept is not None:
                     copy_later(device.queue, kept_word, held.kept, pending, kept_at)
-                device.queue.finish()
+                deadline.drain(device.queue, f"{self.name}: the last row")
                 held.store.drain()
                 reached = kept_at is None or bool((int(kept_word[0]) >> kept_bit) & 1)
             with timings.phase("download"):
@@ -399,7 +399,7 @@ class RowParallelSolver(DeviceSolver):
         fill(queue, held.rows[0], 0, row_bytes)   # with pruning, _pruned_kernels sets held.kept[0]
         if held.progress is not None and pipeline is None:   # the pipeline's counters: before each launch
             fill(queue, held.progress, 0)
-        queue.finish()
+        deadline.drain(queue, f"{self.name}: buffers set")
         return held
 
     def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,

@@ -38,7 +38,8 @@ from clsolve.errors import InvalidOptionError, UnsupportedProblemError
 from clsolve.plugin.contract import DeviceSolver
 from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan, host_memory_bytes
 from clsolve.problems import Knapsack
-from clsolve.runtime import memory
+from clsolve.runtime import deadline, memory
+from clsolve.runtime.buffers import copy_later
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
 
@@ -294,8 +295,9 @@ class MultiClassSolver(DeviceSolver):
     def _value(sweep: Sweep) -> int:
         """The last state's value after every group (waits for the queue)."""
         value = np.zeros(1, dtype=sweep.lay.dtype)
-        cl.enqueue_copy(sweep.queue, value, sweep.row, src_offset=(sweep.lay.states - 1) * sweep.lay.dtype.itemsize,
-                        is_blocking=True)
+        pending: list[cl.Event] = []
+        copy_later(sweep.queue, value, sweep.row, pending, (sweep.lay.states - 1) * sweep.lay.dtype.itemsize)
+        deadline.drain(sweep.queue, "mckp: the last group", pending)
         return int(value[0])
 
     @staticmethod

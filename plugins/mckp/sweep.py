@@ -12,8 +12,8 @@ from clsolve.dp.table import (
     opencl_type,
 )
 from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
+from clsolve.runtime import deadline, kernels
+from clsolve.runtime.buffers import copy_later, fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 
@@ -183,6 +183,7 @@ class Sweep:
 
     def read_taken(self) -> np.ndarray:
         out = np.empty(self.lay.groups.count, dtype=np.uint32)
-        cl.enqueue_copy(self.queue, out, self.taken)
-        self.queue.finish()
+        pending: list[cl.Event] = []
+        copy_later(self.queue, out, self.taken, pending)
+        deadline.drain(self.queue, "mckp: the trace-back", pending)
         return out.astype(np.int64)

@@ -382,7 +382,7 @@ class _Walk:
             with self.timings.phase("kernels"):
                 self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0,
                            first and launches == 0, first)
-                if not deadline.finished(self.device, cl.enqueue_marker(self.device.queue)):
+                if not deadline.finished(self.device.queue, cl.enqueue_marker(self.device.queue)):
                     limit.stop(f"{self.solver.name}: launch {launches + 1} of a phase")
                 status = self._read(self.answers["status"], np.int32, self.batch.count)
             rate.observe(budget * active.size * walkers, time.perf_counter() - began)

@@ -97,7 +97,7 @@ class Subtrees:
             queue.finish()
         with self.timings.phase("kernels"):
             self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
-            if not deadline.finished(self.device, cl.enqueue_marker(queue)):
+            if not deadline.finished(queue, cl.enqueue_marker(queue)):
                 self.left_running = True
                 return None   # the limit passed first (PoCL compiles a kernel at its first launch): state as before
         best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
@@ -157,7 +157,8 @@ class Subtrees:
     def open_bound(self, relaxation: Relaxation) -> int:
         """The largest bound of the busy subtrees' roots (every node left is below one of them): from the
         device (``mkp_root_bounds``), or computed on the host with ``relaxation``'s levels (those the
-        kernel bounds with) where a launch was left running at the time limit."""
+        kernel bounds with) where a launch was left running at the time limit, or where the device's
+        bounds do not come within half the margin past it."""
         if not self.busy.any():
             return self.best
         if self.left_running:
@@ -170,8 +171,12 @@ class Subtrees:
         kernel.set(n=np.int32(self.n), bound=b["made"], **{name: b[name] for name in names})
         kernel.enqueue(queue, (self.slots,), (LOCAL_SIZE,))
         bounds = np.empty(self.slots, np.int64)
-        cl.enqueue_copy(queue, bounds, b["made"])
-        queue.finish()
+        pending: list[cl.Event] = []
+        buffers.copy_later(queue, bounds, b["made"], pending)
+        limit = deadline.current()
+        if not deadline.finished(queue, cl.enqueue_marker(queue), limit.margin / 2 if limit.limited else 0.0, pending):
+            self.left_running = True   # its first launch on PoCL compiles it: the host bounds meanwhile
+            return self._host_open_bound(relaxation)
         return max(self.best, int(bounds.max()))
 
     def _host_open_bound(self, relaxation: Relaxation) -> int:

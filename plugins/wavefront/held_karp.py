@@ -16,7 +16,8 @@ from clsolve.dp.rowstore import RowStore, plan_store
 from clsolve.errors import DoesNotFitError
 from clsolve.plugin.plan import Plan, format_bytes
 from clsolve.problems import TSP
-from clsolve.runtime import kernels
+from clsolve.runtime import deadline, kernels
+from clsolve.runtime.buffers import copy_later
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
@@ -109,7 +110,7 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
             from clsolve.runtime.buffers import fill
             for buffer in levels:
                 fill(queue, buffer, 0xA5)
-        queue.finish()
+        deadline.drain(queue, "wavefront Held-Karp: buffers set")
     try:
         with timings.phase("kernels"):
             program.kernel("held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)
@@ -129,7 +130,9 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
                 store.finished(k - 2, event)
                 pacer.launch()
             last = np.empty(members, dtype=dtype)
-            cl.enqueue_copy(queue, last, levels[members & 1], is_blocking=True)
+            pending: list[cl.Event] = []
+            copy_later(queue, last, levels[members & 1], pending)
+            deadline.drain(queue, "wavefront Held-Karp: the last level", pending)
             compute_done = time.perf_counter()
             store.drain(compute_done)
         with timings.phase("download"):

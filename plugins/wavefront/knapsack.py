@@ -16,7 +16,7 @@ from clsolve.dp.table import BACK_DEPTH, clamped_weights, opencl_type, value_bou
 from clsolve.errors import InvalidProblemError
 from clsolve.plugin.contract import Plan
 from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
+from clsolve.runtime import deadline, kernels
 from clsolve.runtime.buffers import copy_later, fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
@@ -148,17 +148,18 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
                                 int(plan.details["other_device_bytes"]), options.device_memory_limit,
                                 str(plan.details["store"]))
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
-        queue.finish()
+        deadline.drain(queue, "wavefront knapsack: buffers set")
     try:
         with timings.phase("kernels"):
             last = _sweep(problem, device, program, planned, values, items, store, local, dtype, weights)
+            deadline.drain(queue, "wavefront knapsack: the last rows")
             store.drain(time.perf_counter())
             value = np.empty(1, dtype=dtype)
             pending: list[cl.Event] = []
             if store_plan.mode == "device":   # enqueued before the value is read: the device goes on
                 walked = _trace_back_on_device(problem, device, program, planned, store, items[0], options.poison)
             copy_later(queue, value, last, pending, capacity * dtype.itemsize)
-            queue.finish()
+            deadline.drain(queue, "wavefront knapsack: the trace-back")
             if store_plan.mode == "device":
                 selected = _flags(walked)
         with timings.phase("download"):

@@ -291,7 +291,7 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     sweep = _Sweep(problem, device, geo, timings, codes)
     with timings.phase("kernels"):
         sweep.run(None)
-        device.queue.finish()
+        deadline.drain(device.queue, "wavefront LCS: the last diagonals")
     details = {"method": sweep.method, "schedule": geo.schedule, "words_per_block": geo.words_per_block,
                "rows_per_block": geo.rows,
                "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps}
@@ -316,7 +316,7 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     try:
         with timings.phase("kernels"):
             sweep.run(store, mirror=reverse)  # the reversed sweep in the same launch
-            device.queue.finish()
+            deadline.drain(device.queue, "wavefront LCS: the last diagonals")
             compute_done = time.perf_counter()
             store.drain(compute_done)
         length = sweep.length()

@@ -13,11 +13,19 @@ import pytest
 import clsolve
 from clsolve.bench.common import data_root
 from clsolve.io import formats
+from clsolve.runtime.devices import settle_left_work
 
 
 @pytest.fixture(scope="session")
 def device() -> clsolve.Device:
     return clsolve.get_device(os.environ.get("CLSOLVE_DEVICE"))
+
+
+@pytest.fixture(autouse=True)
+def _settled():
+    """Each test starts with no work an earlier test left running at a time limit (a call waits for it
+    before its clock starts, but a test's own clock would count it)."""
+    settle_left_work()
 
 
 @pytest.fixture(scope="session")

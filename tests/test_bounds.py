@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
-from clsolve.dp import bounds, exchange, incumbent
+from clsolve.dp import bounds
 from clsolve.dp.fixing import fix
 from clsolve.dp.ratios import ratio_order
 from clsolve.generators import pisinger
+from clsolve_plugins.dp_states import exchange, incumbent
 from clsolve_plugins.dp_states import solver as dp_states
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

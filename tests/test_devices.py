@@ -68,7 +68,8 @@ def test_icd_fix_does_nothing_when_nvidia_is_registered(tmp_path, monkeypatch):
 def test_kernel_build_error_shows_device_options_and_log(device, monkeypatch):
     from clsolve.runtime import kernels
     with pytest.raises(clsolve.KernelBuildError) as info:
-        kernels.program(device, kernels.builtin("dp_rows.cl"), {"VALUE_T": "int", "DIMS": 1})  # LOCAL_SIZE missing
+        source = kernels.KernelSource.resource("clsolve_plugins.dp_rows", "dp_rows.cl")
+        kernels.program(device, source, {"VALUE_T": "int", "DIMS": 1})  # LOCAL_SIZE missing
     text = str(info.value)
     assert device.label in text and "-DVALUE_T=int" in text and "LOCAL_SIZE" in text
 

@@ -58,7 +58,7 @@ def test_arguments_by_name_refuse_unknown_and_missing_names(device, third_party)
 
 
 def test_builtin_kernels_parse_to_their_parameters():
-    text = kernels.builtin("dp_rows.cl").text()
+    text = kernels.KernelSource.resource("clsolve_plugins.dp_rows", "dp_rows.cl").text()
     assert kernels.parameters(text)["dp_rows_backtrack"] == (
         "decisions", "decisions_offset", "weights", "words_per_row", "span1", "span2", "chunk_first", "chunk_items",
         "remaining", "selected")

@@ -14,9 +14,9 @@ from test_mkp_bnb import _hard, _hard_optimum
 import clsolve
 from clsolve.errors import UnsupportedProblemError
 from clsolve.io import formats
-from clsolve.mkp import directions
 from clsolve.plugin import registry
 from clsolve.runtime.devices import settle_left_work
+from clsolve_plugins.mkp_batch import directions
 from clsolve_plugins.mkp_batch.solver import PROBED
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

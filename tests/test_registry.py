@@ -73,3 +73,15 @@ def test_a_name_two_packages_claim_is_refused_naming_both(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120).stdout
     assert "more than one installed package" in out
     assert "SequentialSolver" in out and "RowParallelSolver" in out
+
+
+def test_a_solver_whose_name_is_not_its_entry_points_is_refused():
+    """Registered as ``reference`` while its class says ``sequential``: answers would name the other."""
+    from clsolve_plugins.sequential import SequentialSolver
+    with registry.testing({"reference": SequentialSolver}):
+        with pytest.raises(clsolve.UnknownSolverError, match="'reference' registers .*SequentialSolver, whose name is "
+                                                              "'sequential'"):
+            registry.load("reference")
+        problem = clsolve.Knapsack([10, 40, 30, 50], [5, 4, 6, 3], 10)
+        with pytest.raises(clsolve.UnsupportedProblemError, match="reference: entry point 'reference'"):
+            clsolve.solve(problem, solver="auto")

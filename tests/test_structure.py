@@ -111,3 +111,30 @@ def test_every_package_folder_is_in_the_wheel():
             parts = init.parent.relative_to(ROOT / top).parts
             if "example-plugin" not in parts:
                 assert ".".join((name, *parts)) in listed, init
+
+
+def _clsolve_imports(path: Path) -> set[str]:
+    """The clsolve modules a file imports by name (``from clsolve.x import y`` gives clsolve.x)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names if alias.name.split(".")[0] == "clsolve")
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "clsolve":
+            out.add(str(node.module))
+    return out
+
+
+def test_plugins_use_clsolve_through_the_sdk_only():
+    """The built-in plugins and the tutorial's plugin import ``clsolve.sdk`` and nothing else of
+    clsolve: a built-in plugin and a stranger's look the same."""
+    files = sorted((ROOT / "plugins").rglob("*.py")) + sorted((ROOT / "docs" / "example-plugin").rglob("*.py"))
+    others = {f"{path.relative_to(ROOT)}: {module}" for path in files for module in _clsolve_imports(path)
+              if module != "clsolve.sdk" and not path.name.startswith("test_")}
+    assert not others, "\n".join(sorted(others))
+
+
+def test_the_sdk_lists_what_it_exports():
+    import clsolve.sdk as sdk
+    assert sorted(sdk.__all__) == sorted(set(sdk.__all__))
+    public = {name for name in vars(sdk) if not name.startswith("_") and name != "annotations"}
+    assert public == set(sdk.__all__)

@@ -132,6 +132,10 @@ def load(name: str, **options) -> Solver:
     if not _is_solver(cls):
         raise UnknownSolverError(f"entry point {name!r} ({cls!r}) is neither a clsolve.DeviceSolver nor a "
                                  "clsolve.HostSolver")
+    if getattr(cls, "name", None) != name:   # answers and errors would name it otherwise
+        raise UnknownSolverError(f"entry point {name!r} registers {cls.__module__}.{cls.__qualname__}, whose name is "
+                                 f"{getattr(cls, 'name', None)!r}: a solver's class name and its entry point's must be "
+                                 "the same")
     unknown = sorted(set(options) - set(valid_options(cls))) if options else []
     if unknown and not _takes_any_keyword(cls):
         valid = ", ".join(valid_options(cls)) or "none"

@@ -7,9 +7,12 @@ A plugin names its own source with :class:`KernelSource`: a file shipped in any 
 lists in ``include``, then from clsolve's own kernels (``clsolve.opencl``), with ``#line`` markers so
 that compiler messages name the right file and line.
 
-Structs shared with the host are declared from NumPy dtypes (:func:`struct_declaration`, through
-``pyopencl.tools.match_dtype_to_c_struct``, which checks the device's layout against the dtype) and
-given to :func:`program` as a ``preamble``, so host and kernel cannot drift apart.
+Every solver's kernels sit beside its Python (``plugins/<solver>/*.cl``, package data); clsolve's own
+folder keeps the headers several solvers share and the engine's own kernels. Structs shared with the
+host are declared from NumPy dtypes (:func:`struct_declaration`: the dtype's natural layout, which
+OpenCL C gives its fields; the tests compare each declaration with ``pyopencl.tools.
+match_dtype_to_c_struct`` on the device) and given to :func:`program` as a ``preamble``, so host and
+kernel cannot drift apart.
 """
 from __future__ import annotations
 
@@ -82,7 +85,8 @@ class KernelSource:
 
 
 def builtin(filename: str) -> KernelSource:
-    """One of clsolve's own kernel files (``opencl/`` in the repository)."""
+    """One of clsolve's own kernel files (``opencl/`` in the repository: the shared headers and the
+    engine's own kernels)."""
     return KernelSource.resource(BUILTIN_PACKAGE, filename)
 
 

@@ -1,5 +1,5 @@
 """bnb's device list: node buffers sized once per search, the two kernels of a step
-(``opencl/bnb.cl``), the transfers, and what each uninterruptible part costs."""
+(``bnb.cl``), the transfers, and what each uninterruptible part costs."""
 from __future__ import annotations
 
 import time
@@ -7,15 +7,13 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve.errors import TimeLimitError
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.devices import Device
+from clsolve.sdk import Device, TimeLimitError, deadline, kernels
 
 from .nodes import Items, undominated
 from .tuning import FIRST_RATES, HOST_NODE_BYTES, HOST_TOUCH_SECONDS, MIN_NODES, NODE_BYTES, U32_MASK, WIRE_NODE_BYTES
 
 #: The kernels ([LE12]: labelling by bounds, then compaction).
-SOURCE = kernels.builtin("bnb.cl")
+SOURCE = kernels.KernelSource.resource("clsolve_plugins.bnb", "bnb.cl")
 
 
 def _named(buffers: list, suffix: str = "") -> dict[str, object]:

@@ -75,7 +75,7 @@ def extend(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray):
 
 
 def upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """U = P + floor((c - W) p_s / w_s) (see ``fractional`` in opencl/bnb.cl)."""
+    """U = P + floor((c - W) p_s / w_s) (see ``fractional`` in bnb.cl)."""
     n = items.n
     at = np.minimum(S, n - 1)
     # the slack item weighs at least 1 (a weightless item always fits); where n <= S the entry is
@@ -94,7 +94,7 @@ def upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarr
 
 
 def lower(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """L = P + the greedy packing after S (``lower_bound`` in opencl/bnb.cl), vectorized over the
+    """L = P + the greedy packing after S (``lower_bound`` in bnb.cl), vectorized over the
     nodes; only items light enough for some node's residual capacity are visited, and that set is
     filtered again as the residuals shrink."""
     w, p = items.weights, items.profits

@@ -1,4 +1,4 @@
-"""Host side of ``bnb`` (kernels in ``opencl/bnb.cl``): breadth-first branch and bound for the 0-1
+"""Host side of ``bnb`` (kernels in ``bnb.cl``): breadth-first branch and bound for the 0-1
 knapsack, [LE12] (Lalami and El Baz).
 
 Items are sorted by decreasing profit/weight. The list of nodes of step k holds every node still
@@ -34,17 +34,24 @@ import time
 
 import numpy as np
 
-from clsolve.dp.fixing import Stages, stages
-from clsolve.dp.presolve import reduction
-from clsolve.dp.ratios import sort_by_ratio
-from clsolve.dp.table import work_group_size
-from clsolve.plugin import cache, options
-from clsolve.plugin.contract import DeviceSolver
-from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import deadline, memory
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
+from clsolve.sdk import (
+    DEVICE_MEMORY_SHARE,
+    Device,
+    DeviceSolver,
+    Knapsack,
+    Plan,
+    Solution,
+    Stages,
+    Timings,
+    cache,
+    deadline,
+    memory,
+    options,
+    reduction,
+    sort_by_ratio,
+    stages,
+    work_group_size,
+)
 
 from .device import DeviceSteps
 from .nodes import Frontier, Items, Search, extend, host_step, lower, upper
@@ -362,4 +369,4 @@ def _stop_reason(limit: deadline.Deadline, engine: DeviceSteps, records: list, s
     return ""
 
 
-# -- one step on the host (NumPy), the same arithmetic as opencl/bnb.cl ------------------------------
+# -- one step on the host (NumPy), the same arithmetic as bnb.cl ------------------------------

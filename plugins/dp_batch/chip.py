@@ -1,5 +1,5 @@
 """Temporal blocking in ``dp-batch``: instances whose whole state row fits in one work-group's local
-memory take all their items in one launch (kernel ``dp_batch_chip`` in ``opencl/dp_batch.cl``).
+memory take all their items in one launch (kernel ``dp_batch_chip`` in ``dp_batch.cl``).
 
 The row stays on chip from the first item to the last; global memory sees only each item's decision
 words (the layout of the item steps, so the same backtracking reads them) and the final row. A row
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clsolve.runtime.devices import Device
+from clsolve.sdk import Device
 
 #: Local memory the kernel leaves to the OpenCL implementation (its own arguments and bookkeeping).
 RESERVED_LOCAL_BYTES = 1024

@@ -1,4 +1,4 @@
-"""Host side of ``dp-batch`` (kernels in ``opencl/dp_batch.cl`` and ``opencl/subset_enum.cl``).
+"""Host side of ``dp-batch`` (kernels in ``dp_batch.cl`` and ``subset_enum.cl``).
 
 The state rows of all instances of a batch are concatenated (the offsets vector S of [LLMF]),
 one launch per item step advances every instance (items right-aligned, so instances with fewer
@@ -24,9 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.batch.packed import PackedProblems, PackedSolutions, concatenated_ranges
-from clsolve.dp.presolve import PackedReduction, Reduction, identity, identity_packed, reduce_many, reduce_packed
-from clsolve.dp.table import (
+from clsolve.sdk import (
+    DEVICE_MEMORY_SHARE,
     INT32_MAX,
     MAX_DIMS,
     MAX_STATES,
@@ -36,20 +35,34 @@ from clsolve.dp.table import (
     MODEL_SUBSETS_PER_SECOND,
     POISON_BYTE,
     Concatenated,
+    Device,
+    DoesNotFitError,
+    InvalidOptionError,
+    Knapsack,
+    Pacer,
+    PackedBatchSolver,
+    PackedProblems,
+    PackedReduction,
+    PackedSolutions,
+    Plan,
+    Reduction,
+    Timings,
+    UnsupportedProblemError,
+    concatenated_ranges,
+    copy_later,
+    deadline,
     dp_accepts,
+    fill,
+    identity,
+    identity_packed,
+    kernels,
     opencl_type,
+    options,
+    problem_label,
+    reduce_many,
+    reduce_packed,
     work_group_size,
 )
-from clsolve.errors import DoesNotFitError, InvalidOptionError, UnsupportedProblemError, problem_label
-from clsolve.plugin import options
-from clsolve.plugin.contract import PackedBatchSolver
-from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import copy_later, fill
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
-from clsolve.solution import Timings
 
 from . import chip
 
@@ -60,7 +73,7 @@ ENUMERATION_MAX_ITEMS = 30
 ENUMERATION_MAX_CAPACITY = 2**32 - 2
 #: What every plan adds to its model: the batch's setup, copies and checks beside its kernels.
 PLAN_SECONDS = 0.002
-#: instance_t of opencl/dp_batch.cl, declared to the kernel from this dtype (kernels.struct_declaration):
+#: instance_t of dp_batch.cl, declared to the kernel from this dtype (kernels.struct_declaration):
 #: S, the instance's first state in the concatenated rows; its first decision word; its states
 #: (C1+1)(C2+1)(C3+1); the flattening spans of dp_states.h; its first work-group; its first item in
 #: the weights and profits arrays; n_k; decision words per item row.
@@ -69,9 +82,9 @@ INSTANCE = np.dtype([("state_offset", np.uint64), ("decision_offset", np.uint64)
                      ("first_item", np.uint32), ("items", np.uint32), ("words_per_row", np.uint32),
                      ("pad", np.uint32)], align=True)
 #: The dense DP over concatenated rows ([LLMF], Algorithms 3.1-3.3).
-DP_SOURCE = kernels.builtin("dp_batch.cl")
+DP_SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_batch", "dp_batch.cl")
 #: Every subset of each instance.
-ENUMERATION_SOURCE = kernels.builtin("subset_enum.cl")
+ENUMERATION_SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_batch", "subset_enum.cl")
 
 
 @dataclass
@@ -443,7 +456,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
     # ---------------------------------------------------------------------------------- the device
 
     def _enumerate(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
-        """Every subset of each instance, on the device (opencl/subset_enum.cl)."""
+        """Every subset of each instance, on the device (subset_enum.cl)."""
         timings = Timings()
         with timings.phase("host"):
             local_size = self._local_size(device)

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clsolve.dp.table import BACK_DEPTH, DecisionLayout, clamped_weights, spans
-from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
-from clsolve.runtime.devices import Device
+from clsolve.sdk import BACK_DEPTH, DecisionLayout, Device, Knapsack, clamped_weights, kernels, spans
 
 from .held import Held
 

@@ -1,4 +1,4 @@
-"""How ``dp-rows`` applies runs of light items on chip (``dp_rows_block`` in ``opencl/dp_rows.cl``, m = 1):
+"""How ``dp-rows`` applies runs of light items on chip (``dp_rows_block`` in ``dp_rows.cl``, m = 1):
 a work-group reads its tile of the row and a halo of ``halo_rows`` x ``local_size`` states below it into
 local memory once, applies up to ``most`` items whose weights sum to at most the halo, and writes the
 tile and each item's decision words once. Heavier items keep the passes of ``chain.launches``."""
@@ -8,9 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.dp.blocking import fits
-from clsolve.dp.table import clamped_weights, reachable_floors
-from clsolve.problems import Knapsack
+from clsolve.sdk import Knapsack, clamped_weights, fits, reachable_floors
 
 from . import chain as chaining
 

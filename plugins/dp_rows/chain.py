@@ -1,5 +1,5 @@
 """How ``dp-rows`` groups its passes into launches: a launch per pass (two value rows), or many passes
-chained in one launch (``dp_rows_chain`` in ``opencl/dp_rows.cl``: work-groups own tiles of the row
+chained in one launch (``dp_rows_chain`` in ``dp_rows.cl``: work-groups own tiles of the row
 for all of them, the rows in a ring of slots, each tile waiting for the tiles to its left), so a
 short row no longer costs a launch per pass."""
 from __future__ import annotations
@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.dp.table import DecisionLayout, work_group_size
-from clsolve.runtime.devices import Device
+from clsolve.sdk import DecisionLayout, Device, work_group_size
 
 #: On a GPU, rows of at most CHAIN_ROW states chain CHAIN_PASSES passes per launch by default, in a
 #: ring of at most CHAIN_RING_BYTES (``choose``); MAX_CHAIN is the most one launch may chain.

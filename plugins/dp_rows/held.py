@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pyopencl as cl
 
-from clsolve.dp.rowstore import RowStore
+from clsolve.sdk import RowStore
 
 
 @dataclass

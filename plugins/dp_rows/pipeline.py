@@ -1,4 +1,4 @@
-"""How ``dp-rows`` runs its items as a pipeline of stages (``dp_rows_pipeline`` in ``opencl/dp_rows.cl``,
+"""How ``dp-rows`` runs its items as a pipeline of stages (``dp_rows_pipeline`` in ``dp_rows.cl``,
 m = 1): each work-group is a stage of ``stage`` items and sweeps the whole row tile by tile, the row
 flowing from stage to stage, so a tile waits on another work-group once per stage rather than once per
 pass; the rows a stage's items read further back than the tile live in the work-group's own rings.
@@ -11,13 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.table import DecisionLayout, clamped_weights
-from clsolve.plugin.plan import Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
+from clsolve.sdk import DecisionLayout, Device, Knapsack, Pacer, Plan, clamped_weights, fill, kernels
 
 from .held import Held
 

@@ -1,5 +1,5 @@
 """The passes of ``dp-rows`` that leave out the states a bound against an incumbent excludes
-(``dp_rows_bounded`` in ``opencl/dp_rows.cl``, the test of ``clsolve.dp.pruning``): a kernel keeps
+(``dp_rows_bounded`` in ``dp_rows.cl``, the test of ``clsolve.dp.pruning``): a kernel keeps
 the states of the empty row that pass the test, then one launch per pass of 1 or 2 items, the value
 rows ping-ponging between two buffers and the bits of kept states between the two rows of one. The
 passes' items and tests go to the device as a table after those rows, so that a launch sets one
@@ -11,14 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.pruning import Pruning
-from clsolve.dp.table import DecisionLayout, spans
-from clsolve.plugin.plan import Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import kernels
-from clsolve.runtime.buffers import copy_later
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
+from clsolve.sdk import DecisionLayout, Device, Knapsack, Pacer, Plan, Pruning, copy_later, kernels, spans
 
 from . import chain as chaining
 from .held import Held

@@ -1,4 +1,4 @@
-"""Host side of ``dp-rows`` (kernels in ``opencl/dp_rows.cl``).
+"""Host side of ``dp-rows`` (kernels in ``dp_rows.cl``).
 
 Per item i (or per 2, 3 or 4 items: ``items_per_launch``) one pass computes the next row of the DP
 over every state, writing one row of decision bits per item (n x states bits in total). Either each
@@ -19,35 +19,44 @@ from __future__ import annotations
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.presolve import least, planned, presolved, reduction
-from clsolve.dp.pruning import Pruning
-from clsolve.dp.rowstore import RowStore, StorePlan, device_budget, plan_rows
-from clsolve.dp.table import (
+from clsolve.sdk import (
     BACK_DEPTH,
     MODEL_BANDWIDTH,
     MODEL_COPY_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
     POISON_BYTE,
     DecisionLayout,
+    Device,
+    DeviceSolver,
+    Knapsack,
+    Pacer,
+    Plan,
+    Pruning,
+    RowStore,
+    Solution,
+    StorePlan,
+    Timings,
+    UnsupportedProblemError,
     clamped_weights,
+    copy_later,
+    deadline,
+    device_budget,
     dp_accepts,
+    fill,
+    kernels,
+    least,
     opencl_type,
+    options,
+    plan_rows,
+    planned,
+    presolved,
     reachable_floors,
+    reduction,
     spans,
     value_bound,
     value_dtype,
     work_group_size,
 )
-from clsolve.errors import UnsupportedProblemError
-from clsolve.plugin import options
-from clsolve.plugin.contract import DeviceSolver
-from clsolve.plugin.plan import Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import copy_later, fill
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
 
 from . import backtrack
 from . import blocks as blocking
@@ -60,7 +69,7 @@ from .held import Held
 from .pipeline import Pipeline
 
 #: The kernels ([LLMF], Algorithms 2.1-2.2).
-SOURCE = kernels.builtin("dp_rows.cl")
+SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_rows", "dp_rows.cl")
 #: Rows of at most this many states take 4 items per pass by default (m = 1; see ``items_per_pass``).
 SMALL_ROW = 2**18
 STORES = ("auto", "device", "host")

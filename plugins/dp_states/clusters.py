@@ -28,8 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.runtime import deadline
-from clsolve.runtime.devices import Device
+from clsolve.sdk import Device, deadline
 
 from .core import Core, Level
 from .device import DeviceLists

@@ -6,9 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clsolve.dp.fixing import greedy
-from clsolve.dp.ratios import ratio_order
-from clsolve.problems import Knapsack
+from clsolve.sdk import Knapsack, greedy, ratio_order
 
 
 @dataclass

@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from clsolve.problems import Knapsack
-from clsolve.solution import Solution
+from clsolve.sdk import Knapsack, Solution
 
 from .core import Core
 

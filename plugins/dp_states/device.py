@@ -1,4 +1,4 @@
-"""dp-states' lists on the device (kernels in ``opencl/state_lists.cl``): buffers grown by doubling
+"""dp-states' lists on the device (kernels in ``state_lists.cl``): buffers grown by doubling
 up to the plan's limit, one level as six launches and one small read, the block records and the
 incumbent's bits read back."""
 from __future__ import annotations
@@ -8,15 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.table import POISON_BYTE
-from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
-from clsolve.runtime.devices import Device
+from clsolve.sdk import POISON_BYTE, Device, fill, kernels
 
 from .core import Core, Level
 from .records import DeviceBlock
 
-SOURCE = kernels.builtin("state_lists.cl")
+SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_states", "state_lists.cl")
 #: The most states a work-group takes at once (its chunk, staged in local memory).
 CHUNK_STATES = 2048
 

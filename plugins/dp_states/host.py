@@ -1,5 +1,5 @@
 """One level of dp-states on the host (NumPy) for short lists, the same arithmetic as
-``opencl/state_lists.cl``: a short list costs less here than six launches and a read."""
+``state_lists.cl``: a short list costs less here than six launches and a read."""
 from __future__ import annotations
 
 import numpy as np

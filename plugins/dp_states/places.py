@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from clsolve.errors import TimeLimitError
+from clsolve.sdk import TimeLimitError
 
 from .device import DeviceLists
 from .host import HostLists

@@ -13,7 +13,7 @@ relaxation with grain 1 is the exact DP.
 
 The rows are made once a problem, when the lists of its first search go to the device or when the
 descent asks for the bound of the whole problem (``shared.Shared``): one DP over all items in reverse
-order of their levels (one launch of ``relaxed_item`` per item, ``opencl/state_lists.cl``), with the
+order of their levels (one launch of ``relaxed_item`` per item, ``state_lists.cl``), with the
 row kept every ``stride`` levels; the searches of the problem (the descent's guesses and the plain
 search) share them. A level uses the row of the nearest set of items that holds its outside items (a
 superset: the bound stays valid, a little weaker).
@@ -25,10 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.table import POISON_BYTE
-from clsolve.runtime.buffers import fill
-from clsolve.runtime.devices import Device
-from clsolve.runtime.kernels import Program
+from clsolve.sdk import POISON_BYTE, Device, Program, fill
 
 from .core import Core
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from clsolve.errors import TimeLimitError
+from clsolve.sdk import TimeLimitError
 
 from .core import Core
 

@@ -1,4 +1,4 @@
-"""Host side of ``dp-states`` (kernels in ``opencl/state_lists.cl``): dynamic programming over lists
+"""Host side of ``dp-states`` (kernels in ``state_lists.cl``): dynamic programming over lists
 of states for the 0-1 knapsack with one capacity, after Pisinger's minknap [Pisinger97].
 
 The problem is presolved and its items fixed by bounds (``clsolve.dp.fixing``, as MT2 does); what is
@@ -30,24 +30,32 @@ from dataclasses import replace
 
 import numpy as np
 
-from clsolve.dp import incumbent
-from clsolve.dp.fixing import Stages, stages
-from clsolve.dp.incumbent import Strengthened
-from clsolve.dp.presolve import reduction
-from clsolve.dp.table import work_group_size
-from clsolve.plugin import options
-from clsolve.plugin.contract import DeviceSolver
-from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
-from clsolve.problems import Knapsack, exact_sum
-from clsolve.runtime import deadline, memory, progress
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
+from clsolve.sdk import (
+    DEVICE_MEMORY_SHARE,
+    Device,
+    DeviceSolver,
+    Knapsack,
+    Plan,
+    Solution,
+    Stages,
+    Timings,
+    deadline,
+    exact_sum,
+    memory,
+    options,
+    progress,
+    reduction,
+    stages,
+    work_group_size,
+)
 
+from . import incumbent
 from .clusters import DENOMINATOR, ClusterLists, Clusters, fits
 from .core import Core
 from .descent import DESCENT_STATES, descend
 from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists, list_buffers, program
 from .host import HOST_STATES, HostLists
+from .incumbent import Strengthened
 from .places import Places
 from .probe import probe
 from .records import BLOCK, RECORD_BYTES, Records, bit, is_block_end
@@ -116,7 +124,7 @@ class StateListSolver(DeviceSolver):
         ``local_size`` overrides the work-group size; lists of at most ``host_states`` states are merged
         on the host (NumPy), longer ones on the device; ``strengthen``: once a list reaches this many
         states (default STRENGTHEN_STATES; 0: never), the break solution improved by exchanges and the cardinality bounds
-        (``clsolve.dp.incumbent``) end the search where they meet, and a better incumbent prunes from
+        (``incumbent``) end the search where they meet, and a better incumbent prunes from
         then on (the search starts again where fixing against it leaves half of the items or fewer);
         ``aggregate`` searches equal items as one type of 1, 2, 4, ... copies (``clsolve.dp.multiplicity``);
         ``relaxation``: entries of the rounded relaxation's rows (``relaxed.py``) that bound the states

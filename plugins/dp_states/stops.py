@@ -3,7 +3,7 @@ and the block record that may follow it), the room on the device (``max_states``
 of the block records; and where a block record goes."""
 from __future__ import annotations
 
-from clsolve.runtime import deadline, memory
+from clsolve.sdk import deadline, memory
 
 from .device import SLOT_BYTES, DeviceLists
 from .records import RECORD_BYTES, Records

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.plugin import cache
-from clsolve.problems import Knapsack
+from clsolve.sdk import Knapsack, cache
 
 GROUPINGS = ("auto", "value", "weight")
 

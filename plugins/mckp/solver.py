@@ -1,4 +1,4 @@
-"""Host side of ``mckp`` (kernels in ``opencl/mckp.cl``): the multi-class 0-1 knapsack DP of [HC22].
+"""Host side of ``mckp`` (kernels in ``mckp.cl``): the multi-class 0-1 knapsack DP of [HC22].
 
 Items are grouped by equal value or equal weight (``groups.py``); one launch per group computes the
 next DP row by Eq. 4 over all capacities, so a knapsack of N items in M groups needs M launches
@@ -21,27 +21,39 @@ from __future__ import annotations
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.presolve import least, planned, presolved, reduction
-from clsolve.dp.rowstore import HOST_CHUNK_BYTES, RING_SLOTS, RowStore, StorePlan, plan_store
-from clsolve.dp.table import (
+from clsolve.sdk import (
+    DEVICE_MEMORY_SHARE,
+    HOST_CHUNK_BYTES,
     MAX_STATES,
     MODEL_BANDWIDTH,
     MODEL_COPY_BANDWIDTH,
     MODEL_LAUNCH_SECONDS,
     POISON_BYTE,
+    RING_SLOTS,
+    Device,
+    DeviceSolver,
+    InvalidOptionError,
+    Knapsack,
+    Plan,
+    RowStore,
+    Solution,
+    StorePlan,
+    Timings,
+    UnsupportedProblemError,
+    copy_later,
+    deadline,
     dp_accepts,
+    host_memory_bytes,
+    least,
+    memory,
     opencl_type,
+    plan_store,
+    planned,
+    presolved,
+    reduction,
     value_dtype,
     work_group_size,
 )
-from clsolve.errors import InvalidOptionError, UnsupportedProblemError
-from clsolve.plugin.contract import DeviceSolver
-from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan, host_memory_bytes
-from clsolve.problems import Knapsack
-from clsolve.runtime import deadline, memory
-from clsolve.runtime.buffers import copy_later
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
 
 from .groups import GROUPINGS, Groups, choose_grouping
 from .sweep import Layout, Sweep

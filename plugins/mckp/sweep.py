@@ -7,20 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.table import (
-    POISON_BYTE,
-    opencl_type,
-)
-from clsolve.problems import Knapsack
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import copy_later, fill
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
+from clsolve.sdk import POISON_BYTE, Device, Knapsack, Pacer, copy_later, deadline, fill, kernels, opencl_type
 
 from .groups import Groups
 
 #: The kernels ([HC22], Eq. 4-5: one launch per group).
-SOURCE = kernels.builtin("mckp.cl")
+SOURCE = kernels.KernelSource.resource("clsolve_plugins.mckp", "mckp.cl")
 #: Items per chunk of groups sorted on the host while the device works (about 8 chunks a problem).
 SORT_CHUNKS = 8
 

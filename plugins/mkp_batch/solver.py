@@ -1,5 +1,5 @@
 """``mkp-batch``: branch and bound for many small multidimensional 0-1 knapsacks at once, a work-group
-per problem (``opencl/mkp_batch.cl``): each group picks its surrogate multipliers ([GP85]), sorts its
+per problem (``mkp_batch.cl``): each group picks its surrogate multipliers ([GP85]), sorts its
 items by that ratio and walks its tree depth first ([HS74]) with Dantzig's bound of the surrogate
 problem at every node, the work-items sharing the problem's incumbent.
 
@@ -18,22 +18,34 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.batch.packed import PackedProblems, PackedSolutions
-from clsolve.dp.presolve import PackedReduction, identity_packed, reduce_packed
-from clsolve.dp.table import INT32_MAX, POISON_BYTE
-from clsolve.errors import TimeLimitError, UnsupportedProblemError, problem_label
-from clsolve.mkp import directions, greedy
-from clsolve.mkp.outcome import refusal
-from clsolve.mkp.surrogate import Suffix, cheap_bounds
-from clsolve.plugin import options
-from clsolve.plugin.contract import PackedBatchSolver
-from clsolve.plugin.plan import Plan
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import fill
-from clsolve.runtime.devices import Device
-from clsolve.solution import Timings
+from clsolve.sdk import (
+    INT32_MAX,
+    POISON_BYTE,
+    Device,
+    PackedBatchSolver,
+    PackedProblems,
+    PackedReduction,
+    PackedSolutions,
+    Plan,
+    Suffix,
+    TimeLimitError,
+    Timings,
+    UnsupportedProblemError,
+    cheap_bounds,
+    deadline,
+    fill,
+    identity_packed,
+    kernels,
+    mkp_greedy,
+    options,
+    problem_label,
+    reduce_packed,
+    refusal,
+)
 
-SOURCE = kernels.builtin("mkp_batch.cl")
+from . import directions
+
+SOURCE = kernels.KernelSource.resource("clsolve_plugins.mkp_batch", "mkp_batch.cl")
 #: Items per problem at most (the work-group's order and prefix sums live in local memory).
 MAX_ITEMS = 256
 #: Dimensions at most (a work-item keeps a residual capacity per dimension).
@@ -250,7 +262,7 @@ def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         c = batch.capacities[capacities_at:capacities_at + m].astype(np.int64)
         u = 1.0 / np.maximum(c, 1).astype(np.float64)
         u /= u.max()
-        taken = greedy.fill(w, c, greedy.ratio_order(p, w, u))
+        taken = mkp_greedy.fill(w, c, mkp_greedy.ratio_order(p, w, u))
         selected[first + taken] = True
         values[row] = int(p[taken].sum())
         bounds[row] = max(int(Suffix.of(p, w, u).bounds(np.zeros(1, np.int64), c[None, :])[0]), values[row])

@@ -18,10 +18,7 @@ import time
 
 import numpy as np
 
-from clsolve.mkp.greedy import fill
-from clsolve.mkp.outcome import Outcome
-from clsolve.mkp.surrogate import Relaxation
-from clsolve.runtime import deadline
+from clsolve.sdk import Outcome, Relaxation, deadline, mkp_greedy
 
 #: First guess of a batch's cost (seconds of overhead including a refit of the multipliers, seconds per
 #: node), the cost per node then measured: under a time limit, a batch predicted to end past it is not
@@ -78,7 +75,7 @@ class Search:
     def greedy(self, level: int, profit: int, residual: np.ndarray, bits: np.ndarray) -> None:
         """Complete one node greedily in branching order (``greedy.fill``), and keep the completion if
         it beats the incumbent."""
-        taken = level + fill(self.w[level:], residual, np.arange(self.n - level))
+        taken = level + mkp_greedy.fill(self.w[level:], residual, np.arange(self.n - level))
         profit += int(self.p[taken].sum())
         if profit > self.best:
             bits = bits.copy()

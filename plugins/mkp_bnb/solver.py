@@ -10,17 +10,23 @@ engine), ``optimal = False`` and the largest bound of any open node.
 """
 from __future__ import annotations
 
-from clsolve.dp.presolve import planned, presolved
-from clsolve.mkp import walk
-from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
-from clsolve.mkp.surrogate import Relaxation, cheap_bounds
-from clsolve.mkp.walk import HOST_NODES
-from clsolve.plugin import options
-from clsolve.plugin.contract import HostSolver
-from clsolve.plugin.plan import Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import memory
-from clsolve.solution import Solution
+from clsolve.sdk import (
+    HOST_NODES,
+    HostSolver,
+    Knapsack,
+    Outcome,
+    Plan,
+    Relaxation,
+    Solution,
+    branch_and_bound,
+    cheap_bounds,
+    memory,
+    options,
+    planned,
+    presolved,
+    refusal,
+    walk,
+)
 
 from .search import Search
 

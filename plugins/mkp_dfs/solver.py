@@ -1,5 +1,5 @@
 """``mkp-dfs``: branch and bound for the multidimensional 0-1 knapsack (m >= 2) on the device, with
-items: every work-item walks one subtree depth first ([HS74]'s order, ``opencl/mkp_dfs.cl``), bounded
+items: every work-item walks one subtree depth first ([HS74]'s order, ``mkp_dfs.cl``), bounded
 at every node by the surrogate LP bound of its level ([GP85], ``clsolve.mkp.surrogate``); between
 launches the host gives idle work-items halves of the busy subtrees (``subtrees.py``).
 
@@ -13,20 +13,30 @@ import time
 
 import numpy as np
 
-from clsolve.dp.presolve import planned, presolved
-from clsolve.dp.table import POISON_BYTE
-from clsolve.errors import TimeLimitError
-from clsolve.mkp import walk as host_walk
-from clsolve.mkp.outcome import Outcome, branch_and_bound, refusal
-from clsolve.mkp.surrogate import REFIT_LEVELS, Relaxation, Tables, cheap_bounds
-from clsolve.mkp.walk import HOST_NODES
-from clsolve.plugin import options
-from clsolve.plugin.contract import DeviceSolver
-from clsolve.plugin.plan import Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import deadline
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution
+from clsolve.sdk import (
+    HOST_NODES,
+    POISON_BYTE,
+    REFIT_LEVELS,
+    Device,
+    DeviceSolver,
+    Knapsack,
+    Outcome,
+    Plan,
+    Relaxation,
+    Solution,
+    Tables,
+    TimeLimitError,
+    branch_and_bound,
+    cheap_bounds,
+    deadline,
+    options,
+    planned,
+    presolved,
+    refusal,
+)
+from clsolve.sdk import (
+    walk as host_walk,
+)
 
 from .subtrees import LOCAL_SIZE, Subtrees, slot_bytes
 

@@ -1,5 +1,5 @@
 """The subtrees a device search walks: one per work-item (a slot), their state on the host and the
-device, a launch of ``opencl/mkp_dfs.cl``, and the split that gives idle slots work between launches.
+device, a launch of ``mkp_dfs.cl``, and the split that gives idle slots work between launches.
 
 A slot's state is its subtree's root level, the decision bits of the node it stands on and that
 node's level (-1 once its subtree is done). Every decision above the root is fixed; in the walk's
@@ -14,12 +14,9 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve.mkp.surrogate import Relaxation, Tables
-from clsolve.runtime import buffers, deadline, kernels
-from clsolve.runtime.devices import Device
-from clsolve.solution import Timings
+from clsolve.sdk import Device, Relaxation, Tables, Timings, buffers, deadline, kernels
 
-SOURCE = kernels.builtin("mkp_dfs.cl")
+SOURCE = kernels.KernelSource.resource("clsolve_plugins.mkp_dfs", "mkp_dfs.cl")
 #: Work-group size of the walk.
 LOCAL_SIZE = 64
 _NOT_FOUND = np.iinfo(np.int32).max

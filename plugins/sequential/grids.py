@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clsolve.problems import LCS, TSP
-from clsolve.runtime import deadline
+from clsolve.sdk import LCS, TSP, deadline
 
 #: Largest n the host Held-Karp takes (its table is 2^(n-1) x (n-1) int64).
 MAX_HOST_CITIES = 20

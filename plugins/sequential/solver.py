@@ -11,12 +11,7 @@ import time
 
 import numpy as np
 
-from clsolve.dp.table import dp_accepts
-from clsolve.plugin.contract import HostSolver
-from clsolve.plugin.plan import Plan
-from clsolve.problems import LCS, TSP, Knapsack
-from clsolve.runtime import deadline
-from clsolve.solution import Solution, Timings
+from clsolve.sdk import LCS, TSP, HostSolver, Knapsack, Plan, Solution, Timings, deadline, dp_accepts
 
 from . import grids
 

@@ -1,4 +1,4 @@
-"""Held-Karp TSP on the wavefront model (kernels in ``opencl/held_karp.cl``).
+"""Held-Karp TSP on the wavefront model (kernels in ``held_karp.cl``).
 
 One launch (or a few, beyond 2^31 work-items) per subset size k = 2 .. n-1; two value levels live on
 the device, and the predecessors of level k (C(n-1, k) x k bytes) are the chunk the tour needs:
@@ -12,18 +12,26 @@ from math import comb
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.rowstore import RowStore, plan_store
-from clsolve.errors import DoesNotFitError
-from clsolve.plugin.plan import Plan, format_bytes
-from clsolve.problems import TSP
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import copy_later
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
+from clsolve.sdk import (
+    TSP,
+    Device,
+    DoesNotFitError,
+    Pacer,
+    Plan,
+    RowStore,
+    Solution,
+    SolutionCheckError,
+    Timings,
+    copy_later,
+    deadline,
+    fill,
+    format_bytes,
+    kernels,
+    plan_store,
+)
 
 #: The kernels: Held-Karp by subset size ([OM], eq. 6).
-HELD_KARP_SOURCE = kernels.builtin("held_karp.cl")
+HELD_KARP_SOURCE = kernels.KernelSource.resource("clsolve_plugins.wavefront", "held_karp.cl")
 
 #: Largest n: subsets of the n - 1 other cities are ranked in 32-bit integers (C(32, 16) < 2^32).
 MAX_HELD_KARP_CITIES = 33
@@ -107,7 +115,6 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
                                 str(plan.details["store"]))
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
         if options.poison:
-            from clsolve.runtime.buffers import fill
             for buffer in levels:
                 fill(queue, buffer, 0xA5)
         deadline.drain(queue, "wavefront Held-Karp: buffers set")
@@ -168,7 +175,6 @@ def _tour(store: RowStore, members: int, end: int, binom: np.ndarray) -> np.ndar
             previous = int(byte[0])
         subset.remove(current)
         if previous not in subset:
-            from clsolve.errors import SolutionCheckError
             raise SolutionCheckError(f"Held-Karp predecessor {previous} at level {k} is not in the subset")
         path.append(previous)
         current = previous

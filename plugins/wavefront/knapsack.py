@@ -1,4 +1,4 @@
-"""0-1 knapsack on the wavefront model (kernels in ``opencl/wavefront_kp.cl``): a check of the
+"""0-1 knapsack on the wavefront model (kernels in ``wavefront_kp.cl``): a check of the
 model against ``dp-rows`` on the same problems. One launch per item, or per run of light items
 applied on chip (``kp_block``, temporal blocking: ``clsolve.dp.blocking``); the decision rows of
 each launch are one chunk of the store, streamed to host memory when they do not all fit on the
@@ -10,20 +10,31 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.blocking import runs
-from clsolve.dp.rowstore import RowStore, plan_store
-from clsolve.dp.table import BACK_DEPTH, clamped_weights, opencl_type, value_bound, value_dtype, work_group_size
-from clsolve.errors import InvalidProblemError
-from clsolve.plugin.contract import Plan
-from clsolve.problems import Knapsack
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import copy_later, fill
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
+from clsolve.sdk import (
+    BACK_DEPTH,
+    Device,
+    InvalidProblemError,
+    Knapsack,
+    Pacer,
+    Plan,
+    RowStore,
+    Solution,
+    Timings,
+    clamped_weights,
+    copy_later,
+    deadline,
+    fill,
+    kernels,
+    opencl_type,
+    plan_store,
+    runs,
+    value_bound,
+    value_dtype,
+    work_group_size,
+)
 
 #: The kernels: 0-1 knapsack rows on the wavefront model ([OM]).
-KNAPSACK_SOURCE = kernels.builtin("wavefront_kp.cl")
+KNAPSACK_SOURCE = kernels.KernelSource.resource("clsolve_plugins.wavefront", "wavefront_kp.cl")
 
 #: Largest capacity: states are 32-bit indices.
 MAX_CAPACITY = 2**31 - 2

@@ -1,4 +1,4 @@
-"""LCS on the wavefront model (kernels in ``opencl/wavefront_lcs.cl``).
+"""LCS on the wavefront model (kernels in ``wavefront_lcs.cl``).
 
 Two schedules of the same bit-parallel sweep:
 
@@ -22,23 +22,30 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.rowstore import RowStore, plan_store
-from clsolve.errors import DoesNotFitError, InvalidOptionError, TimeLimitError
-from clsolve.plugin import cache
-from clsolve.plugin.contract import Plan
-from clsolve.plugin.plan import format_bytes
-from clsolve.problems import LCS
-from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import fill
-from clsolve.runtime.deadline import Pacer
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution, Timings
+from clsolve.sdk import (
+    LCS,
+    Device,
+    DoesNotFitError,
+    InvalidOptionError,
+    Pacer,
+    Plan,
+    RowStore,
+    Solution,
+    TimeLimitError,
+    Timings,
+    cache,
+    deadline,
+    fill,
+    format_bytes,
+    kernels,
+    plan_store,
+)
 
 from . import lcs_trace
 from .lcs_tiling import MIN_DEFAULT_ROWS, Geometry, Grid, choose_schedule, geometry
 
 #: The kernels: bit-parallel LCS by block diagonals ([OM]).
-LCS_SOURCE = kernels.builtin("wavefront_lcs.cl")
+LCS_SOURCE = kernels.KernelSource.resource("clsolve_plugins.wavefront", "wavefront_lcs.cl")
 
 #: Work-group of the trace-back (rows of bit words prefetched per window): at most this many (at
 #: least lcs_tiling.TRACE_MIN_LOCAL_SIZE); and the words of a window.

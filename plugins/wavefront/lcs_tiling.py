@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from clsolve.errors import InvalidOptionError
-from clsolve.problems import LCS
-from clsolve.runtime.devices import Device
+from clsolve.sdk import LCS, Device, InvalidOptionError
 
 #: Default block tiling by device kind (GPU: True), from the tiling sweep of ``clsolve bench wavefront``
 #: on the H100 (ci/results/bench-wavefront-h100.json): 128 words x 4096 rows, 4 rows per barrier.

@@ -1,4 +1,4 @@
-"""The LCS trace-back on the device (``lcs_trace`` in ``opencl/wavefront_lcs.cl``), from the bit rows a
+"""The LCS trace-back on the device (``lcs_trace`` in ``wavefront_lcs.cl``), from the bit rows a
 sweep kept: ``serial`` walks from (m, n) down, one launch per block diagonal; ``by_stripes`` walks
 every stripe at once, each from where the path enters it, found from the sweep's edges and those of
 a second sweep over both strings reversed, run in the same launch (``lcs_crossings``).
@@ -13,11 +13,7 @@ from typing import Protocol
 import numpy as np
 import pyopencl as cl
 
-from clsolve.dp.rowstore import RowStore
-from clsolve.errors import SolutionCheckError
-from clsolve.runtime import kernels
-from clsolve.runtime.buffers import fill
-from clsolve.runtime.devices import Device
+from clsolve.sdk import Device, RowStore, SolutionCheckError, fill, kernels
 
 from .lcs_tiling import Geometry, Grid
 

@@ -13,13 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.errors import InvalidOptionError, UnsupportedProblemError
-from clsolve.plugin import options
-from clsolve.plugin.contract import DeviceSolver
-from clsolve.plugin.plan import Plan
-from clsolve.problems import LCS, TSP, Knapsack
-from clsolve.runtime.devices import Device
-from clsolve.solution import Solution
+from clsolve.sdk import (
+    LCS,
+    TSP,
+    Device,
+    DeviceSolver,
+    InvalidOptionError,
+    Knapsack,
+    Plan,
+    Solution,
+    UnsupportedProblemError,
+    options,
+)
 
 from . import held_karp, knapsack, lcs, lcs_tiling
 

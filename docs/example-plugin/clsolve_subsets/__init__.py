@@ -5,10 +5,7 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve import DeviceSolver, Knapsack, Plan, Solution, Timings
-from clsolve.plugin import options
-from clsolve.runtime import kernels
-from clsolve.runtime.devices import Device
+from clsolve.sdk import Device, DeviceSolver, Knapsack, Plan, Solution, Timings, kernels, options
 
 #: The kernel ships in this package (``package-data`` in pyproject.toml).
 SOURCE = kernels.KernelSource.resource("clsolve_subsets", "subsets.cl")

@@ -1,5 +1,5 @@
 """A strong incumbent and a strong bound for a 0-1 knapsack (m = 1), for searches whose lists grow
-long: the break solution improved by exchanges (``clsolve.dp.exchange``), and the least of Dantzig's
+long: the break solution improved by exchanges (``exchange``), and the least of Dantzig's
 and the cardinality bounds, rounded by divisibility (``clsolve.dp.bounds``). Where they meet, the
 incumbent is optimal; where the incumbent improved, fixing by bounds (``clsolve.dp.fixing``) decides
 more items against it.
@@ -11,11 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..problems import Knapsack
-from ..runtime import deadline
-from .bounds import Bound, upper_bound
+from clsolve.sdk import Bound, Knapsack, deadline, ratio_order, upper_bound
+
 from .exchange import improve
-from .ratios import ratio_order
 
 #: Seconds the exchanges may take at most (and a quarter of what a time limit leaves).
 EXCHANGE_SECONDS = 1.0

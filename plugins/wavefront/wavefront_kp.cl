@@ -84,7 +84,7 @@ void kp_backtrack(__global const uint *decisions, __global const ulong *rows,
 
 #ifdef HALO_ROWS
 /* Temporal blocking of the rows (several light items per launch; the scheme of dp_rows_block in
- * opencl/dp_rows.cl, in this file's bit layout). Work-group t holds in local memory the states
+ * plugins/dp_rows/dp_rows.cl, in this file's bit layout). Work-group t holds in local memory the states
  * t * TILE - HALO_ROWS * LOCAL_SIZE .. (t + 1) * TILE - 1 of row `item` - 1 (the window), read once,
  * applies `count` items (at most MAX_BLOCK, their weights summing to at most the halo) one after
  * another there with eq. (4), writes each item's decision words for the tile and, at the end, the

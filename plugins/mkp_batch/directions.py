@@ -1,5 +1,5 @@
 """Directions of surrogate multipliers for a batch of small multidimensional knapsacks: points d of the
-simplex (d >= 0, sum d = 1), taken as u_j = d_j / C_j by ``opencl/mkp_batch.cl``, which keeps for
+simplex (d >= 0, sum d = 1), taken as u_j = d_j / C_j by ``mkp_batch.cl``, which keeps for
 each problem the direction whose surrogate LP bound is least ([GP85]).
 
 Every direction gives a valid bound; more directions come closer to the LP bound (for m = 2 the

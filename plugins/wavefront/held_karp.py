@@ -17,7 +17,7 @@ from clsolve.errors import DoesNotFitError
 from clsolve.plugin.plan import Plan, format_bytes
 from clsolve.problems import TSP
 from clsolve.runtime import deadline, kernels
-from clsolve.runtime.buffers import copy_later
+from clsolve.runtime.buffers import copy_later, fill
 from clsolve.runtime.deadline import Pacer
 from clsolve.runtime.devices import Device
 from clsolve.solution import Solution, Timings
@@ -107,7 +107,6 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
                                 str(plan.details["store"]))
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
         if options.poison:
-            from clsolve.runtime.buffers import fill
             for buffer in levels:
                 fill(queue, buffer, 0xA5)
         deadline.drain(queue, "wavefront Held-Karp: buffers set")

@@ -407,7 +407,8 @@ def test_trace_back_takes_the_items_of_sequentials_walk(problem, device, items):
     from unittest import mock
 
     from clsolve.dp import rowstore
-    expected = clsolve.solve(problem, solver="sequential")
+    reference = SequentialSolver()   # its own walk: the engine answers a problem presolve settles alone
+    expected = reference.solve(problem, None, reference.plan(problem))
     with mock.patch.object(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: items):
         solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, presolve=False,
                                  items_per_launch=1)

@@ -29,8 +29,8 @@ from .errors import (  # noqa: E402
                      UnsupportedProblemError,
 )
 from .io import formats  # noqa: E402
+from .plan import Plan  # noqa: E402
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver  # noqa: E402
-from .plugin.plan import Plan  # noqa: E402
 from .plugin.registry import SolverInfo  # noqa: E402
 from .problems import LCS, TSP, Knapsack  # noqa: E402
 from .runtime.devices import Device, DeviceInfo, get_device  # noqa: E402

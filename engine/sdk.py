@@ -20,6 +20,7 @@ The names are the engine's own objects, re-exported: their documentation is wher
 """
 from __future__ import annotations
 
+from . import options
 from .batch.packed import PackedProblems, PackedSolutions, concatenated_ranges
 from .dp.blocking import fits, runs
 from .dp.bounds import Bound, upper_bound
@@ -76,15 +77,15 @@ from .mkp import walk
 from .mkp.outcome import Outcome, branch_and_bound, refusal
 from .mkp.surrogate import REFIT_LEVELS, Relaxation, Suffix, Tables, cheap_bounds
 from .mkp.walk import HOST_NODES
-from .plugin import cache, options
+from .plan import DEVICE_MEMORY_SHARE, Plan, host_memory_bytes
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver
-from .plugin.plan import DEVICE_MEMORY_SHARE, Plan, format_bytes, host_memory_bytes
 from .problems import LCS, TSP, Knapsack, exact_sum
-from .runtime import buffers, deadline, kernels, memory, progress
+from .runtime import buffers, cache, deadline, kernels, memory, progress
 from .runtime.buffers import copy_later, fill
 from .runtime.deadline import Pacer
 from .runtime.devices import Device
 from .runtime.kernels import KernelSource, Program
+from .runtime.memory import format_bytes
 from .solution import Solution, Timings
 
 __all__ = [

@@ -16,9 +16,9 @@ from .errors import (
     UnsupportedProblemError,
     problem_label,
 )
+from .plan import Plan
 from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
-from .plugin.plan import Plan
 from .problems import Knapsack
 from .runtime import deadline, devices, failures, memory, progress
 from .runtime.devices import Device, get_device

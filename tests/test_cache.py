@@ -1,10 +1,10 @@
-"""Per-problem values (clsolve.plugin.cache): computed once, in one place, gone with their problem."""
+"""Per-problem values (clsolve.runtime.cache): computed once, in one place, gone with their problem."""
 import gc
 import weakref
 
 import clsolve
 from clsolve.dp import fixing, presolve
-from clsolve.plugin import cache
+from clsolve.runtime import cache
 
 
 def test_a_value_is_computed_once_per_problem_and_key():

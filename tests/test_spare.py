@@ -7,8 +7,8 @@ import pytest
 
 import clsolve
 from clsolve import LCS
+from clsolve.plan import DEVICE_MEMORY_SHARE, Plan
 from clsolve.plugin import checked
-from clsolve.plugin.plan import DEVICE_MEMORY_SHARE, Plan
 from clsolve.runtime import spare
 
 

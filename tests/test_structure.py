@@ -138,3 +138,46 @@ def test_the_sdk_lists_what_it_exports():
     assert sorted(sdk.__all__) == sorted(set(sdk.__all__))
     public = {name for name in vars(sdk) if not name.startswith("_") and name != "annotations"}
     assert public == set(sdk.__all__)
+
+
+#: clsolve's packages (and top-level modules) from the bottom up: each imports only from layers below it.
+LAYERS = [
+    {"errors"},
+    {"problems", "options"},
+    {"solution", "io", "generators", "inputs"},
+    {"runtime"},
+    {"plan", "batch"},
+    {"mkp"},
+    {"dp"},
+    {"plugin"},
+    {"solving", "sdk", "examples"},
+    {"scaleout"},
+    {"api"},
+    {"bench"},
+    {"cli"},
+    {"__main__", "plugins"},
+]
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return "plugins" if parts[0] == "clsolve_plugins" else ".".join(parts[1:2]) or "clsolve"
+
+
+def test_packages_import_only_from_the_layers_below():
+    """No package-level cycle and no arrow running back up: ``clsolve.dp`` may use ``clsolve.runtime``,
+    never the reverse (``clsolve/__init__.py`` gathers the public API from every layer)."""
+    layer = {name: depth for depth, names in enumerate(LAYERS) for name in names}
+    modules = _modules()
+    wrong, unplaced = [], set()
+    for name, path in modules.items():
+        source = _package(name)
+        if source == "clsolve":
+            continue
+        for target in {_package(m) for m in _imports(name, path, modules)} - {source, "clsolve"}:
+            if source not in layer or target not in layer:
+                unplaced.update(p for p in (source, target) if p not in layer)
+            elif layer[target] >= layer[source]:
+                wrong.append(f"{name} -> {target}")
+    assert not unplaced, f"packages in no layer: {sorted(unplaced)}"
+    assert not wrong, "\n".join(sorted(wrong))

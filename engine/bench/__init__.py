@@ -55,9 +55,7 @@ def main(args) -> int:
         plots.plot(_stored(args.stored), args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
         return 0
-    from ..cli.progress import showing
-    with showing():  # a bar on a terminal inside long cases (the cases' own lines go to stderr too)
-        result = BENCHMARKS[args.name](args)
+    result = BENCHMARKS[args.name](args)
     if args.plot is not None:
         plots.plot(result, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)

@@ -98,8 +98,15 @@ def parser() -> argparse.ArgumentParser:
         listing.set_defaults(run=run)
 
     from .. import bench
-    bench.add_parser(sub).set_defaults(run=bench.main)
+    bench.add_parser(sub).set_defaults(run=_bench)
     return top
+
+
+def _bench(args) -> int:
+    from .. import bench
+    from .progress import showing
+    with showing():  # a bar on a terminal inside long cases (the cases' own lines go to stderr too)
+        return bench.main(args)
 
 
 def main(argv: list[str] | None = None) -> int:

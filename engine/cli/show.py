@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..plugin.plan import Plan, format_bytes
+from ..plan import Plan
 from ..problems import LCS, TSP, Knapsack
+from ..runtime.memory import format_bytes
 from ..solution import Solution
 from .sources import Source
 

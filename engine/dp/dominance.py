@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..plugin import cache
 from ..problems import Knapsack
+from ..runtime import cache
 from .reduction import Reduction
 
 #: Problems (cores) with more items than this are not examined (n log^2 n work on the host).

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..plugin import cache
 from ..problems import Knapsack, exact_sum
+from ..runtime import cache
 from ..solution import Solution, Timings
 from . import dominance as dominated_items
 from . import multiplicity

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..plugin import cache
 from ..problems import Knapsack
+from ..runtime import cache
 from ..solution import Solution
 
 

@@ -30,9 +30,9 @@ import numpy as np
 from ..batch.packed import PackedProblems, concatenated_ranges
 from ..mkp.fixing import fix
 from ..mkp.outcome import SUM_LIMIT
-from ..plugin import cache
-from ..plugin.plan import Plan
+from ..plan import Plan
 from ..problems import Knapsack
+from ..runtime import cache
 from ..solution import Solution
 from . import dominance as dominated
 from .reduction import Reduction

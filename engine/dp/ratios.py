@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..plugin import cache
 from ..problems import Knapsack
+from ..runtime import cache
 
 #: Float ratios closer than this (relative) may be in the wrong order; far above the error of a
 #: ratio of two int64 values in double precision (about 3e-16).

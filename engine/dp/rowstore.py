@@ -29,9 +29,10 @@ import numpy as np
 import pyopencl as cl
 
 from ..errors import DoesNotFitError
-from ..plugin.plan import DEVICE_MEMORY_SHARE, format_bytes
+from ..plan import DEVICE_MEMORY_SHARE
 from ..runtime import memory, spare
 from ..runtime.devices import Device
+from ..runtime.memory import format_bytes
 
 #: Device slots of the host-mode ring: one being written, one being copied out, one spare.
 RING_SLOTS = 3

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..batch.packed import PackedProblems
 from ..errors import InvalidOptionError
-from ..plugin import cache
 from ..problems import Knapsack
+from ..runtime import cache
 from .ratios import partial_order
 
 INT32_MAX = 2**31 - 1

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.plugin import cache
 from clsolve.problems import Knapsack
+from clsolve.runtime import cache
 
 from .greedy import fill, ratio_order
 from .surrogate import prices

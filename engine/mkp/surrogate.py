@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.plugin import cache
 from clsolve.problems import Knapsack
-from clsolve.runtime import deadline
+from clsolve.runtime import cache, deadline
 
 from . import arrangement
 from .greedy import fill, ratio_order

@@ -20,9 +20,8 @@ from itertools import accumulate
 
 import numpy as np
 
-from clsolve.plugin import cache
 from clsolve.problems import Knapsack
-from clsolve.runtime import deadline
+from clsolve.runtime import cache, deadline
 
 from .fixing import Fixing, fix
 from .greedy import ratio_order

@@ -12,12 +12,12 @@ import numpy as np
 from ..dp import presolve
 from ..dp.reduction import Reduction
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
+from ..plan import DEVICE_MEMORY_SHARE, Plan, combined
 from ..problems import Knapsack
 from ..runtime import deadline, progress, spare
 from ..runtime.devices import Device
 from ..solution import Solution
 from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver, planned_seconds
-from .plan import DEVICE_MEMORY_SHARE, Plan, combined
 
 
 def uses_device(solver: Solver | type[Solver]) -> bool:

@@ -26,10 +26,10 @@ import numpy as np
 
 from ..batch.packed import PackedProblems, PackedSolutions
 from ..errors import ClsolveError, UnsupportedProblemError, problem_label
+from ..plan import Plan
 from ..problems import Knapsack
 from ..runtime.devices import Device
 from ..solution import Solution
-from .plan import Plan
 
 #: Where a solver runs: a :class:`Device` for device solvers, ``None`` for host solvers.
 Where = TypeVar("Where", Device, None)

@@ -28,8 +28,8 @@ from typing import NoReturn
 
 import pyopencl as cl
 
+from .. import options
 from ..errors import TimeLimitError
-from ..plugin import options
 from . import devices, progress
 
 #: The margin past the limit within which a call returns: max(MARGIN_SHARE x limit, MARGIN_SECONDS).

@@ -89,14 +89,14 @@ def budget_words() -> str:
     """How messages name the budget: the limit set, or the share of what is available."""
     if limited():
         return "set by host_memory_limit"
-    return f"{HOST_BUDGET_SHARE:.0%} of the {size(available_bytes())} available (set host_memory_limit)"
+    return f"{HOST_BUDGET_SHARE:.0%} of the {format_bytes(available_bytes())} available (set host_memory_limit)"
 
 
-def size(count: int) -> str:
-    """``count`` bytes in human units."""
+def format_bytes(count: int) -> str:
+    """A byte count for messages: ``1.50 GiB (1610612736 B)``."""
     value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.2f} {unit}"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if value < 1024 or unit == "PiB":
+            return f"{count} B" if unit == "B" else f"{value:.2f} {unit} ({count} B)"
         value /= 1024
     return f"{count} B"  # pragma: no cover

@@ -8,7 +8,7 @@ the next store that fits in it takes it (``take``) instead of allocating.
 
 The spare never makes a plan fail: before a solve's buffers are created, ``make_room`` releases the
 spare unless it fits beside everything the plan needs within the plan's share of device memory
-(``clsolve.plugin.plan.DEVICE_MEMORY_SHARE``). Every command of a device runs on its one in-order
+(``clsolve.plan.DEVICE_MEMORY_SHARE``). Every command of a device runs on its one in-order
 queue, so a store taken from the spare is written only after every earlier command that used it.
 ``release`` hands the memory back at once.
 """

@@ -364,7 +364,7 @@ def _stop_reason(limit: deadline.Deadline, engine: DeviceSteps, records: list, s
     held = _held_bytes(records, stack, nodes, on_device)
     engine.next_count = time.perf_counter() + max(BUDGET_CHECK_SECONDS, 10 * (time.perf_counter() - now))
     if held > engine.budget:
-        return (f"host memory budget of {memory.size(engine.budget)} reached ({memory.size(held)} of lists and "
+        return (f"host memory budget of {memory.format_bytes(engine.budget)} reached ({memory.format_bytes(held)} of lists and "
                 f"records; raise memory_limit to search further)")
     return ""
 

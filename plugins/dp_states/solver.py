@@ -416,8 +416,8 @@ class StateListSolver(DeviceSolver):
         device_bytes = places.device.capacity * SLOT_BYTES if places.device else 0
         notes = [f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
                  f"{kept} kept, longest list {peak}; {level_seconds['host'] * 1e3:.1f} ms in host levels, "
-                 f"{level_seconds['device'] * 1e3:.1f} ms in device levels ({memory.size(device_bytes)} of device "
-                 f"buffers), records {memory.size(record_bytes)}"]
+                 f"{level_seconds['device'] * 1e3:.1f} ms in device levels ({memory.format_bytes(device_bytes)} of device "
+                 f"buffers), records {memory.format_bytes(record_bytes)}"]
         if strong is not None:
             notes.append(f"long lists: {strong.describe()}")
         if stop:
@@ -439,7 +439,7 @@ class StateListSolver(DeviceSolver):
                           "cluster_bytes": clustered.nbytes, "cluster_seconds": clusters.seconds,
                           "cluster_runs": clustered.runs, "cluster_states_made": clustered.made})
             notes.append(f"cluster bound: {clustered.clusters.clustered} items in clusters, rate "
-                         f"{clustered.rate}/{DENOMINATOR}, lists of {memory.size(clustered.nbytes)} (one every "
+                         f"{clustered.rate}/{DENOMINATOR}, lists of {memory.format_bytes(clustered.nbytes)} (one every "
                          f"{clustered.stride} levels), made in {clusters.seconds * 1e3:.1f} ms ({clustered.runs} "
                          f"runs, {clustered.made} states)")
         if strong is not None:

@@ -35,9 +35,9 @@ def stop_reason(limit: deadline.Deadline, rate: deadline.Rate, count: int, slots
                 f"{rate.predict(merged) + record:.3f} s with its record, would end past it)"), "time"
     if merged > slots:
         return (f"the next merged list of {merged} states would pass max_states = {slots} "
-                f"({memory.size(merged * SLOT_BYTES)} of device buffers)"), "room"
+                f"({memory.format_bytes(merged * SLOT_BYTES)} of device buffers)"), "room"
     held = records.host_bytes + (RECORD_BYTES * count if host_record else 0)
     if held > budget:
-        return (f"host memory budget of {memory.size(budget)} reached ({memory.size(held)} of block records; "
+        return (f"host memory budget of {memory.format_bytes(budget)} reached ({memory.format_bytes(held)} of block records; "
                 f"raise memory_limit to search further)"), "room"
     return "", ""

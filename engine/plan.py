@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..runtime import memory
-from ..runtime.devices import Device
-from ..runtime.memory import physical_bytes
+from .runtime import memory
+from .runtime.devices import Device
+from .runtime.memory import format_bytes, physical_bytes
 
 #: Share of a device's global memory a plan may use (the rest stays for the driver and others).
 DEVICE_MEMORY_SHARE = 0.9
@@ -99,13 +99,3 @@ def combined(solver: str, plans: Sequence[Plan]) -> Plan:
     return Plan(solver=solver, device_buffers=dict(largest.device_buffers), host_buffers=dict(largest.host_buffers),
                 cell_updates=sum(p.cell_updates for p in plans), launches=sum(p.launches for p in plans),
                 seconds=sum(p.seconds for p in plans), details={"problems": len(plans)})
-
-
-def format_bytes(count: int) -> str:
-    """A byte count for messages: ``1.50 GiB (1610612736 B)``."""
-    value = float(count)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if value < 1024 or unit == "PiB":
-            return f"{count} B" if unit == "B" else f"{value:.2f} {unit} ({count} B)"
-        value /= 1024
-    return f"{count} B"  # pragma: no cover

@@ -94,3 +94,14 @@ def test_the_first_command_in_a_bare_clone(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert "a33: KP2 with n = 134" in result.stdout and "value    3050317 (optimal)" in result.stdout
     assert not (tmp_path / "bare" / "shared").exists()
+
+
+def test_the_plugin_guide_lists_every_field_of_plan_timings_and_solution():
+    import dataclasses
+
+    from clsolve.sdk import Plan, Solution, Timings
+    page = (ROOT / "docs" / "plugins.md").read_text()
+    for cls in (Plan, Timings, Solution):
+        section = page.split(f"`{cls.__name__}` (", 1)[1].split("\n\n", 2)[1]   # the table after its heading line
+        missing = [f.name for f in dataclasses.fields(cls) if f"`{f.name}`" not in section]
+        assert not missing, f"{cls.__name__}: {missing}"

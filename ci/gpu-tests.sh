@@ -3,7 +3,7 @@
 # ci/wheelhouse.sh (numpy, pytest and hypothesis are expected on the node).
 #   WHEELHOUSE (default .whl)  CLSOLVE_DATA (the shared data folder)  OUT (where results go, default .)
 #   TESTS=0 skips the tests; BENCH=0 skips the benchmarks; BENCHES="msb class-a" picks them (default: dp-rows msb class-a);
-#   TEST_ARGS are passed to pytest (e.g. tests/test_mckp.py), BENCH_ARGS to every benchmark (e.g. --full)
+#   TEST_ARGS are passed to pytest (e.g. tests/plugins/mckp/test_mckp.py), BENCH_ARGS to every benchmark (e.g. --full)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 wheelhouse="${WHEELHOUSE:-$root/.whl}"

@@ -11,7 +11,7 @@ import numbers
 from collections.abc import Sequence
 from typing import Literal, overload
 
-from ..errors import InvalidOptionError
+from .errors import InvalidOptionError
 
 
 def _refuse(name: str, expected: str, value) -> InvalidOptionError:

@@ -1,7 +1,7 @@
 """The plugin SDK: everything a solver plugin uses from clsolve, in one module.
 
 A plugin, built-in or not, imports ``clsolve.sdk`` and nothing else of clsolve
-(``tests/test_structure.py`` holds the built-in plugins to it). What is here:
+(``tests/project/test_structure.py`` holds the built-in plugins to it). What is here:
 
 - the contract (:class:`DeviceSolver`, :class:`HostSolver`, the batch capabilities) and the
   :class:`Plan` a solver returns before anything is allocated;

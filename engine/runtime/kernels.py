@@ -207,7 +207,7 @@ def struct_declaration(name: str, dtype: np.dtype) -> str:
     each scalar to its size (OpenCL C 1.2, 6.1.5), so the declaration matches ``dtype`` exactly where
     every field sits at a multiple of its size and the whole is padded to its largest field; raises
     otherwise. (No build at solve time: ``pyopencl.tools.match_dtype_to_c_struct`` checks the
-    declarations on each test device, ``tests/test_kernels.py``.)"""
+    declarations on each test device, ``tests/engine/runtime/test_kernels.py``.)"""
     key = (name, dtype.str, str(dtype.descr))
     declaration = _declarations.get(key)
     if declaration is None:

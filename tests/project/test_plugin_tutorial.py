@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "example-plugin"
 BLOCK = re.compile(r'```\w+ title="([^"]+)"\n(.*?)```\n', re.DOTALL)
 

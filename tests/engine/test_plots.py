@@ -7,7 +7,7 @@ import pytest
 
 from clsolve.cli import main
 
-RESULTS = Path(__file__).resolve().parent.parent / "ci" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "ci" / "results"
 FIGURES = {"msb": "bench-msb-h100", "class-a": "bench-class-a-h100", "dp-rows": "bench-dp-rows-h100",
            "bnb": "bench-bnb-h100", "mckp": "bench-mckp-h100", "wavefront": "bench-wavefront-h100",
            "scale": "bench-scale-h200x2", "hard-kp": "bench-hard-kp-h100",

@@ -22,7 +22,7 @@ import pytest
 
 from clsolve.cli import parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"(<!-- not run in CI[^>]*-->\n)?```(python|bash)( title=\"[^\"]*\")?\n(.*?)```", re.S)
 BIN = str(Path(sys.executable).parent)

@@ -12,7 +12,7 @@ import pytest
 import clsolve
 from clsolve.plugin import registry
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]   # tests/
 
 
 def test_the_plugins_are_listed_once(monkeypatch):

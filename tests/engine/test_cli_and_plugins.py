@@ -9,7 +9,7 @@ import pytest
 import clsolve
 from clsolve.cli import main
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[1]   # tests/
 
 
 def run(argv, capsys):

@@ -16,7 +16,7 @@ import numpy as np
 import clsolve
 from clsolve.runtime import devices, kernels
 
-SCRIPT = Path(__file__).resolve().parent.parent / "ci" / "threads.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "ci" / "threads.py"
 #: Seconds of the stress in the test suite (CI's share; ``ci/threads.py --seconds 60`` on a GPU).
 SECONDS = float(os.environ.get("CLSOLVE_STRESS_SECONDS", "20"))
 

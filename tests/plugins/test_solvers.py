@@ -4,6 +4,7 @@ import pytest
 from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import knapsacks
 
 import clsolve
 from clsolve.dp.table import value_bound
@@ -12,18 +13,6 @@ from clsolve_plugins.dp_rows import RowParallelSolver
 from clsolve_plugins.sequential import SequentialSolver
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@st.composite
-def knapsacks(draw, max_n=12, max_capacity=24, big_profits=False):
-    m = draw(st.integers(1, 3))
-    n = draw(st.integers(1, max_n))
-    caps = draw(st.lists(st.integers(0, max_capacity if m == 1 else max_capacity // 3), min_size=m, max_size=m))
-    top = 2**40 if big_profits else 60
-    profits = draw(st.lists(st.integers(0, top), min_size=n, max_size=n))
-    # weights up to capacity + 3: zero weights and items too heavy to fit both occur
-    weights = [[draw(st.integers(0, c + 3)) for c in caps] for _ in range(n)]
-    return clsolve.Knapsack(profits, weights, caps, weights_by="item")
 
 
 @SETTINGS

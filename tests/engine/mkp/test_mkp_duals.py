@@ -8,7 +8,7 @@ import pytest
 from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_mkp_bnb import multidimensional
+from strategies import multidimensional
 
 import clsolve
 from clsolve.mkp import arrangement

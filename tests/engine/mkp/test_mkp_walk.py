@@ -6,7 +6,7 @@ import pytest
 from conftest import brute_force, class_a_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_mkp_bnb import _hard, _hard_optimum, multidimensional
+from strategies import hard_mkp, hard_mkp_optimum, multidimensional
 
 import clsolve
 from clsolve.mkp.fixing import fix
@@ -31,15 +31,15 @@ def test_walk_finds_the_optimum_above_any_floor(problem, below):
 
 
 def test_the_fixings_prices_walk_the_core():
-    fixing = fix(_hard())
+    fixing = fix(hard_mkp())
     assert fixing.core is not None and fixing.prices is not None
     walked = walk(fixing.core, fixing.prices, fixing.floor, 10**7)
     assert walked is not None
-    assert (walked.value + fixing.profit_in if walked.found else fixing.value) == _hard_optimum()
+    assert (walked.value + fixing.profit_in if walked.found else fixing.value) == hard_mkp_optimum()
 
 
 def test_budget_and_time_limit_give_up():
-    fixing = fix(_hard())
+    fixing = fix(hard_mkp())
     assert walk(fixing.core, fixing.prices, fixing.floor, 10) is None
     with deadline.limit(0.0):
         assert walk(fixing.core, fixing.prices, fixing.floor, 10**7) is None
@@ -47,8 +47,8 @@ def test_budget_and_time_limit_give_up():
 
 @pytest.mark.parametrize("solver", ["mkp-bnb", "mkp-dfs"])
 def test_a_walk_that_gives_up_leaves_the_search_to_answer(solver, device):
-    solution = clsolve.solve(_hard(), solver=solver, device=device, host_nodes=10)
-    assert solution.optimal and solution.value == _hard_optimum() and "host_walk" not in solution.stats
+    solution = clsolve.solve(hard_mkp(), solver=solver, device=device, host_nodes=10)
+    assert solution.optimal and solution.value == hard_mkp_optimum() and "host_walk" not in solution.stats
 
 
 @pytest.mark.parametrize("solver", ["mkp-bnb", "mkp-dfs"])

@@ -9,7 +9,7 @@ import pytest
 from conftest import brute_force, class_a_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_mkp_bnb import _hard, _hard_optimum
+from strategies import hard_mkp, hard_mkp_optimum
 
 import clsolve
 from clsolve.errors import UnsupportedProblemError
@@ -56,7 +56,7 @@ def test_random_batches_match_brute_force(problems, budget, split, presolve, dev
 def test_walks_resume_launch_after_launch(device):
     """One node per work-item in the first launch: the tree is walked over many launches, from where
     each walk stopped, to the optimum."""
-    problems = [_hard(n=24, m=5, seed=s) for s in range(3)]
+    problems = [hard_mkp(n=24, m=5, seed=s) for s in range(3)]
     solutions = clsolve.solve_many(problems, solver="mkp-batch", device=device, budget=1, poison=True)
     for problem, solution in zip(problems, solutions):
         assert solution.optimal
@@ -67,14 +67,14 @@ def test_walks_resume_launch_after_launch(device):
 
 
 def test_a_time_limit_is_kept_with_an_answer_that_brackets_the_optimum(device):
-    clsolve.solve_many([_hard(), _hard()], solver="mkp-batch", device=device, time_limit=5)   # builds the kernel
+    clsolve.solve_many([hard_mkp(), hard_mkp()], solver="mkp-batch", device=device, time_limit=5)   # builds the kernel
     settle_left_work()   # its first launch may still compile (PoCL): the next call would wait for it
     began = time.perf_counter()
-    solutions = clsolve.solve_many([_hard(), _hard(n=30)], solver="mkp-batch", device=device, budget=1,
+    solutions = clsolve.solve_many([hard_mkp(), hard_mkp(n=30)], solver="mkp-batch", device=device, budget=1,
                                    time_limit=0.1)
     assert time.perf_counter() - began < 0.1 + 0.05
     first = solutions[0]
-    assert first.value <= _hard_optimum() <= (first.value if first.optimal else first.bound)
+    assert first.value <= hard_mkp_optimum() <= (first.value if first.optimal else first.bound)
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 5, 30])
@@ -100,7 +100,7 @@ def test_refusals_name_the_problem():
     assert solver.accepts(trimmed) is None
     assert clsolve.solve(trimmed, solver="mkp-batch").value == clsolve.solve(trimmed, solver="mkp-bnb").value
     with pytest.raises(UnsupportedProblemError, match="problem 1"):
-        clsolve.solve_many([_hard(), rich], solver="mkp-batch")
+        clsolve.solve_many([hard_mkp(), rich], solver="mkp-batch")
 
 
 def test_class_a_matches_the_host_branch_and_bound(data, device):
@@ -122,7 +122,7 @@ def test_msb_matches_subset_enumeration(data, device):
 def test_solve_many_chooses_it_for_many_small_problems(device):
     """Past PROBED problems the plan counts on small trees; up to PROBED, a problem whose greedy value
     is below its root bound is left to the one-problem solvers."""
-    problems = [_hard(n=40, m=2, seed=s) for s in range(PROBED + 8)]
+    problems = [hard_mkp(n=40, m=2, seed=s) for s in range(PROBED + 8)]
     assert {s.solver for s in clsolve.solve_many(problems, device=device)} == {"mkp-batch"}
     assert "mkp-batch" not in {s.solver for s in clsolve.solve_many(problems[:2], device=device)}
     assert clsolve.solve(problems[0], device=device).solver != "mkp-batch"

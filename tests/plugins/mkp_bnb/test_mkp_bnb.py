@@ -2,13 +2,13 @@
 brute force, with zero rows, dimensions that never bind, huge coefficients and every batch size;
 the surrogate bound never below the optimum; OR-Library's mknap1 at its optima and class A against
 the dense DP (mkp-bnb and mkp-dfs); time limits and max_nodes that bracket the optimum; sums past 2^62 refused."""
-import functools
 
 import numpy as np
 import pytest
 from conftest import brute_force, class_a_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import hard_mkp, hard_mkp_optimum, multidimensional
 
 import clsolve
 from clsolve.generators import chu_beasley
@@ -16,22 +16,6 @@ from clsolve.io import formats
 from clsolve.mkp.surrogate import Relaxation
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-@st.composite
-def multidimensional(draw, max_n=12, max_m=30):
-    n, m = draw(st.integers(1, max_n)), draw(st.integers(2, max_m))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    top = draw(st.sampled_from([2, 50, 10**6, 2**55]))
-    weights = rng.integers(0, top, (n, m))
-    shape = draw(st.sampled_from(["random", "zero row", "loose dimension", "correlated"]))
-    if shape == "zero row":
-        weights[rng.integers(0, n)] = 0
-    profits = rng.integers(0, top, n) if shape != "correlated" else weights[:, 0] + top // 10
-    capacities = np.array([draw(st.integers(0, int(column.sum()) + 1)) for column in weights.T])
-    if shape == "loose dimension":
-        capacities[0] = int(weights[:, 0].sum())
-    return clsolve.Knapsack(profits, weights, capacities, weights_by="item")
 
 
 @SETTINGS
@@ -74,25 +58,10 @@ def test_class_a_matches_the_dense_dp(data, device, solver, options):
         assert solution.optimal and solution.value == expected, problem.name
 
 
-def _hard(n=36, m=5, seed=4):
-    """Chu-Beasley style: weights in 1..1000, profits correlated with the weights' sum, tightness 1/2."""
-    rng = np.random.default_rng(seed)
-    weights = rng.integers(1, 1001, (n, m))
-    profits = weights.sum(axis=1) // m + rng.integers(0, 500, n)
-    return clsolve.Knapsack(profits, weights, weights.sum(axis=0) // 2, weights_by="item")
-
-
-@functools.lru_cache(maxsize=1)
-def _hard_optimum() -> int:
-    solution = clsolve.solve(_hard(), solver="mkp-bnb")
-    assert solution.optimal
-    return solution.value
-
-
 @pytest.mark.parametrize("limit", [{"time_limit": 0.02}, {"max_nodes": 50}])
 def test_limits_return_a_checked_answer_that_brackets_the_optimum(limit):
-    problem = _hard()
-    optimum = _hard_optimum()
+    problem = hard_mkp()
+    optimum = hard_mkp_optimum()
     stopped = clsolve.solve(problem, solver="mkp-bnb", host_nodes=0, **limit)
     assert not stopped.optimal and stopped.value <= optimum <= stopped.bound
     assert any("time limit" in note or "max_nodes" in note for note in stopped.notes)
@@ -105,7 +74,7 @@ def test_sums_past_two_to_the_62_are_refused():
 
 
 def test_plan_names_the_root_bound_and_the_search_its_multipliers():
-    problem = _hard(30, 3)
+    problem = hard_mkp(30, 3)
     settled = clsolve.plan(problem, solver="mkp-bnb")  # the plan's walk settles it: measured, no root bound
     assert settled.details["host_walk"]["nodes"] > 0 and "root_bound" not in settled.details
     plan = clsolve.plan(problem, solver="mkp-bnb", host_nodes=0)

@@ -9,7 +9,7 @@ import pytest
 from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_mkp_bnb import _hard, _hard_optimum, multidimensional
+from strategies import hard_mkp, hard_mkp_optimum, multidimensional
 
 import clsolve
 from clsolve.generators import chu_beasley
@@ -32,8 +32,8 @@ def test_random_instances_match_brute_force(problem, slots, presolve, host_nodes
 
 def test_many_launches_and_splits_reach_the_optimum(device):
     """A tree too large for one launch: subtrees are split between launches, the optimum found."""
-    solution = clsolve.solve(_hard(), solver="mkp-dfs", device=device, slots=64, poison=True, host_nodes=0)
-    assert solution.optimal and solution.value == _hard_optimum()
+    solution = clsolve.solve(hard_mkp(), solver="mkp-dfs", device=device, slots=64, poison=True, host_nodes=0)
+    assert solution.optimal and solution.value == hard_mkp_optimum()
     assert solution.stats["batches"] > 1 and solution.stats["longest"] > 1
     timings = solution.timings         # the walk's phases apart from the host's
     assert timings.upload > 0 and timings.kernels > 0 and timings.download > 0 and timings.host > 0
@@ -123,9 +123,9 @@ def test_time_limit_is_kept_and_the_answer_brackets_the_optimum(limit, device):
     solution = clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=limit)
     assert time.perf_counter() - began <= limit + max(0.1 * limit, 0.05)
     assert not solution.optimal and solution.value <= solution.bound
-    small = _hard()
+    small = hard_mkp()
     stopped = clsolve.solve(small, solver="mkp-dfs", device=device, slots=64, time_limit=0.0, host_nodes=0)
-    assert stopped.value <= _hard_optimum() <= stopped.bound
+    assert stopped.value <= hard_mkp_optimum() <= stopped.bound
 
 
 def test_a_limit_that_passes_while_the_kernel_is_built_returns_the_greedy_answer(device):
@@ -148,7 +148,7 @@ def test_refusals_name_the_reason(device):
 
 
 def test_plan_counts_the_level_tables_and_the_slots(device):
-    problem = _hard(30, 3)
+    problem = hard_mkp(30, 3)
     plan = clsolve.plan(problem, solver="mkp-dfs", device=device, slots=100)
     assert plan.details["slots"] == 128 and plan.device_buffers["level bounds"] > 0
     assert plan.device_buffers["subtrees"] == 128 * (16 + 24)

@@ -8,7 +8,7 @@ import pyopencl as cl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_solvers import knapsacks
+from strategies import knapsacks
 
 import clsolve
 from clsolve.errors import DoesNotFitError, InvalidOptionError, InvalidProblemError, SolutionCheckError

@@ -303,6 +303,7 @@ class PackedProblems:
                 selected = answer.selected[int(answer.item_offsets[0]):int(answer.item_offsets[-1])].astype(bool)
                 answered = self
             else:
+                assert rows is not None
                 selected = answer.selected[np.repeat(keep, np.diff(answer.item_offsets))].astype(bool)
                 answered = self.take(rows)
             if answered.weights.size and int(answered.weights.max()) * int(n.max()) >= 2**63:
@@ -334,17 +335,17 @@ class PackedProblems:
         width = self.shared_width()
         if width is not None and (n == n[0]).all() and n[0] > 0:
             # one n and one m for all (a study's repeated instances): a batched product per knapsack
-            count, items = len(n), int(n[0])
-            flags = selected.reshape(count, 1, items).astype(np.int64)
-            values = np.matmul(flags, self.profits.reshape(count, items, 1)).reshape(count)
-            used = np.matmul(flags, self.weights.reshape(count, items, width)).reshape(count, width)
-            return values, (used > self.capacities.reshape(count, width)).any(axis=1)
+            count, length = len(n), int(n[0])
+            flags = selected.reshape(count, 1, length).astype(np.int64)
+            values: np.ndarray = np.matmul(flags, self.profits.reshape(count, length, 1)).reshape(count)
+            used = np.matmul(flags, self.weights.reshape(count, length, width)).reshape(count, width)
+            return values, np.asarray((used > self.capacities.reshape(count, width)).any(axis=1))
         values = np.add.reduceat(self.profits * selected, self.item_offsets[:-1])
         if width is not None:  # weights are (items, m) rows: one segmented sum per dimension
             rows = self.weights.reshape(-1, width)
             used = np.stack([np.add.reduceat(rows[:, d] * selected, self.item_offsets[:-1]) for d in range(width)],
                             axis=1)
-            return values, (used > self.capacities.reshape(-1, width)).any(axis=1)
+            return values, np.asarray((used > self.capacities.reshape(-1, width)).any(axis=1))
         items, _, groups = self.weight_entries()  # each weight entry's item and capacity entry
         chosen = self.weights * selected[items]
         if int(self.weights.max(initial=0)) * int(n.max()) < 2**53:  # float sums are exact: bincount

@@ -68,7 +68,9 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
         only = np.fromiter((keys[i] == _KEY_ITEMS for i in indices), dtype=bool, count=len(indices))
         for i, found in zip(indices, _reduce_group(group, m, only)):
             out[i] = cache.put(problems[i], keys[i], found)  # problems are immutable: kept per problem
-    return out
+    reductions = [reduction for reduction in out if reduction is not None]
+    assert len(reductions) == len(out)   # each one from the cache or from its group
+    return reductions
 
 
 def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False, heavy_first: bool = False,
@@ -325,7 +327,7 @@ def _build(problem: Knapsack, fits: np.ndarray | None, decided: np.ndarray | Non
         return Reduction(problem, None, forced[:0], forced, tuple(notes))
     if forced.size:
         notes.append(f"{forced.size} item(s) of zero weight always taken")
-    items = np.arange(problem.n) if decided_all else np.flatnonzero(decided)
+    items = np.arange(problem.n) if decided is None or decided_all else np.flatnonzero(decided)
     if items.size == 0:
         return Reduction(problem, None, items, forced, tuple(notes))
     weights = problem.weights if items.size == problem.n else problem.weights[items]
@@ -414,6 +416,8 @@ def _reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedRedu
     notes: list[str] = []
     for width in np.unique(m).tolist():
         rows = np.flatnonzero(m == width)
+        item_rows: slice | np.ndarray
+        capacity_entries: slice | np.ndarray
         if rows.size == k:
             item_rows, capacity_entries = slice(None), slice(None)
             weights = packed.weights.reshape(-1, width)

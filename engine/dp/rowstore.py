@@ -312,8 +312,9 @@ class _PinnedArena:
     def _pinned(self, size: int) -> np.ndarray:
         try:
             buffer = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, size)
-            array, _ = cl.enqueue_map_buffer(self.device.queue, buffer, cl.map_flags.READ | cl.map_flags.WRITE,
-                                             0, (size,), np.uint8, is_blocking=True)
+            flags = cl.map_flags.READ | cl.map_flags.WRITE
+            array, _ = cl.enqueue_map_buffer(self.device.queue, buffer, flags, 0, (size,), np.dtype(np.uint8),  # type: ignore[arg-type]
+                                             is_blocking=True)   # the stub takes map_flags, and READ | WRITE is an int
             self._buffers.append(buffer)
             return array
         except (cl.Error, MemoryError):
@@ -326,7 +327,7 @@ class _PinnedArena:
     def release(self) -> None:
         for array in self._arrays:
             memory_map = getattr(array, "base", None)
-            if hasattr(memory_map, "release"):
+            if memory_map is not None and hasattr(memory_map, "release"):
                 try:
                     memory_map.release(self.device.queue)
                 except cl.Error:  # pragma: no cover

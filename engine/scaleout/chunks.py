@@ -340,10 +340,10 @@ class Collector:
                         time.perf_counter() - self.start, self.resubmitted, len(self.failures), self.worker_seconds,
                         self.client_seconds)
 
-    def take(self, chunk: int, packed: PackedSolutions, sent: PackedProblems) -> None:
+    def take(self, chunk: int, packed: PackedSolutions, sent: PackedProblems | None) -> None:
         """Record chunk ``chunk``'s answers, checked against ``sent``, the chunk's problems as packed
-        (one vectorized pass)."""
-        if chunk in self.done:
+        (one vectorized pass; None once answered)."""
+        if chunk in self.done or sent is None:
             return  # a chunk answered twice (re-run after a worker was lost and both finished): keep the first
         began = time.perf_counter()
         expected = self.ranges[chunk]

@@ -29,6 +29,7 @@ import asyncio
 import pickle
 import time
 import uuid
+from typing import Any
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -79,14 +80,13 @@ def solve_on_worker(packed: chunks.PackedProblems | bytes, solver: str, options:
     (after :func:`clsolve.scaleout.malloc.keep_large_blocks_on_heap`, once per worker process). ``packed``
     may come pickled (as :func:`solve_many` sends it): unpickled here, in the task's thread."""
     keep_large_blocks_on_heap()
-    if isinstance(packed, bytes):
-        packed = pickle.loads(packed)
+    problems = pickle.loads(packed) if isinstance(packed, bytes) else packed
     try:
         from distributed import get_worker
         worker = get_worker().address
     except (ImportError, ValueError):  # pragma: no cover - called outside a worker
         worker = ""
-    return chunks.solve_chunk(packed, solver, options, device, worker)
+    return chunks.solve_chunk(problems, solver, options, device, worker)
 
 
 class _Placement:
@@ -105,7 +105,7 @@ class _Placement:
     def __init__(self, client, gpus: bool, workers: dict):
         self.client, self.gpus = client, gpus
         self.direct = True if client.direct_to_workers is None else bool(client.direct_to_workers)
-        self.held: dict[int, object] = {}
+        self.held: dict[int, Any] = {}   # chunk -> its Dask future
         self.workers = self._workers(workers)
 
     def _workers(self, found: dict | None = None) -> list[str] | None:
@@ -261,6 +261,9 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         placement.release()
         raise
     collector.client_seconds = time.perf_counter() - began
+    if pending is None:   # no chunk was sent: an empty batch
+        placement.release()
+        return collector.result()
     try:
         for future, result in pending:
             handle(future, result)

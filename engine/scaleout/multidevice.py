@@ -98,13 +98,12 @@ def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], optio
     def send(slot: int, chunk: int) -> None:
         packed = plan.chunk(plan.ranges[chunk])
         pool = _pool(slot, devices[slot])
-        task = (chunks.solve_chunk, packed, solver, options, f"#{devices[slot].index}",
-                f"#{devices[slot].index} {devices[slot].label}")
+        spec, label = f"#{devices[slot].index}", f"#{devices[slot].index} {devices[slot].label}"
         try:
-            future = pool.submit(*task)
+            future = pool.submit(chunks.solve_chunk, packed, solver, options, spec, label)
         except BrokenProcessPool:  # its process died since its last answer was taken
             pool = _pool(slot, devices[slot], broken=pool)
-            future = pool.submit(*task)
+            future = pool.submit(chunks.solve_chunk, packed, solver, options, spec, label)
         held[future] = (chunk, slot, pool, packed)
         load[slot] += 1
 

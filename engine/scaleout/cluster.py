@@ -29,9 +29,9 @@ import asyncio
 import pickle
 import time
 import uuid
-from typing import Any
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..batch.arrays import SolutionArrays
 from ..errors import DeviceNotFoundError, InvalidOptionError

@@ -44,8 +44,8 @@
 #define SUM_TOLERANCE 1e-12
 #define REFRESH 256
 
-/* layout[5 k ..]: first item, items n, first weight entry, first capacity entry, dimensions m */
-#define LAYOUT 5
+/* layout_t (a problem's place in the batch's arrays) and walker_t (a walker's place in its walk) are
+ * declared before this file from the host's NumPy dtypes (LAYOUT and WALKER in solver.py). */
 
 /* Dantzig's bound of the items at order positions level .. n-1 with surrogate room `room`, without P */
 inline double dantzig(__local const double *pref_s, __local const int *pref_p, __local const double *ratio,
@@ -70,10 +70,10 @@ inline double dantzig(__local const double *pref_s, __local const int *pref_p, _
 inline uint bit_of(const uint *x, uint q) { return (x[q >> 5] >> (q & 31)) & 1u; }
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void mkp_batch_walk(__global const uint *layout, __global const uint *members, __global const uint *active,
+void mkp_batch_walk(__global const layout_t *layout, __global const uint *members, __global const uint *active,
                     __global const int *profits, __global const int *weights, __global const int *capacities,
                     __global const double *directions, __global const uint *direction_rows,
-                    __global int *walker, __global uint *path, __global uint *kept, __global uint *nodes,
+                    __global walker_t *walker, __global uint *path, __global uint *kept, __global uint *nodes,
                     __global int *incumbent, __global double *bounds, __global int *order_of,
                     __global uint *chosen_of, uint parts, uint split, uint budget, uint first_launch, uint choose)
 {
@@ -91,8 +91,8 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
     const uint lid = get_local_id(0);
     const uint member = active[get_group_id(0) / parts], part = get_group_id(0) % parts;
     const uint k = members[member];
-    const uint first = layout[LAYOUT * k], n = layout[LAYOUT * k + 1], wfirst = layout[LAYOUT * k + 2];
-    const uint cfirst = layout[LAYOUT * k + 3], m = layout[LAYOUT * k + 4];
+    const uint first = layout[k].first_item, n = layout[k].items, wfirst = layout[k].first_weight;
+    const uint cfirst = layout[k].first_capacity, m = layout[k].dims;
     __global const int *p = profits + first;
     __global const int *w = weights + wfirst;
     __global const int *cap = capacities + cfirst;
@@ -184,7 +184,7 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
         sub = (int)(part * LOCAL_SIZE + lid); level = -1; mine = -1; done = 0;
         for (uint v = 0; v < WORDS; ++v) x[v] = 0u;
     } else {
-        sub = walker[4 * slot]; level = walker[4 * slot + 1]; mine = walker[4 * slot + 2]; done = walker[4 * slot + 3];
+        sub = walker[slot].subtree; level = walker[slot].level; mine = walker[slot].best; done = walker[slot].done;
         for (uint v = 0; v < WORDS; ++v) x[v] = path[slot * WORDS + v];
     }
     for (uint j = 0; j < m; ++j) res[j] = cap[j];
@@ -259,7 +259,7 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
             }
         }
     }
-    walker[4 * slot] = sub; walker[4 * slot + 1] = level; walker[4 * slot + 2] = mine; walker[4 * slot + 3] = done;
+    walker[slot].subtree = sub; walker[slot].level = level; walker[slot].best = mine; walker[slot].done = done;
     for (uint v = 0; v < WORDS; ++v) path[slot * WORDS + v] = x[v];
     nodes[slot] = (first_launch ? 0u : nodes[slot]) + count;   /* nodes walked in the phase */
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -269,8 +269,8 @@ void mkp_batch_walk(__global const uint *layout, __global const uint *members, _
 /* Each member's best value and items (the lowest walker holding the largest best), and whether a
  * walk is left; the value and items are written only where they beat `values` unless `replace`. */
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
-void mkp_batch_collect(__global const uint *layout, __global const uint *members, __global const uint *active,
-                       __global const int *walker, __global const uint *kept, __global int *values,
+void mkp_batch_collect(__global const layout_t *layout, __global const uint *members, __global const uint *active,
+                       __global const walker_t *walker, __global const uint *kept, __global int *values,
                        __global uchar *selected, __global int *status, __global const int *order_of,
                        uint parts, uint replace)
 {
@@ -280,12 +280,12 @@ void mkp_batch_collect(__global const uint *layout, __global const uint *members
     if (lid == 0) { top = -1; holder = (int)walkers; left = 0; }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint v = lid; v < walkers; v += LOCAL_SIZE) {
-        atomic_max(&top, walker[4 * (member * walkers + v) + 2]);
-        if (!walker[4 * (member * walkers + v) + 3]) atomic_max(&left, 1);
+        atomic_max(&top, walker[member * walkers + v].best);
+        if (!walker[member * walkers + v].done) atomic_max(&left, 1);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint v = lid; v < walkers; v += LOCAL_SIZE)
-        if (walker[4 * (member * walkers + v) + 2] == top) atomic_min(&holder, (int)v);
+        if (walker[member * walkers + v].best == top) atomic_min(&holder, (int)v);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         status[k] = left;
@@ -293,7 +293,7 @@ void mkp_batch_collect(__global const uint *layout, __global const uint *members
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!write) return;
-    const uint first = layout[LAYOUT * k], n = layout[LAYOUT * k + 1];
+    const uint first = layout[k].first_item, n = layout[k].items;
     const uint slot = member * walkers + (uint)holder;
     for (uint q = lid; q < n; q += LOCAL_SIZE)
         selected[first + order_of[first + q]] = (uchar)((kept[slot * WORDS + (q >> 5)] >> (q & 31)) & 1u);

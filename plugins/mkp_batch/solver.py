@@ -79,12 +79,19 @@ PROBED, GAP_ITEM_SECONDS = 16, 1e-3
 HOST_SECONDS = 1.8e-3
 
 
+#: A problem's place in the batch's arrays: ``layout_t`` of mkp_batch.cl, declared to it from this dtype.
+LAYOUT = np.dtype([("first_item", np.uint32), ("items", np.uint32), ("first_weight", np.uint32),
+                   ("first_capacity", np.uint32), ("dims", np.uint32)], align=True)
+#: A walker's place in its walk between launches (its subtree, level, best value, whether done): ``walker_t``.
+WALKER = np.dtype([("subtree", np.int32), ("level", np.int32), ("best", np.int32), ("done", np.int32)], align=True)
+
+
 @dataclass
 class _Batch:
     """The reduced batch as the kernel reads it."""
 
     reduction: PackedReduction
-    layout: np.ndarray        # (k, 5) uint32: first item, n, first weight, first capacity, m
+    layout: np.ndarray        # (k,) LAYOUT
     profits: np.ndarray       # int32
     weights: np.ndarray       # int32
     capacities: np.ndarray    # int32
@@ -156,9 +163,9 @@ class ManySmallBranchAndBound(PackedBatchSolver):
             if bad.any():
                 row = int(reduction.rows[int(np.argmax(bad))])
                 self._refuse(packed, row, why)
-        layout = np.zeros((len(rn), 5), np.uint32)
-        layout[:, 0], layout[:, 1] = reduced.item_offsets[:-1], rn
-        layout[:, 2], layout[:, 3], layout[:, 4] = wstarts, reduced.capacity_offsets[:-1], rm
+        layout = np.zeros(len(rn), LAYOUT)
+        layout["first_item"], layout["items"], layout["first_weight"] = reduced.item_offsets[:-1], rn, wstarts
+        layout["first_capacity"], layout["dims"] = reduced.capacity_offsets[:-1], rm
         batch = _Batch(reduction, layout, reduced.profits.astype(np.int32), reduced.weights.astype(np.int32),
                        reduced.capacities.astype(np.int32), int(rm.max(initial=1)),
                        32 * max(1, -(-int(rn.max(initial=1)) // 32)))
@@ -175,14 +182,14 @@ class ManySmallBranchAndBound(PackedBatchSolver):
     def plan_packed(self, packed: PackedProblems, device: Device) -> Plan:
         batch = self._batch(packed)
         kind = "gpu" if device.is_gpu else "other"
-        n = batch.layout[:, 1].astype(np.float64)
+        n = batch.layout["items"].astype(np.float64)
         words = batch.longest // 32
         slots = batch.count * LOCAL_SIZE
         seconds = HOST_SECONDS + (LAUNCH_SECONDS[kind] if batch.count else 0.0) + float(_each(n, kind).sum()) + \
             (len(packed) - batch.count) * PROBLEM_SECONDS + GAP_ITEM_SECONDS * self._searched(packed)
         return Plan(solver=self.name,
                     device_buffers={"items": 4 * (batch.profits.size + batch.weights.size + batch.capacities.size),
-                                    "walks": slots * (4 * 4 + 8 * words + 4),
+                                    "walks": slots * (WALKER.itemsize + 8 * words + 4),
                                     "answers": batch.count * 16 + 5 * batch.profits.size},
                     host_buffers={"answers": batch.count * 16 + batch.profits.size},
                     cell_updates=int((NODES_PER_ITEM * n).sum()), launches=2 if batch.count else 0,
@@ -256,7 +263,8 @@ def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     walk never ran."""
     values, bounds = np.zeros(batch.count, np.int64), np.zeros(batch.count, np.int64)
     selected = np.zeros(batch.profits.size, bool)
-    for row, (first, n, weights_at, capacities_at, m) in enumerate(batch.layout.astype(np.int64).tolist()):
+    places = zip(*(batch.layout[name].astype(np.int64).tolist() for name in LAYOUT.names))
+    for row, (first, n, weights_at, capacities_at, m) in enumerate(places):
         p = batch.profits[first:first + n].astype(np.int64)
         w = batch.weights[weights_at:weights_at + n * m].astype(np.int64).reshape(n, m)
         c = batch.capacities[capacities_at:capacities_at + m].astype(np.int64)
@@ -294,8 +302,9 @@ class _Walk:
         #: (which waits for them); download: the answers read back
         self.timings = Timings()
         table, rows = directions.table(batch.widest)
+        structs = kernels.struct_declaration("layout_t", LAYOUT) + kernels.struct_declaration("walker_t", WALKER)
         self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": LOCAL_SIZE, "MAX_ITEMS": batch.longest,
-                                                        "MAX_DIMS": batch.widest})
+                                                        "MAX_DIMS": batch.widest}, preamble=structs)
         k, items = batch.count, max(batch.profits.size, 1)
         with self.timings.phase("upload"):
             self._make(batch, table, rows, k, items)
@@ -377,7 +386,7 @@ class _Walk:
         words, walkers = self.batch.longest // 32, parts * LOCAL_SIZE
         slots = members.size * walkers
         with self.timings.phase("upload"):
-            state = {"walker": self._buffer(16 * slots), "path": self._buffer(4 * words * slots),
+            state = {"walker": self._buffer(WALKER.itemsize * slots), "path": self._buffer(4 * words * slots),
                      "kept": self._buffer(4 * words * slots), "nodes": self._buffer(4 * slots)}
             self.poisoned(*state.values())
             member_buf = self._upload(members.astype(np.uint32))

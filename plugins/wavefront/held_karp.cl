@@ -13,7 +13,7 @@
  */
 
 /* At most 32 members (n <= 33): ranks C(32, 16) and below fit in 32 bits. */
-#define MAX_MEMBERS 32
+/* MAX_MEMBERS (the cities past city 0, at most) comes from the host: MAX_HELD_KARP_CITIES - 1 */
 /* binom[c * (MAX_MEMBERS + 1) + t] = C(c, t) for 0 <= c, t <= MAX_MEMBERS. */
 #define BINOM(c, t) binom[(c) * (MAX_MEMBERS + 1) + (t)]
 

@@ -102,7 +102,7 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
         dtype, type_name = value_type(problem)
         sizes = level_sizes(n)
         ctx, queue = device.context, device.queue
-        program = kernels.program(device, HELD_KARP_SOURCE, {"VALUE_T": type_name})
+        program = kernels.program(device, HELD_KARP_SOURCE, {"VALUE_T": type_name, "MAX_MEMBERS": MAX_HELD_KARP_CITIES - 1})
         flags = cl.mem_flags
         distances = np.ascontiguousarray(problem.distances, dtype=dtype)
         distance_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=distances)

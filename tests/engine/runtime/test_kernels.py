@@ -64,14 +64,22 @@ def test_builtin_kernels_parse_to_their_parameters():
         "remaining", "selected")
 
 
-def test_a_struct_is_declared_from_its_dtype_and_matches_the_device(device):
-    """The host's declaration and pyopencl's, whose layout a kernel on the device reports, agree."""
+def _structs():
     from clsolve_plugins.dp_batch.solver import INSTANCE
-    declaration = kernels.struct_declaration("instance_t", INSTANCE)
-    for field in INSTANCE.names:
+    from clsolve_plugins.mkp_batch.solver import LAYOUT, WALKER
+    return [("instance_t", INSTANCE), ("layout_t", LAYOUT), ("walker_t", WALKER)]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_a_struct_is_declared_from_its_dtype_and_matches_the_device(device, index):
+    """Each struct a kernel shares with the host: the host's declaration and pyopencl's, whose layout a
+    kernel on the device reports, agree."""
+    name, dtype = _structs()[index]
+    declaration = kernels.struct_declaration(name, dtype)
+    for field in dtype.names:
         assert f" {field};" in declaration
-    matched, theirs = pyopencl.tools.match_dtype_to_c_struct(device.cl_device, "instance_t", INSTANCE, device.context)
-    assert matched == INSTANCE
+    matched, theirs = pyopencl.tools.match_dtype_to_c_struct(device.cl_device, name, dtype, device.context)
+    assert matched == dtype
     assert " ".join(declaration.split()) == " ".join(theirs.split())
 
 

@@ -263,7 +263,7 @@ def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     walk never ran."""
     values, bounds = np.zeros(batch.count, np.int64), np.zeros(batch.count, np.int64)
     selected = np.zeros(batch.profits.size, bool)
-    places = zip(*(batch.layout[name].astype(np.int64).tolist() for name in LAYOUT.names))
+    places = zip(*(batch.layout[name].astype(np.int64).tolist() for name in LAYOUT.fields or ()))
     for row, (first, n, weights_at, capacities_at, m) in enumerate(places):
         p = batch.profits[first:first + n].astype(np.int64)
         w = batch.weights[weights_at:weights_at + n * m].astype(np.int64).reshape(n, m)

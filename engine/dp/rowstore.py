@@ -30,7 +30,7 @@ import pyopencl as cl
 
 from ..errors import DoesNotFitError
 from ..plan import DEVICE_MEMORY_SHARE
-from ..runtime import memory, spare
+from ..runtime import deadline, devices, memory, spare
 from ..runtime.devices import Device
 from ..runtime.memory import format_bytes
 
@@ -280,8 +280,16 @@ class RowStore:
 
     def release(self) -> None:
         """Give the buffers back: in device mode the largest may stay as the device's spare
-        (``clsolve.runtime.spare``), for the next store. In host mode the copies still queued (a sweep
-        stopped at its time limit) end first: they write into the host memory given back."""
+        (``clsolve.runtime.spare``), for the next store. In host mode the copies still queued end
+        first (they write into the host memory given back): where the time limit has passed (a sweep
+        stopped there, its launches left running), the next call does this before its clock starts
+        (``devices.left_work``), as it waits for the launches."""
+        if self.plan.mode == "host" and deadline.current().expired():
+            devices.left_work(self._give_back)
+            return
+        self._give_back()
+
+    def _give_back(self) -> None:
         if self.plan.mode == "host":
             self.copy_queue.finish()
         for buffer in self.buffers:

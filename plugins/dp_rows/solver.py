@@ -326,7 +326,7 @@ class RowParallelSolver(DeviceSolver):
                 copy_later(device.queue, value, row, pending, (start + layout.states - 1) * dtype.itemsize)
                 if kept_at is not None and held.kept is not None:
                     copy_later(device.queue, kept_word, held.kept, pending, kept_at)
-                deadline.drain(device.queue, f"{self.name}: the last row")
+                deadline.drain(device.queue, f"{self.name}: the last row", pending)
                 held.store.drain()
                 reached = kept_at is None or bool((int(kept_word[0]) >> kept_bit) & 1)
             with timings.phase("download"):

@@ -169,8 +169,9 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
             pending: list[cl.Event] = []
             if store_plan.mode == "device":   # enqueued before the value is read: the device goes on
                 walked = _trace_back_on_device(problem, device, program, planned, store, items[0], options.poison)
+                pending.extend(walked[1])
             copy_later(queue, value, last, pending, capacity * dtype.itemsize)
-            deadline.drain(queue, "wavefront knapsack: the trace-back")
+            deadline.drain(queue, "wavefront knapsack: the trace-back", pending)
             if store_plan.mode == "device":
                 selected = _flags(walked)
         with timings.phase("download"):

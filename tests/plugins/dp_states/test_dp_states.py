@@ -441,6 +441,9 @@ def test_a_guess_out_of_room_gives_way_to_the_plain_search(monkeypatch, device):
         return replace(solution, stats={**solution.stats, "stopped": "room"})
 
     monkeypatch.setattr(StateListSolver, "_search", recorded)
+    # the plan's probe runs its levels whatever the host's load (within its 4 ms, a loaded host saw a
+    # short list and planned no guess)
+    monkeypatch.setattr("clsolve_plugins.dp_states.probe.PROBE_SECONDS", 60.0)
     problem = jooken(200, 10**8, 6, 0.2, 0.0, 100, seed=1)
     solution = clsolve.solve(problem, solver="dp-states", device=device)
     assert solution.optimal and [strengthen for strengthen, _ in calls] == [0, STRENGTHEN_STATES]

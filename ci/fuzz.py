@@ -15,6 +15,7 @@ again.
     python ci/fuzz.py --minutes 3 --seed 1 --device pocl --json fuzz.json
     python ci/fuzz.py --solves 1000 --minutes 20 --seed 1     # until every solver has 1,000 solves (each
                                                               # left out of later cases once it has them)
+    python ci/fuzz.py --solves 2000 --counted fixed.json  # a new seed until both runs together have 2,000
     python ci/fuzz.py --seed 17 --case 342              # repeat one case (the failure line says which)
     python ci/fuzz.py --minutes 10 --jobs 8 --device gpu  # 8 processes, seeds seed..seed+7, counts merged
 
@@ -398,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="fuzzers run at once (seeds seed, seed + 1, ..)")
     parser.add_argument("--json", default=None, help="write the counts here")
     parser.add_argument("--failures", default=".fuzz-failures", help="folder for failing instances")
+    parser.add_argument("--counted", default=None,
+                        help="an earlier run's --json, whose solves count towards --solves (CI's fresh seed after its fixed one)")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little") % 2**31
     summary = _parallel(args, seed) if args.jobs > 1 and args.case is None else _campaign(args, seed)
@@ -412,15 +415,19 @@ def _campaign(args, seed: int) -> dict:
     device = clsolve.get_device(args.device)
     print(f"fuzz: seed {seed} on {device.label} for {args.minutes} min", flush=True)
     counts: Counter = Counter()
+    earlier = Counter(json.loads(Path(args.counted).read_text())["solves"]) if args.counted else Counter()
     failures: list = []
     cases = [args.case] if args.case is not None else itertools.count()
     began = time.monotonic()
     done = 0
     for case in cases:
-        if args.case is None and (time.monotonic() - began > 60 * args.minutes or _enough(counts, args.solves)):
+        if args.case is None and (time.monotonic() - began > 60 * args.minutes or _enough(counts + earlier, args.solves)):
             break
-        run_case(seed, case, device, counts, failures, Path(args.failures), _done(counts, args.solves))
+        run_case(seed, case, device, counts, failures, Path(args.failures), _done(counts + earlier, args.solves))
         done += 1
+    if args.counted:
+        both = counts + earlier
+        print("fuzz: with " + args.counted + ": " + ", ".join(f"{s} {both[s]}" for s in SOLVERS), flush=True)
     return {"seeds": [seed], "device": device.label, "date": datetime.date.today().isoformat(), "cases": done,
             "seconds": round(time.monotonic() - began, 1), "solves": dict(sorted(counts.items())),
             "failures": len(failures), "failed": failures}

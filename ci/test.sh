@@ -19,11 +19,12 @@ mkdir -p "$POCL_CACHE_DIR"
 "$venv/bin/clsolve" devices >&2
 cd "$root"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
-# the differential fuzzer until every solver has solved 1,000 cases or 6 minutes have passed, twice: a
-# fixed seed (the same cases every run), then a new one (printed: `python ci/fuzz.py --seed N --case K`
-# repeats any failure it reports). On 2 cores with a fresh kernel cache the first stops at the cap
-# (most of it building kernels), the second needs about 4.6 minutes: the whole run stays under 30 minutes
+# the differential fuzzer until every solver has solved 2,000 cases: a fixed seed (the same cases every
+# run) until 1,000 each or 7 minutes, then a new seed (printed: `python ci/fuzz.py --seed N --case K`
+# repeats any failure it reports) until both runs together have 2,000 each or 8 more minutes have
+# passed. On 2 cores with a fresh kernel cache the first spends most of its time building kernels
 solves="${CLSOLVE_FUZZ_SOLVES:-1000}"
-minutes="${CLSOLVE_FUZZ_MINUTES:-6}"
-"$venv/bin/python" ci/fuzz.py --solves "$solves" --minutes "$minutes" --seed 1
-exec "$venv/bin/python" ci/fuzz.py --solves "$solves" --minutes "$minutes"
+counts="$(mktemp)"
+trap 'rm -f "$counts"' EXIT
+"$venv/bin/python" ci/fuzz.py --solves "$solves" --minutes "${CLSOLVE_FUZZ_MINUTES:-7}" --seed 1 --json "$counts"
+"$venv/bin/python" ci/fuzz.py --solves "$((2 * solves))" --minutes "${CLSOLVE_FUZZ_MORE_MINUTES:-8}" --counted "$counts"

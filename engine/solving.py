@@ -233,6 +233,7 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
         instance, dev = loaded, get_device(device)
         plan = instance.plan_packed(packed, dev)
     _fits(plan, dev, len(packed))
+    checked.begin(instance, plan)
     checked.start_batch(dev)
     answer = instance.solve_packed(packed, dev)
     label = _answered(instance, dev, len(answer.positions), len(packed))
@@ -319,7 +320,7 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
     dev = _device_for(instance, device)
     plan = checked.plan_many(instance, problems, dev)
     _fits(plan, dev, len(problems))
-    solutions = checked.solve_many(instance, problems, dev)
+    solutions = checked.solve_many(instance, problems, dev, plan)
     label = _answered(instance, dev, len(solutions), len(problems))
     for solution in solutions:
         solution.solver, solution.device = instance.name, label

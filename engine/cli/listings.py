@@ -31,7 +31,9 @@ def cmd_solvers(args) -> int:
     if args.json:
         print(json.dumps([s.to_dict() for s in listing], indent=2))
     else:
-        _columns([(s.name, ", ".join(s.problems), s.summary) for s in listing])
+        _columns([(s.name, ", ".join(s.problems), "anytime" if s.anytime else "", s.summary) for s in listing])
+        print("\nanytime: answers under any time limit (best found, with a proven bound); the others raise "
+              "TimeLimitError when no answer comes in time")
     return EXIT_OK
 
 

@@ -72,8 +72,19 @@ def solve(solver: Solver, problem: Any, device: Device | None, plan: Plan) -> So
     decided = settled(problem, solver)
     if decided is not None:
         return decided.trivial(solver.name, device.label if device is not None else "host CPU")
+    begin(solver, plan)
     make_room(plan, device)
     return solver.solve(problem, device, plan)
+
+
+def begin(solver: Solver, plan: Plan) -> None:
+    """Before a solve under a time limit: a solver with no answer before its end (not ``anytime``)
+    raises :class:`~clsolve.errors.TimeLimitError` instead of starting when the limit has passed or
+    its plan's estimate is far past the time left (``Deadline.hopeless``)."""
+    limit = deadline.current()
+    if not solver.anytime and limit.hopeless(plan.seconds):
+        limit.stop(f"{solver.name} not started: its plan's estimate is {plan.seconds:.3g} s and no answer comes "
+                   f"before its end")
 
 
 def make_room(planned: Plan, device: Device | None) -> None:
@@ -105,9 +116,12 @@ def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan
     return combined(solver.name, plans)
 
 
-def solve_many(solver: Solver, problems: Sequence, device: Device | None) -> list[Solution]:
-    """A batch solver's ``solve_many``, else each problem in turn (after ``plan_many``)."""
+def solve_many(solver: Solver, problems: Sequence, device: Device | None, batch: Plan | None = None) -> list[Solution]:
+    """A batch solver's ``solve_many`` (after ``begin`` with the ``batch``'s plan where given), else
+    each problem in turn (after ``plan_many``)."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
+        if batch is not None:
+            begin(solver, batch)
         start_batch(device)
         return solver.solve_many(problems, device)
     solutions = []

@@ -49,6 +49,11 @@ class Solver(abc.ABC, Generic[Where]):
     summary: ClassVar[str] = ""
     #: Problem kinds accepted (``knapsack``, ``lcs``, ``tsp``), shown by ``clsolve solvers``.
     problem_kinds: ClassVar[tuple[str, ...]] = ("knapsack",)
+    #: True for a solver that answers under any time limit (its best checked solution, ``optimal=False``
+    #: and a proven ``bound``). False: no answer before it ends, so under a limit it raises
+    #: ``TimeLimitError``, and the engine does not start it when its plan's ``seconds`` are far past
+    #: the time left (``clsolve.runtime.deadline.Deadline.hopeless``).
+    anytime: ClassVar[bool] = False
 
     @abc.abstractmethod
     def accepts(self, problem: Any) -> str | None:

@@ -173,6 +173,7 @@ class SolverInfo:
     problems: tuple[str, ...]
     uses_device: bool
     batches: bool
+    anytime: bool
     options: tuple[str, ...]
     module: str
     conflict: tuple[str, ...] = ()
@@ -191,6 +192,7 @@ def describe() -> list[SolverInfo]:
         out.append(SolverInfo(name=name, summary=getattr(cls, "summary", ""),
                               problems=tuple(getattr(cls, "problem_kinds", ())),
                               uses_device=issubclass(cls, DeviceSolver), batches=issubclass(cls, BatchSolver),
+                              anytime=bool(getattr(cls, "anytime", False)),
                               options=valid_options(cls), module=cls.__module__,
                               conflict=tuple(conflicts.get(name, ()))))
     return out

@@ -37,6 +37,12 @@ MARGIN_SHARE = 0.10
 MARGIN_SECONDS = 0.05
 #: Device work queued per group of launches where no deadline is set (Ctrl-C is noticed as often).
 GROUP_SECONDS = 0.25
+#: A solver with no answer before its end (not ``anytime``) does not start when its plan's estimate is
+#: more than this many times the time left (to the limit and its margin): the estimates are models,
+#: right within a factor of two on the devices measured, and what such a start would allocate and
+#: launch before its first check (buffers of many GiB, a host step over billions of states) could not
+#: be interrupted.
+HOPELESS_FACTOR = 2.0
 
 
 class Deadline:
@@ -77,6 +83,14 @@ class Deadline:
         """Raise :class:`TimeLimitError` naming ``where`` (what was done so far) once expired."""
         if self.expired():
             self.stop(where)
+
+    def hopeless(self, estimate: float) -> bool:
+        """Whether work estimated at ``estimate`` seconds, with no answer before its end, should not
+        start: the limit has passed, or the estimate is past ``HOPELESS_FACTOR`` times the time left
+        to the limit and its margin."""
+        if self.seconds is None:
+            return False
+        return self.expired() or estimate > HOPELESS_FACTOR * (self.remaining() + self.margin)
 
     def stop(self, where: str) -> NoReturn:
         """Raise :class:`TimeLimitError` naming ``where``: the limit is passed, or will be before the

@@ -68,6 +68,7 @@ from .tuning import (
 
 class BranchAndBoundSolver(DeviceSolver):
     name = "bnb"
+    anytime = True
     summary = "breadth-first branch and bound for KP01 on an OpenCL device ([LE12]), any capacity up to 2^62, with items"
 
     def __init__(self, max_nodes: int | None = None, host_threshold: int = HOST_THRESHOLD,

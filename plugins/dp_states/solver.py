@@ -108,6 +108,7 @@ CLUSTER_SECONDS = {"gpu": 3.0, "other": 30.0}
 
 class StateListSolver(DeviceSolver):
     name = "dp-states"
+    anytime = True
     summary = ("dynamic programming over state lists for KP01 ([Pisinger97]): merge, dominance and bounds "
                "on an OpenCL device, any capacity up to 2^62, with items")
 

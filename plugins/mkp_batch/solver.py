@@ -105,6 +105,7 @@ class _Batch:
 
 class ManySmallBranchAndBound(PackedBatchSolver):
     name = "mkp-batch"
+    anytime = True
     summary = ("branch and bound for many small multidimensional 0-1 knapsacks (m >= 2, n <= 256) at once, "
                "a work-group per problem, surrogate bounds, with items")
 

@@ -45,6 +45,7 @@ def node_bytes(n: int, m: int) -> int:
 
 class MultidimensionalBranchAndBound(HostSolver):
     name = "mkp-bnb"
+    anytime = True
     summary = ("branch and bound for the multidimensional 0-1 knapsack (m >= 2) with surrogate LP bounds, "
                "on the host, with items")
 

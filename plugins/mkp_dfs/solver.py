@@ -62,6 +62,7 @@ GAP_ITEM_SECONDS = {"gpu": 2e-5, "other": 3e-4}
 
 class DeviceDepthFirst(DeviceSolver):
     name = "mkp-dfs"
+    anytime = True
     summary = ("branch and bound for the multidimensional 0-1 knapsack (m >= 2) on the device, a depth-first "
                "walk per work-item with surrogate LP bounds, with items")
 

@@ -7,6 +7,7 @@ step over the whole state grid; values are int64 (the Knapsack type guarantees t
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -17,6 +18,36 @@ from . import grids
 
 #: NumPy state updates per second on one core, for ``auto``'s estimate.
 UPDATES_PER_SECOND = 3e8
+#: States of one block of an item's step (the time limit is checked between blocks: one step over
+#: 2^31 states takes seconds).
+BLOCK_STATES = 1 << 22
+#: Host bytes per state of a block's temporaries: the candidate values, the comparison and the taken bits.
+BLOCK_BYTES_PER_STATE = 8 + 1 + 1
+
+
+def block_rows(shape: tuple[int, ...]) -> int:
+    """Rows (of the first capacity) per block: about BLOCK_STATES states, and a whole number of bytes
+    of decision bits below every block boundary."""
+    inner = int(np.prod(shape[1:]))
+    align = 8 // math.gcd(inner, 8)
+    return -(-max(1, BLOCK_STATES // inner) // align) * align
+
+
+def step(row: np.ndarray, lo: int, hi: int, weight: list[int], profit: np.int64) -> np.ndarray:
+    """Equation (1) of [LLMF] for one item over the rows ``lo:hi`` of ``row`` (in place): the packed
+    bits of the states where taking the item is better."""
+    shape = row.shape
+    first = max(lo, weight[0])
+    taken = np.zeros((hi - lo,) + shape[1:], dtype=bool)
+    if first < hi:
+        target = (slice(first, hi),) + tuple(slice(w, None) for w in weight[1:])
+        source = (slice(first - weight[0], hi - weight[0]),) + tuple(slice(0, s - w) for s, w in zip(shape[1:], weight[1:]))
+        candidate = row[source] + profit
+        kept = row[target]
+        better = candidate > kept
+        np.copyto(kept, candidate, where=better)
+        taken[(slice(first - lo, hi - lo),) + target[1:]] = better
+    return np.packbits(taken.reshape(-1))
 
 
 class SequentialSolver(HostSolver):
@@ -43,39 +74,40 @@ class SequentialSolver(HostSolver):
             states = (problem.n - 1) * 2 ** (problem.n - 1)
             return Plan(solver=self.name, host_buffers={"table": states * 9}, cell_updates=states * problem.n,
                         seconds=states * problem.n / 5e7 + 1e-3)
-        states = problem.cells()
+        states, shape = problem.cells(), tuple(int(c) + 1 for c in problem.capacities)
         return Plan(
             solver=self.name,
-            host_buffers={"rows": 2 * 8 * states, "decisions": problem.n * (-(-states // 8))},
+            host_buffers={"row": 8 * states, "decisions": problem.n * (-(-states // 8)),
+                          "block": BLOCK_BYTES_PER_STATE * min(states, block_rows(shape) * (states // shape[0]))},
             cell_updates=problem.n * states,
             seconds=problem.n * states / UPDATES_PER_SECOND + problem.n * 2e-6,
         )
 
     def decisions(self, problem: Knapsack) -> tuple[np.ndarray, np.ndarray]:
-        """The full DP: (last row of values over all states, packed decision bits (n, states/8))."""
+        """The full DP: (last row of values over all states, packed decision bits (n, states/8)).
+
+        One row of values is updated in place, block by block from the top of the first capacity
+        down: a block reads only rows below its own, which this item has not changed yet (and its
+        own, read before it is written). The time limit is checked between blocks."""
         shape = tuple(int(c) + 1 for c in problem.capacities)
         states = int(np.prod(shape))
+        inner, rows = states // shape[0], block_rows(shape)
         row = np.zeros(shape, dtype=np.int64)
-        packed = np.empty((problem.n, -(-states // 8)), dtype=np.uint8)
-        taken = np.zeros(shape, dtype=bool)
-        limit, began = deadline.current(), time.perf_counter()
-        for i in range(problem.n):
-            limit.check(f"{self.name}: {i} of {problem.n} items")
-            if i and not limit.allows((time.perf_counter() - began) / i * (problem.n - i)):
-                limit.stop(f"{self.name}: {i} of {problem.n} items, the rest at their rate")  # cannot end in time
-            weight = problem.weights[i]
-            profit = np.int64(problem.profits[i])
-            taken[...] = False
-            if np.all(weight <= problem.capacities):
-                target = tuple(slice(int(w), None) for w in weight)
-                source = tuple(slice(0, s - int(w)) for s, w in zip(shape, weight))
-                candidate = row[source] + profit
-                better = candidate > row[target]
-                taken[target] = better
-                next_row = row.copy()
-                next_row[target] = np.where(better, candidate, row[target])
-                row = next_row
-            packed[i] = np.packbits(taken.reshape(-1))
+        packed = np.zeros((problem.n, -(-states // 8)), dtype=np.uint8)
+        fitting = [i for i in range(problem.n) if np.all(problem.weights[i] <= problem.capacities)]
+        lowest = {i: int(problem.weights[i][0]) // rows * rows for i in fitting}
+        total = sum((shape[0] - lowest[i]) * inner for i in fitting)
+        limit, began, done = deadline.current(), time.perf_counter(), 0
+        for i in fitting:
+            for lo in range((shape[0] - 1) // rows * rows, lowest[i] - 1, -rows):
+                where = f"{self.name}: {i} of {problem.n} items"
+                limit.check(where)
+                if done and not limit.allows((time.perf_counter() - began) / done * (total - done)):
+                    limit.stop(f"{where}, the rest at their rate")  # cannot end in time
+                hi = min(lo + rows, shape[0])
+                taken = step(row, lo, hi, [int(w) for w in problem.weights[i]], np.int64(problem.profits[i]))
+                packed[i, lo * inner // 8: lo * inner // 8 + taken.size] = taken
+                done += (hi - lo) * inner
         return row.reshape(-1), packed
 
     def solve(self, problem, device, plan: Plan) -> Solution:

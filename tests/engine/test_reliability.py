@@ -2,6 +2,7 @@
 guards against a crash, a hang or a broken promise."""
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -17,7 +18,7 @@ from clsolve.generators import jooken
 from clsolve.io import formats
 from clsolve.plugin import registry
 from clsolve.problems import TSP
-from clsolve.runtime import kernels
+from clsolve.runtime import deadline, kernels
 from clsolve.runtime.deadline import Deadline
 from clsolve.runtime.devices import all_devices, is_simulator, settle_left_work
 
@@ -54,7 +55,10 @@ def test_bnb_value_items_and_bound_agree_when_stopped_early(device, seed):
 
 
 @pytest.mark.parametrize("solver", ["sequential", "dp-rows", "dp-batch", "mckp", "wavefront"])
-def test_dp_solvers_keep_the_time_limit(device, solver):
+def test_dp_solvers_keep_the_time_limit(device, solver, monkeypatch):
+    """The stops inside a run (the pacer's, the host's blocks): the engine's refusal to start a plan
+    far past the limit (``Deadline.hopeless``) is switched off here."""
+    monkeypatch.setattr(deadline, "HOPELESS_FACTOR", math.inf)
     registry.solver_classes()   # a process's first call imports the plugins before its clock starts
     rng = np.random.default_rng(0)
     capacity = 4_000_000 if device.is_gpu and solver != "sequential" else 400_000
@@ -75,6 +79,32 @@ def test_dp_solvers_keep_the_time_limit(device, solver):
         except clsolve.TimeLimitError as exc:
             assert "no answer was found in time" in str(exc)
         assert _within_margin(time.perf_counter() - began, limit)
+
+
+@pytest.mark.parametrize("solver", ["sequential", "dp-rows", "dp-batch", "mckp", "wavefront"])
+def test_a_dp_whose_plan_is_far_past_the_limit_does_not_start(device, solver, monkeypatch):
+    """No answer comes before a DP's end: one whose estimate is far past the time left raises at once,
+    before it allocates (here: its ``solve`` is never called); an anytime solver answers instead."""
+    rng = np.random.default_rng(2)
+    profits, weights = rng.integers(1, 1000, 1000), rng.integers(1, 1000, 1000)
+    problem = clsolve.Knapsack(profits, weights, 20_000)
+    for scale in (1, 10, 100, 1000):   # an estimate of 0.4 s or more, where one fits
+        try:
+            heavier = weights * scale + rng.integers(0, scale, weights.size)   # no common divisor
+            bigger = clsolve.Knapsack(profits, heavier, int(heavier.sum()) // 2)
+            if clsolve.plan(bigger, solver, device).seconds >= 0.4:
+                problem = bigger
+                break
+        except clsolve.DoesNotFitError:
+            break
+    estimate = clsolve.plan(problem, solver, device).seconds
+    monkeypatch.setattr(registry.solver_classes()[solver], "solve", lambda *args: pytest.fail("started"))
+    for limit in (0.0, 0.05) if estimate >= 0.4 else (0.0,):
+        began = time.perf_counter()
+        with pytest.raises(clsolve.TimeLimitError, match="not started: its plan's estimate"):
+            clsolve.solve(problem, solver=solver, device=device, time_limit=limit)
+        assert _within_margin(time.perf_counter() - began, limit)
+    assert clsolve.solve(problem, solver="bnb", device=device, time_limit=0.0).value >= 0
 
 
 def test_a_pruned_dense_dp_keeps_the_time_limit(device):

@@ -613,3 +613,9 @@ def test_auto_chooses_as_if_every_solver_were_planned(device):
         planned = _planned(problem, device)
         assert min((seconds, on_device, name) for name, _, seconds, on_device in planned)[2] == \
             solving.choose(problem, device)[0].name
+
+
+def test_the_searches_are_the_anytime_solvers():
+    """The solvers that answer under any limit (the fuzzer holds them to it) say so; the DPs do not."""
+    assert {info.name for info in clsolve.solvers() if info.anytime} == {"bnb", "dp-states", "mkp-bnb", "mkp-dfs",
+                                                                       "mkp-batch"}

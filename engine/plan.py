@@ -22,7 +22,9 @@ class Plan:
 
     ``device_buffers`` and ``host_buffers`` map a buffer's name to its size in bytes. ``cell_updates``
     counts DP cell updates (or nodes), ``launches`` kernel launches, ``seconds`` is the solver's own
-    estimate of the run time on this device (used by ``solver="auto"``).
+    estimate of the run time on this device (used by ``solver="auto"``). ``prepared`` is what planning
+    made that ``solve`` takes up again (a packed batch solver's ``PackedProblems``): the solver's own,
+    opaque to the engine, never in ``to_dict``.
     """
 
     solver: str
@@ -32,6 +34,7 @@ class Plan:
     launches: int = 0
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)  # free-form: each solver's own facts
+    prepared: Any = field(default=None, repr=False, compare=False)
 
     @property
     def device_bytes(self) -> int:

@@ -220,6 +220,18 @@ class Knapsack:
         """Sum of all profits (at most 2^63 - 1, checked when built)."""
         return self.__dict__["_total_profit"]  # cached in __post_init__ (not a dataclass field)
 
+    @property
+    def memo(self) -> dict:
+        """What solvers compute once for this problem and use again (a partition kept from a plan to
+        its solve), keyed by the solver's name and the options it depends on; not pickled."""
+        return self.__dict__.setdefault("_memo", {})
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     def cells(self) -> int:
         """Number of states in one DP row: prod(capacity_d + 1)."""
         count = 1

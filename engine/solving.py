@@ -235,7 +235,7 @@ def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options:
     _fits(plan, dev, len(packed))
     checked.begin(instance, plan)
     checked.start_batch(dev)
-    answer = instance.solve_packed(packed, dev)
+    answer = instance.solve_packed(packed, dev, plan)
     label = _answered(instance, dev, len(answer.positions), len(packed))
     answer.labels = [(instance.name, label, notes) for _, _, notes in answer.labels]
     return answer

@@ -82,6 +82,9 @@ class PackedProblems:
     #: What is computed once per batch from its arrays (``clsolve.dp.presolve.reduce_packed``: the
     #: reduction, by its rules), shared by the solvers that plan and solve it; not pickled.
     memo: dict = field(default_factory=dict, repr=False, compare=False)
+    #: The objects packed, as given (their per-problem caches with them), where ``pack`` made this
+    #: batch; not pickled.
+    given: list | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def pack(cls, problems: Sequence, positions: Sequence[int] | None = None) -> PackedProblems:
@@ -115,7 +118,14 @@ class PackedProblems:
                    capacities=_joined(capacities, int(dims[-1])), names=[p.name for p in knapsacks],
                    known_optima=np.fromiter((-1 if p.known_optimum is None else p.known_optimum for p in knapsacks),
                                             dtype=np.int64, count=count),
-                   knapsack_positions=knapsack_positions, others=others)
+                   knapsack_positions=knapsack_positions, others=others, given=list(problems))
+
+    def objects(self) -> list:
+        """The problems as objects, in order: those ``pack`` packed, as given, where it made this
+        batch; else unpacked anew."""
+        if self.given is not None:
+            return self.given
+        return [self.unpack_one(int(position)) for position in self.positions]
 
     def narrowed(self) -> dict[str, np.ndarray]:
         """The data arrays (profits, weights, capacities) in the narrowest unsigned type that holds
@@ -135,7 +145,7 @@ class PackedProblems:
         state = dict(self.__dict__)
         state.update(self.narrowed())
         state["wire"] = state["layout"] = None
-        state["memo"] = {}
+        state["memo"], state["given"] = {}, None
         return state
 
     def __setstate__(self, state: dict) -> None:

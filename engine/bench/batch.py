@@ -34,9 +34,9 @@ def batch_phases(problems: list[Knapsack], device: Device, **options) -> dict:
     batch = fresh(problems)
     start = time.perf_counter()
     solver = registry.load(options.pop("solver"), **options)
-    checked.plan_many(solver, batch, device)
+    plan = checked.plan_many(solver, batch, device)
     planned = time.perf_counter()
-    solutions = checked.solve_many(solver, batch, device)
+    solutions = checked.solve_many(solver, batch, device, plan)
     solved = time.perf_counter()
     assert check_many(batch, solutions) is None
     verified = time.perf_counter()

@@ -116,14 +116,13 @@ def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan
     return combined(solver.name, plans)
 
 
-def solve_many(solver: Solver, problems: Sequence, device: Device | None, batch: Plan | None = None) -> list[Solution]:
-    """A batch solver's ``solve_many`` (after ``begin`` with the ``batch``'s plan where given), else
-    each problem in turn (after ``plan_many``)."""
+def solve_many(solver: Solver, problems: Sequence, device: Device | None, batch: Plan) -> list[Solution]:
+    """A batch solver's ``solve_many`` with the ``batch``'s plan (``plan_many``'s), after ``begin``;
+    else each problem in turn, planned alone."""
     if isinstance(solver, BatchSolver) and isinstance(device, Device):
-        if batch is not None:
-            begin(solver, batch)
+        begin(solver, batch)
         start_batch(device)
-        return solver.solve_many(problems, device)
+        return solver.solve_many(problems, device, batch)
     solutions = []
     for index, problem in enumerate(problems):
         solutions.append(solve(solver, problem, device, plan(solver, problem, device)))

@@ -91,8 +91,8 @@ class BatchSolver(DeviceSolver):
         """One plan for the whole batch; raises naming the index of a problem it cannot take."""
 
     @abc.abstractmethod
-    def solve_many(self, problems: Sequence, device: Device) -> list[Solution]:
-        """Solve the batch (after ``plan_many``): one solution per problem, in order."""
+    def solve_many(self, problems: Sequence, device: Device, plan: Plan) -> list[Solution]:
+        """Solve the batch with its ``plan_many``'s ``plan``: one solution per problem, in order."""
 
     def costs(self, problems: Sequence, device: Device | None) -> np.ndarray:
         """Planned seconds of each problem (NaN where it is refused), by which a batch spread over
@@ -112,8 +112,9 @@ class PackedBatchSolver(BatchSolver):
         """One plan for the packed batch; raises naming the first problem it cannot solve."""
 
     @abc.abstractmethod
-    def solve_packed(self, packed: PackedProblems, device: Device) -> PackedSolutions:
-        """Solve the packed batch (after ``plan_packed``): answers packed the same way, in order."""
+    def solve_packed(self, packed: PackedProblems, device: Device, plan: Plan) -> PackedSolutions:
+        """Solve the packed batch with its ``plan_packed``'s ``plan``: answers packed the same way, in
+        order."""
 
     @abc.abstractmethod
     def costs_packed(self, packed: PackedProblems, device: Device | None) -> np.ndarray:
@@ -123,13 +124,18 @@ class PackedBatchSolver(BatchSolver):
         return self.plan_many([problem], device)
 
     def solve(self, problem: Any, device: Device, plan: Plan) -> Solution:
-        return self.solve_many([problem], device)[0]
+        return self.solve_many([problem], device, plan)[0]
 
     def plan_many(self, problems: Sequence, device: Device) -> Plan:
-        return self.plan_packed(self.pack(problems), device)
+        """``plan_packed`` of the problems packed; the plan keeps the packed batch for ``solve_many``."""
+        packed = self.pack(problems)
+        found = self.plan_packed(packed, device)
+        found.prepared = packed
+        return found
 
-    def solve_many(self, problems: Sequence, device: Device) -> list[Solution]:
-        return self.solve_packed(self.pack(problems), device).unpack()
+    def solve_many(self, problems: Sequence, device: Device, plan: Plan) -> list[Solution]:
+        packed = plan.prepared if isinstance(plan.prepared, PackedProblems) else self.pack(problems)
+        return self.solve_packed(packed, device, plan).unpack()
 
     def costs(self, problems: Sequence, device: Device | None) -> np.ndarray:
         out = np.full(len(problems), np.nan)
@@ -137,14 +143,6 @@ class PackedBatchSolver(BatchSolver):
         if rows:
             out[rows] = self.costs_packed(PackedProblems.pack([problems[k] for k in rows]), device)
         return out
-
-    def given(self, packed: PackedProblems) -> list:
-        """The problems of ``packed`` as objects: those ``pack`` packed, as given (their per-problem
-        caches kept), where ``packed`` came from it; else unpacked anew."""
-        last = getattr(self, "_last_packed", None)
-        if last is not None and last[1] is packed:
-            return last[2]
-        return [packed.unpack_one(int(position)) for position in packed.positions]
 
     def refuse_others(self, packed: PackedProblems) -> None:
         """Raise UnsupportedProblemError naming the first problem of ``packed`` that is not a knapsack."""
@@ -154,15 +152,11 @@ class PackedBatchSolver(BatchSolver):
                                           "solves knapsacks only")
 
     def pack(self, problems: Sequence) -> PackedProblems:
-        """``problems`` packed; the same object again for the same problems (``plan``, then ``solve``)."""
-        key = tuple(map(id, problems))
-        last = getattr(self, "_last_packed", None)
-        if last is None or last[0] != key:
-            for index, problem in enumerate(problems):
-                if not isinstance(problem, Knapsack):
-                    raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} solves knapsacks only")
-            last = self._last_packed = (key, PackedProblems.pack(problems), list(problems))
-        return last[1]
+        """``problems`` packed, refusing (with its index) one that is not a knapsack."""
+        for index, problem in enumerate(problems):
+            if not isinstance(problem, Knapsack):
+                raise UnsupportedProblemError(f"{problem_label(index, problem)}: {self.name} solves knapsacks only")
+        return PackedProblems.pack(problems)
 
 
 def planned_seconds(solver: Solver, problems: Sequence, device: Device | None) -> np.ndarray:

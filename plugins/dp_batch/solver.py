@@ -135,7 +135,6 @@ class KnapsackBatchSolver(PackedBatchSolver):
         self.memory_limit = memory_limit
         self.presolve = options.flag("presolve", presolve)
         self.on_chip = None if on_chip is None else options.flag("on_chip", on_chip)
-        self._last_work: tuple | None = None
 
     # ------------------------------------------------------------------------- one problem at a time
 
@@ -212,10 +211,14 @@ class KnapsackBatchSolver(PackedBatchSolver):
 
     def _work(self, packed: PackedProblems, device: Device) -> _Work:
         """The reduction of a packed batch and each reduced row's method; refuses (naming the
-        problem's batch index) what this solver cannot solve. Remembered for the last batch."""
-        key = (device.label, id(packed))
-        if self._last_work is not None and self._last_work[0] == key:
-            return self._last_work[1]
+        problem's batch index) what this solver cannot solve. Made once per batch, device and options
+        (the batch's ``memo``), for the plan and the solve."""
+        key = (self.name, device.label, self.method, self.presolve, self.local_size, self.on_chip, self.memory_limit)
+        if key not in packed.memo:
+            packed.memo[key] = self._made_work(packed, device)
+        return packed.memo[key]
+
+    def _made_work(self, packed: PackedProblems, device: Device) -> _Work:
         self.refuse_others(packed)
         n, m, _ = packed.segments()
         reduction = reduce_packed(packed, self._as_given(n, m, packed.cells())) if self.presolve \
@@ -238,9 +241,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
                         rn[rows], cells[rows], device, self._dtype(reduced, rows)):
                     enumerated[rows] = True
                     del dense[width]
-        work = _Work(reduction, np.flatnonzero(enumerated), dense)
-        self._last_work = (key, work, packed)  # the batch kept alive, so its id is not reused
-        return work
+        return _Work(reduction, np.flatnonzero(enumerated), dense)
 
     def _least_dp_seconds(self, n: np.ndarray, cells: np.ndarray, device: Device, dtype: np.dtype) -> float:
         """At least what a DP group costs however small its rows: a step per item of its longest row
@@ -371,8 +372,8 @@ class KnapsackBatchSolver(PackedBatchSolver):
         plan.details["chunks"] = chunk_count
         return plan
 
-    def solve_packed(self, packed: PackedProblems, device: Device) -> PackedSolutions:
-        """Solve a packed batch (after ``plan_packed``): values and items of every knapsack, in order."""
+    def solve_packed(self, packed: PackedProblems, device: Device, plan: Plan) -> PackedSolutions:
+        """Solve a packed batch with its plan: values and items of every knapsack, in order."""
         began = time.perf_counter()
         work = self._work(packed, device)
         reduction = work.reduction

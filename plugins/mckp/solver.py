@@ -129,7 +129,6 @@ class MultiClassSolver(DeviceSolver):
         self.value_bits, self.local_size, self.columns = value_bits, local_size, columns
         self.tile_items, self.segment_groups = tile_items, segment_groups
         self.presolve, self.poison = bool(presolve), bool(poison)
-        self._memo: tuple | None = None
 
     # -- planning ----------------------------------------------------------------------------
     def accepts(self, problem) -> str | None:
@@ -146,11 +145,12 @@ class MultiClassSolver(DeviceSolver):
         return reason
 
     def _groups(self, problem: Knapsack) -> tuple[str, Groups]:
-        """Grouping and partition of ``problem``, kept between plan and solve."""
+        """Grouping and partition of ``problem``, kept between plan and solve (the problem's memo)."""
         by = choose_grouping(problem, self.grouping)
-        if self._memo is None or self._memo[0] is not problem or self._memo[1] != by:
-            self._memo = (problem, by, Groups.of(problem, by))
-        return by, self._memo[2]
+        key = (self.name, by)
+        if key not in problem.memo:
+            problem.memo[key] = Groups.of(problem, by)
+        return by, problem.memo[key]
 
     def layout(self, problem: Knapsack, device: Device) -> Layout:
         """The decisions of ``plan`` for a reduced problem (public for the benchmark)."""

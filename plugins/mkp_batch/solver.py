@@ -119,7 +119,6 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         self.budget = options.integer("budget", budget, minimum=1)
         self.split = options.integer("split", split, minimum=0, maximum=MAX_SPLIT)
         self.poison = options.flag("poison", poison)
-        self._last: tuple | None = None
 
     def accepts(self, problem) -> str | None:
         reason = refusal(self.name, problem)
@@ -140,9 +139,13 @@ class ManySmallBranchAndBound(PackedBatchSolver):
 
     def _batch(self, packed: PackedProblems) -> _Batch:
         """The reduced batch in the kernel's types; refuses, naming the problem, what does not fit
-        them. Remembered for the last batch."""
-        if self._last is not None and self._last[0] is packed:
-            return self._last[1]
+        them. Made once per batch and presolve (the batch's ``memo``), for the plan and the solve."""
+        key = (self.name, self.presolve)
+        if key not in packed.memo:
+            packed.memo[key] = self._reduced(packed)
+        return packed.memo[key]
+
+    def _reduced(self, packed: PackedProblems) -> _Batch:
         self.refuse_others(packed)
         n, m, _ = packed.segments()
         if (m < 2).any():
@@ -167,11 +170,9 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         layout = np.zeros(len(rn), LAYOUT)
         layout["first_item"], layout["items"], layout["first_weight"] = reduced.item_offsets[:-1], rn, wstarts
         layout["first_capacity"], layout["dims"] = reduced.capacity_offsets[:-1], rm
-        batch = _Batch(reduction, layout, reduced.profits.astype(np.int32), reduced.weights.astype(np.int32),
-                       reduced.capacities.astype(np.int32), int(rm.max(initial=1)),
-                       32 * max(1, -(-int(rn.max(initial=1)) // 32)))
-        self._last = (packed, batch)
-        return batch
+        return _Batch(reduction, layout, reduced.profits.astype(np.int32), reduced.weights.astype(np.int32),
+                      reduced.capacities.astype(np.int32), int(rm.max(initial=1)),
+                      32 * max(1, -(-int(rn.max(initial=1)) // 32)))
 
     def _refuse(self, packed: PackedProblems, row: int, why: str) -> None:
         position = int(packed.knapsack_positions[row])
@@ -207,7 +208,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         their bounds are computed once."""
         if len(packed) > PROBED:
             return 0
-        return sum(p.n for p in self.given(packed) if cheap_bounds(p)[2] > 0)
+        return sum(p.n for p in packed.objects() if cheap_bounds(p)[2] > 0)
 
     def costs_packed(self, packed: PackedProblems, device: Device | None) -> np.ndarray:
         kind = "gpu" if device is None or device.is_gpu else "other"
@@ -216,7 +217,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
 
     # ----------------------------------------------------------------------------------- the solve
 
-    def solve_packed(self, packed: PackedProblems, device: Device) -> PackedSolutions:
+    def solve_packed(self, packed: PackedProblems, device: Device, plan: Plan) -> PackedSolutions:
         began = time.perf_counter()
         batch = self._batch(packed)
         k = batch.count

@@ -8,7 +8,7 @@ from strategies import knapsacks
 
 import clsolve
 from clsolve.dp.table import value_bound
-from clsolve.plugin import checked
+from clsolve.plugin import checked, registry
 from clsolve_plugins.dp_rows import RowParallelSolver
 from clsolve_plugins.sequential import SequentialSolver
 
@@ -619,3 +619,20 @@ def test_the_searches_are_the_anytime_solvers():
     """The solvers that answer under any limit (the fuzzer holds them to it) say so; the DPs do not."""
     assert {info.name for info in clsolve.solvers() if info.anytime} == {"bnb", "dp-states", "mkp-bnb", "mkp-dfs",
                                                                        "mkp-batch"}
+
+
+@pytest.mark.parametrize("name", sorted(registry.names()))
+def test_a_solver_keeps_nothing_on_itself_between_calls(device, name):
+    """What a plan computes for its solve travels in the plan or the batch's memo, never on the
+    instance: a solver's attributes after two solves are those it was made with."""
+    problems = [clsolve.Knapsack([6, 5, 4, 3], [[3, 1], [2, 3], [2, 2], [1, 2]], [4, 4], weights_by="item"),
+                clsolve.Knapsack([6, 5, 4, 3], [3, 2, 2, 1], 4), clsolve.LCS("GATTACA", "TACGAT"),
+                clsolve.TSP([[0, 2, 9], [1, 0, 6], [15, 7, 0]])]
+    solver = registry.load(name)
+    made = dict(vars(solver))
+    where = device if checked.uses_device(solver) else None
+    taken = [p for p in problems if solver.accepts(p) is None]
+    assert taken
+    for problem in taken * 2:
+        checked.solve(solver, problem, where, checked.plan(solver, problem, where))
+    assert vars(solver) == made

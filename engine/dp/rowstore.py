@@ -23,6 +23,7 @@ copying it back up into a slot in host mode) or ``host(k)`` (a NumPy view of the
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -277,6 +278,18 @@ class RowStore:
             index, offset = self.places[k]
             cl.enqueue_copy(self.device.queue, out, self.buffers[index], src_offset=offset, is_blocking=True)
         return out
+
+    def backward(self, chunks: Sequence[tuple[int, int]], dtype: np.dtype | type, length: int
+                 ) -> Iterator[tuple[int, np.ndarray]]:
+        """The rows of every chunk (``chunks[k]``: its first row's number and its row count; a row:
+        ``length`` values of ``dtype``), from the last chunk's last row back to the first's first, each
+        with its number: the walk of a trace-back on the host, which reads its decision at the state
+        it keeps in each row and moves the state."""
+        for k in reversed(range(len(chunks))):
+            first, count = chunks[k]
+            rows = self.host(k).view(dtype)[:count * length].reshape(count, length)
+            for j in reversed(range(count)):
+                yield first + j, rows[j]
 
     def release(self) -> None:
         """Give the buffers back: in device mode the largest may stay as the device's spare

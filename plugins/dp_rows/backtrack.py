@@ -31,12 +31,8 @@ def on_host(problem: Knapsack, layout: DecisionLayout, held: Held) -> np.ndarray
     weights = clamped_weights(problem).tolist()
     rest = problem.capacities.tolist() + [0] * (3 - problem.m)
     selected = np.zeros(problem.n, dtype=np.uint8)
-    for k in reversed(range(len(held.chunks))):
-        first, count = held.chunks[k]
-        words = held.store.host(k).view(np.uint32)
-        for j in reversed(range(count)):
-            row = words[j * layout.words_per_row:(j + 1) * layout.words_per_row]
-            if layout.taken(row, rest[0] * span1 + rest[1] * span2 + rest[2]):
-                selected[first + j] = 1
-                rest = [r - w for r, w in zip(rest, weights[first + j])]
+    for item, row in held.store.backward(held.chunks, np.uint32, layout.words_per_row):
+        if layout.taken(row, rest[0] * span1 + rest[1] * span2 + rest[2]):
+            selected[item] = 1
+            rest = [r - w for r, w in zip(rest, weights[item])]
     return selected

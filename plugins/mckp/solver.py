@@ -336,13 +336,10 @@ class MultiClassSolver(DeviceSolver):
         lay = sweep.lay
         taken = np.zeros(lay.groups.count, dtype=np.int64)
         rest = lay.states - 1
-        for k in reversed(range(len(lay.segments))):
-            g0, g1 = lay.segments[k]
-            rows = store.host(k).view(lay.count_dtype).reshape(g1 - g0, lay.states)
-            for g in range(g1 - 1, g0 - 1, -1):
-                taken[g] = count = int(rows[g - g0, rest])
-                if 0 < count <= lay.groups.sizes[g]:
-                    rest -= int(sweep.host_w[lay.groups.first[g] + count - 1])
+        for g, row in store.backward([(g0, g1 - g0) for g0, g1 in lay.segments], lay.count_dtype, lay.states):
+            taken[g] = count = int(row[rest])
+            if 0 < count <= lay.groups.sizes[g]:
+                rest -= int(sweep.host_w[lay.groups.first[g] + count - 1])
         return taken
 
     @staticmethod

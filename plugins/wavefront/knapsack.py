@@ -271,12 +271,8 @@ def _trace_back(problem: Knapsack, planned: list[tuple[int, int]], store: RowSto
     the rows streamed to host memory."""
     selected = np.zeros(problem.n, dtype=bool)
     rest = int(problem.capacities[0])
-    words = _row_words(rest)
-    for k in range(len(planned) - 1, -1, -1):
-        item, count = planned[k]
-        rows = store.host(k).view(np.uint32)
-        for j in range(count - 1, -1, -1):
-            if (int(rows[j * words + rest // 32]) >> (rest % 32)) & 1:
-                selected[item + j] = True
-                rest -= int(weights[item + j])
+    for item, row in store.backward(planned, np.uint32, _row_words(rest)):
+        if (int(row[rest // 32]) >> (rest % 32)) & 1:
+            selected[item] = True
+            rest -= int(weights[item])
     return selected

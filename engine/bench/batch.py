@@ -18,11 +18,12 @@ def timed_batch(problems: list[Knapsack], device: Device, repeats: int, **option
     """Best end-to-end seconds of ``solve_many`` over ``repeats`` runs (fresh problem objects each run),
     the last run's solutions, and the best kernel seconds (the batches' kernels, which their solutions
     share)."""
-    best, solutions, kernels = float("inf"), [], float("inf")
+    best, kernels = float("inf"), float("inf")
+    solutions: list = []
     for _ in range(repeats):
         batch = fresh(problems)
         start = time.perf_counter()
-        solutions = api.solve_many(batch, device=device, **options)
+        solutions = list(api.solve_many(batch, device=device, **options))
         best = min(best, time.perf_counter() - start)
         kernels = min(kernels, sum(s.timings.kernels for s in solutions))
     return best, solutions, kernels

@@ -37,7 +37,7 @@ ORTOOLS_INSTANCES, ORTOOLS_SECONDS = 3, 10.0
 def _bnb_case(problems: list[Knapsack], device: Device, time_limit: float, check: bool, ortools: bool,
               **options) -> dict:
     """Solve each problem with bnb (end to end); nodes and the host/device split from the solutions."""
-    rows = []
+    rows: list[dict] = []
     for problem in problems:
         start = time.perf_counter()
         solution = api.solve(problem, solver="bnb", device=device, time_limit=time_limit, **options)

@@ -13,12 +13,14 @@ from __future__ import annotations
 import datetime
 import sys
 import time
+from typing import Any
 
 from .. import api
 from ..errors import FormatError
 from ..generators import chu_beasley
 from ..io import formats
 from ..problems import Knapsack
+from ..solution import Solution
 from ..runtime.devices import get_device
 from .common import cpsat_solve, data_root, fresh, ortools_solve, solve_row
 
@@ -56,7 +58,7 @@ def _peers(problem: Knapsack, limit: float) -> dict:
 
 
 def _row(problem: Knapsack, device, limit: float) -> dict:
-    row = {"name": problem.name, "n": problem.n, "m": problem.m, "known_optimum": problem.known_optimum}
+    row: dict[str, Any] = {"name": problem.name, "n": problem.n, "m": problem.m, "known_optimum": problem.known_optimum}
     row["auto"] = solve_row(fresh([problem])[0], "auto", device, limit)
     for solver in SEARCHES:   # where auto chose one of them, that run is its row too
         row[solver] = row["auto"] if row["auto"].get("solver") == solver else \
@@ -74,7 +76,7 @@ def _searches(row: dict) -> str:
 
 
 def _totals(rows: list[dict]) -> dict:
-    out = {"instances": len(rows)}
+    out: dict[str, Any] = {"instances": len(rows)}
     for key in ("auto", *SEARCHES, "ortools_bnb", "cpsat"):
         entries = [r[key] for r in rows if r.get(key)]
         if len(entries) == len(rows):
@@ -85,10 +87,11 @@ def _totals(rows: list[dict]) -> dict:
 
 def _batch(problems: list[Knapsack], device, repeats: int = 3) -> dict:
     """The whole set in one ``solve_many`` (auto), the best of ``repeats`` runs on fresh copies."""
-    times, solutions = [], []
+    times: list[float] = []
+    solutions: list[Solution] = []
     for _ in range(repeats):
         start = time.perf_counter()
-        solutions = api.solve_many(fresh(problems), solver="auto", device=device)
+        solutions = list(api.solve_many(fresh(problems), solver="auto", device=device))
         times.append(time.perf_counter() - start)
     return {"seconds": min(times), "instances": len(problems), "proved": sum(s.optimal for s in solutions),
             "solvers": sorted({s.solver for s in solutions})}

@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime
 import sys
 import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -19,7 +21,10 @@ from ..errors import UnsupportedProblemError
 from ..plugin import registry
 from ..problems import Knapsack
 from ..runtime.devices import get_device
+from ..solution import Solution
 from .common import mt2_solve, ortools_solve
+
+T = TypeVar("T")
 
 VARIANTS = ("full", "no-local", "no-opt")
 LIMIT_SECONDS = 10.0
@@ -46,16 +51,16 @@ def correlated_classes(n: int, classes: int, seed: int) -> Knapsack:
                     name=f"correlated-classes N={n} M={classes} seed={seed}")
 
 
-def _timed(action):
+def _timed(action: Callable[[], T]) -> tuple[T, float]:
     start = time.perf_counter()
     result = action()
     return result, time.perf_counter() - start
 
 
-def _best_of(problem: Knapsack, device, solver: str, repeats: int = 3) -> tuple[float, object]:
+def _best_of(problem: Knapsack, device, solver: str, repeats: int = 3) -> tuple[float, Solution]:
     """The shortest end-to-end time of ``repeats`` solves, each of a fresh copy of ``problem`` (nothing
     the engine derived from an earlier solve is reused), and the last solution."""
-    times, solution = [], None
+    times = []
     for _ in range(repeats):
         copy = Knapsack(problem.profits, problem.weights, problem.capacities, name=problem.name)
         solution, seconds = _timed(lambda: api.solve(copy, solver=solver, device=device, time_limit=LIMIT_SECONDS))
@@ -71,7 +76,7 @@ def _case(problem: Knapsack, device, baseline: dict | None, extras: bool, varian
            "counts_storage": plan.details["counts"], "counts_bytes": plan.details["counts_bytes"], "variants": {}}
     value = None
     for variant in variants:
-        solver = registry.load("mckp", variant=variant)
+        solver: Any = registry.load("mckp", variant=variant)   # value_only: mckp's own measure
         try:
             (only, timings), wall = _timed(lambda: solver.value_only(problem, device))
         except UnsupportedProblemError as exc:  # no-opt without 64-bit atomics is refused by name
@@ -152,7 +157,7 @@ def _tuning(problem: Knapsack, device) -> list[dict]:
         if local_size > device.max_work_group_size:
             continue
         for columns in (1, 2, 4, 8):
-            solver = registry.load("mckp", local_size=local_size, columns=columns)
+            solver: Any = registry.load("mckp", local_size=local_size, columns=columns)
             solver.value_only(problem, device)  # build
             _, timings = solver.value_only(problem, device)
             rows.append({"local_size": local_size, "columns": columns, "kernel_seconds": timings.kernels,

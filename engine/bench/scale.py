@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 
@@ -74,13 +75,14 @@ class DaskProcesses:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _once(problems: list, **kwargs) -> tuple[float, list, dict]:
-    """One run on fresh problem objects: seconds, solutions, the last progress report."""
+def _once(problems: list, **kwargs) -> tuple[float, Any, dict]:
+    """One run on fresh problem objects: seconds, solutions (a list or ``SolutionArrays``), the last
+    progress report."""
     batch = fresh(problems)
-    seen = []
+    seen: list = []
     start = time.perf_counter()
     solutions = api.solve_many(batch, progress=seen.append, **kwargs)
-    return time.perf_counter() - start, solutions, (vars(seen[-1]) if seen else {})
+    return time.perf_counter() - start, solutions, (dict(vars(seen[-1])) if seen else {})
 
 
 # long: a benchmark's cases in the order its JSON reports them
@@ -137,10 +139,10 @@ def run(args) -> dict:
                       "median_seconds": median, "all_seconds": times[name],
                       "instances_per_second": len(problems) / best, "progress": reports[name]}
     for name in configs:  # over the one-GPU run that returns the same form
-        base = "one device, arrays" if name.endswith(", arrays") else "one device"
-        rows[name]["scaling_median"] = rows[base]["median_seconds"] / rows[name]["median_seconds"]
-        rows[name]["scaling_per_round"] = [a / b for a, b in zip(times[base], times[name])]
-        rows[name]["scaling"] = rows[name]["instances_per_second"] / rows[base]["instances_per_second"]
+        one = "one device, arrays" if name.endswith(", arrays") else "one device"
+        rows[name]["scaling_median"] = rows[one]["median_seconds"] / rows[name]["median_seconds"]
+        rows[name]["scaling_per_round"] = [a / b for a, b in zip(times[one], times[name])]
+        rows[name]["scaling"] = rows[name]["instances_per_second"] / rows[one]["instances_per_second"]
     reference = values["one device"]
     return {
         "benchmark": "scale", "set": f"{label} x {copies}", "instances": len(problems),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ def generated(count: int, n: int, capacities: tuple[int, ...], seed: int = 0) ->
 
 
 def _dp_batch(problems: list[Knapsack], device, repeats: int, on_chip: bool | None) -> dict:
-    options = {"solver": "dp-batch", "method": "dp", "presolve": False, "on_chip": on_chip}
+    options: dict[str, Any] = {"solver": "dp-batch", "method": "dp", "presolve": False, "on_chip": on_chip}
     api.solve_many(fresh(problems), device=device, **options)  # builds the kernels before the timed runs
     seconds, solutions, kernels = timed_batch(problems, device, repeats, **options)
     phases = batch_phases(problems, device, **dict(options))

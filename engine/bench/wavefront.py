@@ -22,6 +22,7 @@ import datetime
 import itertools
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -89,8 +90,8 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
         problem = random_strings(length, seed=length)
         cells = problem.cells()
         row = {"m": length, "n": length, "cells": cells}
-        solver = registry.load("wavefront")
-        sweeps = []
+        solver: Any = registry.load("wavefront")   # lcs_length: the value-only sweep
+        sweeps: list[float] = []
         seconds, (value, _, details) = _best_fresh(repeats, problem,
                                                    lambda p: _keep_sweep(sweeps, solver.lcs_length(p, device)))
         sweep = min(sweeps)
@@ -101,7 +102,8 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
         _log(f"lcs {length}: value only {seconds:.4f} s end to end, {cells / seconds / 1e9:.1f} G cells/s "
              f"(sweep alone {sweep:.4f} s, {cells / sweep / 1e9:.1f} G cells/s, {details['schedule']})")
         if details["schedule"] != "diagonals":
-            diagonals, sweeps = registry.load("wavefront", schedule="diagonals"), []
+            diagonals: Any = registry.load("wavefront", schedule="diagonals")
+            sweeps = []
             other, _ = _best_fresh(repeats, problem, lambda p: _keep_sweep(sweeps, diagonals.lcs_length(p, device)))
             row.update(diagonals_value_only_seconds=other, diagonals_value_only_sweep_seconds=min(sweeps))
         try:
@@ -149,8 +151,8 @@ def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> 
             continue
         shape = {"schedule": "stripes" if block_rows is None else "diagonals", "words_per_block": words,
                  "rows_per_block": block_rows, "rows_per_step": step_rows}
-        solver = registry.load("wavefront", **shape)
-        sweeps = []
+        solver: Any = registry.load("wavefront", **shape)
+        sweeps: list[float] = []
         try:
             seconds, (_, _, details) = _best_fresh(repeats, problem,
                                                    lambda p: _keep_sweep(sweeps, solver.lcs_length(p, device)))
@@ -184,7 +186,7 @@ def bench_lcs_streamed(device, length: int) -> dict:
 
 def bench_lcs_cells(device, length: int) -> dict:
     problem = random_strings(length, seed=length)
-    solver = registry.load("wavefront", method="cells")
+    solver: Any = registry.load("wavefront", method="cells")
     seconds, (value, _, _) = _best(2, lambda _: solver.lcs_length(problem, device))
     _log(f"lcs {length} cell sweep: {seconds:.4f} s, {problem.cells() / seconds / 1e9:.2f} G cells/s")
     return {"m": length, "n": length, "method": "cells", "value_only_seconds": seconds,
@@ -322,7 +324,7 @@ def _tsp_parts(device, args) -> dict:
     quick = args.quick
     out: dict = {}
     sizes = TSP_QUICK if quick else range(16, (args.max_cities or 33) + 1)
-    tsp_rows = []
+    tsp_rows: list[dict[str, Any]] = []
     for n in sizes:
         try:
             row = bench_tsp_case(device, euclidean(n, seed=n), 1 if n >= 24 else args.repeats)
@@ -334,7 +336,7 @@ def _tsp_parts(device, args) -> dict:
         if row["seconds"] > 60:
             break
     out["held_karp_random_euclidean"] = tsp_rows
-    fitted = [r["n"] for r in tsp_rows if "seconds" in r]
+    fitted = [int(r["n"]) for r in tsp_rows if "seconds" in r]
     out["held_karp_largest_n"] = max(fitted) if fitted else None
     streamed_n = 12 if quick else 25
     out["held_karp_streamed"] = bench_tsp_case(device, euclidean(streamed_n, seed=streamed_n), 1, store="host")

@@ -448,7 +448,11 @@ def _done(counts: Counter, solves: int | None) -> frozenset:
 
 
 def _parallel(args, seed: int) -> dict:
-    """``args.jobs`` fuzzers in child processes, seeds seed .. seed + jobs - 1; their counts summed."""
+    """``args.jobs`` fuzzers in child processes, seeds seed .. seed + jobs - 1; their counts summed. They
+    share the device: each plans within its part of the device's memory (CLSOLVE_DEVICE_MEMORY_SHARE,
+    unless set), as processes sharing a device should."""
+    env = dict(os.environ)
+    env.setdefault("CLSOLVE_DEVICE_MEMORY_SHARE", str(0.9 / args.jobs))
     with tempfile.TemporaryDirectory() as folder:
         children = []
         for job in range(args.jobs):
@@ -459,7 +463,7 @@ def _parallel(args, seed: int) -> dict:
                 command += ["--solves", str(-(-args.solves // args.jobs))]
             if args.device is not None:
                 command += ["--device", args.device]
-            children.append((subprocess.Popen(command), out))
+            children.append((subprocess.Popen(command, env=env), out))
         parts = []
         for child, out in children:
             child.wait()

@@ -7,11 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .runtime import memory
-from .runtime.devices import Device
+from .runtime.devices import Device, memory_share
 from .runtime.memory import format_bytes, physical_bytes
 
-#: Share of a device's global memory a plan may use (the rest stays for the driver and others).
-DEVICE_MEMORY_SHARE = 0.9
 #: The host's physical memory in bytes (one definition, in ``clsolve.runtime.memory``).
 host_memory_bytes = physical_bytes
 
@@ -52,11 +50,11 @@ class Plan:
     def refusal(self, device: Device | None) -> str | None:
         """None when the plan fits, else a sentence with the numbers."""
         if device is not None and self.device_buffers:
-            limit = int(device.global_memory * DEVICE_MEMORY_SHARE)
+            limit = device.memory_budget
             if self.device_bytes > limit:
                 parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in self.device_buffers.items())
                 return (f"{self.solver} needs {format_bytes(self.device_bytes)} of device memory ({parts}) but "
-                        f"{device.label} allows {format_bytes(limit)} ({DEVICE_MEMORY_SHARE:.0%} of "
+                        f"{device.label} allows {format_bytes(limit)} ({memory_share():.0%} of "
                         f"{format_bytes(device.global_memory)})")
             for name, size in self.device_buffers.items():
                 if size > device.max_allocation:

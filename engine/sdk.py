@@ -77,7 +77,7 @@ from .mkp import walk
 from .mkp.outcome import Outcome, branch_and_bound, refusal
 from .mkp.surrogate import REFIT_LEVELS, Relaxation, Suffix, Tables, cheap_bounds
 from .mkp.walk import HOST_NODES
-from .plan import DEVICE_MEMORY_SHARE, Plan, host_memory_bytes
+from .plan import Plan, host_memory_bytes
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver
 from .problems import LCS, TSP, Knapsack, exact_sum
 from .runtime import buffers, cache, deadline, kernels, memory, progress
@@ -91,7 +91,7 @@ from .solution import Solution, Timings
 __all__ = [
     # the contract and the plan
     "Solver", "DeviceSolver", "HostSolver", "BatchSolver", "PackedBatchSolver",
-    "Plan", "DEVICE_MEMORY_SHARE", "host_memory_bytes", "format_bytes",
+    "Plan", "host_memory_bytes", "format_bytes",
     # problems, answers, errors
     "Knapsack", "LCS", "TSP", "exact_sum", "Solution", "Timings",
     "PackedProblems", "PackedSolutions", "concatenated_ranges",

@@ -20,8 +20,8 @@ from ..errors import FormatError
 from ..generators import chu_beasley
 from ..io import formats
 from ..problems import Knapsack
-from ..solution import Solution
 from ..runtime.devices import get_device
+from ..solution import Solution
 from .common import cpsat_solve, data_root, fresh, ortools_solve, solve_row
 
 DEFAULT_TIME_LIMIT = 10.0

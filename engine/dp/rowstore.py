@@ -30,7 +30,6 @@ import numpy as np
 import pyopencl as cl
 
 from ..errors import DoesNotFitError
-from ..plan import DEVICE_MEMORY_SHARE
 from ..runtime import deadline, devices, memory, spare
 from ..runtime.devices import Device
 from ..runtime.memory import format_bytes
@@ -102,7 +101,7 @@ class StorePlan:
 
 def device_budget(device: Device, other_device_bytes: int, device_limit: int | None = None) -> int:
     """Device bytes a store may take beside ``other_device_bytes`` (under ``device_limit`` when given)."""
-    budget = int(device.global_memory * DEVICE_MEMORY_SHARE) - other_device_bytes
+    budget = device.memory_budget - other_device_bytes
     if device_limit is not None:
         budget = min(budget, int(device_limit) - other_device_bytes)
     return budget

@@ -12,7 +12,7 @@ import numpy as np
 from ..dp import presolve
 from ..dp.reduction import Reduction
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
-from ..plan import DEVICE_MEMORY_SHARE, Plan, combined
+from ..plan import Plan, combined
 from ..problems import Knapsack
 from ..runtime import deadline, progress, spare
 from ..runtime.devices import Device
@@ -90,7 +90,7 @@ def begin(solver: Solver, plan: Plan) -> None:
 def make_room(planned: Plan, device: Device | None) -> None:
     """Release the device's spare buffer unless it fits beside everything ``planned`` needs."""
     if isinstance(device, Device):
-        spare.make_room(device, planned.device_bytes, int(device.global_memory * DEVICE_MEMORY_SHARE))
+        spare.make_room(device, planned.device_bytes, device.memory_budget)
 
 
 def start_batch(device: Device | None) -> None:

@@ -17,7 +17,7 @@ icd.ensure_nvidia_icd()  # must run before pyopencl first lists platforms
 
 import pyopencl as cl  # noqa: E402
 
-from ..errors import DeviceNotFoundError  # noqa: E402
+from ..errors import DeviceNotFoundError, InvalidOptionError  # noqa: E402
 
 ENV_VAR = "CLSOLVE_DEVICE"
 
@@ -74,6 +74,12 @@ class Device:
     @cached_property
     def global_memory(self) -> int:
         return int(self.cl_device.global_mem_size)
+
+    @property
+    def memory_budget(self) -> int:
+        """Bytes of device memory a solve's plan may use: ``memory_share()`` of its global memory (the
+        rest stays for the driver, and for other processes where several share the device)."""
+        return int(self.global_memory * memory_share())
 
     @cached_property
     def max_allocation(self) -> int:
@@ -167,6 +173,28 @@ _devices_lock = threading.Lock()
 _left: set[Callable[[], object]] = set()
 
 
+#: Share of a device's global memory a plan may use by default (``CLSOLVE_DEVICE_MEMORY_SHARE`` sets another).
+DEVICE_MEMORY_SHARE = 0.9
+#: The environment variable that sets the share: several processes sharing one device each take a part.
+SHARE_VARIABLE = "CLSOLVE_DEVICE_MEMORY_SHARE"
+
+
+def memory_share() -> float:
+    """The share of a device's global memory one process's plans may use: ``CLSOLVE_DEVICE_MEMORY_SHARE``
+    (a number in (0, 1]) where set, else DEVICE_MEMORY_SHARE."""
+    text = os.environ.get(SHARE_VARIABLE, "").strip()
+    if not text:
+        return DEVICE_MEMORY_SHARE
+    try:
+        share = float(text)
+    except ValueError:
+        share = float("nan")
+    if not 0 < share <= 1:
+        raise InvalidOptionError(f"{SHARE_VARIABLE} must be a number in (0, 1] (the share of each device's memory "
+                                 f"this process may use), got {text!r}")
+    return share
+
+
 def left_work(wait: Callable[[], object]) -> None:
     """Note that a call answered (or stopped) at its time limit while work it queued still runs, and
     how to wait for it (its queue's ``finish``, see ``deadline.finished``)."""
@@ -176,12 +204,19 @@ def left_work(wait: Callable[[], object]) -> None:
 
 def settle_left_work() -> None:
     """Wait for the work earlier calls left running at their time limits (a call does this before its
-    own clock starts: its limit is for its own work, which an in-order queue would run after it)."""
+    own clock starts: its limit is for its own work, which an in-order queue would run after it).
+
+    Work whose queue failed meanwhile (the runtime lost the queue or the context) has nothing left to
+    wait for: its error belongs to the call that left it, which has answered already, so it is
+    dropped here; a device whose queue no longer runs is found and replaced by the next solve on it."""
     while _left:
         with _devices_lock:
             wait = _left.pop() if _left else None
         if wait is not None:
-            wait()
+            try:
+                wait()
+            except cl.Error:
+                pass
 
 
 def all_devices() -> list[Device]:

@@ -8,7 +8,7 @@ the next store that fits in it takes it (``take``) instead of allocating.
 
 The spare never makes a plan fail: before a solve's buffers are created, ``make_room`` releases the
 spare unless it fits beside everything the plan needs within the plan's share of device memory
-(``clsolve.plan.DEVICE_MEMORY_SHARE``). Every command of a device runs on its one in-order
+(``Device.memory_budget``). Every command of a device runs on its one in-order
 queue, so a store taken from the spare is written only after every earlier command that used it.
 ``release`` hands the memory back at once.
 """
@@ -24,7 +24,8 @@ from .devices import Device
 #: ``dp-rows``' 39 MB store for class A's a33 (and of its second value row) adds about 0.1 ms to the
 #: first pass, a tenth of the solve's kernels.
 SPARE_MIN_BYTES = 16 * 2**20
-#: Stores larger than this share of device memory are not kept (they would crowd out other solves).
+#: Stores larger than this share of device memory, or than half this process's budget of it
+#: (``Device.memory_budget``), are not kept (they would crowd out other solves and other processes).
 SPARE_SHARE = 1 / 8
 
 _lock = threading.Lock()
@@ -56,7 +57,7 @@ def keep(device: Device, buffer: cl.Buffer) -> None:
     """Give ``buffer`` back: it becomes the spare if it is worth keeping and larger than the spare
     (the smaller of the two is released), else it is released."""
     size = int(buffer.size)
-    if not SPARE_MIN_BYTES <= size <= device.global_memory * SPARE_SHARE:
+    if not SPARE_MIN_BYTES <= size <= min(device.global_memory * SPARE_SHARE, device.memory_budget / 2):
         buffer.release()
         return
     with _lock:

@@ -35,7 +35,6 @@ import time
 import numpy as np
 
 from clsolve.sdk import (
-    DEVICE_MEMORY_SHARE,
     Device,
     DeviceSolver,
     Knapsack,
@@ -112,7 +111,7 @@ class BranchAndBoundSolver(DeviceSolver):
 
     def _node_limit(self, device: Device, items: int) -> int:
         """The longest list the device may hold beside the items (and ``max_nodes``, when smaller)."""
-        limit = (int(device.global_memory * DEVICE_MEMORY_SHARE) - 24 * items - 2**20) // NODE_BYTES
+        limit = (device.memory_budget - 24 * items - 2**20) // NODE_BYTES
         limit = min(limit, device.max_allocation // 16, 2**30)
         return max(2, min(limit, self.max_nodes or limit))
 

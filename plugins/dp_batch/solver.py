@@ -25,7 +25,6 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve.sdk import (
-    DEVICE_MEMORY_SHARE,
     INT32_MAX,
     MAX_DIMS,
     MAX_STATES,
@@ -276,7 +275,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
 
     def _budget(self, device: Device) -> tuple[int, int]:
         """(bytes a chunk may use in all, bytes one buffer may hold)."""
-        total = int(device.global_memory * DEVICE_MEMORY_SHARE)
+        total = device.memory_budget
         if self.memory_limit is not None:
             total = min(total, int(self.memory_limit))
         return total, device.max_allocation

@@ -31,7 +31,6 @@ from dataclasses import replace
 import numpy as np
 
 from clsolve.sdk import (
-    DEVICE_MEMORY_SHARE,
     Device,
     DeviceSolver,
     Knapsack,
@@ -173,7 +172,7 @@ class StateListSolver(DeviceSolver):
 
     def _slot_limit(self, device: Device) -> int:
         """The most slots (states of a merged list) the device may hold."""
-        limit = int(device.global_memory * DEVICE_MEMORY_SHARE - 2**20 - self._relaxed_bytes(device)
+        limit = int(device.memory_budget - 2**20 - self._relaxed_bytes(device)
                     - self._record_bytes(device) - self._cluster_bytes(device)) // GROWTH_BYTES
         limit = min(limit, device.max_allocation // 8, 2**31 - 1)
         return max(4, min(limit, self.max_states or limit))

@@ -22,7 +22,6 @@ import numpy as np
 import pyopencl as cl
 
 from clsolve.sdk import (
-    DEVICE_MEMORY_SHARE,
     HOST_CHUNK_BYTES,
     MAX_STATES,
     MODEL_BANDWIDTH,
@@ -176,7 +175,7 @@ class MultiClassSolver(DeviceSolver):
         m = groups.count
         row = states * counts_type.itemsize
         fixed = 2 * states * dtype.itemsize + problem.n * (4 + dtype.itemsize) + 8 * m + 64
-        device_room = int(device.global_memory * DEVICE_MEMORY_SHARE) - fixed
+        device_room = device.memory_budget - fixed
         host_room = min(int(host_memory_bytes() * COUNTS_HOST_SHARE), memory.host_budget())
         per_buffer = max(1, device.max_allocation // row)
         cap = self.segment_groups or m

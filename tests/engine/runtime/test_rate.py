@@ -117,3 +117,21 @@ def test_a_pacer_and_a_drain_stop_at_the_limit_while_a_launch_runs_on(device, tm
     settle_left_work()
     assert time.perf_counter() - began >= 0.5   # the launch left running was waited for
     drain(device.queue, "nothing queued")
+
+
+def test_left_work_whose_queue_failed_does_not_fail_the_next_calls(device):
+    """Work left at a limit on a queue the runtime has lost since (a context replaced after a failure)
+    is dropped when the next call settles it: that call and every later one solve as usual."""
+    import pyopencl as cl
+
+    import clsolve
+    from clsolve.runtime.devices import left_work, settle_left_work
+
+    def lost() -> None:
+        raise cl.LogicError("clFinish failed: INVALID_COMMAND_QUEUE")
+
+    left_work(lost)
+    problem = clsolve.Knapsack([6, 5, 4], [3, 2, 2], 4)
+    for _ in range(2):
+        assert clsolve.solve(problem, solver="dp-rows", device=device).value == 9
+    settle_left_work()

@@ -7,7 +7,7 @@ import pytest
 
 import clsolve
 from clsolve import LCS
-from clsolve.plan import DEVICE_MEMORY_SHARE, Plan
+from clsolve.plan import Plan
 from clsolve.plugin import checked
 from clsolve.runtime import spare
 
@@ -55,7 +55,7 @@ def test_only_the_largest_buffer_worth_keeping_is_kept(small_spares, monkeypatch
 def test_a_plan_that_needs_the_room_releases_the_spare(small_spares):
     device = small_spares
     spare.keep(device, _buffer(device, 8192))
-    limit = int(device.global_memory * DEVICE_MEMORY_SHARE)
+    limit = device.memory_budget
     checked.make_room(Plan(solver="test", device_buffers={"rows": limit - 8192}), device)
     assert spare.spare_bytes(device) == 8192  # fits beside it
     checked.make_room(Plan(solver="test", device_buffers={"rows": limit - 4096}), device)
@@ -101,9 +101,24 @@ def test_auto_makes_room_before_the_chosen_solve(small_spares, monkeypatch):
     device = small_spares
     kept = _buffer(device, 1 << 20)
     spare.keep(device, kept)
-    monkeypatch.setattr(checked, "DEVICE_MEMORY_SHARE", 1e-15)
+    monkeypatch.setattr(checked, "make_room", lambda planned, where: spare.make_room(where, planned.device_bytes, 0))
     problem = LCS("GATTACA", "TACAGATTA")
     chosen = registry.load("wavefront")
     solution = solving._solve_chosen(problem, (chosen, device, chosen.plan(problem, device)), {})
     # released before the solve: its store was allocated anew (and may be the spare now), not the kept one
     assert solution.value == 5 and spare.take(device, 1) is not kept
+
+
+def test_a_process_takes_the_share_of_device_memory_it_is_given(device, monkeypatch):
+    """Several processes sharing one device each take a part (CLSOLVE_DEVICE_MEMORY_SHARE): plans are
+    refused past it, with the share in the message; a bad share is refused naming the variable."""
+    problem = LCS("GATTACA" * 40, "TACAGATTA" * 40)
+    plan = clsolve.plan(problem, "wavefront", device)
+    monkeypatch.setenv("CLSOLVE_DEVICE_MEMORY_SHARE", str(plan.device_bytes / device.global_memory / 2))
+    assert device.memory_budget < plan.device_bytes
+    with pytest.raises(clsolve.DoesNotFitError, match="allows|budget"):
+        clsolve.plan(problem, "wavefront", device)
+    for bad in ("0", "1.5", "half", "nan"):
+        monkeypatch.setenv("CLSOLVE_DEVICE_MEMORY_SHARE", bad)
+        with pytest.raises(clsolve.InvalidOptionError, match="CLSOLVE_DEVICE_MEMORY_SHARE"):
+            clsolve.plan(problem, "wavefront", device)

@@ -146,6 +146,7 @@ class _Tiny:
 
     def __init__(self, memory: int):
         self.global_memory = memory
+        self.memory_budget = int(memory * 0.9)
         self.max_allocation = memory // 4
 
 

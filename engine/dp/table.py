@@ -24,8 +24,9 @@ POISON_BYTE = 0xA5
 #: Rough device model for ``auto``'s estimates: bytes per second streamed, seconds per launch.
 MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
 MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
-#: Host <-> device copy rate, for plans whose rows stream to host memory.
-MODEL_COPY_BANDWIDTH = 2.0e10
+#: Host memory a streamed DP fills per second, for plans whose rows stream there: page-locking it
+#: (``clsolve.dp.rowstore.PIN_BYTES_PER_SECOND``, 2e9) and copying into it (about 2e10).
+MODEL_COPY_BANDWIDTH = 1.8e9
 #: Seconds one item step of a batched DP over small rows takes however few states it has (each
 #: work-item walks its 32 states one after another; measured on the H100: 1.4 ms for 21 launches
 #: over 210 rows of 1001 states), and subsets per second of subset enumeration (H100: 4.4e8 subsets

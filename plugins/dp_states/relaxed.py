@@ -36,7 +36,7 @@ WIDTH = {"gpu": 2**22, "other": 2**16}
 #: The most cells (items x entries) the rows' DP may update; rows narrow to fit. On the H100 2^32 cells
 #: take about 0.1 s (one launch and about 64 MiB of traffic per item at 2^22 entries).
 CELLS = {"gpu": 2**32, "other": 2**26}
-#: Share of the device's memory the rows may take; the stride between kept rows grows to fit it.
+#: Share of the device's memory budget the rows may take; the stride between kept rows grows to fit it.
 MEMORY_SHARE = 1 / 16
 
 
@@ -75,7 +75,7 @@ class Shape:
 
 def memory_share(device: Device) -> int:
     """The bytes the rows may take on ``device``."""
-    return int(device.global_memory * MEMORY_SHARE)
+    return int(device.memory_budget * MEMORY_SHARE)
 
 
 class RelaxedRows:

@@ -73,7 +73,7 @@ OPEN_GAP_MARGIN = 10
 #: First guesses of a level's cost (overhead s, s per merged state) on the host (NumPy), a GPU and
 #: other devices, replaced by measurements as the search runs.
 FIRST_RATES = {"host": (5e-5, 1e-7), "gpu": (1e-4, 2e-9), "other": (3e-4, 3e-8)}
-#: Share of the device's memory the block records may take there by default (the rest go to host
+#: Share of the device's memory budget (``Device.memory_budget``) the block records may take there by default (the rest go to host
 #: memory). On the H100 a record copied to fresh host memory moves about 2 GB/s: Jooken et al.'s
 #: hardest proved instances keep 4 to 5 GB of records.
 RECORD_SHARE = 1 / 8
@@ -92,7 +92,7 @@ RELAXED_CELL_SECONDS = {"gpu": 5e-12, "other": 2e-9}
 #: Lists on the device of at least this many states make the rows: shorter searches end before the
 #: rows (0.02 to 0.25 s on the H100) would pay, and rows made later cover fewer items.
 RELAXATION_STATES = 2**16
-#: Share of the device's memory the cluster bound (``clusters.py``) may take: half for its kept lists,
+#: Share of the device's memory budget the cluster bound (``clusters.py``) may take: half for its kept lists,
 #: half for the lists of the dynamic programme that makes them.
 CLUSTER_SHARE = 1 / 8
 #: Lists on the device of at least this many states make the cluster lists: on the H100 making them
@@ -183,13 +183,13 @@ class StateListSolver(DeviceSolver):
 
     def _cluster_bytes(self, device: Device) -> int:
         """The most device bytes the cluster bound may take."""
-        return int(device.global_memory * CLUSTER_SHARE) if self.clusters else 0
+        return int(device.memory_budget * CLUSTER_SHARE) if self.clusters else 0
 
     def _record_bytes(self, device: Device) -> int:
         """The most device bytes the block records may take."""
         if self.device_records is not None:
             return self.device_records
-        return int(device.global_memory * RECORD_SHARE)
+        return int(device.memory_budget * RECORD_SHARE)
 
     def _width(self, device: Device) -> int:
         """Entries of the rounded relaxation's rows on ``device`` (0: none)."""

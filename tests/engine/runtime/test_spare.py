@@ -112,13 +112,26 @@ def test_auto_makes_room_before_the_chosen_solve(small_spares, monkeypatch):
 def test_a_process_takes_the_share_of_device_memory_it_is_given(device, monkeypatch):
     """Several processes sharing one device each take a part (CLSOLVE_DEVICE_MEMORY_SHARE): plans are
     refused past it, with the share in the message; a bad share is refused naming the variable."""
-    problem = LCS("GATTACA" * 40, "TACAGATTA" * 40)
-    plan = clsolve.plan(problem, "wavefront", device)
+    problem = clsolve.Knapsack(np.arange(1, 41), np.arange(1, 41) * 7, 5000)
+    options = {"store": "device", "presolve": False}
+    plan = clsolve.plan(problem, "dp-rows", device, **options)
     monkeypatch.setenv("CLSOLVE_DEVICE_MEMORY_SHARE", str(plan.device_bytes / device.global_memory / 2))
     assert device.memory_budget < plan.device_bytes
     with pytest.raises(clsolve.DoesNotFitError, match="allows|budget"):
-        clsolve.plan(problem, "wavefront", device)
+        clsolve.plan(problem, "dp-rows", device, **options)
     for bad in ("0", "1.5", "half", "nan"):
         monkeypatch.setenv("CLSOLVE_DEVICE_MEMORY_SHARE", bad)
         with pytest.raises(clsolve.InvalidOptionError, match="CLSOLVE_DEVICE_MEMORY_SHARE"):
-            clsolve.plan(problem, "wavefront", device)
+            clsolve.plan(problem, "dp-rows", device, **options)
+
+
+@pytest.mark.parametrize("solver", ["dp-states", "bnb"])
+def test_searches_size_their_lists_to_the_share_they_are_given(device, solver, monkeypatch):
+    """The searches' optional device memory (dp-states' block records, cluster lists and relaxed rows;
+    bnb's node lists) is a share of the process's budget, so a smaller share plans smaller, never refused."""
+    rng = np.random.default_rng(5)
+    weights = rng.integers(1000, 100_000, 300)
+    problem = clsolve.Knapsack(weights + rng.integers(0, 100, 300), weights, int(weights.sum()) // 2)
+    default = clsolve.plan(problem, solver, device).device_bytes
+    monkeypatch.setenv("CLSOLVE_DEVICE_MEMORY_SHARE", "0.05")
+    assert clsolve.plan(problem, solver, device).device_bytes <= min(default, device.memory_budget)

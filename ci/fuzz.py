@@ -289,7 +289,7 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
         label = f"{solver} {options}"
         large = options.pop("large_table_steps", False)
         try:
-            solution, late = _timed(problem, solver, device, options, large, counts)
+            solution, late = _timed(problem, solver, device, options, large, counts, f"--seed {seed} --case {case}")
             problem_error = late or (compare(problem, solution, expected, options) if solution is not None else None)
             counts[solver] += 1
         except REFUSALS:
@@ -308,11 +308,12 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
         _batch(rng, seed, case, problem, device, counts, failures, folder)
 
 
-def _timed(problem, solver: str, device, options: dict, large: bool, counts: Counter):
+def _timed(problem, solver: str, device, options: dict, large: bool, counts: Counter, case: str):
     """The solution, and what is wrong with its time. A solve under a drawn limit that ends past the
     limit and its margin is run once more without it (so its kernels are built and have run once:
     PoCL compiles each at its first launch, seconds that the promise counts as the build), then again
-    under the limit: late again is a failure. A TimeLimitError that ends in time is raised as it is."""
+    under the limit: late again is a failure. A TimeLimitError that ends in time is raised as it is.
+    A late first run is printed with its reproducer (``case``: its seed and case) and counted."""
     limit = options["time_limit"]
     promise = limit + Deadline(limit).margin
     for attempt in range(2):
@@ -329,6 +330,8 @@ def _timed(problem, solver: str, device, options: dict, large: bool, counts: Cou
             return solution, None
         if attempt == 0:
             counts[f"{solver} late once"] += 1
+            print(f"late once: python ci/fuzz.py {case}  # {solver} {options}: {seconds:.3f} s for a limit of {limit:g} s",
+                  flush=True)
             with contextlib.suppress(clsolve.ClsolveError), _large_table_steps(large):
                 clsolve.solve(problem, solver=solver, device=device, **{**options, "time_limit": CASE_SECONDS})
     return solution, f"late twice: {seconds:.3f} s for a limit of {limit:g} s (margin {Deadline(limit).margin:g} s)"

@@ -18,7 +18,7 @@ export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$root/.pocl-cache}"   # PoCL's own kern
 mkdir -p "$POCL_CACHE_DIR"
 "$venv/bin/clsolve" devices >&2
 cd "$root"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests "$@"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=15 tests "$@"   # the 15 slowest tests listed at the end
 # the differential fuzzer until every solver has solved 2,000 cases: a fixed seed (the same cases every
 # run) until 1,000 each or 7 minutes, then a new seed (printed: `python ci/fuzz.py --seed N --case K`
 # repeats any failure it reports) until both runs together have 2,000 each or 8 more minutes have

@@ -21,6 +21,13 @@ def device() -> clsolve.Device:
     return clsolve.get_device(os.environ.get("CLSOLVE_DEVICE"))
 
 
+@pytest.fixture(autouse=True)
+def _gpu_only(request):
+    """A test marked ``gpu`` (sizes only a GPU solves in a test's time) skips on any other device."""
+    if request.node.get_closest_marker("gpu") is not None and not request.getfixturevalue("device").is_gpu:
+        pytest.skip("marked gpu: run on a GPU (CLSOLVE_DEVICE=gpu)")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _plugins_loaded():
     """The installed plugins imported once before any test: a process's first call imports them before

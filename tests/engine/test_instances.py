@@ -52,10 +52,9 @@ def test_low_dimensional_to_published_optimum(data, device):
             assert clsolve.solve(problem, solver=solver, device=device).value == optimum, path.name
 
 
+@pytest.mark.gpu
 def test_f5_scaled_to_integers_on_a_gpu(data, device):
     """f5 has six decimals: scaled by 1e6 it is an exact integer problem with 3.75e8 states."""
-    if not device.is_gpu:
-        pytest.skip("3.75e8-state table: run on a GPU (CLSOLVE_DEVICE=gpu)")
     (path,) = (data / KP01 / "low-dimensional").glob("f5_*")
     (problem,) = formats.read(path, scale=10**6)
     solution = clsolve.solve(problem, solver="dp-rows", device=device)

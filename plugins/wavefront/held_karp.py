@@ -64,7 +64,7 @@ def plan_held_karp(name: str, problem: TSP, device: Device, options) -> Plan:
     dtype, _ = value_type(problem)
     sizes = level_sizes(n)
     largest = max(sizes)
-    buffers = {"distances": n * n * dtype.itemsize, "binomials": n * n * 4,
+    buffers = {"distances": n * n * dtype.itemsize, "binomials": MAX_HELD_KARP_CITIES**2 * 4,  # _binomials' table
                "level_a": largest * dtype.itemsize, "level_b": largest * dtype.itemsize}
     for key in ("level_a", "level_b"):
         if buffers[key] > device.max_allocation:

@@ -13,6 +13,7 @@ from .errors import (
     DoesNotFitError,
     FormatError,
     SolutionCheckError,
+    TimeLimitError,
     UnsupportedProblemError,
     problem_label,
 )
@@ -41,11 +42,25 @@ def _device_for(solver: Solver, device: str | Device | None) -> Device | None:
     return get_device(device) if checked.uses_device(solver) else None
 
 
-def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device | None, Plan]:
+Chosen = tuple[Solver, "Device | None", Plan]
+#: ``auto`` gives a search it chose (an ``anytime`` solver: its tree's size is known only once walked)
+#: this many times the estimate of the best solver that ends for sure (a DP), at least
+#: AUTO_SEARCH_SECONDS; a search that has not proved its answer by then gives way to that solver.
+AUTO_SEARCH_SHARE = 2.0
+AUTO_SEARCH_SECONDS = 0.1
+
+
+def choose(problem, device: str | Device | None = None) -> Chosen:
     """The installed solver that accepts ``problem``, fits, and has the smallest estimated time. Solvers
     are planned in the order of their ``least_seconds``; one whose least time is above the best
     estimate so far is not planned. Equal estimates (a problem presolve settles costs 0 for all) go to
     a solver on the host, then by name."""
+    return _choices(problem, device)[0]
+
+
+def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | None]:
+    """``choose``'s answer, and where it is a search (``anytime``), the best solver that is not one
+    (None where none accepts and fits): what ``auto`` falls back on (``_solve_auto``)."""
     if device is not None and not (isinstance(device, str) and device.strip().lower() == "auto"):
         device = get_device(device)  # a device the user named must exist, whichever solver wins
     reasons: dict[str, str] = {}
@@ -63,8 +78,10 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
         if reason is not None:
             reasons[name] = reason
     best: tuple[float, str, Solver, Device | None, Plan] | None = None
+    bounded: tuple[float, str, Solver, Device | None, Plan] | None = None
     for least, name, candidate, dev in sorted(candidates, key=lambda c: c[:2]):
-        if best is not None and least > best[0]:
+        wanted = not candidate.anytime and (bounded is None or least <= bounded[0])
+        if best is not None and least > best[0] and not wanted:
             reasons[name] = f"at least {least:.3g} s, above {best[1]}'s estimate of {best[0]:.3g} s"
             continue
         try:
@@ -80,12 +97,15 @@ def choose(problem, device: str | Device | None = None) -> tuple[Solver, Device 
         key = (plan.seconds, dev is not None, name)     # on a tie, a solver on the host: no device to set up
         if best is None or key < (best[0], best[3] is not None, best[1]):
             best = (plan.seconds, name, candidate, dev, plan)
+        if not candidate.anytime and (bounded is None or key < (bounded[0], bounded[3] is not None, bounded[1])):
+            bounded = (plan.seconds, name, candidate, dev, plan)
     if best is None:
         detail = "; ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) or "no solver is installed"
         if too_large:
             raise DoesNotFitError(f"no installed solver can solve {problem.describe()} here ({detail})")
         raise UnsupportedProblemError(f"no installed solver accepts {problem.describe()} ({detail})")
-    return best[2], best[3], best[4]
+    fallback = bounded[2:] if bounded is not None and best[2].anytime else None
+    return best[2:], fallback
 
 
 def plan(problem, solver: str = "auto", device: str | Device | None = None, *,
@@ -135,7 +155,8 @@ def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
 
 def _solve(problem, solver: str, device, options: dict) -> Solution:
     if solver == "auto":
-        return _solve_chosen(problem, choose(problem, device), options)
+        chosen, fallback = _choices(problem, device)
+        return _solve_auto(problem, chosen, fallback, options)
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
     return _solve_chosen(problem, (instance, dev, checked.plan(instance, problem, dev)), {})
@@ -150,6 +171,28 @@ def _solve_chosen(problem, chosen: tuple[Solver, Device | None, Plan], options: 
     with failures.guard(instance.name, dev):
         solution = checked.solve(instance, problem, dev, chosen_plan)
     return _finish(problem, solution, instance, dev)
+
+
+def _solve_auto(problem, chosen: Chosen, fallback: Chosen | None, options: dict) -> Solution:
+    """``auto``'s solve: the chosen solver; a search (anytime) with a solver that ends for sure beside
+    it runs for AUTO_SEARCH_SHARE times that solver's estimate (at least AUTO_SEARCH_SECONDS), and an
+    answer it has not proved by then gives way to that solver (under what is left of the limit; the
+    search's answer stands where that solver cannot end in time). A search's tree can be exponential
+    where a DP's cells are few: ``auto`` returns either way."""
+    if fallback is None:
+        return _solve_chosen(problem, chosen, options)
+    budget = max(AUTO_SEARCH_SHARE * fallback[2].seconds, AUTO_SEARCH_SECONDS)
+    with deadline.limit(budget):
+        searched = _solve_chosen(problem, chosen, options)
+    if searched.optimal:
+        return searched
+    try:
+        solution = _solve_chosen(problem, fallback, options)
+    except TimeLimitError:
+        return searched
+    solution.notes.append(f"auto: {chosen[0].name} had not proved its answer after {budget:.3g} s "
+                          f"({searched.value}, bound {searched.bound}); {fallback[0].name} did")
+    return solution
 
 
 def solve_many_one_device(problems: list, solver: str, device, arrays: bool,
@@ -187,14 +230,14 @@ def _checked(problems: list, solutions: list[Solution], arrays: bool) -> list[So
 
 
 def _each(problems: list, device, options: dict,
-          choices: list[tuple[Solver, Device | None, Plan]] | None = None) -> list[Solution]:
+          choices: list[tuple[Chosen, Chosen | None]] | None = None) -> list[Solution]:
     """Every problem solved on its own, by its ``choices`` entry or by ``auto``."""
     solutions = []
     for i, p in enumerate(problems):
         if choices is None:
             solutions.append(_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)))
         else:
-            solutions.append(_indexed(i, p, lambda p=p, c=choices[i]: _solve_chosen(p, c, options)))
+            solutions.append(_indexed(i, p, lambda p=p, c=choices[i]: _solve_auto(p, c[0], c[1], options)))
         progress.report("problems", i + 1, len(problems))
     return solutions
 
@@ -283,7 +326,7 @@ def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | 
     return None if best is None else best[2:]
 
 
-def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Solver, Device | None, Plan]] | None:
+def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Chosen, Chosen | None]] | None:
     """Each problem's own choice (``choose``) where solving them one by one is estimated faster than
     the batch solver's ``batch_seconds``, else None. One by one costs each problem's estimate plus
     ONE_BY_ONE_SECONDS (planning every solver for it, and a solve and check of its own), and must win
@@ -294,15 +337,15 @@ def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Solv
     if len(problems) < 2 or batch_seconds <= overhead * ONE_BY_ONE_MARGIN:
         return None
     sample = sorted(set(np.linspace(0, len(problems) - 1, min(ONE_BY_ONE_SAMPLE, len(problems))).astype(int).tolist()))
-    chosen: dict[int, tuple[Solver, Device | None, Plan]] = {}
+    chosen: dict[int, tuple[Chosen, Chosen | None]] = {}
     for order in (sample, range(len(problems))):
         for i in order:
             if i not in chosen:
                 try:
-                    chosen[i] = choose(problems[i], device)
+                    chosen[i] = _choices(problems[i], device)
                 except ClsolveError:
                     return None
-        mean = sum(c[2].seconds for c in chosen.values()) / len(chosen)
+        mean = sum(c[0][2].seconds for c in chosen.values()) / len(chosen)
         if (overhead + mean * len(problems)) * ONE_BY_ONE_MARGIN >= batch_seconds:
             return None
     return [chosen[i] for i in range(len(problems))]
@@ -327,7 +370,7 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
     return solutions
 
 
-def _batching_solver(problems: list, device) -> str | list[tuple[Solver, Device | None, Plan]] | None:
+def _batching_solver(problems: list, device) -> str | list[tuple[Chosen, Chosen | None]] | None:
     """For several problems: the batch solver (``BatchSolver``) that accepts and fits every one
     with the smallest summed estimate; or each problem's own choice where one by one is estimated
     faster (``_one_by_one``); or None (no batch solver: each problem with ``auto``)."""

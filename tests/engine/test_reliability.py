@@ -394,3 +394,21 @@ def test_the_cli_takes_a_host_memory_limit(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--host-memory-limit", "lots"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "8G or 500M" in bad.stderr
+
+
+def test_auto_gives_an_unproved_search_over_to_a_dp_that_ends(device):
+    """A subset-sum KP3 (n = 56) whose surrogate bound stays one above the optimum: the searches walk an
+    exponential tree, a DP over its 3.5e6 states ends in a second. ``auto``, which picks a search by
+    its estimate, hands over to the DP once the search has had twice the DP's estimate: it returns the
+    proved optimum without a time limit."""
+    rng = np.random.default_rng(11)
+    weights = rng.integers(1, 11, (56, 3))
+    problem = clsolve.Knapsack(weights[:, 0], weights, [129, 160, 164], weights_by="item")
+    assert clsolve.choose(problem, device)[0].anytime   # a search's estimate is the smallest
+    assert not clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=0.5).optimal
+    began = time.perf_counter()
+    solution = clsolve.solve(problem, device=device)
+    assert solution.optimal and time.perf_counter() - began < 60
+    assert solution.value == clsolve.solve(problem, solver="dp-rows", device=device).value
+    many = clsolve.solve_many([problem, problem], device=device)
+    assert all(s.optimal and s.value == solution.value for s in many)

@@ -241,7 +241,7 @@ def test_one_by_one_is_weighed_against_the_batch_estimate(device):
     problems = _two_dimensional()
     choices = solving._one_by_one(problems, device, batch_seconds=1e6)
     assert choices is not None and len(choices) == len(problems)
-    assert sum(plan.seconds for _, _, plan in choices) < 1e6
+    assert sum(plan.seconds for (_, _, plan), _ in choices) < 1e6   # each: the choice and auto's fallback
     assert solving._one_by_one(problems, device, batch_seconds=len(problems) * solving.ONE_BY_ONE_SECONDS) is None
     assert solving._one_by_one(problems[:1], device, batch_seconds=1e6) is None
 
@@ -271,13 +271,13 @@ def test_one_by_one_plans_a_sample_first(device, monkeypatch):
     from clsolve import solving
     problems = _two_dimensional(64)
     calls = []
-    found = solving.choose
+    found = solving._choices
 
     def counted(problem, dev):
         calls.append(problem)
         return found(problem, dev)
 
-    monkeypatch.setattr(solving, "choose", counted)
+    monkeypatch.setattr(solving, "_choices", counted)
     overhead = len(problems) * solving.ONE_BY_ONE_SECONDS * solving.ONE_BY_ONE_MARGIN
     assert solving._one_by_one(problems, device, batch_seconds=overhead * 1.000001) is None
     assert len(calls) == solving.ONE_BY_ONE_SAMPLE

@@ -16,7 +16,8 @@ import pytest
 import clsolve
 from clsolve.generators import jooken
 from clsolve.io import formats
-from clsolve.plugin import registry
+from clsolve import solving
+from clsolve.plugin import checked, registry
 from clsolve.problems import TSP
 from clsolve.runtime import deadline, kernels
 from clsolve.runtime.deadline import Deadline
@@ -400,12 +401,20 @@ def test_auto_gives_an_unproved_search_over_to_a_dp_that_ends(device):
     """A subset-sum KP3 (n = 56) whose surrogate bound stays one above the optimum: the searches walk an
     exponential tree, a DP over its 3.5e6 states ends in a second. ``auto``, which picks a search by
     its estimate, hands over to the DP once the search has had twice the DP's estimate: it returns the
-    proved optimum without a time limit."""
+    proved optimum without a time limit. Where this device's DP estimate is already the smallest (a
+    GPU), the hand-over is driven from ``mkp-dfs`` directly."""
     rng = np.random.default_rng(11)
     weights = rng.integers(1, 11, (56, 3))
     problem = clsolve.Knapsack(weights[:, 0], weights, [129, 160, 164], weights_by="item")
-    assert clsolve.choose(problem, device)[0].anytime   # a search's estimate is the smallest
     assert not clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=0.5).optimal
+    chosen, fallback = solving._choices(problem, device)
+    if not chosen[0].anytime:
+        search = registry.load("mkp-dfs")
+        chosen, fallback = (search, device, checked.planned(search, problem, device)), chosen
+    assert fallback is not None and not fallback[0].anytime
+    handed = solving._solve_auto(problem, chosen, fallback, {})
+    assert handed.optimal and handed.solver == fallback[0].name
+    assert any("had not proved its answer" in note for note in handed.notes)
     began = time.perf_counter()
     solution = clsolve.solve(problem, device=device)
     assert solution.optimal and time.perf_counter() - began < 60

@@ -34,6 +34,12 @@ class SolutionCheckError(ClsolveError, AssertionError):
     """A solver returned a solution that is infeasible or whose value does not match its items."""
 
 
+class PlanError(ClsolveError, RuntimeError):
+    """A solver allocated a device buffer its plan did not count (a name the plan lacks, or more bytes
+    under a name than the plan counted): the plan, by which the engine refuses what does not fit, was
+    wrong. A bug in the solver; the message names the buffer and both sizes."""
+
+
 class FormatError(ClsolveError, ValueError):
     """An instance file could not be read; the message names the file and the line."""
 

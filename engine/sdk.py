@@ -7,7 +7,8 @@ A plugin, built-in or not, imports ``clsolve.sdk`` and nothing else of clsolve
   :class:`Plan` a solver returns before anything is allocated;
 - the problems, :class:`Solution` and :class:`Timings`, the packed batch arrays, and the errors a
   solver raises;
-- ``options`` (checked option values), ``kernels`` (sources, builds, kernels with arguments by name,
+- ``options`` (checked option values), :class:`Workspace` (the device buffers a plan counted, made by
+  name: the only way a plugin allocates), ``kernels`` (sources, builds, kernels with arguments by name,
   structs from dtypes), ``buffers``, ``deadline`` (time limits: ``current``, ``drain``, ``finished``,
   :class:`Pacer`, ``Rate``), ``memory`` (the host budget), ``progress`` and ``cache`` (per-problem
   results), and :class:`Device`;
@@ -67,6 +68,7 @@ from .errors import (
     DoesNotFitError,
     InvalidOptionError,
     InvalidProblemError,
+    PlanError,
     SolutionCheckError,
     TimeLimitError,
     UnsupportedProblemError,
@@ -86,6 +88,7 @@ from .runtime.deadline import Pacer
 from .runtime.devices import Device
 from .runtime.kernels import KernelSource, Program
 from .runtime.memory import format_bytes
+from .runtime.workspace import Workspace
 from .solution import Solution, Timings
 
 __all__ = [
@@ -95,10 +98,10 @@ __all__ = [
     # problems, answers, errors
     "Knapsack", "LCS", "TSP", "exact_sum", "Solution", "Timings",
     "PackedProblems", "PackedSolutions", "concatenated_ranges",
-    "ClsolveError", "DoesNotFitError", "InvalidOptionError", "InvalidProblemError", "SolutionCheckError",
+    "ClsolveError", "DoesNotFitError", "InvalidOptionError", "InvalidProblemError", "PlanError", "SolutionCheckError",
     "TimeLimitError", "UnsupportedProblemError", "problem_label",
     # the runtime: options, kernels, buffers, time limits, memory, progress, per-problem caches
-    "options", "kernels", "KernelSource", "Program", "buffers", "fill", "copy_later", "deadline", "Pacer",
+    "options", "kernels", "KernelSource", "Program", "Workspace", "buffers", "fill", "copy_later", "deadline", "Pacer",
     "memory", "progress", "cache", "Device",
     # the dense DP's table and its row stores
     "BACK_DEPTH", "INT32_MAX", "MAX_DIMS", "MAX_STATES", "MODEL_BANDWIDTH", "MODEL_COPY_BANDWIDTH",

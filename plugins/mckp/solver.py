@@ -39,6 +39,7 @@ from clsolve.sdk import (
     StorePlan,
     Timings,
     UnsupportedProblemError,
+    Workspace,
     copy_later,
     deadline,
     dp_accepts,
@@ -55,7 +56,7 @@ from clsolve.sdk import (
 )
 
 from .groups import GROUPINGS, Groups, choose_grouping
-from .sweep import Layout, Sweep
+from .sweep import Layout, Sweep, sweep_buffers
 
 #: Table 3 of [HC22]: ``full`` (local memory, no atomics), ``no-local`` ("w/o SharedMem"),
 #: ``no-opt`` ("w/o Opt": scattered writes with an atomic maximum).
@@ -217,11 +218,9 @@ class MultiClassSolver(DeviceSolver):
         lay = self.layout(problem, device)
         m, states, n = lay.groups.count, lay.states, problem.n
         segments = lay.segments
-        buffers = {"row_a": lay.row_bytes, "row_b": lay.row_bytes,
-                   "prefix_sums": n * (4 + lay.dtype.itemsize), "group_first": 4 * (m + 1), "taken": 4 * m}
+        buffers = sweep_buffers(problem, lay)
         host = {}
         if lay.storage == "recompute":
-            buffers["counts_segment"] = lay.segment_groups * lay.counts_row_bytes
             host["checkpoints"] = (len(segments) - 1) * lay.row_bytes
         else:
             store = self._store(problem, lay, device)
@@ -283,7 +282,9 @@ class MultiClassSolver(DeviceSolver):
         """The value and (with ``record``) the items taken of each group, with the time of each phase."""
         timings = Timings()
         with timings.phase("upload"):
-            sweep = Sweep(problem, lay, device, self.variant, record, self.poison)
+            work = Workspace(device, Plan(self.name, device_buffers=sweep_buffers(problem, lay)),
+                             poison=POISON_BYTE if self.poison else None)
+            sweep = Sweep(problem, lay, work, self.variant, record)
         with timings.phase("kernels"):
             if not record:
                 for g in range(lay.groups.count):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import POISON_BYTE, Device, Knapsack, Pacer, copy_later, deadline, fill, kernels, opencl_type
+from clsolve.sdk import Knapsack, Pacer, Workspace, copy_later, deadline, fill, kernels, opencl_type
 
 from .groups import Groups
 
@@ -51,37 +51,43 @@ class Layout:
 
 
 
+def sweep_buffers(problem: Knapsack, lay: Layout) -> dict[str, int]:
+    """The device buffers of a :class:`Sweep` (a plan's, besides a store's counts rows)."""
+    m = lay.groups.count
+    buffers = {"row_a": lay.row_bytes, "row_b": lay.row_bytes,
+               "prefix_sums": max(4, 4 * problem.n) + max(8, problem.n * lay.dtype.itemsize),
+               "group_first": 4 * (m + 1), "taken": 4 * m, "backtrack": 4 + 16}
+    if lay.storage == "recompute":
+        buffers["counts_segment"] = max(1, lay.segment_groups) * lay.counts_row_bytes
+    return buffers
+
+
 class Sweep:
     """One solve's device state: two DP rows, the groups' prefix sums (sorted and uploaded chunk by
     chunk, the next chunk while the device runs the current one), and the per-group launches."""
 
-    def __init__(self, problem: Knapsack, lay: Layout, device: Device, variant: str, record: bool, poison: bool):
-        self.problem, self.lay, self.variant, self.poison = problem, lay, variant, poison
+    def __init__(self, problem: Knapsack, lay: Layout, work: Workspace, variant: str, record: bool):
+        """Buffers from ``work`` (``sweep_buffers``), poisoned where it poisons."""
+        device = work.device
+        self.problem, self.lay, self.variant, self.work = problem, lay, variant, work
         self.queue = queue = device.queue
-        ctx = device.context
         defines = {"VALUE_T": opencl_type(lay.dtype), "LOCAL_SIZE": lay.local_size,
                    "COUNT_T": _COUNT_TYPES[lay.count_dtype] if record else "uchar", "RECORD": int(record),
                    "TILE_ITEMS": lay.tile_items, "COLUMNS": lay.columns}
         if lay.atomic is not None:
             defines["ATOMIC"] = lay.atomic
         program = kernels.program(device, SOURCE, defines)
-        flags = cl.mem_flags
         n, m, states = problem.n, lay.groups.count, lay.states
-        self.rows = [cl.Buffer(ctx, flags.READ_WRITE, lay.row_bytes) for _ in range(2)]
+        self.rows = [work.empty(key, lay.row_bytes) for key in ("row_a", "row_b")]
         self.current = 0
         self.host_w = np.empty(n, dtype=np.uint32)
         self.host_p = np.empty(n, dtype=lay.dtype)
-        self.prefix_w = cl.Buffer(ctx, flags.READ_ONLY, max(4, self.host_w.nbytes))
-        self.prefix_p = cl.Buffer(ctx, flags.READ_ONLY, max(8, self.host_p.nbytes))
-        self.group_first = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR,
-                                     hostbuf=lay.groups.first.astype(np.uint32))
-        self.taken = cl.Buffer(ctx, flags.READ_WRITE, 4 * m)
-        self.remaining = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
-                                   hostbuf=np.array([states - 1], dtype=np.uint32))
-        self.no_counts = cl.Buffer(ctx, flags.READ_WRITE, 16)
-        if poison:
-            for buf in (self.rows[1], self.taken):
-                fill(queue, buf, POISON_BYTE)
+        self.prefix_w = work.empty("prefix_sums", max(4, self.host_w.nbytes))
+        self.prefix_p = work.empty("prefix_sums", max(8, self.host_p.nbytes))
+        self.group_first = work.upload("group_first", lay.groups.first.astype(np.uint32))
+        self.taken = work.empty("taken", 4 * lay.groups.count)
+        self.remaining = work.upload("backtrack", np.array([states - 1], dtype=np.uint32), writable=True)
+        self.no_counts = work.empty("backtrack", 16)
         fill(queue, self.rows[0], 0)
         # the prefix sums arrive chunk by chunk (partial writes); zeroed first so that every byte is
         # defined from the start (Oclgrind's uninitialized-memory check counts only whole-buffer writes)
@@ -132,10 +138,7 @@ class Sweep:
         self.prepared = end
 
     def counts_buffer(self, groups: int) -> cl.Buffer:
-        buf = cl.Buffer(self.queue.context, cl.mem_flags.READ_WRITE, max(1, groups) * self.lay.counts_row_bytes)
-        if self.poison:
-            fill(self.queue, buf, POISON_BYTE)
-        return buf
+        return self.work.empty("counts_segment", max(1, groups) * self.lay.counts_row_bytes)
 
     def step(self, g: int, counts: cl.Buffer | None = None, offset: int = 0, wait_for=None) -> cl.Event:
         """Enqueue group g's row update (Eq. 4); the counts row goes to counts[offset:]."""

@@ -22,9 +22,9 @@ from clsolve.sdk import (
     Solution,
     SolutionCheckError,
     Timings,
+    Workspace,
     copy_later,
     deadline,
-    fill,
     format_bytes,
     kernels,
     plan_store,
@@ -101,22 +101,18 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
         n, members = problem.n, problem.n - 1
         dtype, type_name = value_type(problem)
         sizes = level_sizes(n)
-        ctx, queue = device.context, device.queue
+        queue = device.queue
         program = kernels.program(device, HELD_KARP_SOURCE, {"VALUE_T": type_name, "MAX_MEMBERS": MAX_HELD_KARP_CITIES - 1})
-        flags = cl.mem_flags
-        distances = np.ascontiguousarray(problem.distances, dtype=dtype)
-        distance_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=distances)
+        work = Workspace(device, plan, poison=0xA5 if options.poison else None)
+        distance_buffer = work.upload("distances", problem.distances.astype(dtype))
         binom = _binomials(MAX_HELD_KARP_CITIES - 1)
-        binom_buffer = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=binom)
+        binom_buffer = work.upload("binomials", binom)
         largest = max(sizes)
-        levels = [cl.Buffer(ctx, flags.READ_WRITE, largest * dtype.itemsize) for _ in range(2)]
+        levels = [work.empty(key, largest * dtype.itemsize) for key in ("level_b", "level_a")]
         other = int(plan.details["other_device_bytes"])
         store_plan = plan_store("Held-Karp predecessors", sizes[1:], device, other, options.device_memory_limit,
                                 str(plan.details["store"]))
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
-        if options.poison:
-            for buffer in levels:
-                fill(queue, buffer, 0xA5)
         deadline.drain(queue, "wavefront Held-Karp: buffers set")
     try:
         with timings.phase("kernels"):

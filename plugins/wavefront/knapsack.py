@@ -20,6 +20,7 @@ from clsolve.sdk import (
     RowStore,
     Solution,
     Timings,
+    Workspace,
     clamped_weights,
     copy_later,
     deadline,
@@ -147,14 +148,12 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
         if rows:
             defines.update(TILE_ROWS=TILE_ROWS, HALO_ROWS=rows, MAX_BLOCK=MAX_BLOCK)
         program = kernels.program(device, KNAPSACK_SOURCE, defines)
-        ctx, queue, flags = device.context, device.queue, cl.mem_flags
-        values = [cl.Buffer(ctx, flags.READ_WRITE, (capacity + 1) * dtype.itemsize) for _ in range(2)]
+        queue = device.queue
+        work = Workspace(device, plan, poison=0xA5 if options.poison else None)
+        values = [work.empty(key, (capacity + 1) * dtype.itemsize) for key in ("row_a", "row_b")]
         weights = _weights(problem)
-        items = (cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=weights.astype(np.uint32)),
-                 cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)))
+        items = (work.upload("items", weights.astype(np.uint32)), work.upload("items", problem.profits.astype(dtype)))
         fill(queue, values[0], 0)
-        if options.poison:
-            fill(queue, values[1], 0xA5)
         store_plan = plan_store("knapsack decision rows", _chunks(capacity, planned), device,
                                 int(plan.details["other_device_bytes"]), options.device_memory_limit,
                                 str(plan.details["store"]))
@@ -168,7 +167,7 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
             value = np.empty(1, dtype=dtype)
             pending: list[cl.Event] = []
             if store_plan.mode == "device":   # enqueued before the value is read: the device goes on
-                walked = _trace_back_on_device(problem, device, program, planned, store, items[0], options.poison)
+                walked = _trace_back_on_device(problem, work, program, planned, store, items[0])
                 pending.extend(walked[1])
             copy_later(queue, value, last, pending, capacity * dtype.itemsize)
             deadline.drain(queue, "wavefront knapsack: the trace-back", pending)
@@ -224,12 +223,12 @@ def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned:
     return values[len(planned) & 1]
 
 
-def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Program, planned: list[tuple[int, int]],
-                          store: RowStore, weights: cl.Buffer, poison: bool) -> tuple[np.ndarray, list[cl.Event]]:
+def _trace_back_on_device(problem: Knapsack, work: Workspace, program: kernels.Program, planned: list[tuple[int, int]],
+                          store: RowStore, weights: cl.Buffer) -> tuple[np.ndarray, list[cl.Event]]:
     """The items taken, walked back on the device (``kp_backtrack``): a launch per buffer of the store,
     the rows' first words in a table; only the item flags are read back (enqueued: the array and the
     read's event, see ``_flags``)."""
-    ctx, queue, flags = device.context, device.queue, cl.mem_flags
+    queue = work.device.queue
     words = _row_words(int(problem.capacities[0]))
     rows = np.empty(problem.n, dtype=np.uint64)
     walks: list[tuple[cl.Buffer, int, int]] = []   # (buffer, first item, items), from the last items
@@ -241,11 +240,9 @@ def _trace_back_on_device(problem: Knapsack, device: Device, program: kernels.Pr
             walks[-1] = (buffer, item, walks[-1][2] + count)
         else:
             walks.append((buffer, item, count))
-    table = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=rows)
-    rest = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=np.array([problem.capacities[0]], dtype=np.uint32))
-    chosen = cl.Buffer(ctx, flags.READ_WRITE, max(1, problem.n))
-    if poison:
-        fill(queue, chosen, 0xA5)
+    table = work.upload("trace-back", rows)
+    rest = work.upload("trace-back", np.array([problem.capacities[0]], dtype=np.uint32), writable=True)
+    chosen = work.empty("trace-back", problem.n)
     walk = program.kernel("kp_backtrack").set(rows=table, weights=weights, rest=rest, selected=chosen)
     group = (1 << BACK_DEPTH,)
     for buffer, first, count in walks:

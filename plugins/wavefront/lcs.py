@@ -33,6 +33,7 @@ from clsolve.sdk import (
     Solution,
     TimeLimitError,
     Timings,
+    Workspace,
     cache,
     deadline,
     fill,
@@ -132,11 +133,9 @@ def _in_time(problem: LCS, device: Device, options, schedule: str, sigma: int) -
 
 def _buffers(problem: LCS, geo: Geometry, sigma: int) -> dict[str, int]:
     """The sweep's device buffers besides the bit rows."""
-    buffers = {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
-               "edges": geo.edge_words * 4, "pairs": min(problem.m, problem.n) * 8}
-    if geo.method == "bits":
-        buffers["masks"] = (sigma + 2) * geo.words * 8
-    return buffers
+    return {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
+            "edges": geo.edge_words * 4, "masks": (sigma + 2) * geo.words * 8 if geo.method == "bits" else 8,
+            "scratch": 8, "pairs": max(min(problem.m, problem.n), 1) * 8, "trace_state": 16}
 
 
 def _plan_diagonals(problem: LCS, device: Device, method: str, sigma: int, options):
@@ -163,8 +162,9 @@ def _plan_stripes(problem: LCS, device: Device, method: str, sigma: int, options
     buffers = _buffers(problem, geo, sigma)
     if geo.word_blocks > 1:  # the trace-back by stripes: the reversed sweep beside it (``_reverse``)
         m_reversed = geo.word_blocks * 64 * geo.words_per_block
-        buffers.update(reverse_codes=(m_reversed + problem.n) * 4, reverse_v_row=m_reversed // 8,
-                       reverse_edges=geo.edge_words * 4, reverse_masks=(sigma + 2) * m_reversed // 8,
+        buffers.update(reverse_a_codes=m_reversed * 4, reverse_b_codes=problem.n * 4, reverse_v_row=m_reversed // 8,
+                       reverse_edges=geo.edge_words * 4,
+                       reverse_masks=(sigma + 2) * m_reversed // 8 if geo.method == "bits" else 8,
                        crossings=8 * (geo.word_blocks + 1), trace_states=16 * geo.word_blocks)
     what = f"LCS {problem.m} x {problem.n}: bit rows (schedule='stripes' keeps them on the device in one allocation)"
     if options.store == "host":
@@ -179,9 +179,11 @@ def _plan_stripes(problem: LCS, device: Device, method: str, sigma: int, options
 class _Sweep:
     """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
 
-    def __init__(self, problem: Grid, device: Device, geo: Geometry, timings: Timings,
-                 codes: tuple[np.ndarray, np.ndarray, int] | None = None):
-        self.problem, self.device, self.geo, self.method = problem, device, geo, geo.method
+    def __init__(self, problem: Grid, work: Workspace, geo: Geometry, timings: Timings,
+                 codes: tuple[np.ndarray, np.ndarray, int] | None = None, prefix: str = ""):
+        """The sweep's buffers are made under the plan's names, behind ``prefix`` (``reverse_``)."""
+        device = work.device
+        self.problem, self.device, self.geo, self.method, self.work = problem, device, geo, geo.method, work
         self.trace_size = min(TRACE_LOCAL_SIZE, device.max_work_group_size)
         method = geo.method
         if geo.schedule == "stripes":
@@ -203,16 +205,15 @@ class _Sweep:
             if method == "cells":
                 defines["CELLS"] = 1
             self.program = kernels.program(device, LCS_SOURCE, defines)
-            ctx, queue = device.context, device.queue
-            flags = cl.mem_flags
-            self.a_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=a_codes)
-            self.b_codes = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=b_codes)
-            self.v_row = cl.Buffer(ctx, flags.READ_WRITE, geo.words * 8)
-            self.edges = cl.Buffer(ctx, flags.READ_WRITE, geo.edge_words * 4)
+            queue = device.queue
+            self.a_codes = work.upload(prefix + "a_codes", a_codes)
+            self.b_codes = work.upload(prefix + "b_codes", b_codes)
+            self.v_row = work.empty(prefix + "v_row", geo.words * 8)
+            self.edges = work.empty(prefix + "edges", geo.edge_words * 4)
             fill(queue, self.edges, 0)  # stripes: no edge is ready; diagonals: zeros enter the first word block
             words = np.uint32(geo.words)
             self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
-            self.masks = cl.Buffer(ctx, flags.READ_WRITE, (sigma + 2) * geo.words * 8 if method == "bits" else 8)
+            self.masks = work.empty(prefix + "masks", (sigma + 2) * geo.words * 8 if method == "bits" else 8)
             if method == "bits":
                 self.program.kernel("lcs_masks").set(a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m),
                                                      words=words, sigma=np.uint32(sigma)
@@ -228,7 +229,7 @@ class _Sweep:
         kernel = self.program.kernel("lcs_sweep").set(
             masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
             store=np.int32(store is not None), m=np.uint32(geo.m), words=np.uint32(geo.words), n=np.uint32(geo.n))
-        scratch = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8)  # the chunk argument when nothing is kept
+        scratch = self.work.empty("scratch", 8) if store is None else None  # the chunk argument when nothing is kept
         event = None
         pacer = Pacer(queue, "wavefront LCS block diagonals", geo.diagonals)
         for d in range(geo.diagonals):
@@ -264,7 +265,7 @@ class _Sweep:
             bits, offset, _ = store.slot(0)
             assert offset == 0 and all(store.slot(k)[:2] == (bits, k * geo.tile_stride) for k in range(geo.word_blocks))
         else:
-            bits = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, 8)
+            bits = self.work.empty("scratch", 8)
         other = self if mirror is None else mirror
         blocks = geo.word_blocks + (0 if mirror is None else mirror.geo.word_blocks)
         return self.program.kernel("lcs_stripes").set(
@@ -295,7 +296,8 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
                                                                   bit_rows=False), codes[2])
     geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,
                    schedule, codes[2])
-    sweep = _Sweep(problem, device, geo, timings, codes)
+    sweep = _Sweep(problem, Workspace(device, Plan("wavefront", device_buffers=_buffers(problem, geo, codes[2]))),
+                   geo, timings, codes)
     with timings.phase("kernels"):
         sweep.run(None)
         deadline.drain(device.queue, "wavefront LCS: the last diagonals")
@@ -314,8 +316,9 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     geo = geometry(problem, device, str(details["method"]), details["words_per_block"],
                    None if stripes else details["rows_per_block"], details["rows_per_step"], str(details["schedule"]),
                    int(details["sigma"]))
-    sweep = _Sweep(problem, device, geo, timings)
-    reverse = _reverse(problem, device, geo, timings) if details.get("trace") == "stripes" else None
+    work = Workspace(device, plan, poison=None)
+    sweep = _Sweep(problem, work, geo, timings)
+    reverse = _reverse(problem, work, geo, timings) if details.get("trace") == "stripes" else None
     store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
                             options.device_memory_limit, str(details["store"]))
     with timings.phase("upload"):  # page-locked host memory takes a while to allocate
@@ -352,13 +355,13 @@ class Reversed:
     n: int
 
 
-def _reverse(problem: LCS, device: Device, geo: Geometry, timings: Timings) -> _Sweep:
+def _reverse(problem: LCS, work: Workspace, geo: Geometry, timings: Timings) -> _Sweep:
     """The sweep over both strings reversed (``lcs_trace.reversed_codes``), same tiling, run in the
     sweep's launch: its edges give the suffix LCS at every stripe boundary."""
     codes = lcs_trace.reversed_codes(symbol_codes(problem), 64 * geo.words_per_block)
     mirror = Reversed(len(codes[0]), len(codes[1]))
-    mirrored = geometry(mirror, device, geo.method, geo.words_per_block, None, geo.step_rows, "stripes", codes[2])
-    return _Sweep(mirror, device, mirrored, timings, codes)
+    mirrored = geometry(mirror, work.device, geo.method, geo.words_per_block, None, geo.step_rows, "stripes", codes[2])
+    return _Sweep(mirror, work, mirrored, timings, codes, prefix="reverse_")
 
 
 def _round(count: int, multiple: int) -> int:

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import Device, RowStore, SolutionCheckError, fill, kernels
+from clsolve.sdk import Device, RowStore, SolutionCheckError, Workspace, fill, kernels
 
 from .lcs_tiling import Geometry, Grid
 
@@ -29,14 +29,15 @@ class Sweep(Protocol):
     b_codes: cl.Buffer
     edges: cl.Buffer
     trace_size: int
+    work: Workspace
 
 
-def _pairs(device: Device, length: int, poison: bool) -> tuple[cl.Buffer, int]:
+def _pairs(work: Workspace, length: int, poison: bool) -> tuple[cl.Buffer, int]:
     """The buffer the walks write their pairs into, from the end (poisoned if asked), and its capacity."""
     capacity = max(length, 1)
-    pairs = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, capacity * 8)
+    pairs = work.empty("pairs", capacity * 8)
     if poison:
-        fill(device.queue, pairs, 0xA5)
+        fill(work.device.queue, pairs, 0xA5)
     return pairs, capacity
 
 
@@ -52,10 +53,10 @@ def serial(sweep: Sweep, store: RowStore, length: int, poison: bool) -> np.ndarr
     walk leaves a diagonal for a lower one and never returns). In host mode each step first copies
     the one block the walk is in back to the device."""
     problem, device, geo = sweep.problem, sweep.device, sweep.geo
-    ctx, queue = device.context, device.queue
-    pairs, capacity = _pairs(device, length, poison)
+    queue = device.queue
+    pairs, capacity = _pairs(sweep.work, length, poison)
     state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
-    state_buffer = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=state)
+    state_buffer = sweep.work.upload("trace_state", state, writable=True)
     kernel = sweep.program.kernel("lcs_trace").set(a_codes=sweep.a_codes, b_codes=sweep.b_codes, state=state_buffer,
                                                    chunk_stride=np.uint64(0),
                                                    pairs=pairs, capacity=np.uint32(capacity), m=np.uint32(problem.m),
@@ -98,10 +99,9 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     its entry to the next one. Each walk must end exactly where the walk of the stripe on its left
     starts, which is checked."""
     problem, device, geo = sweep.problem, sweep.device, sweep.geo
-    ctx, queue, stripes = device.context, device.queue, geo.word_blocks
-    flags = cl.mem_flags
+    queue, stripes = device.queue, geo.word_blocks
     crossings = np.zeros(2 * (stripes + 1), dtype=np.uint32)
-    found = cl.Buffer(ctx, flags.READ_WRITE, crossings.nbytes)
+    found = sweep.work.empty("crossings", crossings.nbytes)
     sweep.program.kernel("lcs_crossings").set(
         forward=sweep.edges, reverse=reverse.edges, groups=np.uint32(-(-problem.n // geo.step_rows)),  # as lcs_stripes
         n=np.uint32(problem.n),
@@ -116,8 +116,8 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     columns = np.minimum(np.arange(stripes + 1, dtype=np.int64) * 64 * geo.words_per_block, problem.m)
     starts = np.zeros((stripes, 4), dtype=np.uint32)  # walk k from the entry of stripe k (column k + 1)
     starts[:, 0], starts[:, 1], starts[:, 2] = columns[1:], rows[1:], length - left[1:]
-    pairs, capacity = _pairs(device, length, poison)
-    states = cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=starts)
+    pairs, capacity = _pairs(sweep.work, length, poison)
+    states = sweep.work.upload("trace_states", starts, writable=True)
     buffer, offset = store.readable(0)
     sweep.program.kernel("lcs_trace").set(
         chunk=buffer, chunk_offset=np.uint64(offset // 8), chunk_stride=np.uint64(geo.tile_stride // 8),

@@ -1,0 +1,62 @@
+"""A solve's device buffers, made by the names its plan counted.
+
+A solver's ``Plan.device_buffers`` maps a name to the bytes the solve will take under it; the engine
+refuses a plan that does not fit before anything is allocated. :class:`Workspace` is the only way a
+plugin makes a device buffer (``clsolve.sdk``): each buffer is made under one of those names, and the
+bytes made under a name may not pass what the plan counted for it (:class:`~clsolve.errors.PlanError`,
+before the allocation). What a plan says is what a solve allocates.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyopencl as cl
+
+from ..errors import PlanError
+from .buffers import fill
+from .devices import Device
+from .memory import format_bytes
+
+if TYPE_CHECKING:
+    from ..plan import Plan
+
+
+class Workspace:
+    """The device buffers of one solve on ``device`` under ``plan``. ``poison``: a byte every
+    buffer made by :meth:`empty` is filled with (a test's check that a kernel writes what it reads);
+    None leaves new buffers as the device gives them."""
+
+    def __init__(self, device: Device, plan: Plan, poison: int | None = None):
+        self.device, self.plan, self.poison = device, plan, poison
+        self.made: Counter[str] = Counter()
+
+    def empty(self, name: str, nbytes: int) -> cl.Buffer:
+        """A read-write buffer of ``nbytes`` (at least 1) counted under ``name``, poisoned where asked."""
+        size = self._count(name, max(int(nbytes), 1))
+        buffer = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, size)
+        if self.poison is not None:
+            fill(self.device.queue, buffer, self.poison)
+        return buffer
+
+    def upload(self, name: str, array: np.ndarray, *, writable: bool = False) -> cl.Buffer:
+        """A buffer holding a copy of ``array`` (C order), counted under ``name``; read-only unless
+        ``writable``."""
+        host = np.ascontiguousarray(array)
+        if host.nbytes == 0:
+            host = np.zeros(1, np.uint8)   # OpenCL has no empty buffer
+        self._count(name, host.nbytes)
+        flags = (cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY) | cl.mem_flags.COPY_HOST_PTR
+        return cl.Buffer(self.device.context, flags, hostbuf=host)
+
+    def _count(self, name: str, size: int) -> int:
+        counted = self.plan.device_buffers.get(name)
+        if counted is None:
+            raise PlanError(f"{self.plan.solver}: a device buffer {name!r} of {format_bytes(size)} that its plan "
+                            f"does not count (the plan counts {', '.join(map(repr, self.plan.device_buffers)) or 'none'})")
+        if self.made[name] + size > counted:
+            raise PlanError(f"{self.plan.solver}: device buffer {name!r}: {format_bytes(self.made[name] + size)} "
+                            f"({self.made[name] + size} bytes) made, the plan counted {counted} bytes")
+        self.made[name] += size
+        return size

@@ -3,8 +3,8 @@
 A solver's ``Plan.device_buffers`` maps a name to the bytes the solve will take under it; the engine
 refuses a plan that does not fit before anything is allocated. :class:`Workspace` is the only way a
 plugin makes a device buffer (``clsolve.sdk``): each buffer is made under one of those names, and the
-bytes made under a name may not pass what the plan counted for it (:class:`~clsolve.errors.PlanError`,
-before the allocation). What a plan says is what a solve allocates.
+bytes made under a name and not released may not pass what the plan counted for it
+(:class:`~clsolve.errors.PlanError`, before the allocation). What a plan says is what a solve allocates.
 """
 from __future__ import annotations
 
@@ -49,6 +49,13 @@ class Workspace:
         self._count(name, host.nbytes)
         flags = (cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY) | cl.mem_flags.COPY_HOST_PTR
         return cl.Buffer(self.device.context, flags, hostbuf=host)
+
+    def release(self, name: str, *buffers: cl.Buffer) -> None:
+        """Give ``buffers`` (made under ``name``) back now: their bytes count no more (a buffer made
+        again for each launch or phase)."""
+        for buffer in buffers:
+            self.made[name] -= buffer.size
+            buffer.release()
 
     def _count(self, name: str, size: int) -> int:
         counted = self.plan.device_buffers.get(name)

@@ -31,9 +31,9 @@ from clsolve.sdk import (
     TimeLimitError,
     Timings,
     UnsupportedProblemError,
+    Workspace,
     cheap_bounds,
     deadline,
-    fill,
     identity_packed,
     kernels,
     mkp_greedy,
@@ -185,14 +185,9 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         batch = self._batch(packed)
         kind = "gpu" if device.is_gpu else "other"
         n = batch.layout["items"].astype(np.float64)
-        words = batch.longest // 32
-        slots = batch.count * LOCAL_SIZE
         seconds = HOST_SECONDS + (LAUNCH_SECONDS[kind] if batch.count else 0.0) + float(_each(n, kind).sum()) + \
             (len(packed) - batch.count) * PROBLEM_SECONDS + GAP_ITEM_SECONDS * self._searched(packed)
-        return Plan(solver=self.name,
-                    device_buffers={"items": 4 * (batch.profits.size + batch.weights.size + batch.capacities.size),
-                                    "walks": slots * (WALKER.itemsize + 8 * words + 4),
-                                    "answers": batch.count * 16 + 5 * batch.profits.size},
+        return Plan(solver=self.name, device_buffers=_device_buffers(batch, device),
                     host_buffers={"answers": batch.count * 16 + batch.profits.size},
                     cell_updates=int((NODES_PER_ITEM * n).sum()), launches=2 if batch.count else 0,
                     seconds=seconds,
@@ -229,7 +224,9 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         if k:
             try:
                 deadline.current().check(f"{self.name}: before the walk")   # no time for buffers and a launch
-                walk = _Walk(self, batch, device)
+                work = Workspace(device, Plan(self.name, _device_buffers(batch, device)),   # the plan's own count
+                                 poison=POISON_BYTE if self.poison else None)
+                walk = _Walk(self, batch, work)
                 values, selected, finished, bounds, walked, launches = walk.run()
                 phases = walk.timings
             except TimeLimitError:  # the limit passed before, or while the kernels were built or first ran: the host's answers
@@ -257,6 +254,18 @@ class ManySmallBranchAndBound(PackedBatchSolver):
                                selected=all_selected, optimal=optimal, timings=timings, labels=labels,
                                label_index=(reduction.note_index + 1).astype(np.int32), extras=extras, failures={},
                                seconds=seconds)
+
+
+def _device_buffers(batch: _Batch, device: Device) -> dict[str, int]:
+    """The device buffers of a batch's ``_Walk`` (a plan's): its inputs; the answers; the walkers of
+    the larger of its two phases (``_Walk.run``), with the members and the active ones."""
+    k, items = batch.count, max(batch.profits.size, 1)
+    table, rows = directions.table(batch.widest)
+    inputs = (batch.layout, batch.profits, batch.weights, batch.capacities, table, rows)
+    walkers = max(k, device.compute_units * WIDE_GROUPS_PER_UNIT) * LOCAL_SIZE
+    return {"items": sum(max(a.nbytes, a.itemsize) for a in inputs),
+            "answers": 4 * k + 4 * max(k, 1) + items + 4 * max(k, 1) + 8 * max(k, 1) + 4 * items + 4 * max(k, 1),
+            "walks": walkers * (WALKER.itemsize + 8 * (batch.longest // 32) + 4) + 8 * max(k, 1)}
 
 
 def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -298,8 +307,9 @@ class _Walk:
     their root by several work-groups each (``WIDE_SPLIT`` levels enumerated), with the first
     phase's best value as their incumbent, until done or the time limit."""
 
-    def __init__(self, solver: ManySmallBranchAndBound, batch: _Batch, device: Device):
-        self.solver, self.batch, self.device = solver, batch, device
+    def __init__(self, solver: ManySmallBranchAndBound, batch: _Batch, work: Workspace):
+        self.solver, self.batch, self.device, self.work = solver, batch, work.device, work
+        device = work.device
         #: upload: the buffers made and filled; kernels: the launches and the status read after each
         #: (which waits for them); download: the answers read back
         self.timings = Timings()
@@ -312,28 +322,14 @@ class _Walk:
             self._make(batch, table, rows, k, items)
 
     def _make(self, batch: _Batch, table: np.ndarray, rows: np.ndarray, k: int, items: int) -> None:
-        self.inputs = {"layout": self._upload(batch.layout.ravel()), "profits": self._upload(batch.profits),
-                       "weights": self._upload(batch.weights), "capacities": self._upload(batch.capacities),
-                       "directions": self._upload(table.ravel()), "direction_rows": self._upload(rows)}
-        self.incumbent = self._upload(np.zeros(k, np.int32), writable=True)
-        self.answers = {"values": self._buffer(4 * k), "selected": self._buffer(items), "status": self._buffer(4 * k),
-                        "bounds": self._buffer(8 * k), "order_of": self._buffer(4 * items),
-                        "chosen_of": self._buffer(4 * k)}
-        self.poisoned(*self.answers.values())
-
-    def _upload(self, array: np.ndarray, writable: bool = False) -> cl.Buffer:
-        flags = cl.mem_flags
-        data = np.ascontiguousarray(array if array.size else np.zeros(1, array.dtype))
-        return cl.Buffer(self.device.context, (flags.READ_WRITE if writable else flags.READ_ONLY) | flags.COPY_HOST_PTR,
-                         hostbuf=data)
-
-    def _buffer(self, size: int) -> cl.Buffer:
-        return cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, max(size, 4))
-
-    def poisoned(self, *buffers: cl.Buffer) -> None:
-        if self.solver.poison:
-            for buf in buffers:
-                fill(self.device.queue, buf, POISON_BYTE)
+        work = self.work
+        self.inputs = {name: work.upload("items", array if array.size else np.zeros(1, array.dtype)) for name, array in
+                       (("layout", batch.layout.ravel()), ("profits", batch.profits), ("weights", batch.weights),
+                        ("capacities", batch.capacities), ("directions", table.ravel()), ("direction_rows", rows))}
+        self.incumbent = work.upload("answers", np.zeros(k, np.int32), writable=True)
+        self.answers = {name: work.empty("answers", size) for name, size in
+                        (("values", 4 * max(k, 1)), ("selected", items), ("status", 4 * max(k, 1)),
+                         ("bounds", 8 * max(k, 1)), ("order_of", 4 * items), ("chosen_of", 4 * max(k, 1)))}
 
     def _read(self, buffer: cl.Buffer, dtype, count: int) -> np.ndarray:
         out = np.empty(count, dtype)
@@ -388,10 +384,10 @@ class _Walk:
         words, walkers = self.batch.longest // 32, parts * LOCAL_SIZE
         slots = members.size * walkers
         with self.timings.phase("upload"):
-            state = {"walker": self._buffer(WALKER.itemsize * slots), "path": self._buffer(4 * words * slots),
-                     "kept": self._buffer(4 * words * slots), "nodes": self._buffer(4 * slots)}
-            self.poisoned(*state.values())
-            member_buf = self._upload(members.astype(np.uint32))
+            state = {name: self.work.empty("walks", size) for name, size in
+                     (("walker", WALKER.itemsize * slots), ("path", 4 * words * slots), ("kept", 4 * words * slots),
+                      ("nodes", 4 * slots))}
+            member_buf = self.work.upload("walks", members.astype(np.uint32))
         active, budget, launches = np.arange(members.size, dtype=np.int64), self.solver.budget, 0
         while active.size and not (first and launches):
             if limit.limited:  # half the time left, once the reads after it are counted
@@ -401,13 +397,14 @@ class _Walk:
                     break
             began = time.perf_counter()
             with self.timings.phase("upload"):
-                active_buf = self._upload(active.astype(np.uint32))
+                active_buf = self.work.upload("walks", active.astype(np.uint32))
             with self.timings.phase("kernels"):
                 self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0,
                            first and launches == 0, first)
                 if not deadline.finished(self.device.queue, cl.enqueue_marker(self.device.queue)):
                     limit.stop(f"{self.solver.name}: launch {launches + 1} of a phase")
                 status = self._read(self.answers["status"], np.int32, self.batch.count)
+            self.work.release("walks", active_buf)
             rate.observe(budget * active.size * walkers, time.perf_counter() - began)
             launches += 1
             active = active[status[members[active]] != 0]
@@ -416,6 +413,7 @@ class _Walk:
         if launches:
             nodes = self._read(state["nodes"], np.uint32, slots).reshape(members.size, walkers)
             walked[members] += nodes.sum(axis=1, dtype=np.int64)
+        self.work.release("walks", member_buf, *state.values())
         return members[active], launches
 
     def _walk(self, state: dict, member_buf: cl.Buffer, active_buf: cl.Buffer, active: int, parts: int, split: int,

@@ -38,7 +38,7 @@ from clsolve.sdk import (
     walk as host_walk,
 )
 
-from .subtrees import LOCAL_SIZE, Subtrees, slot_bytes
+from .subtrees import LOCAL_SIZE, Subtrees, device_buffers, slot_bytes
 
 #: Items at most (the level tables hold about 12 n^2 bytes, addressed by 32-bit offsets).
 MAX_ITEMS = 2**15
@@ -109,9 +109,7 @@ class DeviceDepthFirst(DeviceSolver):
                        "note": "root_bound with the constraints normalised by the capacities; seconds: the level "
                                "tables, one launch, and where the root's bounds do not meet a walk per item (the "
                                "nodes walked depend on the instance)"}
-        return Plan(solver=self.name,
-                    device_buffers={"level bounds": tables, "subtrees": slots * slot_bytes(words),
-                                    "items": 8 * n * (m + 1)},
+        return Plan(solver=self.name, device_buffers=device_buffers(n, m, slots),
                     host_buffers={"level bounds": tables, "subtrees": 2 * slots * slot_bytes(words)},
                     cell_updates=n, launches=1, seconds=seconds, details=details)
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import Device, Relaxation, Tables, Timings, buffers, deadline, kernels
+from clsolve.sdk import Device, Plan, Relaxation, Tables, Timings, Workspace, buffers, deadline, kernels
 
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.mkp_dfs", "mkp_dfs.cl")
 #: Work-group size of the walk.
@@ -29,6 +29,13 @@ MATRIX_BITS = 2**25
 def slot_bytes(words: int) -> int:
     """Device bytes of one slot: path and best bits, root, level, best value, nodes made."""
     return 16 * words + 4 + 4 + 8 + 8
+
+
+def device_buffers(n: int, m: int, slots: int) -> dict[str, int]:
+    """The device buffers of :class:`Subtrees` (a plan's): the level tables, the slots (and the one
+    shared best value), the items (profits, weights, capacities)."""
+    return {"level bounds": Tables.bytes_for(n, m), "subtrees": slots * slot_bytes(max(1, -(-n // 64))) + 4,
+            "items": 8 * n * (m + 1) + 8 * m}
 
 
 class Subtrees:
@@ -53,26 +60,24 @@ class Subtrees:
         self.made = 0
         self.left_running = False   # a launch still runs in the queue: the open bound is made on the host
         self.timings = Timings()
-        self._buffers(tables)
+        self._buffers(tables, Workspace(device, Plan("mkp-dfs", device_buffers=device_buffers(self.n, self.m, slots))))
         if poison is not None:
             for name in ("best_path", "made"):
                 buffers.fill(device.queue, self.buffers[name], poison)
 
-    def _buffers(self, tables: Tables) -> None:
-        ctx, flags = self.device.context, cl.mem_flags
-
-        def const(array: np.ndarray) -> cl.Buffer:
-            return cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(array))
-
+    def _buffers(self, tables: Tables, work: Workspace) -> None:
         def state(nbytes: int) -> cl.Buffer:
-            return cl.Buffer(ctx, flags.READ_WRITE, nbytes)
+            return work.empty("subtrees", nbytes)
+
+        def table(array: np.ndarray) -> cl.Buffer:
+            return work.upload("level bounds", array)
 
         self.program = kernels.program(self.device, SOURCE, {"M": self.m, "WORDS": self.words})
         s, words = self.slots, self.words
-        self.buffers = {"p": const(self.p.astype(np.int64)), "w": const(self.w.astype(np.int64)),
-                        "c": const(self.c.astype(np.int64)), "u": const(tables.u), "start": const(tables.start),
-                        "wsum": const(tables.weight_sums), "psum": const(tables.profit_sums),
-                        "surr": const(tables.surrogate), "path": state(8 * s * words), "root": state(4 * s),
+        self.buffers = {"p": work.upload("items", self.p.astype(np.int64)), "w": work.upload("items", self.w.astype(np.int64)),
+                        "c": work.upload("items", self.c.astype(np.int64)), "u": table(tables.u), "start": table(tables.start),
+                        "wsum": table(tables.weight_sums), "psum": table(tables.profit_sums),
+                        "surr": table(tables.surrogate), "path": state(8 * s * words), "root": state(4 * s),
                         "depth": state(4 * s), "best": state(8 * s), "best_path": state(8 * s * words),
                         "made": state(8 * s), "shared": state(4)}
         self.kernel = self.program.kernel("mkp_dfs").set(n=np.int32(self.n), shift=np.int32(self.shift), **self.buffers)

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import Device, TimeLimitError, deadline, kernels
+from clsolve.sdk import Device, Plan, TimeLimitError, Workspace, deadline, kernels
 
 from .nodes import Items, undominated
 from .tuning import FIRST_RATES, HOST_NODE_BYTES, HOST_TOUCH_SECONDS, MIN_NODES, NODE_BYTES, U32_MASK, WIRE_NODE_BYTES
@@ -21,9 +21,36 @@ def _named(buffers: list, suffix: str = "") -> dict[str, object]:
     return {f"{field}{suffix}": buffer for field, buffer in zip("WPSUL", buffers)}
 
 
+#: A node's fields and their bytes.
+FIELDS = (("W", 8), ("P", 8), ("s", 4), ("U", 8), ("L", 8))
+FIELD_BYTES = tuple(size for _, size in FIELDS)
+#: Nodes of the first device list (it grows by doubling from there).
+FIRST_NODES = 4096
+def list_nodes(n: int, node_limit: int) -> int:
+    """The most nodes a device list for ``n`` items holds: the first list's size or the tree's widest
+    level (2^n), up to the node limit (at least MIN_NODES)."""
+    return min(max(MIN_NODES, node_limit), max(2 ** min(n, 40), FIRST_NODES))
+
+
+def device_buffers(n: int, nodes: int, local_size: int) -> dict[str, int]:
+    """The device buffers of :class:`DeviceSteps` (a plan's) for ``n`` items and lists of ``nodes``:
+    the items (weights, profits, suffix minima with a sentinel), each field of the two lists (``W_a``
+    .. ``L_b``, room for a step's sons), the step's flags and origins, and each work-group's results and
+    offsets."""
+    buffers = {"items": 8 * (3 * n + 1)}
+    buffers.update((f"{field}_{copy}", 2 * nodes * size) for copy in "ab" for field, size in FIELDS)
+    buffers.update(keep=2 * nodes, origin=8 * nodes, groups=28 * -(-nodes // local_size))
+    return buffers
+
+
 class DeviceSteps:
     """The list on the device: buffers sized once per search, two kernels per step; and what the
     uninterruptible parts of a step cost (``rates``), learnt as the search runs."""
+
+    keep: cl.Buffer
+    origin: cl.Buffer
+    results: cl.Buffer
+    offsets: cl.Buffer
 
     def __init__(self, items: Items, device: Device, budget: int, node_limit: int, local_size: int):
         """``node_limit``: the most nodes the device list may hold; ``local_size``: the work-group size."""
@@ -33,12 +60,15 @@ class DeviceSteps:
         self.node_limit = max(MIN_NODES, min(node_limit, budget // (2 * HOST_NODE_BYTES)))
         self.limit = self.node_limit
         self.local_size = local_size
+        self.most = list_nodes(items.n, node_limit)
+        self.work = Workspace(device, Plan("bnb", device_buffers(items.n, self.most, local_size)))
         self.count = 0
         self.top = 0                      # an upper bound on the U of every node of the device list
         self.capacity = 0
         self.upload_seconds = self.kernel_seconds = self.download_seconds = 0.0
         self._ready = False
         self.sets: list = [[], []]
+        self.labels = ["a", "b"]   # the plan's names of each list's buffers (they swap at each step)
         step = "device step" if device.is_gpu else "device step (cpu)"
         self.rates = {name: deadline.Rate(*FIRST_RATES[first]) for name, first in
                       (("device step", step), ("host step", "host step"), ("filter", "filter"),
@@ -77,31 +107,46 @@ class DeviceSteps:
     def _setup(self, need: int, keep_list: bool = False) -> None:
         """Item buffers once; node buffers for ``need`` nodes (grown by doubling, up to the limit),
         copying the current list into the new buffers when ``keep_list``."""
-        ctx, flags = self.device.context, cl.mem_flags
+        work = self.work
         if not self._ready:
             self.program = kernels.program(self.device, SOURCE, {"LOCAL_SIZE": self.local_size})
             items = self.items
-            self.w = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.weights)
-            self.p = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.profits)
-            self.suffix = cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=items.suffix_min)
+            self.w, self.p, self.suffix = (work.upload("items", a) for a in (items.weights, items.profits, items.suffix_min))
             self._ready = True
         if need <= self.capacity:
             return
         self._kernels()  # fresh kernels: the old ones hold the buffers about to be replaced
         # a chunk split off under an earlier (longer) limit still fits
-        capacity = max(need, min(self.limit, max(2 * self.capacity, 4096)))
+        capacity = min(max(need, min(self.limit, max(2 * self.capacity, FIRST_NODES))), max(need, self.most))
         slots = 2 * capacity
-        old = self.sets[0] if keep_list and self.capacity else None
-        self.sets = [[cl.Buffer(ctx, flags.READ_WRITE, slots * size) for size in (8, 8, 4, 8, 8)] for _ in range(2)]
-        if old is not None and self.count:
-            for src, dst, size in zip(old, self.sets[0], (8, 8, 4, 8, 8)):
+        old = self.sets[0] if keep_list and self.capacity else []
+        current_label, other_label = self.labels[1], self.labels[0]   # the new list where the other one was
+        if self.capacity:   # all but the list kept: given back before the larger ones are made
+            self._release(self.labels[1], self.sets[1])
+            if not old:
+                self._release(self.labels[0], self.sets[0])
+            for name in ("keep", "origin"):
+                work.release(name, getattr(self, name))
+            work.release("groups", self.results, self.offsets)
+        current = self._list(current_label, slots)
+        if old and self.count:
+            for src, dst, size in zip(old, current, FIELD_BYTES):
                 cl.enqueue_copy(self.device.queue, dst, src, byte_count=self.count * size)
+        self._release(other_label, old)
+        self.sets, self.labels = [current, self._list(other_label, slots)], [current_label, other_label]
         self.capacity = capacity
-        self.keep = cl.Buffer(ctx, flags.READ_WRITE, slots)
-        self.origin = cl.Buffer(ctx, flags.READ_WRITE, 4 * slots)
+        self.keep = work.empty("keep", slots)
+        self.origin = work.empty("origin", 4 * slots)
         groups = -(-capacity // self.local_size)
-        self.results = cl.Buffer(ctx, flags.READ_WRITE, 24 * groups)
-        self.offsets = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
+        self.results = work.empty("groups", 24 * groups)
+        self.offsets = work.empty("groups", 4 * groups)
+
+    def _list(self, label: str, slots: int) -> list[cl.Buffer]:
+        return [self.work.empty(f"{field}_{label}", slots * size) for field, size in FIELDS]
+
+    def _release(self, label: str, buffers: list[cl.Buffer]) -> None:
+        for (field, _), buffer in zip(FIELDS, buffers):
+            self.work.release(f"{field}_{label}", buffer)
 
     def _kernels(self) -> None:
         """The step's two kernels, the item arguments bound; node buffers are bound at each step."""
@@ -197,7 +242,7 @@ class DeviceSteps:
                              **_named(other, "2"), origin=self.origin).enqueue(queue, (groups * size,), (size,))
             # waited for: the caller may filter these records at once
             cl.enqueue_copy(queue, origin, self.origin, is_blocking=True)
-        self.sets = [other, current]
+        self.sets, self.labels = [other, current], self.labels[::-1]
         self.count = kept
         self.top = int(results[2::3].max()) if kept else 0
         elapsed = time.perf_counter() - began

@@ -52,7 +52,7 @@ from clsolve.sdk import (
     work_group_size,
 )
 
-from .device import DeviceSteps
+from .device import DeviceSteps, device_buffers, list_nodes
 from .nodes import Frontier, Items, Search, extend, host_step, lower, upper
 from .tuning import (
     BUDGET_CHECK_SECONDS,
@@ -111,7 +111,8 @@ class BranchAndBoundSolver(DeviceSolver):
 
     def _node_limit(self, device: Device, items: int) -> int:
         """The longest list the device may hold beside the items (and ``max_nodes``, when smaller)."""
-        limit = (device.memory_budget - 24 * items - 2**20) // NODE_BYTES
+        local = self._local_size(device)   # a node's bytes, and its share of its work-group's results
+        limit = (device.memory_budget - 8 * (3 * items + 1) - 2**20) * local // (NODE_BYTES * local + 28)
         limit = min(limit, device.max_allocation // 16, 2**30)
         return max(2, min(limit, self.max_nodes or limit))
 
@@ -127,7 +128,7 @@ class BranchAndBoundSolver(DeviceSolver):
         limit = self._node_limit(device, n)
         kind = "gpu" if device.is_gpu else "other"
         # the list is allocated for min(limit, 2^n) nodes; the tree's real size is unknown before the search
-        nodes = min(limit, 2 ** min(n, 40))
+        nodes = list_nodes(n, limit)
         # auto's estimate: one step per item; unless the root's bounds already meet, the tree's size is
         # unknown, so the estimate carries a margin of 10 (a DP must look 10 times dearer to lose)
         gap = 0
@@ -135,12 +136,8 @@ class BranchAndBoundSolver(DeviceSolver):
             items = self._items(reduced)
             W, P, S, U, L = self._root(items)
             gap = int(U[0] - L[0])
-        buffers = {"items": 24 * n, "keep": 2 * nodes, "origin": 8 * nodes}
-        for copy in "ab":
-            for field_name, size in (("W", 8), ("P", 8), ("s", 4), ("U", 8), ("L", 8)):
-                buffers[f"{field_name}_{copy}"] = 2 * nodes * size
         return Plan(solver=self.name,
-                    device_buffers=buffers,
+                    device_buffers=device_buffers(n, nodes, self._local_size(device)),
                     cell_updates=n, launches=2 * n,
                     seconds=n * STEP_SECONDS[kind] * (OPEN_GAP_MARGIN if gap else 1) + 0.001,
                     details={"max_nodes": limit, "root_gap": gap, "host_threshold": self.host_threshold,

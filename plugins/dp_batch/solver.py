@@ -47,6 +47,7 @@ from clsolve.sdk import (
     Reduction,
     Timings,
     UnsupportedProblemError,
+    Workspace,
     concatenated_ranges,
     copy_later,
     deadline,
@@ -70,6 +71,8 @@ ENUMERATION_MAX_ITEMS = 30
 #: Subset enumeration holds weights and capacities (each capacity first lowered to its dimension's
 #: total weight, which changes nothing) in 32 bits, weights clamped to capacity + 1.
 ENUMERATION_MAX_CAPACITY = 2**32 - 2
+#: Subset enumeration: each work-item walks a block of 2^ENUMERATION_BLOCK_BITS subsets.
+ENUMERATION_BLOCK_BITS = 10
 #: What every plan adds to its model: the batch's setup, copies and checks beside its kernels.
 PLAN_SECONDS = 0.002
 #: instance_t of dp_batch.cl, declared to the kernel from this dtype (kernels.struct_declaration):
@@ -340,7 +343,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             rows = work.enumerated
             dtype = self._dtype(reduced, rows)
             subsets = int(np.left_shift(np.int64(1), n[rows]).sum())
-            plan.device_buffers["enumeration"] = int((n[rows] * (13 + dtype.itemsize)).sum())
+            plan.device_buffers.update(_enumeration_buffers(n[rows], dtype.itemsize, local_size))
             plan.cell_updates += subsets
             plan.launches += 2
             plan.seconds += subsets / MODEL_SUBSETS_PER_SECOND[kind] + 2 * MODEL_LAUNCH_SECONDS[kind]
@@ -355,10 +358,10 @@ class KnapsackBatchSolver(PackedBatchSolver):
             chip_updates = int((items * states)[stays].sum())
             steps = sum(int(items[chunk][~stays[chunk]].max(initial=0)) for chunk in chunks)
             launches = steps + len(chunks) + sum(-(-int(stays[chunk].sum()) // chip.LAUNCH_GROUPS) for chunk in chunks)
-            largest = max(chunks, key=lambda c: int(row_bytes[c].sum() + decision_bytes[c].sum()))
-            for key, size in (("row_a", int(row_bytes[largest].sum()) // 2), ("row_b", int(row_bytes[largest].sum()) // 2),
-                              ("decisions", int(decision_bytes[largest].sum()))):
-                plan.device_buffers[key] = max(plan.device_buffers.get(key, 0), size)
+            for chunk in chunks:
+                for key, size in _dense_buffers(items[chunk], states[chunk], stays[chunk], dtype.itemsize,
+                                                local_size).items():
+                    plan.device_buffers[key] = max(plan.device_buffers.get(key, 0), size)
             plan.cell_updates += updates
             plan.launches += launches
             plan.seconds += ((updates - chip_updates) * (dtype.itemsize * 2 + 0.125) / MODEL_BANDWIDTH[kind]
@@ -460,7 +463,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         timings = Timings()
         with timings.phase("host"):
             local_size = self._local_size(device)
-            block_bits = 10
+            block_bits = ENUMERATION_BLOCK_BITS
             k = len(batch_problems)
             batch = Concatenated.of(batch_problems, dtype, clamp_capacities=True)
             largest_sum = int(np.add.reduceat(batch.weights.astype(np.int64), batch.first_item, axis=0).max())
@@ -479,16 +482,14 @@ class KnapsackBatchSolver(PackedBatchSolver):
             first_item = int(batch.sizes.sum())
 
         with timings.phase("upload"):
-            ctx, queue, flags = device.context, device.queue, cl.mem_flags
-
-            buffers = [upload_readonly(ctx, a) for a in (weights, profits, capacities, instances, group_instance)]
-            group_value = cl.Buffer(ctx, flags.READ_WRITE, groups * dtype.itemsize)
-            group_mask = cl.Buffer(ctx, flags.READ_WRITE, groups * 4)
-            selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
-            values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
-            if self.poison:
-                for buf in (group_value, group_mask, selected_buf, values_buf):
-                    fill(queue, buf, POISON_BYTE)
+            queue = device.queue
+            work = Workspace(device, Plan(self.name, _enumeration_buffers(batch.sizes, dtype.itemsize, local_size)),
+                             poison=POISON_BYTE if self.poison else None)
+            buffers = [work.upload("enumeration", a) for a in (weights, profits, capacities, instances, group_instance)]
+            group_value = work.empty("enumeration", groups * dtype.itemsize)
+            group_mask = work.empty("enumeration", groups * 4)
+            selected_buf = work.empty("enumeration", first_item)
+            values_buf = work.empty("enumeration", k * dtype.itemsize)
             deadline.drain(queue, f"{self.name}: buffers set")
 
         with timings.phase("kernels"):
@@ -556,17 +557,16 @@ class KnapsackBatchSolver(PackedBatchSolver):
             steps = int(batch.sizes[~stays].max(initial=0))
 
         with timings.phase("upload"):
-            ctx, queue, flags = device.context, device.queue, cl.mem_flags
-
-            weights_buf, profits_buf = upload_readonly(ctx, weights), upload_readonly(ctx, profits)
-            table_buf, caps_buf = upload_readonly(ctx, table), upload_readonly(ctx, capacities)
-            tiles_buf, chip_buf = (upload_readonly(ctx, np.append(a, np.uint32(0))) for a in (tile_instance, chip_instance))
-            rows = [cl.Buffer(ctx, flags.READ_WRITE, state_offset * dtype.itemsize) for _ in range(2)]
-            decisions = cl.Buffer(ctx, flags.READ_WRITE, max(4, decision_offset * 4))
-            selected_buf = cl.Buffer(ctx, flags.READ_WRITE, first_item)
-            if self.poison:
-                for buf in (decisions, selected_buf):
-                    fill(queue, buf, POISON_BYTE)
+            queue = device.queue
+            counted = _dense_buffers(batch.sizes, batch.states, stays, dtype.itemsize, local_size)
+            work = Workspace(device, Plan(self.name, counted), poison=POISON_BYTE if self.poison else None)
+            weights_buf, profits_buf = work.upload("items", weights), work.upload("items", profits)
+            caps_buf = work.upload("items", capacities)
+            table_buf = work.upload("tables", table)
+            tiles_buf, chip_buf = (work.upload("tables", np.append(a, np.uint32(0))) for a in (tile_instance, chip_instance))
+            rows = [work.empty(key, state_offset * dtype.itemsize) for key in ("row_a", "row_b")]
+            decisions = work.empty("decisions", max(4, decision_offset * 4))
+            selected_buf = work.empty("answers", first_item)
             for buf in rows:  # both: an instance's row is zero until its first item (right alignment)
                 fill(queue, buf, POISON_BYTE if self.poison and not tile_instance.size else 0)
             deadline.drain(queue, f"{self.name}: buffers set")
@@ -588,7 +588,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             for step in range(steps):
                 step_kernels[step & 1].set(step=np.uint32(step)).enqueue(queue, global_size, (local_size,))
                 pacer.launch()
-            values_buf = cl.Buffer(ctx, flags.READ_WRITE, k * dtype.itemsize)
+            values_buf = work.empty("answers", k * dtype.itemsize)
             group = min(64, device.max_work_group_size)
             program.kernel("dp_batch_backtrack").set(
                 decisions=decisions, weights=weights_buf, instances=table_buf, capacities=caps_buf,
@@ -617,5 +617,23 @@ def _not_enumerable(packed: PackedProblems) -> np.ndarray:
     return (m > 3) | (n > ENUMERATION_MAX_ITEMS) | (np.add.reduceat(wide, packed.capacity_offsets[:-1]) > 0)
 
 
-def upload_readonly(ctx: cl.Context, array: np.ndarray) -> cl.Buffer:
-    return cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
+def _enumeration_buffers(sizes: np.ndarray, value_bytes: int, local_size: int) -> dict[str, int]:
+    """Device bytes of a batch's subset enumeration (``subset_enum.cl``): per item its weights (three
+    words), profit and flag; per instance its capacities, table row and value; per work-group (a block
+    of 2^ENUMERATION_BLOCK_BITS subsets) its instance, best value and mask."""
+    items, k = int(sizes.sum()), int(sizes.size)
+    groups = int((-(-(2 ** np.maximum(sizes - ENUMERATION_BLOCK_BITS, 0)) // local_size)).sum())
+    return {"enumeration": items * (12 + value_bytes + 1) + k * (12 + 16 + value_bytes) + groups * (8 + value_bytes)}
+
+
+def _dense_buffers(sizes: np.ndarray, states: np.ndarray, stays: np.ndarray, value_bytes: int,
+                   local_size: int) -> dict[str, int]:
+    """Device bytes of one chunk of the batched DP (``_run``): items (weights in three words, profits)
+    and capacities; the instance table and the work-groups' instances; both rows; the decisions; the
+    answers (item flags, values)."""
+    items, k = int(sizes.sum()), int(sizes.size)
+    tiles = -(-states // (32 * local_size))
+    return {"items": items * (12 + value_bytes) + 12 * k,
+            "tables": INSTANCE.itemsize * k + 4 * (int(tiles[~stays].sum()) + 1) + 4 * (int(stays.sum()) + 1),
+            "row_a": int(states.sum()) * value_bytes, "row_b": int(states.sum()) * value_bytes,
+            "decisions": max(4, int((sizes * tiles * local_size).sum()) * 4), "answers": items + k * value_bytes}

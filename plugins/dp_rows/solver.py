@@ -37,6 +37,7 @@ from clsolve.sdk import (
     StorePlan,
     Timings,
     UnsupportedProblemError,
+    Workspace,
     clamped_weights,
     copy_later,
     deadline,
@@ -213,7 +214,7 @@ class RowParallelSolver(DeviceSolver):
         else:
             buffers = {"rows": chain.rows_bytes(layout.states, dtype), "progress": 4 * layout.tiles}
         buffers.update(store.device_buffers("decisions", device))
-        buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
+        buffers["items"] = _item_bytes(problem, dtype)
         if pruned:
             buffers["kept states"] = pruned_passes.kept_bytes(layout, problem.n)
         kind = "gpu" if device.is_gpu else "other"
@@ -257,7 +258,7 @@ class RowParallelSolver(DeviceSolver):
         store, chunks, _ = self._store(problem, layout, dtype, device, self.store, pipeline.stage, pipeline, False)
         buffers = pipeline.buffers(dtype, problem.n)
         buffers.update(store.device_buffers("decisions", device))
-        buffers["items"] = problem.n * (12 + dtype.itemsize + 1)
+        buffers["items"] = _item_bytes(problem, dtype)
         kind = "gpu" if device.is_gpu else "other"
         launches = len(pipelining.launches(chunks)) + (len(chunks) if store.mode == "device" else 0)
         return Plan(
@@ -303,7 +304,7 @@ class RowParallelSolver(DeviceSolver):
             program, chain = self._program(problem, device, plan, layout, dtype, pruning)
             pipeline = self._pipeline_of(plan, layout)
         with timings.phase("upload"):
-            held = self._upload(problem, device, layout, dtype, str(plan.details["store"]),
+            held = self._upload(problem, Workspace(device, plan), layout, dtype, str(plan.details["store"]),
                                 int(plan.details["items_per_launch"]), chain, pruning is not None, pipeline)
             bounded = None if pruning is None else pruned_passes.prepare(problem, device, plan, program, layout, held,
                                                                          pruning)
@@ -375,33 +376,33 @@ class RowParallelSolver(DeviceSolver):
             return found
         return backtrack.on_host(problem, layout, held)
 
-    def _upload(self, problem: Knapsack, device: Device, layout: DecisionLayout, dtype: np.dtype,
+    def _upload(self, problem: Knapsack, work: Workspace, layout: DecisionLayout, dtype: np.dtype,
                 mode: str, per_pass: int, chain: Chain, pruned: bool, pipeline: Pipeline | None = None) -> Held:
         """The items, the value rows (two, the chain's ring or the pipeline's two slots, the first
         zero), the store of decision rows, the answer's buffers (and the chain's progress counters, zero,
         or the pipeline's rings and counters; with ``pruned``, the two rows of kept-state bits)."""
-        ctx, queue, flags = device.context, device.queue, cl.mem_flags
+        device = work.device
+        queue = device.queue
         store, chunks, _ = self._store(problem, layout, dtype, device, mode, per_pass, pipeline or chain, pruned)
         chained = chain.passes > 1
         if pipeline is not None:
             row_bytes = pipeline.pitch * dtype.itemsize
-            rows = [cl.Buffer(ctx, flags.READ_WRITE, pipeline.rows_bytes(dtype))]
-            progress: cl.Buffer | None = cl.Buffer(ctx, flags.READ_WRITE, pipeline.progress_bytes(problem.n))
+            rows = [work.empty("rows", pipeline.rows_bytes(dtype))]
+            progress: cl.Buffer | None = work.empty("progress", pipeline.progress_bytes(problem.n))
         else:
             row_bytes = (chain.pitch if chained else layout.states) * dtype.itemsize
-            rows = ([cl.Buffer(ctx, flags.READ_WRITE, chain.slots * row_bytes)] if chained
-                    else [cl.Buffer(ctx, flags.READ_WRITE, row_bytes) for _ in range(2)])
-            progress = cl.Buffer(ctx, flags.READ_WRITE, 4 * layout.tiles) if chained else None
+            rows = ([work.empty("rows", chain.slots * row_bytes)] if chained
+                    else [work.empty(key, row_bytes) for key in ("row_a", "row_b")])
+            progress = work.empty("progress", 4 * layout.tiles) if chained else None
         held = Held(
-            weights=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=clamped_weights(problem)),
-            profits=cl.Buffer(ctx, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=problem.profits.astype(dtype)),
+            weights=work.upload("items", clamped_weights(problem)),
+            profits=work.upload("items", problem.profits.astype(dtype)),
             rows=rows, store=RowStore(device, store, poison=POISON_BYTE if self.poison else None),
-            chunks=chunks, selected=cl.Buffer(ctx, flags.READ_WRITE, problem.n),
-            remaining=cl.Buffer(ctx, flags.READ_WRITE | flags.COPY_HOST_PTR,
-                                hostbuf=np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m))),
+            chunks=chunks, selected=work.empty("items", problem.n),
+            remaining=work.upload("items", np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m)), writable=True),
             progress=progress,
-            kept=cl.Buffer(ctx, flags.READ_WRITE, pruned_passes.kept_bytes(layout, problem.n)) if pruned else None,
-            rings=cl.Buffer(ctx, flags.READ_WRITE, pipeline.rings_bytes(dtype)) if pipeline is not None else None)
+            kept=work.empty("kept states", pruned_passes.kept_bytes(layout, problem.n)) if pruned else None,
+            rings=work.empty("rings", pipeline.rings_bytes(dtype)) if pipeline is not None else None)
         if self.poison:
             for buf in held.rows[-1:] + [held.selected] + [b for b in (held.kept, held.rings) if b is not None]:
                 fill(queue, buf, POISON_BYTE)
@@ -521,3 +522,9 @@ class RowParallelSolver(DeviceSolver):
         plan = self._plan(problem, device, pruned=pruning is not None, chained=1 if pruning is not None else None)
         value, table, _ = self._run(problem, device, plan, keep_decisions=True, pruning=pruning)
         return value, table
+
+
+def _item_bytes(problem: Knapsack, dtype: np.dtype) -> int:
+    """Device bytes of the items (weights in three words, profits, a flag each) and the capacities left
+    (three words) of the trace-back."""
+    return problem.n * (12 + dtype.itemsize + 1) + 12

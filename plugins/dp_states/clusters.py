@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import Device, deadline
+from clsolve.sdk import Device, Plan, Workspace, deadline
 
 from .core import Core, Level
 from .device import DeviceLists
@@ -109,8 +109,9 @@ class ClusterLists:
     ``rate`` / DENOMINATOR; ``None`` from ``make`` where a list would pass ``slots`` states."""
 
     def __init__(self, device: Device, core: Core, clusters: Clusters, rate: int, stride: int,
-                 snapshots: list[Snapshot]):
-        self.device, self.clusters, self.rate = device, clusters, rate
+                 snapshots: list[Snapshot], work: Workspace):
+        """``work``: the workspace that made the snapshots (and takes them back)."""
+        self.device, self.clusters, self.rate, self.work = device, clusters, rate, work
         self.first, self.stride, self.snapshots = len(core.levels), stride, snapshots
         self.runs, self.made = 0, 0  # what making them took: runs of the dynamic programme, states made
 
@@ -119,7 +120,7 @@ class ClusterLists:
              poison: bool = False) -> ClusterLists | None:
         """The lists at the rate whose bound of the whole problem is lowest, within ``slots`` states a
         list and ``memory`` bytes of kept lists (the stride between them grows to fit)."""
-        builder = _Builder(device, local_size, core, clusters, slots, poison)
+        builder = _Builder(device, local_size, core, clusters, slots, poison, memory)
         best = builder.best_rate(memory)
         if best is None:
             return None
@@ -128,7 +129,7 @@ class ClusterLists:
         kept = builder.run(items, best, stride, memory)
         if kept is None:
             return None
-        made = cls(device, core, clusters, best, builder.stride, kept)
+        made = cls(device, core, clusters, best, builder.stride, kept, builder.kept)
         made.runs, made.made = builder.runs, builder.made
         return made
 
@@ -150,7 +151,7 @@ class ClusterLists:
         return _root_value(self.device, self.snapshots[0], self.rate, core.capacity)
 
     def release(self) -> None:
-        _release(self.snapshots)
+        _release(self.work, self.snapshots)
         self.snapshots = []
 
 
@@ -158,8 +159,12 @@ class _Builder:
     """The Pareto lists' dynamic programme on the device, with dp-states' lists: an item of base B and
     scaled value v > 0 adds (B, v) to every state (no bound prunes; dominance does)."""
 
-    def __init__(self, device: Device, local_size: int, core: Core, clusters: Clusters, slots: int, poison: bool):
+    def __init__(self, device: Device, local_size: int, core: Core, clusters: Clusters, slots: int, poison: bool,
+                 memory: int):
+        """Lists of at most ``slots`` states; kept snapshots of at most ``memory`` bytes, and one more
+        made before the stride grows (``run``)."""
         self.device, self.local_size, self.core, self.slots, self.poison = device, local_size, core, slots, poison
+        self.kept = Workspace(device, Plan("dp-states", {"snapshots": memory + 16 * max(slots, HOST_STEP)}))
         self.bases = clusters.bases
         self.runs, self.made = 0, 0  # runs of the dynamic programme and the states they made
         self.stride = 1  # that of the last run
@@ -183,7 +188,7 @@ class _Builder:
             if kept is None:
                 return None
             found = (_root_value(self.device, kept[0], rate, core.capacity), rate)
-            _release(kept)
+            _release(self.kept, kept)
             if best is not None and found[0] >= best[0]:
                 break
             best = found
@@ -210,11 +215,11 @@ class _Builder:
             while room and memory is not None and sum(16 * k.count for k in kept.values()) > memory:
                 stride *= 2
                 room = stride < 2 * max(len(items), 1)
-                _release([kept.pop(i) for i in list(kept) if i % stride])
+                _release(self.kept, [kept.pop(i) for i in list(kept) if i % stride])
         state.release()
         self.runs, self.made = self.runs + 1, self.made + state.made
         if not room:
-            _release(kept.values())
+            _release(self.kept, kept.values())
             return None
         self.stride = stride
         return [kept[i] for i in sorted(kept)]
@@ -263,14 +268,13 @@ class _State:
         return self.lists
 
     def snapshot(self, extra: int) -> Snapshot:
-        ctx, queue = self.builder.device.context, self.builder.device.queue
+        queue, work = self.builder.device.queue, self.builder.kept
         if self.lists is None:
             count = int(self.S.size)
-            S, V = (cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=array)
-                    for array in (self.S, self.V))
+            S, V = (work.upload("snapshots", array) for array in (self.S, self.V))
             return Snapshot(S, V, count, extra)
         count = self.lists.count
-        S, V = (cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8 * count) for _ in range(2))
+        S, V = (work.empty("snapshots", 8 * count) for _ in range(2))
         cl.enqueue_copy(queue, S, self.lists.lists[0][0], byte_count=8 * count)
         cl.enqueue_copy(queue, V, self.lists.lists[0][1], byte_count=8 * count)
         return Snapshot(S, V, count, extra)
@@ -305,7 +309,6 @@ def _root_value(device: Device, snapshot: Snapshot, rate: int, capacity: int) ->
     return (int(V[0]) + rate * capacity + snapshot.extra) // DENOMINATOR
 
 
-def _release(snapshots) -> None:
+def _release(work: Workspace, snapshots) -> None:
     for snapshot in snapshots:
-        snapshot.S.release()
-        snapshot.V.release()
+        work.release("snapshots", snapshot.S, snapshot.V)

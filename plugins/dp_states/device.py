@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import POISON_BYTE, Device, fill, kernels
+from clsolve.sdk import POISON_BYTE, Device, Plan, Workspace, kernels
 
 from .core import Core, Level
 from .records import DeviceBlock
@@ -35,13 +35,18 @@ def per_item(local_size: int, local_memory: int) -> int:
 #: Device bytes per slot: a slot holds one state of the merged list (with its keep flag) and of each
 #: of the two lists (W, P, bits: 8 bytes, anchor: 4); a list of n states needs 2n slots.
 SLOT_BYTES = 3 * 28 + 1
-#: Device bytes per slot of the limit at the peak of growing to it: the new buffers and the old list
-#: (half as many slots) being copied.
-GROWTH_BYTES = SLOT_BYTES + 28 // 2
+#: Device bytes per slot of the limit: the slot's, and at most one of its work-group's scratch (36 bytes
+#: a work-group of at least 64 states). Growing holds the new list and the old one in the names of the
+#: two lists (``list_buffers``), with the other buffers given back first: no more at the peak.
+LIMIT_BYTES = SLOT_BYTES + 1
+#: Slots of the first device lists (they grow by doubling from there).
+FIRST_SLOTS = 1024
 #: The buffers besides the lists and the merged list.
 _SCRATCH = ("keep", "splits", "group_max", "group_count", "group_best", "group_best_at", "group_top", "result_buffer")
 #: Bytes of one state's W, P, bits and anchor.
 FIELDS = ((8, np.int64), (8, np.int64), (8, np.uint64), (4, np.uint32))
+#: The fields' names and bytes (a plan's buffer names: ``W_a`` .. ``anchor_merged``).
+_NAMES = (("W", 8), ("P", 8), ("bits", 8), ("anchor", 4))
 
 
 @dataclass
@@ -58,17 +63,32 @@ class LevelResult:
 class DeviceLists:
     """The current list and the merged one on the device."""
 
-    def __init__(self, device: Device, local_size: int, limit: int, poison: bool = False):
+    keep: cl.Buffer
+    splits: cl.Buffer
+    group_max: cl.Buffer
+    group_count: cl.Buffer
+    group_best: cl.Buffer
+    group_best_at: cl.Buffer
+    group_top: cl.Buffer
+    result_buffer: cl.Buffer
+    merged: list[cl.Buffer]
+
+    def __init__(self, device: Device, local_size: int, limit: int, poison: bool = False, records: int = 0):
         """``limit``: the most slots (states of a merged list) the buffers may hold; ``poison`` fills
-        every fresh buffer with a garbage pattern (tests: nothing may read what was not written)."""
+        every fresh buffer with a garbage pattern (tests: nothing may read what was not written);
+        ``records``: the most bytes of block records kept on the device (``device_record``)."""
         self.device, self.local_size, self.limit, self.poison = device, local_size, limit, poison
         self.per_item = per_item(local_size, device.local_memory)
         self.program = program(device, local_size)
         self.capacity = 0
         self.count = 0
         self.lists: list[list[cl.Buffer]] = []
+        self.labels = ["a", "b"]   # the plan's names of each list's buffers (they swap at each level)
+        counted = list_buffers(limit, self.groups(limit))
+        self.work = Workspace(device, Plan("dp-states", {**counted, "block records": records}),
+                              poison=POISON_BYTE if poison else None)
         self.results = np.zeros(4, dtype=np.int64)
-        self.no_row = {"row": cl.Buffer(device.context, cl.mem_flags.READ_ONLY, 8), "width": np.uint32(0),
+        self.no_row = {"row": self.work.empty("results", 8), "width": np.uint32(0),
                        "grain": np.int64(1), "wl": np.int64(0), "pl": np.int64(0)}
         self.no_cluster = {"cS": self.no_row["row"], "cV": self.no_row["row"], "ccount": np.uint32(0),
                            "crate": np.int64(0), "cextra": np.int64(0), "cdenominator": np.int64(1),
@@ -106,50 +126,54 @@ class DeviceLists:
         list only (``GROWTH_BYTES`` a slot of the limit)."""
         if states <= self.capacity:
             return
-        capacity = min(self.limit, max(states, 2 * self.capacity, 1024))
-        ctx, flags, queue = self.device.context, cl.mem_flags, self.device.queue
-        old = self.lists[0] if self.lists else []
-        self._release([*(self.lists[1] if self.lists else []), *getattr(self, "merged", []),
-                       *(getattr(self, name, None) for name in _SCRATCH)])
-        fresh = [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]
-        if self.poison:
-            for buffer in fresh:
-                fill(queue, buffer, POISON_BYTE)
+        capacity = min(self.limit, max(states, 2 * self.capacity, FIRST_SLOTS))
+        queue = self.device.queue
+        old, kept, fresh = (self.lists[0] if self.lists else []), self.labels[0], self.labels[1]
+        self._free()   # all but the list kept; the new list is made where the other one was
+        new = self._list(fresh, capacity)
         if self.count:
-            for src, dst, (size, _) in zip(old, fresh, FIELDS):
+            for src, dst, (size, _) in zip(old, new, FIELDS):
                 cl.enqueue_copy(queue, dst, src, byte_count=size * self.count)
         queue.finish()
-        self._release(old)
-        self.lists = [fresh, [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]]
-        self.merged = [cl.Buffer(ctx, flags.READ_WRITE, size * capacity) for size, _ in FIELDS]
-        self.keep = cl.Buffer(ctx, flags.READ_WRITE, capacity)
+        self._release(kept, old)
+        self.lists, self.labels = [new, self._list(kept, capacity)], [fresh, kept]
+        self.merged = self._list("merged", capacity)
+        self.keep = self.work.empty("keep", capacity)
         groups = self.groups(capacity)
-        self.splits = cl.Buffer(ctx, flags.READ_WRITE, 4 * (groups + 1))
-        self.group_max = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
-        self.group_count = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
-        self.group_best = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
-        self.group_best_at = cl.Buffer(ctx, flags.READ_WRITE, 4 * groups)
-        self.group_top = cl.Buffer(ctx, flags.READ_WRITE, 8 * groups)
-        self.result_buffer = cl.Buffer(ctx, flags.READ_WRITE, 32)
-        if self.poison:
-            for buffer in [*self.lists[1], *self.merged, *(getattr(self, name) for name in _SCRATCH)]:
-                fill(queue, buffer, POISON_BYTE)
+        for name, size in (("splits", 4 * (groups + 1)), ("group_max", 8 * groups), ("group_count", 4 * groups),
+                           ("group_best", 8 * groups), ("group_best_at", 4 * groups), ("group_top", 8 * groups)):
+            setattr(self, name, self.work.empty("groups", size))
+        self.result_buffer = self.work.empty("results", 32)
         self.capacity = capacity
         self._bind()
 
     def release(self) -> None:
         """Every buffer, now."""
-        self._release([*(b for pair in self.lists for b in pair), *getattr(self, "merged", []),
-                       *(getattr(self, name, None) for name in _SCRATCH)])
-        self.lists, self.merged, self.capacity, self.count = [], [], 0, 0
+        self._free()
+        if self.lists:
+            self._release(self.labels[0], self.lists[0])
+        self.lists, self.capacity, self.count = [], 0, 0
+
+    def _free(self) -> None:
+        """Every buffer but the current list (``lists[0]``), now: the other list, the merged list and
+        the scratch (the kernels holding them are replaced by ``_bind`` afterwards)."""
+        if self.lists:
+            self._release(self.labels[1], self.lists[1])
+            self.lists[1] = []
+        self._release("merged", getattr(self, "merged", []))
+        self.merged = []
         for name in _SCRATCH:
+            buffer = getattr(self, name, None)
+            if buffer is not None:
+                self.work.release({"keep": "keep", "result_buffer": "results"}.get(name, "groups"), buffer)
             setattr(self, name, None)
 
-    def _release(self, buffers) -> None:
-        """Free ``buffers`` now (the kernels holding them are replaced by ``_bind`` afterwards)."""
-        for buffer in buffers:
-            if buffer is not None:
-                buffer.release()
+    def _list(self, label: str, capacity: int) -> list[cl.Buffer]:
+        return [self.work.empty(f"{field}_{label}", size * capacity) for (field, _), (size, _) in zip(_NAMES, FIELDS)]
+
+    def _release(self, label: str, buffers: list[cl.Buffer]) -> None:
+        for (field, _), buffer in zip(_NAMES, buffers):
+            self.work.release(f"{field}_{label}", buffer)
 
     def _bind(self) -> None:
         """Fresh kernels with the buffers that do not change between levels."""
@@ -204,7 +228,7 @@ class DeviceLists:
         self.compact.set(m=np.uint32(m), W=dst[0], P=dst[1], bits=dst[2], anchor=dst[3])
         self.compact.enqueue(queue, full, local)
         cl.enqueue_copy(queue, self.results, self.result_buffer)  # blocking
-        self.lists = [dst, src]
+        self.lists, self.labels = [dst, src], self.labels[::-1]
         self.count = int(self.results[0])
         return LevelResult(*(int(x) for x in self.results))
 
@@ -219,12 +243,12 @@ class DeviceLists:
     def device_record(self) -> DeviceBlock:
         """(bits, anchors) of the current list, copied into new device buffers."""
         size = max(self.count, 1)
-        ctx, queue = self.device.context, self.device.queue
-        bits, anchors = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 8 * size), cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4 * size)
+        queue = self.device.queue
+        bits, anchors = self.work.empty("block records", 8 * size), self.work.empty("block records", 4 * size)
         if self.count:
             cl.enqueue_copy(queue, bits, self.lists[0][2], byte_count=8 * self.count)
             cl.enqueue_copy(queue, anchors, self.lists[0][3], byte_count=4 * self.count)
-        return DeviceBlock(queue, bits, anchors, self.count)
+        return DeviceBlock(queue, bits, anchors, self.count, lambda: self.work.release("block records", bits, anchors))
 
     def record(self) -> tuple[np.ndarray, np.ndarray]:
         """(bits, anchors) of the current list."""
@@ -235,9 +259,16 @@ class DeviceLists:
         return bits, anchors
 
 
-def list_buffers(slots: int) -> dict[str, int]:
-    """The device buffers of ``slots`` slots: two lists and the merged one, a buffer per field."""
-    out = {"keep": slots, "old list while growing": (GROWTH_BYTES - SLOT_BYTES) * slots}
-    for field, size in (("W", 8), ("P", 8), ("bits", 8), ("anchor", 4)):
-        out.update({f"{field}_a": size * slots, f"{field}_b": size * slots, f"merged_{field}": size * slots})
+def device_groups(device: Device, local_size: int, slots: int) -> int:
+    """Work-groups a level of ``slots`` merged states takes (``DeviceLists.groups``)."""
+    return max(1, -(-slots // (local_size * per_item(local_size, device.local_memory))))
+
+
+def list_buffers(slots: int, groups: int) -> dict[str, int]:
+    """The device buffers of ``slots`` slots merged by ``groups`` work-groups: two lists and the merged
+    one (a buffer per field; a list grows into the other one's names while the old one is copied),
+    the keep flags, the work-groups' scratch, the level's results."""
+    out = {"keep": slots, "groups": 4 * (groups + 1) + 32 * groups, "results": 32 + 8}
+    for field, size in _NAMES:
+        out.update({f"{field}_a": size * slots, f"{field}_b": size * slots, f"{field}_merged": size * slots})
     return out

@@ -5,6 +5,7 @@ copy within device memory) and in host memory after that. A state is walked back
 reading one entry per block."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +25,7 @@ class DeviceBlock:
     bits: cl.Buffer
     anchors: cl.Buffer
     count: int
+    free: Callable[[], None]   # gives both buffers back (to the workspace that made them)
 
     @property
     def nbytes(self) -> int:
@@ -37,8 +39,7 @@ class DeviceBlock:
         return int(bits[0]), int(anchor[0])
 
     def release(self) -> None:
-        self.bits.release()
-        self.anchors.release()
+        self.free()
 
 
 @dataclass

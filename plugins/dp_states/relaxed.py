@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import POISON_BYTE, Device, Program, fill
+from clsolve.sdk import POISON_BYTE, Device, Plan, Program, Workspace, fill
 
 from .core import Core
 
@@ -90,16 +90,16 @@ class RelaxedRows:
         self.first = len(core.levels)
         items = core.upcoming()
         self.shape = Shape.of(core.capacity, len(items), width, memory, cells)
+        self.work = Workspace(device, Plan("dp-states", {"relaxed rows": self.shape.nbytes}),
+                              poison=POISON_BYTE if poison else None)
         self.rows = self._make(program, core, items)
 
     def _make(self, program: Program, core: Core, items: list[int]) -> list[cl.Buffer]:
         """The DP in reverse order of the levels; the row over items[i:] is kept for every i that is a
         multiple of the stride."""
-        shape, queue, ctx = self.shape, self.device.queue, self.device.context
+        shape, queue = self.shape, self.device.queue
         size = shape.width * 8
-        work = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size) for _ in range(2)]
-        if self.poison:
-            fill(queue, work[1], POISON_BYTE)
+        work = [self.work.empty("relaxed rows", size) for _ in range(2)]
         fill(queue, work[0], 0)  # F over no item: 0 everywhere
         kept: dict[int, cl.Buffer] = {}
         kernel = program.kernel("relaxed_item").set(width=np.uint32(shape.width))
@@ -111,11 +111,10 @@ class RelaxedRows:
                 kernel.enqueue(queue, grid, (256,))
                 work.reverse()
             if i % shape.stride == 0:
-                kept[i] = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size)
+                kept[i] = self.work.empty("relaxed rows", size)
                 cl.enqueue_copy(queue, kept[i], work[0], byte_count=size)
         queue.finish()
-        for buffer in work:
-            buffer.release()
+        self.work.release("relaxed rows", *work)
         return [kept[i] for i in sorted(kept)]
 
     def arguments(self, number: int, core: Core) -> dict[str, object]:
@@ -141,6 +140,5 @@ class RelaxedRows:
         return self.bound(*core.start(), core)
 
     def release(self) -> None:
-        for buffer in self.rows:
-            buffer.release()
+        self.work.release("relaxed rows", *self.rows)
         self.rows = []

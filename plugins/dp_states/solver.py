@@ -52,7 +52,7 @@ from . import incumbent
 from .clusters import DENOMINATOR, ClusterLists, Clusters, fits
 from .core import Core
 from .descent import DESCENT_STATES, descend
-from .device import GROWTH_BYTES, SLOT_BYTES, DeviceLists, list_buffers, program
+from .device import FIRST_SLOTS, LIMIT_BYTES, SLOT_BYTES, DeviceLists, device_groups, list_buffers, program
 from .host import HOST_STATES, HostLists
 from .incumbent import Strengthened
 from .places import Places
@@ -173,7 +173,7 @@ class StateListSolver(DeviceSolver):
     def _slot_limit(self, device: Device) -> int:
         """The most slots (states of a merged list) the device may hold."""
         limit = int(device.memory_budget - 2**20 - self._relaxed_bytes(device)
-                    - self._record_bytes(device) - self._cluster_bytes(device)) // GROWTH_BYTES
+                    - self._record_bytes(device) - self._cluster_bytes(device)) // LIMIT_BYTES
         limit = min(limit, device.max_allocation // 8, 2**31 - 1)
         return max(4, min(limit, self.max_states or limit))
 
@@ -205,7 +205,7 @@ class StateListSolver(DeviceSolver):
         searched = staged.searched
         n = 0 if searched is None else searched.n
         limit = self._slot_limit(device)
-        slots = min(limit, 2 ** min(n + 1, 40))
+        slots = min(limit, max(2 ** min(n + 1, 40), FIRST_SLOTS))
         gap, seconds, probed = 0, n * LEVEL_SECONDS[_kind(device)], None
         if searched is not None:
             core = Core.of(searched)
@@ -222,7 +222,7 @@ class StateListSolver(DeviceSolver):
         if probed is not None:
             details["probe"] = {"levels": probed.levels, "seconds": probed.seconds, "longest_list": probed.longest,
                                 "last_list": probed.last, "short": probed.short, "finished": probed.finished}
-        buffers = list_buffers(slots)
+        buffers = list_buffers(slots, device_groups(device, self._local_size(device), slots))
         if self._width(device) and searched is not None:
             buffers["relaxed rows (at most)"] = self._relaxed_bytes(device)
         if self._cluster_bytes(device) and searched is not None:
@@ -271,7 +271,8 @@ class StateListSolver(DeviceSolver):
 
         def make() -> ClusterLists | None:
             share = self._cluster_bytes(device)
-            return ClusterLists.make(device, self._local_size(device), core, found, share // 2 // GROWTH_BYTES,
+            # lists of slots x LIMIT_BYTES, snapshots of half the share and one list more (16 bytes a state)
+            return ClusterLists.make(device, self._local_size(device), core, found, share // 2 // (LIMIT_BYTES + 16),
                                      share // 2, self.poison)
 
         eligible = self.clusters and found.useful() and fits(core) and not core.done()  # once, not per level
@@ -319,7 +320,8 @@ class StateListSolver(DeviceSolver):
         host = HostLists(np.array([W]), np.array([P]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
         lists: HostLists | DeviceLists = host
         slots = self._slot_limit(device)
-        places = Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison),
+        places = Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison,
+                                                  self._record_bytes(device)),
                          self.host_states)
         records, budget, limit = Records(), self._budget(), deadline.current()
         rates = {"host": deadline.Rate(*FIRST_RATES["host"]),

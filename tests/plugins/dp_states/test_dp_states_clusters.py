@@ -44,12 +44,12 @@ def test_the_root_bound_is_at_least_the_optimum_at_any_rate(case, share, host_st
     problem, bases = case
     core = Core.of(problem)
     found = Clusters(bases[core.order].astype(np.int64), 1, 1)
-    builder = _Builder(clsolve.get_device(device), 32, core, found, 2**16, True)
+    builder = _Builder(clsolve.get_device(device), 32, core, found, 2**16, True, 2**24)
     b = min(core.breaking, core.n - 1)
     rate = int(core.profits[b]) * DENOMINATOR // max(int(core.weights[b]), 1) * share // 2
     kept = builder.run(core.upcoming(), rate, 1, None)
     assert kept is not None
-    lists = ClusterLists(builder.device, core, found, rate, 1, kept)
+    lists = ClusterLists(builder.device, core, found, rate, 1, kept, builder.kept)
     try:
         assert lists.root_bound(core) >= brute_force(problem)
     finally:

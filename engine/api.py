@@ -12,6 +12,7 @@ from .errors import (
     InvalidOptionError,
 )
 from .plugin import registry
+from .plugin.contract import Solver
 from .runtime import deadline, memory
 from .runtime.devices import Device, DeviceInfo, list_devices, settle_left_work
 from .scaleout import chunks, multidevice
@@ -78,6 +79,13 @@ def _solve_many(problems: list, solver: str, device, client, progress, chunk_cou
             progress(Progress(1, 1, len(problems), len(problems), time.perf_counter() - start))
         return solutions
     return solving.solve_many_one_device(problems, solver, device, arrays, options)
+
+
+def load_solver(name: str, **options) -> Solver:
+    """The installed solver ``name`` made with ``options`` (what ``solve(..., solver=name, **options)``
+    uses): its contract's ``plan`` and ``solve`` and a plugin's own methods (the value-only sweeps that
+    ``clsolve bench`` times). A solution it returns is unchecked: ``check`` it."""
+    return registry.load(name, **options)
 
 
 def solvers() -> list[registry.SolverInfo]:

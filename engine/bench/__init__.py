@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import FormatError, InvalidOptionError
+from clsolve import FormatError, InvalidOptionError
+
 from . import batch, bnb, dp_rows, hard_kp, kpm, mckp, plots, scale, small_rows, wavefront
 from .common import data_root
 

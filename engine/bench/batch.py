@@ -6,11 +6,9 @@ import datetime
 import sys
 import time
 
-from .. import api
-from ..plugin import checked, registry
-from ..problems import Knapsack
-from ..runtime.devices import Device, get_device
-from ..solution import check_many
+import clsolve
+from clsolve import Device, Knapsack, check_many, get_device
+
 from .common import copy_bandwidth, fresh, ortools_solve, two_d_set
 
 
@@ -23,7 +21,7 @@ def timed_batch(problems: list[Knapsack], device: Device, repeats: int, **option
     for _ in range(repeats):
         batch = fresh(problems)
         start = time.perf_counter()
-        solutions = list(api.solve_many(batch, device=device, **options))
+        solutions = list(clsolve.solve_many(batch, device=device, **options))
         best = min(best, time.perf_counter() - start)
         kernels = min(kernels, sum(s.timings.kernels for s in solutions))
     return best, solutions, kernels
@@ -31,13 +29,14 @@ def timed_batch(problems: list[Knapsack], device: Device, repeats: int, **option
 
 def batch_phases(problems: list[Knapsack], device: Device, **options) -> dict:
     """Where one ``solve_many`` run's time goes: presolve and planning, the solver's host work, upload,
-    kernels, download, and the engine's check, in milliseconds (the steps of ``api.solve_many``)."""
+    kernels, download, and the engine's check, in milliseconds (the steps of ``clsolve.solve_many``)."""
     batch = fresh(problems)
     start = time.perf_counter()
-    solver = registry.load(options.pop("solver"), **options)
-    plan = checked.plan_many(solver, batch, device)
+    solver = clsolve.load_solver(options.pop("solver"), **options)
+    assert isinstance(solver, clsolve.BatchSolver), f"{solver.name} solves one problem at a time"
+    plan = solver.plan_many(batch, device)
     planned = time.perf_counter()
-    solutions = checked.solve_many(solver, batch, device, plan)
+    solutions = solver.solve_many(batch, device, plan)
     solved = time.perf_counter()
     assert check_many(batch, solutions) is None
     verified = time.perf_counter()
@@ -72,7 +71,7 @@ def run_batch_set(args) -> dict:
                 "dp-batch method=dp presolve=False": ("dp-batch", {"method": "dp", "presolve": False})}
     values: dict[str, list[int]] = {}
     for name, (solver, options) in variants.items():
-        api.solve_many(problems[:3], solver=solver, device=device, **options)  # builds the kernels
+        clsolve.solve_many(problems[:3], solver=solver, device=device, **options)  # builds the kernels
         seconds, solutions, _ = timed_batch(problems, device, args.repeats, solver=solver, **options)
         values[name] = [s.value for s in solutions]
         rows[name] = {"seconds_total": seconds, "seconds_mean": seconds / len(problems),
@@ -87,15 +86,15 @@ def run_batch_set(args) -> dict:
     kernel_seconds = dense["phases"]["batches"]["dynamic programming"]["kernels"] / 1e3
     dense["floor_seconds"] = updates * (2 * 4 + 0.125) / bandwidth
     dense["ratio_to_floor_kernels"] = dense["floor_seconds"] / kernel_seconds
-    api.solve(problems[0], solver="dp-rows", device=device, presolve=False)
+    clsolve.solve(problems[0], solver="dp-rows", device=device, presolve=False)
     start = time.perf_counter()
-    values["dp-rows"] = [api.solve(p, solver="dp-rows", device=device, presolve=False).value for p in problems]
+    values["dp-rows"] = [clsolve.solve(p, solver="dp-rows", device=device, presolve=False).value for p in problems]
     elapsed = time.perf_counter() - start
     rows["dp-rows presolve=False"] = {"seconds_total": elapsed, "seconds_mean": elapsed / len(problems)}
     print(f"dp-rows one at a time: {elapsed:.4f} s", file=sys.stderr)
     sample = problems if args.full else problems[:: max(1, len(problems) // 20)]
     start = time.perf_counter()
-    reference = {id(p): api.solve(p, solver="sequential").value for p in sample}
+    reference = {id(p): clsolve.solve(p, solver="sequential").value for p in sample}
     elapsed = time.perf_counter() - start
     rows["sequential"] = {"seconds_mean": elapsed / len(sample), "seconds_total": elapsed / len(sample) * len(problems),
                           "measured_instances": len(sample),

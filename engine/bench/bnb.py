@@ -8,10 +8,9 @@ import time
 
 import numpy as np
 
-from .. import api
-from ..io import formats
-from ..problems import Knapsack
-from ..runtime.devices import Device, get_device
+import clsolve
+from clsolve import Device, Knapsack, formats, get_device
+
 from .common import data_root, ortools_solve
 
 
@@ -40,11 +39,11 @@ def _bnb_case(problems: list[Knapsack], device: Device, time_limit: float, check
     rows: list[dict] = []
     for problem in problems:
         start = time.perf_counter()
-        solution = api.solve(problem, solver="bnb", device=device, time_limit=time_limit, **options)
+        solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=time_limit, **options)
         seconds = time.perf_counter() - start
         row = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value, **solution.stats}
         if check and problem.cells() * problem.n < 5e10:
-            row["dp_rows_value"] = api.solve(problem, solver="dp-rows", device=device).value
+            row["dp_rows_value"] = clsolve.solve(problem, solver="dp-rows", device=device).value
         if ortools and len(rows) < ORTOOLS_INSTANCES:
             start = time.perf_counter()
             value = ortools_solve(problem, time_limit=ORTOOLS_SECONDS)
@@ -76,7 +75,7 @@ def run_bnb(args) -> dict:
     device = get_device(args.device)
     print(f"device: {device.label}", file=sys.stderr)
     ortools = ortools_solve(Knapsack([1], [1], 1)) is not None
-    api.solve(correlated(50, 0), solver="bnb", device=device)  # builds the kernels
+    clsolve.solve(correlated(50, 0), solver="bnb", device=device)  # builds the kernels
     sizes = (100, 200) if args.quick else (100, 200, 300, 400, 500, 1000, 10000)
     count = 3 if args.quick else 10
     limit = 20.0
@@ -97,7 +96,7 @@ def run_bnb(args) -> dict:
             (problem,) = formats.read(path)
             optimum = int((folder.parent / "large_scale-optimum" / path.name).read_text().strip())
             start = time.perf_counter()
-            solution = api.solve(problem, solver="bnb", device=device, time_limit=limit)
+            solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=limit)
             published[path.name] = {"seconds": time.perf_counter() - start, "optimal": solution.optimal,
                                     "equals_published_optimum": solution.value == optimum,
                                     "nodes": solution.stats.get("nodes")}

@@ -9,13 +9,9 @@ from pathlib import Path
 import numpy as np
 import pyopencl as cl
 
-from .. import api
-from ..errors import ClsolveError, FormatError
-from ..io import formats
-from ..problems import Knapsack
-from ..runtime import kernels
-from ..runtime.buffers import fill
-from ..runtime.devices import Device
+import clsolve
+from clsolve import ClsolveError, Device, FormatError, Knapsack, formats
+from clsolve.sdk import fill, kernels
 
 
 def data_root(explicit: str | None = None) -> Path | None:
@@ -85,7 +81,7 @@ def solve_row(problem: Knapsack, solver: str, device: Device, limit: float) -> d
     """One solve under ``limit``, end to end, as a result row (a refusal or error is a row too)."""
     start = time.perf_counter()
     try:
-        solution = api.solve(problem, solver=solver, device=device, time_limit=limit)
+        solution = clsolve.solve(problem, solver=solver, device=device, time_limit=limit)
     except ClsolveError as exc:
         return {"seconds": time.perf_counter() - start, "answer": False, "reason": f"{type(exc).__name__}: {exc}"}
     row = {"seconds": time.perf_counter() - start, "answer": True, "solver": solution.solver,

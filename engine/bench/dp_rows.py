@@ -29,11 +29,10 @@ import sys
 
 import numpy as np
 
-from .. import api
-from ..dp.table import value_dtype
-from ..io import formats
-from ..problems import Knapsack
-from ..runtime.devices import Device, get_device
+import clsolve
+from clsolve import Device, Knapsack, formats, get_device
+from clsolve.sdk import value_dtype
+
 from .common import cache_bandwidth, copy_bandwidth, data_root
 
 CHAIN_PASSES = 32  # passes per launch the chained timings use (dp-rows' default for short rows)
@@ -71,10 +70,10 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
     if solver == "dp-rows":
         options.setdefault("dominance", False)
         options.setdefault("fixing", False)
-    updates = api.plan(problem, solver, device, **options).cell_updates
-    best = api.solve(problem, solver=solver, device=device, **options)
+    updates = clsolve.plan(problem, solver, device, **options).cell_updates
+    best = clsolve.solve(problem, solver=solver, device=device, **options)
     for _ in range(repeats - 1):
-        solution = api.solve(problem, solver=solver, device=device, **options)
+        solution = clsolve.solve(problem, solver=solver, device=device, **options)
         if solution.timings.kernels < best.timings.kernels:
             best = solution
     states = problem.cells()
@@ -161,7 +160,7 @@ def run_dp_rows(args) -> dict:
     items = KP01_ITEMS[:1] if args.quick else KP01_ITEMS
     capacities = KP01_CAPACITIES[:1] if args.quick else KP01_CAPACITIES
     cases = []
-    api.solve(uncorrelated(50, 1000, 0), solver=args.solver, device=device)  # builds the kernels
+    clsolve.solve(uncorrelated(50, 1000, 0), solver=args.solver, device=device)  # builds the kernels
     for capacity in capacities:
         for n in items:
             cases.append(_kp01(uncorrelated(n, capacity, seed=n + capacity), args, device, bandwidth, cache))

@@ -23,11 +23,10 @@ import sys
 import time
 from pathlib import Path
 
-from .. import api
-from ..generators import PISINGER_FAMILIES, jooken, pisinger
-from ..io import formats
-from ..problems import Knapsack
-from ..runtime.devices import Device, get_device
+import clsolve
+from clsolve import Device, Knapsack, formats, get_device
+from clsolve.generators import PISINGER_FAMILIES, jooken, pisinger
+
 from .common import data_root, ortools_solve, solve_row
 
 DEFAULT_TIME_LIMIT = 10.0
@@ -89,7 +88,7 @@ def run(args) -> dict:
     warm = jooken(40, 10**6, 10, 0.2, 0, 100)
     dense = (("dp-rows", {"items_per_launch": k, "chain": chain}) for k in (1, 2, 3, 4) for chain in (None, 1))
     for name, options in (("bnb", {}), ("dp-states", {}), *dense):
-        api.solve(warm, solver=name, device=device, **options)
+        clsolve.solve(warm, solver=name, device=device, **options)
     sets = {"jooken-dev": _development_sample(data_root(args.data)), "jooken-generated": _generated(args.quick),
             "pisinger": _families(args.quick)}
     results: dict[str, list[dict]] = {}

@@ -15,13 +15,10 @@ import sys
 import time
 from typing import Any
 
-from .. import api
-from ..errors import FormatError
-from ..generators import chu_beasley
-from ..io import formats
-from ..problems import Knapsack
-from ..runtime.devices import get_device
-from ..solution import Solution
+import clsolve
+from clsolve import FormatError, Knapsack, Solution, formats, get_device
+from clsolve.generators import chu_beasley
+
 from .common import cpsat_solve, data_root, fresh, ortools_solve, solve_row
 
 DEFAULT_TIME_LIMIT = 10.0
@@ -91,7 +88,7 @@ def _batch(problems: list[Knapsack], device, repeats: int = 3) -> dict:
     solutions: list[Solution] = []
     for _ in range(repeats):
         start = time.perf_counter()
-        solutions = list(api.solve_many(fresh(problems), solver="auto", device=device))
+        solutions = list(clsolve.solve_many(fresh(problems), solver="auto", device=device))
         times.append(time.perf_counter() - start)
     return {"seconds": min(times), "instances": len(problems), "proved": sum(s.optimal for s in solutions),
             "solvers": sorted({s.solver for s in solutions})}
@@ -106,14 +103,14 @@ def _warm_up(sets: dict[str, list[Knapsack]], device, limit: float) -> None:
         solve_row(fresh([problem])[0], "auto", device, limit)
     for problem in sets.get("class-a", [])[:2]:
         for solver in SEARCHES:
-            api.solve(fresh([problem])[0], solver=solver, device=device, host_nodes=0)
+            clsolve.solve(fresh([problem])[0], solver=solver, device=device, host_nodes=0)
         _peers(problem, limit)
     if "class-a" in sets:
-        api.solve_many(fresh(sets["class-a"][:4]), solver="dp-batch", device=device)
+        clsolve.solve_many(fresh(sets["class-a"][:4]), solver="dp-batch", device=device)
     for m in sorted({p.m for problems in sets.values() for p in problems}):
         small = chu_beasley(12, m, 0.5, seed=0)
         for solver in SEARCHES:
-            api.solve(small, solver=solver, device=device, host_nodes=0)
+            clsolve.solve(small, solver=solver, device=device, host_nodes=0)
 
 
 def run(args) -> dict:

@@ -16,12 +16,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .. import api
-from ..errors import UnsupportedProblemError
-from ..plugin import registry
-from ..problems import Knapsack
-from ..runtime.devices import get_device
-from ..solution import Solution
+import clsolve
+from clsolve import Knapsack, Solution, UnsupportedProblemError, get_device
+
 from .common import mt2_solve, ortools_solve
 
 T = TypeVar("T")
@@ -63,26 +60,26 @@ def _best_of(problem: Knapsack, device, solver: str, repeats: int = 3) -> tuple[
     times = []
     for _ in range(repeats):
         copy = Knapsack(problem.profits, problem.weights, problem.capacities, name=problem.name)
-        solution, seconds = _timed(lambda: api.solve(copy, solver=solver, device=device, time_limit=LIMIT_SECONDS))
+        solution, seconds = _timed(lambda: clsolve.solve(copy, solver=solver, device=device, time_limit=LIMIT_SECONDS))
         times.append(seconds)
     return min(times), solution
 
 
 def _case(problem: Knapsack, device, baseline: dict | None, extras: bool, variants=VARIANTS) -> dict:
-    plan = api.plan(problem, solver="mckp", device=device)
+    plan = clsolve.plan(problem, solver="mckp", device=device)
     cells = problem.n * problem.cells()
     row = {"name": problem.name, "n": problem.n, "capacity": int(problem.capacities[0]),
            "groups": plan.details["groups"], "grouping": plan.details["grouping"], "cell_updates": cells,
            "counts_storage": plan.details["counts"], "counts_bytes": plan.details["counts_bytes"], "variants": {}}
     value = None
     for variant in variants:
-        solver: Any = registry.load("mckp", variant=variant)   # value_only: mckp's own measure
+        solver: Any = clsolve.load_solver("mckp", variant=variant)   # value_only: mckp's own measure
         try:
             (only, timings), wall = _timed(lambda: solver.value_only(problem, device))
         except UnsupportedProblemError as exc:  # no-opt without 64-bit atomics is refused by name
             row["variants"][variant] = {"refused": str(exc)}
             continue
-        solution, total = _timed(lambda: api.solve(problem, solver="mckp", device=device, variant=variant))
+        solution, total = _timed(lambda: clsolve.solve(problem, solver="mckp", device=device, variant=variant))
         assert solution.value == only, (variant, solution.value, only)
         value = solution.value
         entry = {"value_only_seconds": wall, "value_only_kernel_seconds": timings.kernels,
@@ -95,7 +92,7 @@ def _case(problem: Knapsack, device, baseline: dict | None, extras: bool, varian
         row["variants"][variant] = entry
         print(f"  {problem.name} {variant}: {wall:.3f} s value-only, {total:.3f} s with items", file=sys.stderr)
     row["value"] = value
-    chosen, _, chosen_plan = api.choose(problem, device)
+    chosen, _, chosen_plan = clsolve.choose(problem, device)
     row["auto_choice"] = {"solver": chosen.name, "estimated_seconds": chosen_plan.seconds}
     if extras:
         row.update(_searches(problem, device, value))
@@ -106,7 +103,7 @@ def _searches(problem: Knapsack, device, value: int | None) -> dict:
     """bnb, dp-states and ``auto`` end to end with items (the last two the best of 3), OR-Tools' branch
     and bound and MT2 (the best of 3) where installed, each checked against ``value`` where given."""
     row: dict = {}
-    solution, seconds = _timed(lambda: api.solve(problem, solver="bnb", device=device, time_limit=LIMIT_SECONDS))
+    solution, seconds = _timed(lambda: clsolve.solve(problem, solver="bnb", device=device, time_limit=LIMIT_SECONDS))
     row["bnb"] = {"seconds": seconds, "optimal": solution.optimal, "value": solution.value,
                   "nodes": solution.stats.get("nodes")}
     seconds, solution = _best_of(problem, device, "dp-states")
@@ -142,8 +139,8 @@ def searches(device) -> list[dict]:
 
 def _dp_rows(problem: Knapsack, device) -> dict:
     # every item through the table (fixing by dominance off), rated over the cell updates the plan counts
-    solution, seconds = _timed(lambda: api.solve(problem, solver="dp-rows", device=device, dominance=False))
-    cells = api.plan(problem, "dp-rows", device, dominance=False).cell_updates
+    solution, seconds = _timed(lambda: clsolve.solve(problem, solver="dp-rows", device=device, dominance=False))
+    cells = clsolve.plan(problem, "dp-rows", device, dominance=False).cell_updates
     print(f"  {problem.name} dp-rows: {seconds:.3f} s", file=sys.stderr)
     return {"name": problem.name, "seconds": seconds, "kernel_seconds": solution.timings.kernels,
             "cell_updates_per_second": cells / solution.timings.kernels, "value": solution.value}
@@ -157,7 +154,7 @@ def _tuning(problem: Knapsack, device) -> list[dict]:
         if local_size > device.max_work_group_size:
             continue
         for columns in (1, 2, 4, 8):
-            solver: Any = registry.load("mckp", local_size=local_size, columns=columns)
+            solver: Any = clsolve.load_solver("mckp", local_size=local_size, columns=columns)
             solver.value_only(problem, device)  # build
             _, timings = solver.value_only(problem, device)
             rows.append({"local_size": local_size, "columns": columns, "kernel_seconds": timings.kernels,
@@ -179,7 +176,7 @@ def run(args) -> dict:
                         "where installed"}
     for variant in VARIANTS:  # build the kernels
         try:
-            api.solve(table2(200, 4, 0), solver="mckp", device=device, variant=variant)
+            clsolve.solve(table2(200, 4, 0), solver="mckp", device=device, variant=variant)
         except UnsupportedProblemError as exc:
             print(f"  warm-up {variant}: {exc}", file=sys.stderr)
     sizes = (10**4,) if args.quick else (10**4, 10**5)

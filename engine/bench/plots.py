@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FormatError, InvalidOptionError
+from clsolve import FormatError, InvalidOptionError
 
 
 def _pyplot():

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import api
-from ..runtime.devices import get_device, gpus
+import clsolve
+from clsolve import get_device, gpus
+
 from .common import fresh, two_d_set
 
 
@@ -81,7 +82,7 @@ def _once(problems: list, **kwargs) -> tuple[float, Any, dict]:
     batch = fresh(problems)
     seen: list = []
     start = time.perf_counter()
-    solutions = api.solve_many(batch, progress=seen.append, **kwargs)
+    solutions = clsolve.solve_many(batch, progress=seen.append, **kwargs)
     return time.perf_counter() - start, solutions, (dict(vars(seen[-1])) if seen else {})
 
 
@@ -113,7 +114,7 @@ def run(args) -> dict:
             configs[f"{name}, arrays"] = {**configs[name], "arrays": True}
     try:
         for kwargs in configs.values():
-            api.solve_many(fresh(base * 2), **kwargs)
+            clsolve.solve_many(fresh(base * 2), **kwargs)
         times: dict[str, list[float]] = {name: [] for name in configs}
         values: dict[str, list[int]] = {}
         reports: dict[str, dict] = {}

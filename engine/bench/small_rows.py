@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import api
-from ..dp.table import work_group_size
-from ..problems import Knapsack
-from ..runtime.devices import get_device
+import clsolve
+from clsolve import Knapsack, get_device
+from clsolve.sdk import work_group_size
+
 from .batch import batch_phases, timed_batch
 from .common import copy_bandwidth, fresh, ortools_solve
 
@@ -34,7 +34,7 @@ def generated(count: int, n: int, capacities: tuple[int, ...], seed: int = 0) ->
 
 def _dp_batch(problems: list[Knapsack], device, repeats: int, on_chip: bool | None) -> dict:
     options: dict[str, Any] = {"solver": "dp-batch", "method": "dp", "presolve": False, "on_chip": on_chip}
-    api.solve_many(fresh(problems), device=device, **options)  # builds the kernels before the timed runs
+    clsolve.solve_many(fresh(problems), device=device, **options)  # builds the kernels before the timed runs
     seconds, solutions, kernels = timed_batch(problems, device, repeats, **options)
     phases = batch_phases(problems, device, **dict(options))
     cells = sum(p.n * p.cells() for p in problems)
@@ -50,7 +50,7 @@ def _case(name: str, problems: list[Knapsack], device, repeats: int) -> dict:
                  "cell_updates": int(sum(p.n * p.cells() for p in problems))}
     row["default"] = _dp_batch(problems, device, repeats, None)
     row["item_steps"] = _dp_batch(problems, device, repeats, False)
-    api.solve_many(fresh(problems), device=device)
+    clsolve.solve_many(fresh(problems), device=device)
     seconds, solutions, _ = timed_batch(problems, device, repeats)
     row["auto"] = {"seconds_total": seconds, "solvers": sorted({s.solver for s in solutions})}
     start = time.perf_counter()

@@ -26,13 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DoesNotFitError, InvalidOptionError
-from ..io import formats
-from ..io.tsplib import distances_from_coordinates
-from ..plugin import checked, registry
-from ..problems import LCS, TSP
-from ..runtime.devices import get_device
-from ..solution import check
+import clsolve
+from clsolve import LCS, TSP, DoesNotFitError, InvalidOptionError, check, formats, get_device
+
 from .common import copy_bandwidth, data_root
 from .dp_rows import light
 
@@ -53,7 +49,7 @@ def random_strings(length: int, seed: int, alphabet: int = 4) -> LCS:
 def euclidean(n: int, seed: int) -> TSP:
     rng = np.random.default_rng(seed)
     xy = rng.integers(0, 1000, (n, 2)).astype(float)
-    return TSP(distances_from_coordinates("EUC_2D", xy), name=f"euclidean n={n} seed={seed}")
+    return TSP(formats.distances_from_coordinates("EUC_2D", xy), name=f"euclidean n={n} seed={seed}")
 
 
 def _best(repeats: int, run, prepare=lambda: None):
@@ -75,7 +71,7 @@ def _best_fresh(repeats: int, problem: LCS, run):
 
 def _solve(solver, problem: LCS, device):
     """Plan and solve, as ``clsolve.solve`` does (without the engine's check, done after timing)."""
-    return solver.solve(problem, device, checked.plan(solver, problem, device))
+    return solver.solve(problem, device, solver.plan(problem, device))
 
 
 def _keep_sweep(sweeps: list, result):
@@ -90,7 +86,7 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
         problem = random_strings(length, seed=length)
         cells = problem.cells()
         row = {"m": length, "n": length, "cells": cells}
-        solver: Any = registry.load("wavefront")   # lcs_length: the value-only sweep
+        solver: Any = clsolve.load_solver("wavefront")   # lcs_length: the value-only sweep
         sweeps: list[float] = []
         seconds, (value, _, details) = _best_fresh(repeats, problem,
                                                    lambda p: _keep_sweep(sweeps, solver.lcs_length(p, device)))
@@ -102,7 +98,7 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
         _log(f"lcs {length}: value only {seconds:.4f} s end to end, {cells / seconds / 1e9:.1f} G cells/s "
              f"(sweep alone {sweep:.4f} s, {cells / sweep / 1e9:.1f} G cells/s, {details['schedule']})")
         if details["schedule"] != "diagonals":
-            diagonals: Any = registry.load("wavefront", schedule="diagonals")
+            diagonals: Any = clsolve.load_solver("wavefront", schedule="diagonals")
             sweeps = []
             other, _ = _best_fresh(repeats, problem, lambda p: _keep_sweep(sweeps, diagonals.lcs_length(p, device)))
             row.update(diagonals_value_only_seconds=other, diagonals_value_only_sweep_seconds=min(sweeps))
@@ -119,7 +115,7 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
             _log(f"lcs {length}: with subsequence {seconds:.4f} s, {cells / seconds / 1e9:.1f} G cells/s "
                  f"({solution.stats['store']}, {solution.stats['schedule']})")
             if solution.stats["schedule"] != "diagonals":
-                diagonals = registry.load("wavefront", schedule="diagonals")
+                diagonals = clsolve.load_solver("wavefront", schedule="diagonals")
                 other, _ = _best_fresh(repeats, problem, lambda p: _solve(diagonals, p, device))
                 row["diagonals_subsequence_seconds"] = other
         except DoesNotFitError as exc:
@@ -151,7 +147,7 @@ def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> 
             continue
         shape = {"schedule": "stripes" if block_rows is None else "diagonals", "words_per_block": words,
                  "rows_per_block": block_rows, "rows_per_step": step_rows}
-        solver: Any = registry.load("wavefront", **shape)
+        solver: Any = clsolve.load_solver("wavefront", **shape)
         sweeps: list[float] = []
         try:
             seconds, (_, _, details) = _best_fresh(repeats, problem,
@@ -170,8 +166,8 @@ def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> 
 
 def bench_lcs_streamed(device, length: int) -> dict:
     problem = random_strings(length, seed=length)
-    solver = registry.load("wavefront", store="host")
-    plan = checked.plan(solver, problem, device)
+    solver = clsolve.load_solver("wavefront", store="host")
+    plan = solver.plan(problem, device)
     start = time.perf_counter()
     solution = solver.solve(problem, device, plan)
     seconds = time.perf_counter() - start  # includes allocating the page-locked host memory
@@ -186,7 +182,7 @@ def bench_lcs_streamed(device, length: int) -> dict:
 
 def bench_lcs_cells(device, length: int) -> dict:
     problem = random_strings(length, seed=length)
-    solver: Any = registry.load("wavefront", method="cells")
+    solver: Any = clsolve.load_solver("wavefront", method="cells")
     seconds, (value, _, _) = _best(2, lambda _: solver.lcs_length(problem, device))
     _log(f"lcs {length} cell sweep: {seconds:.4f} s, {problem.cells() / seconds / 1e9:.2f} G cells/s")
     return {"m": length, "n": length, "method": "cells", "value_only_seconds": seconds,
@@ -229,8 +225,8 @@ def bench_knapsack(device, cases, repeats: int, bandwidth: float) -> list[dict]:
         problem = light(n, capacity, top, seed=n + capacity)
         row: dict = {"name": problem.name, "n": n, "capacity": capacity, "cell_updates": n * (capacity + 1)}
         for key, options in (("default", {}), ("launch_per_item", {"block": 0})):
-            solver = registry.load("wavefront", **options)
-            plan = checked.plan(solver, problem, device)
+            solver = clsolve.load_solver("wavefront", **options)
+            plan = solver.plan(problem, device)
             solver.solve(problem, device, plan)   # builds the kernels
             best = None
             for _ in range(repeats):
@@ -254,8 +250,8 @@ def bench_knapsack(device, cases, repeats: int, bandwidth: float) -> list[dict]:
 
 
 def bench_tsp_case(device, problem: TSP, repeats: int, store: str = "auto") -> dict:
-    solver = registry.load("wavefront", store=store)
-    plan = checked.plan(solver, problem, device)
+    solver = clsolve.load_solver("wavefront", store=store)
+    plan = solver.plan(problem, device)
     seconds, solution = _best(repeats, lambda _: solver.solve(problem, device, plan))
     check(problem, solution)
     stats = solution.stats
@@ -300,7 +296,8 @@ def run(args) -> dict:
     quick = args.quick
     bandwidth = copy_bandwidth(device, 64 if quick else 1024)
     for warm in (random_strings(3000, seed=1), euclidean(9, seed=1)):  # builds kernels before any timing
-        registry.load("wavefront").solve(warm, device, checked.plan(registry.load("wavefront"), warm, device))
+        warming = clsolve.load_solver("wavefront")
+        warming.solve(warm, device, warming.plan(warm, device))
     out = {"benchmark": "wavefront", "device": device.label, "date": datetime.date.today().isoformat(),
            "copy_bandwidth_bytes_per_second": bandwidth, "parts": list(chosen)}
     if "lcs" in chosen:

@@ -33,7 +33,11 @@ from ..errors import FormatError, InvalidProblemError
 from ..problems import LCS, TSP, Knapsack
 from .numbers import exact
 from .sequences import looks_like_fasta, looks_like_sequences, read_fasta, read_sequences
-from .tsplib import looks_like_tsplib, read_tsplib
+from .tsplib import (
+    distances_from_coordinates,  # noqa: F401  (public: a TSP from coordinates)
+    looks_like_tsplib,
+    read_tsplib,
+)
 
 FORMATS = ("json", "pisinger", "jooken", "mknap", "msb", "class-a", "tsplib", "fasta", "sequences")
 

@@ -9,7 +9,7 @@ bytes made under a name and not released may not pass what the plan counted for 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pyopencl as cl
@@ -19,8 +19,13 @@ from .buffers import fill
 from .devices import Device
 from .memory import format_bytes
 
-if TYPE_CHECKING:
-    from ..plan import Plan
+
+class Counted(Protocol):
+    """What a workspace reads of a plan (``clsolve.Plan``): the solver's name and its device buffers'
+    bytes by name."""
+
+    solver: str
+    device_buffers: dict[str, int]
 
 
 class Workspace:
@@ -28,7 +33,7 @@ class Workspace:
     buffer made by :meth:`empty` is filled with (a test's check that a kernel writes what it reads);
     None leaves new buffers as the device gives them."""
 
-    def __init__(self, device: Device, plan: Plan, poison: int | None = None):
+    def __init__(self, device: Device, plan: Counted, poison: int | None = None):
         self.device, self.plan, self.poison = device, plan, poison
         self.made: Counter[str] = Counter()
 

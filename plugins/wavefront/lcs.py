@@ -237,6 +237,7 @@ class _Sweep:
             if store is not None:
                 buffer, offset, wait = store.slot(d)
             else:
+                assert scratch is not None
                 buffer, offset, wait = scratch, 0, []
             kernel.set(chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d))
             event = kernel.enqueue(queue, (count * geo.words_per_block,), (geo.words_per_block,), wait_for=wait or None)

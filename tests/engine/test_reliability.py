@@ -14,9 +14,9 @@ import pyopencl as cl
 import pytest
 
 import clsolve
+from clsolve import solving
 from clsolve.generators import jooken
 from clsolve.io import formats
-from clsolve import solving
 from clsolve.plugin import checked, registry
 from clsolve.problems import TSP
 from clsolve.runtime import deadline, kernels

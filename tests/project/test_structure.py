@@ -133,6 +133,29 @@ def test_plugins_use_clsolve_through_the_sdk_only():
     assert not others, "\n".join(sorted(others))
 
 
+#: What ``clsolve.bench`` may import of clsolve: the public API (``clsolve`` itself, its generators) and
+#: the plugin SDK, as a user's benchmark would; besides its own modules.
+BENCH_MAY_IMPORT = {"clsolve", "clsolve.sdk", "clsolve.generators"}
+
+
+def test_bench_uses_the_public_api_and_the_sdk_only():
+    files = sorted((ROOT / "engine" / "bench").rglob("*.py"))
+    wrong = {f"{path.relative_to(ROOT)}: {module}" for path in files for module in _clsolve_imports(path)
+             if module not in BENCH_MAY_IMPORT}
+    upward = {f"{path.relative_to(ROOT)}: from {'.' * node.level}{node.module or ''}" for path in files
+              for node in ast.walk(ast.parse(path.read_text()))
+              if isinstance(node, ast.ImportFrom) and node.level > 1}   # from .. import: the engine's insides
+    assert not wrong | upward, "\n".join(sorted(wrong | upward))
+
+
+def test_plugins_make_no_buffer_of_their_own():
+    """Device buffers come from a ``Workspace`` (counted by the plan), never ``cl.Buffer``."""
+    files = sorted((ROOT / "plugins").rglob("*.py")) + sorted((ROOT / "docs" / "example-plugin").rglob("*.py"))
+    raw = {f"{path.relative_to(ROOT)}:{number}" for path in files
+           for number, line in enumerate(path.read_text().splitlines(), 1) if "cl.Buffer(" in line}
+    assert not raw, "\n".join(sorted(raw))
+
+
 def test_the_sdk_lists_what_it_exports():
     import clsolve.sdk as sdk
     assert sorted(sdk.__all__) == sorted(set(sdk.__all__))

@@ -1,11 +1,9 @@
 """An example clsolve device solver: every subset of a small knapsack on the device, one work-item
 per subset; the host picks the best. Exact for n <= 24 items and any number of dimensions."""
-import time
-
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import Device, DeviceSolver, Knapsack, Plan, Solution, Timings, kernels, options
+from clsolve.sdk import Device, DeviceSolver, Knapsack, Plan, Solution, Timings, Workspace, kernels, options
 
 #: The kernel ships in this package (``package-data`` in pyproject.toml).
 SOURCE = kernels.KernelSource.resource("clsolve_subsets", "subsets.cl")
@@ -32,26 +30,25 @@ class SubsetSolver(DeviceSolver):
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         subsets = 2**problem.n
-        return Plan(solver=self.name, device_buffers={"values": 8 * subsets, "items": 8 * problem.n * (problem.m + 1)},
+        return Plan(solver=self.name,
+                    device_buffers={"values": 8 * subsets, "items": 8 * (problem.n * (problem.m + 1) + problem.m)},
                     host_buffers={"values": 8 * subsets}, cell_updates=subsets * problem.n, launches=1,
                     seconds=1e-4 + subsets * problem.n * 1e-10)
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
-        began = time.perf_counter()
-        flags, queue, subsets = cl.mem_flags, device.queue, 2**problem.n
-
-        def upload(array: np.ndarray) -> cl.Buffer:
-            return cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(array))
-
-        values = cl.Buffer(device.context, flags.WRITE_ONLY, 8 * subsets)
-        program = kernels.program(device, SOURCE, {"DIMS": problem.m})
-        program.kernel("subset_values").set(
-            weights=upload(problem.weights.astype(np.uint64)), profits=upload(problem.profits.astype(np.uint64)),
-            capacities=upload(problem.capacities.astype(np.uint64)), n=np.uint32(problem.n), values=values,
-        ).enqueue(queue, (subsets,), None)
-        found = np.empty(subsets, dtype=np.int64)
-        cl.enqueue_copy(queue, found, values)  # blocking: waits for the kernel
+        timings, subsets = Timings(), 2**problem.n
+        work = Workspace(device, plan)  # buffers by the plan's names: more than it counts is a PlanError
+        with timings.phase("upload"):
+            items = {name: work.upload("items", array.astype(np.uint64)) for name, array in
+                     (("weights", problem.weights), ("profits", problem.profits), ("capacities", problem.capacities))}
+            values = work.empty("values", 8 * subsets)
+            program = kernels.program(device, SOURCE, {"DIMS": problem.m})
+        with timings.phase("kernels"):
+            program.kernel("subset_values").set(n=np.uint32(problem.n), values=values, **items
+                                                ).enqueue(device.queue, (subsets,), None)
+            found = np.empty(subsets, dtype=np.int64)
+            cl.enqueue_copy(device.queue, found, values)  # blocking: waits for the kernel
         best = int(np.argmax(found))  # the empty subset (value 0) always fits
         selected = (best >> np.arange(problem.n)) & 1 == 1
         return Solution(value=int(found[best]), selected=selected, optimal=True, solver=self.name,
-                        device=device.label, timings=Timings(kernels=time.perf_counter() - began))
+                        device=device.label, timings=timings)

@@ -241,14 +241,15 @@ class RowStore:
         self.stats.bytes += size
         self.stats.events.append(copy)
 
-    def drain(self, compute_done: float | None = None) -> None:
-        """Wait for every copy; ``compute_done`` (perf_counter after the compute queue finished) lets
-        the stats count how long the copies kept the sweep waiting."""
+    def drain(self, exposed: bool = False) -> None:
+        """Wait for every copy; ``exposed``: called as the sweep's compute queue has just finished, so
+        that the stats count how long the copies kept the sweep waiting."""
         if self.plan.mode == "device":
             return
+        began = time.perf_counter()
         self.copy_queue.finish()
-        if compute_done is not None:
-            self.stats.exposed_seconds += max(0.0, time.perf_counter() - compute_done)
+        if exposed:
+            self.stats.exposed_seconds += time.perf_counter() - began
         for event in self.stats.events:
             try:
                 self.stats.copy_seconds += (event.profile.end - event.profile.start) * 1e-9

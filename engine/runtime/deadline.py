@@ -129,6 +129,67 @@ def limit(time_limit: float | None) -> Iterator[Deadline]:
         _current.reset(token)
 
 
+class Stopwatch:
+    """Seconds since it started (``time.perf_counter``): the clock solvers time their steps with."""
+
+    __slots__ = ("began",)
+
+    def __init__(self) -> None:
+        self.began = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.began
+
+    def lap(self) -> float:
+        """Seconds since the start or the last lap; the next lap counts from now."""
+        now = time.perf_counter()
+        seconds, self.began = now - self.began, now
+        return seconds
+
+
+def allows(seconds: float) -> bool:
+    """``current().allows``: whether uninterruptible work of ``seconds`` may still start."""
+    return current().allows(seconds)
+
+
+def expired() -> bool:
+    """``current().expired``: whether this solve's limit has passed."""
+    return current().expired()
+
+
+def check(where: str) -> None:
+    """``current().check``: raise :class:`TimeLimitError` naming ``where`` once the limit has passed."""
+    current().check(where)
+
+
+def stop(where: str) -> NoReturn:
+    """``current().stop``: raise :class:`TimeLimitError` naming ``where``."""
+    current().stop(where)
+
+
+def limited() -> bool:
+    """Whether this solve has a time limit."""
+    return current().limited
+
+
+def seconds() -> float | None:
+    """This solve's time limit in seconds (None: none)."""
+    return current().seconds
+
+
+def remaining() -> float:
+    """Seconds left to this solve's limit (infinite without one)."""
+    return current().remaining()
+
+
+def grace(share: float) -> float:
+    """``share`` of this solve's margin past its limit (0 without a limit): how long an uninterruptible
+    step allowed to start may still run once the limit has passed."""
+    limit = current()
+    return share * limit.margin if limit.limited else 0.0
+
+
 #: The longest sleep between two looks at a device's progress while waiting under a limit.
 POLL_SECONDS = 2e-3
 
@@ -195,6 +256,13 @@ class Rate:
     def observe(self, units: float, seconds: float) -> None:
         if units > 0 and seconds > 2 * self.overhead and units * self.per_unit >= self.overhead:
             self.per_unit = max((seconds - self.overhead) / units, 0.7 * self.per_unit)
+
+    @contextlib.contextmanager
+    def timed(self, units: float) -> Iterator[Stopwatch]:
+        """Observe the ``with`` block as an operation of ``units``."""
+        watch = Stopwatch()
+        yield watch
+        self.observe(units, watch.seconds)
 
     def units_within(self, seconds: float) -> float:
         """How many units fit in ``seconds``."""

@@ -2,8 +2,6 @@
 (``bnb.cl``), the transfers, and what each uninterruptible part costs."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pyopencl as cl
 
@@ -55,7 +53,7 @@ class DeviceSteps:
     def __init__(self, items: Items, device: Device, budget: int, node_limit: int, local_size: int):
         """``node_limit``: the most nodes the device list may hold; ``local_size``: the work-group size."""
         self.device, self.items, self.budget = device, items, budget
-        self.next_count = 0.0
+        self.counted, self.count_every = deadline.Stopwatch(), 0.0   # when the held bytes were last counted, and how often
         # a list downloaded to be split must fit the host budget as well
         self.node_limit = max(MIN_NODES, min(node_limit, budget // (2 * HOST_NODE_BYTES)))
         self.limit = self.node_limit
@@ -75,13 +73,13 @@ class DeviceSteps:
                        ("transfer", "transfer"))}
 
     # -- time ------------------------------------------------------------------------------------
-    def fit_limit(self, limit: deadline.Deadline) -> None:
+    def fit_limit(self) -> None:
         """Under a time limit, keep the list short enough that downloading a step's sons into fresh
         host memory (to split them) takes at most a quarter of the margin; on a CPU device, whose
         buffers are host memory first touched by the kernels, grown buffers as well."""
-        if not limit.limited:
+        if not deadline.limited():
             return
-        share = limit.margin / 4
+        share = deadline.grace(1 / 4)
         per_node = 2 * WIRE_NODE_BYTES * (self.rates["transfer"].per_unit + HOST_TOUCH_SECONDS)
         nodes = share / per_node
         if self.device.is_cpu:
@@ -156,7 +154,7 @@ class DeviceSteps:
         self.compact = self.program.kernel("bnb_compact")
 
     def upload(self, nodes) -> None:
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         count = nodes[0].size
         self._setup(count)
         queue = self.device.queue
@@ -165,7 +163,7 @@ class DeviceSteps:
         queue.finish()
         self.count = count
         self.top = int(nodes[3].max()) if count else 0
-        elapsed = time.perf_counter() - began
+        elapsed = watch.seconds
         self.rates["transfer"].observe(WIRE_NODE_BYTES * count, elapsed)
         self.upload_seconds += elapsed
 
@@ -182,7 +180,7 @@ class DeviceSteps:
         """The current list (on the device) as host arrays."""
         count, queue = self.count, self.device.queue
         queue.finish()  # the last compaction: kernel time, not transfer time
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         out = []
         for buf, dtype in zip(self.sets[0], (np.int64, np.int64, np.uint32, np.int64, np.int64)):
             array = np.empty(count, dtype=dtype)
@@ -191,7 +189,7 @@ class DeviceSteps:
             out.append(array)
         queue.finish()
         out[2] = out[2].astype(np.int64)
-        elapsed = time.perf_counter() - began
+        elapsed = watch.seconds
         self.rates["transfer"].observe(WIRE_NODE_BYTES * count, elapsed)
         self.download_seconds += elapsed
         return tuple(out)
@@ -200,9 +198,9 @@ class DeviceSteps:
         """Drop the dominated nodes of the device list of step ``step``; the survivors' indices, or
         None where every node survives."""
         listed = self.download()
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         survivors = undominated(items, listed, step)
-        self.rates["filter"].observe(listed[0].size, time.perf_counter() - began)
+        self.rates["filter"].observe(listed[0].size, watch.seconds)
         if survivors.size == listed[0].size:
             return None
         self.upload(tuple(a[survivors] for a in listed))
@@ -214,7 +212,7 @@ class DeviceSteps:
         q, queue, size = self.count, self.device.queue, self.local_size
         self._setup(q, keep_list=True)
         groups = -(-q // size)
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         current, other = self.sets
         self.branch.set(q=np.uint32(q), k=np.uint32(step), best=np.uint64(best), **_named(current),
                         keep=self.keep, results=self.results).enqueue(queue, (groups * size,), (size,))
@@ -245,7 +243,7 @@ class DeviceSteps:
         self.sets, self.labels = [other, current], self.labels[::-1]
         self.count = kept
         self.top = int(results[2::3].max()) if kept else 0
-        elapsed = time.perf_counter() - began
+        elapsed = watch.seconds
         self.rates["device step"].observe(q, elapsed)
         self.kernel_seconds += elapsed
         return improved, origin

@@ -30,8 +30,6 @@ margin, and the largest upper bound of a device list comes with each step's smal
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from clsolve.sdk import (
@@ -170,7 +168,7 @@ class BranchAndBoundSolver(DeviceSolver):
         return self.memory_limit if self.memory_limit is not None else memory.host_budget()
 
     def _solve(self, problem: Knapsack, device: Device) -> Solution:
-        start = time.perf_counter()
+        watch = deadline.Stopwatch()
         items = self._items(problem)
         root = self._root(items)
         selected = self._completion(items, np.zeros(0, bool), int(root[0][0]), int(root[2][0]))
@@ -181,14 +179,14 @@ class BranchAndBoundSolver(DeviceSolver):
         stack = [Frontier(0, root, bound=int(root[3][0]))]
         try:
             while stack and not search.stopped:
-                self._explore(stack.pop(), stack, items, search, engine, deadline.current())
+                self._explore(stack.pop(), stack, items, search, engine)
         finally:
             device.queue.finish()  # leave nothing queued (a step stopped by an error)
         if search.stopped:
             search.open_bound = max([f.bound for f in stack] + [search.open_bound, search.best])
         selected = np.zeros(items.n, dtype=bool)
         selected[items.order[search.selected]] = True
-        total = time.perf_counter() - start
+        total = watch.seconds
         timings = Timings(upload=engine.upload_seconds, kernels=engine.kernel_seconds,
                           download=engine.download_seconds,
                           host=total - engine.upload_seconds - engine.kernel_seconds - engine.download_seconds)
@@ -247,7 +245,7 @@ class BranchAndBoundSolver(DeviceSolver):
         search.selected, search.best = selected, max(value, int(items.profits[selected].sum()))
 
     def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search,
-                 engine: DeviceSteps, limit: deadline.Deadline) -> None:
+                 engine: DeviceSteps) -> None:
         """Breadth first from ``frontier`` to the last item; chunks beyond the node limit go on the stack."""
         nodes, offset, step = frontier.nodes, frontier.offset, frontier.step
         records = list(frontier.records)  # appended once per step; frontiers pushed later keep a copy
@@ -258,8 +256,8 @@ class BranchAndBoundSolver(DeviceSolver):
             if count == 0:
                 return
             device_path = on_device or count >= self.host_threshold
-            engine.fit_limit(limit)
-            stop = _stop_reason(limit, engine, records, stack, nodes, on_device,
+            engine.fit_limit()
+            stop = _stop_reason(engine, records, stack, nodes, on_device,
                                 engine.predict(count, on_device, device_path))
             if not stop and device_path and not on_device:
                 stop = engine.upload_within(nodes)
@@ -272,7 +270,7 @@ class BranchAndBoundSolver(DeviceSolver):
             search.nodes += count
             here = Frontier(step, () if on_device else nodes, offset, records)
             if on_device:
-                origin, filtered = self._device_step(items, search, engine, here, filtered, limit)
+                origin, filtered = self._device_step(items, search, engine, here, filtered)
             else:
                 nodes, origin = self._host_step(items, search, engine, here)
             records.append((count, origin, offset))
@@ -283,20 +281,20 @@ class BranchAndBoundSolver(DeviceSolver):
                 nodes = self._split(nodes, step, records, stack, engine.limit, search)
 
     def _device_step(self, items: Items, search: Search, engine: DeviceSteps, here: Frontier,
-                     filtered: int, limit: deadline.Deadline) -> tuple[np.ndarray, int]:
+                     filtered: int) -> tuple[np.ndarray, int]:
         """Branch the device list on item ``here.step``; filter it for dominance when it has doubled
         since the last filter (amortized: the transfers and the sort cost at most about twice the
         list's own growth) and the filter fits in the time left. Returns the origin records and the
         size at the last filter."""
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         improved, origin = engine.step(here.step, search.best)
-        search.device_seconds += time.perf_counter() - began
+        search.device_seconds += watch.seconds
         search.device_steps += 1
         if improved is not None:
             value, son, W, S = improved
             self._improve(items, search, here, here.step, son, value, W, S)
         kept = engine.count
-        if self._filters(items, kept) and kept >= 2 * filtered and limit.allows(engine.filter_seconds(kept)):
+        if self._filters(items, kept) and kept >= 2 * filtered and deadline.allows(engine.filter_seconds(kept)):
             survivors = engine.filter(items, here.step + 1)
             if survivors is not None:
                 origin = origin[survivors]
@@ -306,9 +304,9 @@ class BranchAndBoundSolver(DeviceSolver):
     def _host_step(self, items: Items, search: Search, engine: DeviceSteps,
                    here: Frontier) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         """Branch the host list on item ``here.step`` (NumPy); returns the new list and its origins."""
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         nodes, origin, improved = host_step(items, here.nodes, here.step, search.best)
-        elapsed = time.perf_counter() - began
+        elapsed = watch.seconds
         engine.rates["host step"].observe(here.nodes[0].size, elapsed)
         search.host_seconds += elapsed
         search.host_steps += 1
@@ -346,20 +344,20 @@ def _held_bytes(records: list, stack: list, nodes, on_device: bool) -> int:
     return sum(arrays.values())
 
 
-def _stop_reason(limit: deadline.Deadline, engine: DeviceSteps, records: list, stack: list, nodes,
+def _stop_reason(engine: DeviceSteps, records: list, stack: list, nodes,
                  on_device: bool, predicted: float) -> str:
     """Why the search must stop before the next step, predicted to take ``predicted`` seconds ("" to
     go on)."""
-    if limit.expired():
-        return f"time limit of {limit.seconds:g} s reached"
-    if not limit.allows(predicted):
-        return (f"time limit of {limit.seconds:g} s reached (the next step, predicted to take "
+    if deadline.expired():
+        return f"time limit of {deadline.seconds():g} s reached"
+    if not deadline.allows(predicted):
+        return (f"time limit of {deadline.seconds():g} s reached (the next step, predicted to take "
                 f"{predicted:.3f} s, would end past it)")
-    now = time.perf_counter()
-    if now < engine.next_count:  # counting walks every record: at most every BUDGET_CHECK_SECONDS
+    if engine.counted.seconds < engine.count_every:  # counting walks every record: at most every BUDGET_CHECK_SECONDS
         return ""
+    counting = deadline.Stopwatch()
     held = _held_bytes(records, stack, nodes, on_device)
-    engine.next_count = time.perf_counter() + max(BUDGET_CHECK_SECONDS, 10 * (time.perf_counter() - now))
+    engine.counted, engine.count_every = deadline.Stopwatch(), max(BUDGET_CHECK_SECONDS, 10 * counting.seconds)
     if held > engine.budget:
         return (f"host memory budget of {memory.format_bytes(engine.budget)} reached ({memory.format_bytes(held)} of lists and "
                 f"records; raise memory_limit to search further)")

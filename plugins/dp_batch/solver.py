@@ -17,7 +17,6 @@ besides packing the problems and building the solutions.
 # long module: the batch's two methods (the DP and subset enumeration) share the packed layout and the plan
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -376,7 +375,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
 
     def solve_packed(self, packed: PackedProblems, device: Device, plan: Plan) -> PackedSolutions:
         """Solve a packed batch with its plan: values and items of every knapsack, in order."""
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         work = self._work(packed, device)
         reduction = work.reduction
         reduced = reduction.reduced
@@ -423,7 +422,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         return PackedSolutions(positions=packed.knapsack_positions, values=all_values, item_offsets=packed.item_offsets,
                                selected=all_selected, optimal=np.ones(k, dtype=bool), timings=all_timings,
                                labels=labels, label_index=label_index.ravel().astype(np.int32), extras={}, failures={},
-                               seconds=time.perf_counter() - began)
+                               seconds=watch.seconds)
 
     @staticmethod
     def _rows(reduced: PackedProblems, rows: np.ndarray) -> PackedProblems:

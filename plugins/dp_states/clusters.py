@@ -236,7 +236,6 @@ class _State:
         self.lists: DeviceLists | None = None
         self.made = 0
         self.work = WORK["gpu" if builder.device.is_gpu else "other"]
-        self.limit = deadline.current()
         core = builder.core
         self.based = Core(np.arange(core.n), builder.bases, values, core.capacity, 0, next_add=core.n)
 
@@ -245,7 +244,7 @@ class _State:
         the time limit reached."""
         bases = self.builder.bases
         for base in sorted({int(bases[j]) for j in items}, reverse=True):
-            if self.limit.expired():
+            if deadline.expired():
                 return False
             cluster = sorted((int(self.values[j]) for j in items if bases[j] == base), reverse=True)
             if self.lists is None and self.S.size * (len(cluster) + 1) <= HOST_STEP:
@@ -255,7 +254,7 @@ class _State:
             lists = self._device()
             for j in (j for j in items if bases[j] == base):
                 self.made += 2 * lists.count
-                if 2 * lists.count > self.builder.slots or self.made > self.work or self.limit.expired():
+                if 2 * lists.count > self.builder.slots or self.made > self.work or deadline.expired():
                     return False
                 lists.level(self.based, Level(j, True), -1, reset=False, bit=0)
         return True

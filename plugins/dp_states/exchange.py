@@ -21,9 +21,9 @@ sum, profit ceiling, with large weights) reach their bound this way: the room is
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
+
+from clsolve.sdk import deadline
 
 #: Items on each side of the two-item moves.
 SIZE = 2048
@@ -42,8 +42,8 @@ def improve(profits: np.ndarray, weights: np.ndarray, capacity: int, chosen: np.
     ratio order. Returns the solution and the moves made."""
     x = chosen.copy()
     room, value = capacity - int(weights[x].sum()), int(profits[x].sum())
-    began, moves = time.perf_counter(), 0
-    while value < target and time.perf_counter() - began < seconds:
+    watch, moves = deadline.Stopwatch(), 0
+    while value < target and watch.seconds < seconds:
         found = [move for move in (_single(profits, weights, x, room), _double(profits, weights, x, room, order))
                  if move is not None]
         if not found:

@@ -6,7 +6,6 @@ more items against it.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +42,7 @@ def strengthen(problem: Knapsack) -> Strengthened:
     """The break solution of ``problem`` (one capacity, every weight between 1 and the capacity: the
     items in ratio order up to the first that does not fit) improved by exchanges until it reaches the
     bound, none improves it or the time is up."""
-    began = time.perf_counter()
+    watch = deadline.Stopwatch()
     profits, weights = problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)
     capacity = int(problem.capacities[0])
     order = ratio_order(problem)
@@ -54,10 +53,9 @@ def strengthen(problem: Knapsack) -> Strengthened:
     bound = upper_bound(profits, weights, capacity, value)
     moves = 0
     if value < bound.value:
-        limit = deadline.current()
-        seconds = min(EXCHANGE_SECONDS, limit.remaining() / 4) if limit.limited else EXCHANGE_SECONDS
+        seconds = min(EXCHANGE_SECONDS, deadline.remaining() / 4)   # a quarter of what is left, if less
         selected, moves = improve(profits, weights, capacity, selected, order, bound.value, max(seconds, 0.0))
         improved = int(profits[selected].sum())
         if improved > value:
             value, bound = improved, upper_bound(profits, weights, capacity, improved)
-    return Strengthened(selected, value, bound, moves, time.perf_counter() - began)
+    return Strengthened(selected, value, bound, moves, watch.seconds)

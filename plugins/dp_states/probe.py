@@ -8,12 +8,11 @@ whether the search ended there, the levels left, the host's time per level and t
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.sdk import Knapsack, cache
+from clsolve.sdk import Knapsack, cache, deadline
 
 from .core import Core
 from .host import HostLists
@@ -57,14 +56,14 @@ def probe(problem: Knapsack, floor: int, host_states: int) -> Probe:
 
 
 def _probe(problem: Knapsack, floor: int, host_states: int) -> Probe:
-    began = time.perf_counter()
+    watch = deadline.Stopwatch()
     core = Core.of(problem)
     best = max(core.greedy()[0], floor)
     W, P = core.start()
     lists = HostLists(np.array([W]), np.array([P]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
     sizes = [1]
     while lists.count and not core.done() and lists.count <= host_states:
-        if len(core.levels) >= PROBE_LEVELS or time.perf_counter() - began > PROBE_SECONDS:
+        if len(core.levels) >= PROBE_LEVELS or watch.seconds > PROBE_SECONDS:
             break
         level = core.advance()
         number = len(core.levels)
@@ -73,5 +72,5 @@ def _probe(problem: Knapsack, floor: int, host_states: int) -> Probe:
         sizes.append(result.count)
     finished = not lists.count or core.done()
     levels = len(core.levels)
-    return Probe(levels, core.n - levels, time.perf_counter() - began, max(sizes), sizes[-1],
+    return Probe(levels, core.n - levels, watch.seconds, max(sizes), sizes[-1],
                  sizes[-1 - levels // 4], finished)

@@ -4,11 +4,10 @@ time a search or the descent asks and ``allowed()`` says there is time for them;
 searches of the problem and released by whoever made the holder."""
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
-from clsolve.sdk import TimeLimitError
+from clsolve.sdk import TimeLimitError, deadline
 
 from .core import Core
 
@@ -36,12 +35,12 @@ class Shared(Generic[T]):
         """The tables, made now if need be (None: off, too large, or no time for them yet)."""
         if not self.tried and self._allowed():
             self.tried = True
-            started = time.perf_counter()
+            watch = deadline.Stopwatch()
             try:
                 self.tables = self._make()
             except TimeLimitError:  # the limit passed while their kernels were built: the search goes on without
                 self.tables = None
-            self.seconds = time.perf_counter() - started
+            self.seconds = watch.seconds
         return self.tables
 
     def root_bound(self) -> int | None:

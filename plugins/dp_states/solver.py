@@ -25,7 +25,6 @@ Bounds beyond Dantzig's: the rounded relaxation's rows (``relaxed.py``) and the 
 # long module: the level loop, its stops and the bounds' tables it shares with the descent read one solver's settings
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -278,7 +277,7 @@ class StateListSolver(DeviceSolver):
         eligible = self.clusters and found.useful() and fits(core) and not core.done()  # once, not per level
 
         def allowed() -> bool:
-            return eligible and deadline.current().allows(CLUSTER_SECONDS[_kind(device)])
+            return eligible and deadline.allows(CLUSTER_SECONDS[_kind(device)])
         return Shared(core, make, allowed)
 
     def _rows(self, problem: Knapsack, device: Device) -> Shared[RelaxedRows]:
@@ -289,7 +288,7 @@ class StateListSolver(DeviceSolver):
         def make() -> RelaxedRows:
             return RelaxedRows(device, program(device, self._local_size(device)), core, self._width(device),
                                self._relaxed_bytes(device), CELLS[_kind(device)], self.poison)
-        return Shared(core, make, lambda: self._relax(core, device, deadline.current()))
+        return Shared(core, make, lambda: self._relax(core, device))
 
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
@@ -311,7 +310,7 @@ class StateListSolver(DeviceSolver):
         ``strengthen`` states (0: none) strengthen the incumbent and the bound once; the search stops
         once it has made more than ``states`` states (None: no such budget); ``rows``: the rounded
         relaxation's rows of ``problem`` (None: none); ``clusters``: its cluster lists (None: none)."""
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         core = Core.of(problem)
         value, chosen = core.greedy()
         best = max(value, floor)
@@ -323,7 +322,7 @@ class StateListSolver(DeviceSolver):
         places = Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison,
                                                   self._record_bytes(device)),
                          self.host_states)
-        records, budget, limit = Records(), self._budget(), deadline.current()
+        records, budget = Records(), self._budget()
         rates = {"host": deadline.Rate(*FIRST_RATES["host"]),
                  "device": deadline.Rate(*FIRST_RATES[_kind(device)])}
         # a record: at least as long as the last one of its place
@@ -368,7 +367,7 @@ class StateListSolver(DeviceSolver):
             place = record_place(lists, records, 2 * lists.count, on_device)
             record = max(record_rates[place].predict(RECORD_BYTES * 2 * lists.count), last_record[place]) \
                 if is_block_end(len(core.levels) + 1) else 0.0
-            stop, stopped = stop_reason(limit, rates[where], lists.count, slots, records, budget, record,
+            stop, stopped = stop_reason(rates[where], lists.count, slots, records, budget, record,
                                          place == "host")
             if not stop and states is not None and made > states:
                 stop, stopped = f"more than {states} states made", "budget"
@@ -376,14 +375,14 @@ class StateListSolver(DeviceSolver):
                 break
             level, count = core.advance(), lists.count
             number = len(core.levels)
-            started = time.perf_counter()
+            watch = deadline.Stopwatch()
             if isinstance(lists, DeviceLists):
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number),
                                      relaxed=relaxed.arguments(number, core) if relaxed else None,
                                      cluster=clustered.arguments(number, core) if clustered else None)
             else:
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
-            elapsed = time.perf_counter() - started
+            elapsed = watch.seconds
             if where in warm:
                 rates[where].observe(2 * count, elapsed)
             warm.add(where)  # a place's first level may include building its kernels (PoCL: at first launch)
@@ -394,14 +393,14 @@ class StateListSolver(DeviceSolver):
                 found = (number, *lists.merged_state(result.best_at))
             top = result.top
             if is_block_end(number) and lists.count and not core.done():
-                started = time.perf_counter()
+                watch = deadline.Stopwatch()
                 place = record_place(lists, records, lists.count, on_device)
                 if place == "device":
                     assert isinstance(lists, DeviceLists)
                     records.add_device(lists.device_record())
                 else:
                     records.add(*lists.record())
-                last_record[place] = time.perf_counter() - started
+                last_record[place] = watch.seconds
                 record_rates[place].observe(RECORD_BYTES * lists.count, last_record[place])
             progress.report("dp-states levels", number, core.n)
         if found is not None:
@@ -424,7 +423,7 @@ class StateListSolver(DeviceSolver):
             notes.append(f"long lists: {strong.describe()}")
         if stop:
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
-        total = time.perf_counter() - began
+        total = watch.seconds
         stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
                  "device_bytes": device_bytes, "record_bytes": record_bytes,
                  "device_record_bytes": device_record_bytes,
@@ -453,14 +452,14 @@ class StateListSolver(DeviceSolver):
                                         host=total - level_seconds["device"] - relaxed_seconds),
                         notes=notes, bound=bound, stats=stats)
 
-    def _relax(self, core: Core, device: Device, limit: deadline.Deadline) -> bool:
+    def _relax(self, core: Core, device: Device) -> bool:
         """Whether to make the rounded relaxation's rows now: asked for, items left, and time for them."""
         width = self._width(device)
         if not width or core.done():
             return False
         items = core.n - len(core.levels)
         cells = min(items * min(width, core.capacity + 1), CELLS[_kind(device)])
-        return limit.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
+        return deadline.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
 
 
 def _kind(device: Device) -> str:

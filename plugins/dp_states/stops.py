@@ -22,16 +22,16 @@ def record_place(lists: object, records: Records, count: int, device_bytes: int)
     return "host"
 
 
-def stop_reason(limit: deadline.Deadline, rate: deadline.Rate, count: int, slots: int, records: Records,
+def stop_reason(rate: deadline.Rate, count: int, slots: int, records: Records,
                  budget: int, record: float = 0.0, host_record: bool = True) -> tuple[str, str]:
     """Why the search must stop before the next level on a list of ``count`` states (``record``: the
     predicted seconds of the record that follows it, where it ends a block), and the kind of limit
     ("time" or "room"); ("", "") to go on."""
     merged = 2 * count
-    if limit.expired():
-        return f"time limit of {limit.seconds:g} s reached", "time"
-    if not limit.allows(rate.predict(merged) + record):
-        return (f"time limit of {limit.seconds:g} s reached (the next level, predicted to take "
+    if deadline.expired():
+        return f"time limit of {deadline.seconds():g} s reached", "time"
+    if not deadline.allows(rate.predict(merged) + record):
+        return (f"time limit of {deadline.seconds():g} s reached (the next level, predicted to take "
                 f"{rate.predict(merged) + record:.3f} s with its record, would end past it)"), "time"
     if merged > slots:
         return (f"the next merged list of {merged} states would pass max_states = {slots} "

@@ -12,7 +12,6 @@ bound of their root. Presolve (``clsolve.dp.presolve``) runs first, on the packe
 # long module: the plan, the launches and the answers share the batch's layout
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -213,7 +212,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
     # ----------------------------------------------------------------------------------- the solve
 
     def solve_packed(self, packed: PackedProblems, device: Device, plan: Plan) -> PackedSolutions:
-        began = time.perf_counter()
+        watch = deadline.Stopwatch()
         batch = self._batch(packed)
         k = batch.count
         values = np.zeros(k, np.int64)
@@ -223,7 +222,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         walked, launches, phases = np.zeros(k, np.int64), 0, Timings()
         if k:
             try:
-                deadline.current().check(f"{self.name}: before the walk")   # no time for buffers and a launch
+                deadline.check(f"{self.name}: before the walk")   # no time for buffers and a launch
                 work = Workspace(device, Plan(self.name, _device_buffers(batch, device)),   # the plan's own count
                                  poison=POISON_BYTE if self.poison else None)
                 walk = _Walk(self, batch, work)
@@ -242,7 +241,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
             whole = int(reduction.rows[row])
             extras[whole] = (int(reduction.forced_profit[whole] + max(bounds[row], values[row])),
                              {"nodes": int(walked[row])}, None, None)
-        seconds = time.perf_counter() - began
+        seconds = watch.seconds
         device_seconds = phases.upload + phases.kernels + phases.download
         timings = np.tile([phases.upload, phases.kernels, phases.download, max(seconds - device_seconds, 0.0)],
                           (count, 1)) / max(count, 1)
@@ -342,18 +341,18 @@ class _Walk:
         from the host); where it passes during the second phase, the first phase's answers stand."""
         k = self.batch.count
         kind = "gpu" if self.device.is_gpu else "other"
-        limit, rate = deadline.current(), deadline.Rate(LAUNCH_SECONDS[kind], NODE_SECONDS[kind])
+        rate = deadline.Rate(LAUNCH_SECONDS[kind], NODE_SECONDS[kind])
         walked = np.zeros(k, np.int64)
         members = np.arange(k, dtype=np.int64)
-        left, launches = self._phase(members, 1, self.solver.split, True, limit, rate, walked)
+        left, launches = self._phase(members, 1, self.solver.split, True, rate, walked)
         answers = None
-        if left.size and not limit.expired():
+        if left.size and not deadline.expired():
             slots = self.device.compute_units * WIDE_GROUPS_PER_UNIT
             parts = int(np.clip(slots // left.size, 1, WIDE_PARTS))
-            if limit.limited:
+            if deadline.limited():
                 answers = self._answers()   # they stand where the second phase does not end in time
             try:
-                left, extra = self._phase(left, parts, max(self.solver.split, WIDE_SPLIT), False, limit, rate, walked)
+                left, extra = self._phase(left, parts, max(self.solver.split, WIDE_SPLIT), False, rate, walked)
                 launches += extra
                 answers = None
             except TimeLimitError:
@@ -376,8 +375,8 @@ class _Walk:
         return values, flags, roots
 
     # long: one phase's buffers, launches, collection and pacing
-    def _phase(self, members: np.ndarray, parts: int, split: int, first: bool, limit: deadline.Deadline,
-               rate: deadline.Rate, walked: np.ndarray) -> tuple[np.ndarray, int]:
+    def _phase(self, members: np.ndarray, parts: int, split: int, first: bool, rate: deadline.Rate,
+               walked: np.ndarray) -> tuple[np.ndarray, int]:
         """Walk ``members`` with ``parts`` work-groups each: the ``first`` phase one launch (whose
         answers are the first), the other until done or the time limit; the members left unfinished
         and the launches made."""
@@ -390,22 +389,22 @@ class _Walk:
             member_buf = self.work.upload("walks", members.astype(np.uint32))
         active, budget, launches = np.arange(members.size, dtype=np.int64), self.solver.budget, 0
         while active.size and not (first and launches):
-            if limit.limited:  # half the time left, once the reads after it are counted
-                fits = int(rate.units_within((limit.remaining() + limit.margin / 4) / 2) / (active.size * walkers))
+            if deadline.limited():  # half the time left, once the reads after it are counted
+                fits = int(rate.units_within((deadline.remaining() + deadline.grace(1 / 4)) / 2) / (active.size * walkers))
                 budget = max(min(budget, fits), 1) if first else min(budget, fits)
                 if budget < 1:
                     break
-            began = time.perf_counter()
+            watch = deadline.Stopwatch()
             with self.timings.phase("upload"):
                 active_buf = self.work.upload("walks", active.astype(np.uint32))
             with self.timings.phase("kernels"):
                 self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0,
                            first and launches == 0, first)
                 if not deadline.finished(self.device.queue, cl.enqueue_marker(self.device.queue)):
-                    limit.stop(f"{self.solver.name}: launch {launches + 1} of a phase")
+                    deadline.stop(f"{self.solver.name}: launch {launches + 1} of a phase")
                 status = self._read(self.answers["status"], np.int32, self.batch.count)
             self.work.release("walks", active_buf)
-            rate.observe(budget * active.size * walkers, time.perf_counter() - began)
+            rate.observe(budget * active.size * walkers, watch.seconds)
             launches += 1
             active = active[status[members[active]] != 0]
             longest = rate.units_within(LAUNCH_SECONDS_MOST) / max(active.size * walkers, 1)

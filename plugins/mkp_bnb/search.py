@@ -14,8 +14,6 @@ on whole arrays, and the nodes held stay within about n x batch.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from clsolve.sdk import Outcome, Relaxation, deadline, mkp_greedy
@@ -99,7 +97,6 @@ class Search:
         return children.take(children.bound > self.best)
 
     def run(self) -> Outcome:
-        limit = deadline.current()
         root = Nodes(0, np.zeros((1, 2 + self.m + self.words), np.int64), self.m)
         root.table[0, 2:2 + self.m] = self.c
         root.table[:, 1] = self.relaxation.bounds(0, root.profit, root.residual)
@@ -108,10 +105,10 @@ class Search:
         held, made, batches, longest, stop = 1, 1, 0, 1, ""
         rate = deadline.Rate(*FIRST_RATE)
         while stack:
-            if limit.expired() or not limit.allows(rate.predict(stack[-1].count)):
-                stop = f"time limit of {limit.seconds:g} s reached"
+            if deadline.expired() or not deadline.allows(rate.predict(stack[-1].count)):
+                stop = f"time limit of {deadline.seconds():g} s reached"
                 break
-            started = time.perf_counter()
+            watch = deadline.Stopwatch()
             nodes = stack.pop()
             held -= nodes.count
             nodes = nodes.take(nodes.bound > self.best)    # the incumbent may have moved since
@@ -135,7 +132,7 @@ class Search:
                 held += children.count
                 longest = max(longest, held)
             if nodes.count >= RATE_NODES:  # a small batch's cost is its fixed part (a refit, a sort)
-                rate.observe(nodes.count, time.perf_counter() - started)
+                rate.observe(nodes.count, watch.seconds)
         open_bound = max((int(b.bound.max()) for b in stack if b.count), default=self.best)
         chosen = np.unpackbits(self.best_bits.view(np.uint8), bitorder="little")[: self.n].astype(bool)
         bound = max(self.best, open_bound) if stop else self.best

@@ -9,8 +9,6 @@ launches with its incumbent, ``optimal = False`` and the largest bound of a subt
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from clsolve.sdk import (
@@ -120,7 +118,7 @@ class DeviceDepthFirst(DeviceSolver):
 
     def _search(self, device: Device, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
         order = relaxation.order
-        if deadline.current().expired():   # no time for the level tables and a launch: the root's bound
+        if deadline.expired():   # no time for the level tables and a launch: the root's bound
             return _unsearched(core, relaxation, floor, "time limit reached before the search")
         try:
             subtrees = Subtrees(device, core.profits[order].astype(np.int64), core.weights[order].astype(np.int64),
@@ -128,24 +126,24 @@ class DeviceDepthFirst(DeviceSolver):
                                 self._slots(device), floor, POISON_BYTE if self.poison else None)
         except TimeLimitError:   # the first build of the kernel can take longer than a short limit
             return _unsearched(core, relaxation, floor, "time limit reached while the device kernel was built")
-        limit, rate = deadline.current(), deadline.Rate(*FIRST_RATE)
+        rate = deadline.Rate(*FIRST_RATE)
         budget, launches, widest, stop = FIRST_BUDGET, 0, 1, ""
         walking = splitting = last_split = 0.0
         while subtrees.busy.any():
-            budget = _next_budget(budget, rate, limit, last_split)
+            budget = _next_budget(budget, rate, last_split)
             if budget < 1:
-                stop = f"time limit of {limit.seconds:g} s reached"
+                stop = f"time limit of {deadline.seconds():g} s reached"
                 break
             seconds = subtrees.launch(budget)
             if seconds is None:
-                stop = f"time limit of {limit.seconds:g} s reached during a launch"
+                stop = f"time limit of {deadline.seconds():g} s reached during a launch"
                 break
             rate.observe(budget, seconds)
             walking, launches = walking + seconds, launches + 1
-            began = time.perf_counter()
+            watch = deadline.Stopwatch()
             subtrees.split(SPLITS)
             widest = max(widest, int(subtrees.busy.sum()))
-            last_split = time.perf_counter() - began
+            last_split = watch.seconds
             splitting += last_split
         chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
         bound = subtrees.open_bound(relaxation) if stop else subtrees.best
@@ -163,15 +161,15 @@ def _unsearched(core: Knapsack, relaxation: Relaxation, floor: int, why: str) ->
     return Outcome(floor, np.zeros(core.n, bool), False, max(root, floor), False, stop=why), "no node walked"
 
 
-def _next_budget(last: int, rate: deadline.Rate, limit: deadline.Deadline, split_seconds: float) -> int:
+def _next_budget(last: int, rate: deadline.Rate, split_seconds: float) -> int:
     """Nodes per work-item for the next launch: twice the last, at most what LAUNCH_SECONDS allows; under
     a time limit at most half the time left once the split after it (and the open bound at the end)
     are counted, since more busy work-items than when the rate was learnt make a launch slower; 0 when
     no launch fits."""
     budget = int(min(2 * last, max(FIRST_BUDGET, rate.units_within(LAUNCH_SECONDS))))
-    if limit.limited:
-        if limit.expired():
+    if deadline.limited():
+        if deadline.expired():
             return 0
-        left = limit.remaining() + limit.margin / 4 - 2 * split_seconds
+        left = deadline.remaining() + deadline.grace(1 / 4) - 2 * split_seconds
         budget = min(budget, int(rate.units_within(left / 2)))
     return max(budget, 0)

@@ -9,8 +9,6 @@ below l) and an idle slot takes those with a 0 at l (root and node at level l + 
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pyopencl as cl
 
@@ -90,7 +88,7 @@ class Subtrees:
         """Walk at most ``budget`` nodes in every busy subtree; the seconds it took, transfers included
         (each phase also added to ``timings``); None where the time limit passed before the walk ended
         (the subtrees are then as they were before it)."""
-        began, queue, b = time.perf_counter(), self.device.queue, self.buffers
+        watch, queue, b = deadline.Stopwatch(), self.device.queue, self.buffers
         with self.timings.phase("upload"):
             for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth),
                                 ("best", np.full(self.slots, self.best, np.int64)),
@@ -99,8 +97,8 @@ class Subtrees:
             queue.finish()
         with self.timings.phase("kernels"):
             self.kernel.set(budget=np.int64(budget)).enqueue(queue, (self.slots,), (LOCAL_SIZE,))
-            limit = deadline.current()   # a launch allowed to start ends within a quarter of the margin
-            if not deadline.finished(queue, cl.enqueue_marker(queue), limit.margin / 4 if limit.limited else 0.0):
+            # a launch allowed to start ends within a quarter of the margin
+            if not deadline.finished(queue, cl.enqueue_marker(queue), deadline.grace(1 / 4)):
                 self.left_running = True
                 return None   # the limit passed first (PoCL compiles a kernel at its first launch): state as before
         best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
@@ -115,7 +113,7 @@ class Subtrees:
                 cl.enqueue_copy(queue, bits, b["best_path"], src_offset=8 * self.words * top)
                 queue.finish()
                 self.best, self.best_bits, self.found = int(best[top]), bits, True
-        return time.perf_counter() - began
+        return watch.seconds
 
     def split(self, most: int) -> int:
         """Give idle slots parts of the busy subtrees, the shallowest splits first, at most ``most`` from
@@ -176,8 +174,8 @@ class Subtrees:
         bounds = np.empty(self.slots, np.int64)
         pending: list[cl.Event] = []
         buffers.copy_later(queue, bounds, b["made"], pending)
-        limit = deadline.current()   # half the margin past the limit, or a quarter from now where later
-        grace = max(limit.margin / 2, -limit.remaining() + limit.margin / 4) if limit.limited else 0.0
+        # half the margin past the limit, or a quarter from now where later
+        grace = max(deadline.grace(1 / 2), deadline.grace(1 / 4) - deadline.remaining())
         if not deadline.finished(queue, cl.enqueue_marker(queue), grace, pending):
             self.left_running = True   # its first launch on PoCL compiles it: the host bounds meanwhile
             return self._host_open_bound(relaxation)

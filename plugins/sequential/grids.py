@@ -21,10 +21,9 @@ def lcs_bit_rows(problem: LCS) -> list[int]:
         masks[symbol] = masks.get(symbol, 0) | (1 << i)
     rows = [full]
     v = full
-    limit = deadline.current()
     for j, symbol in enumerate(problem.b.tolist()):
         if not j & 1023:
-            limit.check(f"sequential LCS: {j} of {problem.n} columns")
+            deadline.check(f"sequential LCS: {j} of {problem.n} columns")
         match = masks.get(symbol, 0)
         u = v & match
         v = ((v + u) | (v & ~match)) & full
@@ -65,9 +64,8 @@ def solve_tsp(problem: TSP) -> tuple[int, np.ndarray]:
         table[1 << c, c] = d[0, c + 1]
     subsets = np.arange(1 << members)
     sizes = np.array([bin(s).count("1") for s in range(1 << members)])
-    limit = deadline.current()
     for k in range(2, members + 1):
-        limit.check(f"sequential Held-Karp: subsets of size {k - 1} of {members} done")
+        deadline.check(f"sequential Held-Karp: subsets of size {k - 1} of {members} done")
         level = subsets[sizes == k]
         for i in range(members):
             with_i = level[(level >> i) & 1 == 1]

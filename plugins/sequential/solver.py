@@ -8,7 +8,6 @@ step over the whole state grid; values are int64 (the Knapsack type guarantees t
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
@@ -97,13 +96,13 @@ class SequentialSolver(HostSolver):
         fitting = [i for i in range(problem.n) if np.all(problem.weights[i] <= problem.capacities)]
         lowest = {i: int(problem.weights[i][0]) // rows * rows for i in fitting}
         total = sum((shape[0] - lowest[i]) * inner for i in fitting)
-        limit, began, done = deadline.current(), time.perf_counter(), 0
+        watch, done = deadline.Stopwatch(), 0
         for i in fitting:
             for lo in range((shape[0] - 1) // rows * rows, lowest[i] - 1, -rows):
                 where = f"{self.name}: {i} of {problem.n} items"
-                limit.check(where)
-                if done and not limit.allows((time.perf_counter() - began) / done * (total - done)):
-                    limit.stop(f"{where}, the rest at their rate")  # cannot end in time
+                deadline.check(where)
+                if done and not deadline.allows(watch.seconds / done * (total - done)):
+                    deadline.stop(f"{where}, the rest at their rate")  # cannot end in time
                 hi = min(lo + rows, shape[0])
                 taken = step(row, lo, hi, [int(w) for w in problem.weights[i]], np.int64(problem.profits[i]))
                 packed[i, lo * inner // 8: lo * inner // 8 + taken.size] = taken
@@ -111,14 +110,14 @@ class SequentialSolver(HostSolver):
         return row.reshape(-1), packed
 
     def solve(self, problem, device, plan: Plan) -> Solution:
-        start = time.perf_counter()
+        watch = deadline.Stopwatch()
         if isinstance(problem, LCS):
             length, positions = grids.solve_lcs(problem)
-            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=time.perf_counter() - start),
+            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds),
                             positions=positions)
         if isinstance(problem, TSP):
             length, tour = grids.solve_tsp(problem)
-            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=time.perf_counter() - start),
+            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds),
                             tour=tour)
         row, packed = self.decisions(problem)
         shape = tuple(int(c) + 1 for c in problem.capacities)
@@ -131,4 +130,4 @@ class SequentialSolver(HostSolver):
                 remaining = [r - int(w) for r, w in zip(remaining, problem.weights[i])]
         value = int(row[-1])
         return Solution(value=value, selected=selected, optimal=True, solver=self.name, device="",
-                        timings=Timings(host=time.perf_counter() - start))
+                        timings=Timings(host=watch.seconds))

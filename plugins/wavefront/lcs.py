@@ -16,7 +16,6 @@ The trace-back walks the chunks from the last one down, on the device.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,10 +124,10 @@ def stripes_seconds(geo: Geometry, device: Device) -> float:
 def _in_time(problem: LCS, device: Device, options, schedule: str, sigma: int) -> str:
     """Under a time limit, ``auto`` keeps the stripes only where their one launch, which nothing can
     interrupt, is predicted to end in time; else the block diagonals, stopped between launches."""
-    if schedule != "stripes" or options.schedule != "auto" or not deadline.current().limited:
+    if schedule != "stripes" or options.schedule != "auto" or not deadline.limited():
         return schedule
     geo = geometry(problem, device, "bits", options.words_per_block, None, options.rows_per_step, "stripes", sigma)
-    return schedule if deadline.current().allows(stripes_seconds(geo, device)) else "diagonals"
+    return schedule if deadline.allows(stripes_seconds(geo, device)) else "diagonals"
 
 
 def _buffers(problem: LCS, geo: Geometry, sigma: int) -> dict[str, int]:
@@ -249,11 +248,10 @@ class _Sweep:
     def _refuse_if_late(self) -> None:
         """TimeLimitError unless the stripes' one launch is predicted to end within the time limit."""
         predicted = stripes_seconds(self.geo, self.device)
-        limit = deadline.current()
-        if not limit.allows(predicted):
-            limit.check("before the sweep")  # past the limit already: say so
-            raise TimeLimitError(f"time limit of {limit.seconds:g} s: the stripes' sweep is one launch, predicted to "
-                                 f"take {predicted:.3g} s, and {max(limit.remaining(), 0):.3g} s are left; "
+        if not deadline.allows(predicted):
+            deadline.check("before the sweep")  # past the limit already: say so
+            raise TimeLimitError(f"time limit of {deadline.seconds():g} s: the stripes' sweep is one launch, predicted "
+                                 f"to take {predicted:.3g} s, and {max(deadline.remaining(), 0):.3g} s are left; "
                                  "schedule='diagonals' can be stopped between launches; no answer was found in time")
 
     def _run_stripes(self, store: RowStore | None, mirror: _Sweep | None) -> cl.Event:
@@ -328,8 +326,7 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
         with timings.phase("kernels"):
             sweep.run(store, mirror=reverse)  # the reversed sweep in the same launch
             deadline.drain(device.queue, "wavefront LCS: the last diagonals")
-            compute_done = time.perf_counter()
-            store.drain(compute_done)
+            store.drain(exposed=True)
         length = sweep.length()
         with timings.phase("download"):
             positions = (lcs_trace.serial(sweep, store, length, options.poison) if reverse is None

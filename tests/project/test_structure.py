@@ -148,11 +148,15 @@ def test_bench_uses_the_public_api_and_the_sdk_only():
     assert not wrong | upward, "\n".join(sorted(wrong | upward))
 
 
-def test_plugins_make_no_buffer_of_their_own():
-    """Device buffers come from a ``Workspace`` (counted by the plan), never ``cl.Buffer``."""
+#: What a plugin leaves to the engine: buffers come from a ``Workspace`` (counted by the plan), time from
+#: ``deadline.Stopwatch`` and the solve's limit from ``deadline``'s functions.
+ENGINE_ONLY = ("cl.Buffer(", "perf_counter", "deadline.current(")
+
+
+def test_plugins_make_no_buffer_and_read_no_clock_of_their_own():
     files = sorted((ROOT / "plugins").rglob("*.py")) + sorted((ROOT / "docs" / "example-plugin").rglob("*.py"))
-    raw = {f"{path.relative_to(ROOT)}:{number}" for path in files
-           for number, line in enumerate(path.read_text().splitlines(), 1) if "cl.Buffer(" in line}
+    raw = {f"{path.relative_to(ROOT)}:{number}: {word}" for path in files
+           for number, line in enumerate(path.read_text().splitlines(), 1) for word in ENGINE_ONLY if word in line}
     assert not raw, "\n".join(sorted(raw))
 
 

@@ -153,10 +153,14 @@ class DeviceSteps:
             w=self.w, p=self.p, suffix_min=self.suffix, n=np.uint32(items.n), c=np.uint64(items.capacity))
         self.compact = self.program.kernel("bnb_compact")
 
-    def upload(self, nodes) -> None:
+    def upload(self, nodes, branched: bool = True) -> None:
+        """The list from host arrays; ``branched``: room for its sons too (the next step branches it),
+        else where it fits the list's slots as they are (survivors of a filter, whose list of up to
+        twice the node limit goes back to the host before the next step)."""
         watch = deadline.Stopwatch()
         count = nodes[0].size
-        self._setup(count)
+        if branched or count > 2 * self.capacity:
+            self._setup(count)
         queue = self.device.queue
         for buf, array, dtype in zip(self.sets[0], nodes, (np.int64, np.int64, np.uint32, np.int64, np.int64)):
             cl.enqueue_copy(queue, buf, np.ascontiguousarray(array, dtype=dtype))
@@ -203,7 +207,7 @@ class DeviceSteps:
         self.rates["filter"].observe(listed[0].size, watch.seconds)
         if survivors.size == listed[0].size:
             return None
-        self.upload(tuple(a[survivors] for a in listed))
+        self.upload(tuple(a[survivors] for a in listed), branched=False)
         return survivors
 
     # -- one step --------------------------------------------------------------------------------

@@ -149,3 +149,17 @@ def test_weightless_items_without_presolve_divide_by_nothing(profits, weights, c
         warnings.simplefilter("error", RuntimeWarning)
         solution = clsolve.solve(problem, solver="bnb", device=device, presolve=False, fixing=False, host_threshold=64)
     assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_a_filtered_list_longer_than_the_node_limit_stays_in_the_planned_buffers(device):
+    """A device step doubles a list of max_nodes into its sons; the dominance filter's survivors (more
+    than max_nodes) go back into the list's slots as they are, not into larger buffers than the plan
+    counted (``Workspace`` raised ``PlanError`` for 283 nodes where the plan counted 256)."""
+    weights = [439, 785, 323, 811, 963, 205, 809, 763, 802, 762, 629, 383, 40, 440, 287, 22, 972, 461, 996,
+               143, 913, 349, 180, 453, 866, 449, 809, 276, 868, 880, 714, 142, 558, 737, 708, 386, 130, 604,
+               936, 530, 776, 716, 327, 526, 783, 765, 1, 386, 94, 232, 825, 845, 574, 320, 833, 630, 782,
+               543, 514]
+    problem = clsolve.Knapsack([x + 100 for x in weights], weights, 16497)   # strongly correlated
+    solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0, presolve=False, fixing=False,
+                             max_nodes=256)
+    assert solution.optimal and solution.value == clsolve.solve(problem, solver="dp-rows", device=device).value

@@ -8,6 +8,7 @@ of one O(n^2) evaluation each.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -36,6 +37,7 @@ def of(m: int) -> np.ndarray:
     return np.asarray(rows[:max(COUNT, m + 1)])
 
 
+@lru_cache(maxsize=None)
 def table(widths: int) -> tuple[np.ndarray, np.ndarray]:
     """The directions of every m from 0 to ``widths``, as rows of ``widths`` entries (zero past m),
     and the first row of each m (``widths + 2`` offsets): the kernel's ``directions`` and
@@ -46,4 +48,5 @@ def table(widths: int) -> tuple[np.ndarray, np.ndarray]:
     out = np.zeros((int(rows[-1]), max(widths, 1)))
     for m, part in enumerate(parts):
         out[rows[m]:rows[m + 1], :m] = part
+    out.flags.writeable = rows.flags.writeable = False   # shared by every call (cached)
     return out, rows

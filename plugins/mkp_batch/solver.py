@@ -144,6 +144,14 @@ class ManySmallBranchAndBound(PackedBatchSolver):
             packed.memo[key] = self._reduced(packed)
         return packed.memo[key]
 
+    def _buffers(self, packed: PackedProblems, device: Device) -> dict[str, int]:
+        """The plan's device buffers of the batch on ``device`` (``_device_buffers``), counted once per
+        batch and device (the batch's ``memo``) for the plan and the solve."""
+        key = (self.name, self.presolve, "buffers", device.label)
+        if key not in packed.memo:
+            packed.memo[key] = _device_buffers(self._batch(packed), device)
+        return packed.memo[key]
+
     def _reduced(self, packed: PackedProblems) -> _Batch:
         self.refuse_others(packed)
         n, m, _ = packed.segments()
@@ -186,7 +194,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         n = batch.layout["items"].astype(np.float64)
         seconds = HOST_SECONDS + (LAUNCH_SECONDS[kind] if batch.count else 0.0) + float(_each(n, kind).sum()) + \
             (len(packed) - batch.count) * PROBLEM_SECONDS + GAP_ITEM_SECONDS * self._searched(packed)
-        return Plan(solver=self.name, device_buffers=_device_buffers(batch, device),
+        return Plan(solver=self.name, device_buffers=self._buffers(packed, device),
                     host_buffers={"answers": batch.count * 16 + batch.profits.size},
                     cell_updates=int((NODES_PER_ITEM * n).sum()), launches=2 if batch.count else 0,
                     seconds=seconds,
@@ -223,7 +231,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         if k:
             try:
                 deadline.check(f"{self.name}: before the walk")   # no time for buffers and a launch
-                work = Workspace(device, Plan(self.name, _device_buffers(batch, device)),   # the plan's own count
+                work = Workspace(device, Plan(self.name, self._buffers(packed, device)),   # the plan's own count
                                  poison=POISON_BYTE if self.poison else None)
                 walk = _Walk(self, batch, work)
                 values, selected, finished, bounds, walked, launches = walk.run()

@@ -8,7 +8,7 @@ of one O(n^2) evaluation each.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import combinations
 
 import numpy as np
@@ -37,7 +37,7 @@ def of(m: int) -> np.ndarray:
     return np.asarray(rows[:max(COUNT, m + 1)])
 
 
-@lru_cache(maxsize=None)
+@cache
 def table(widths: int) -> tuple[np.ndarray, np.ndarray]:
     """The directions of every m from 0 to ``widths``, as rows of ``widths`` entries (zero past m),
     and the first row of each m (``widths + 2`` offsets): the kernel's ``directions`` and

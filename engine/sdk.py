@@ -8,10 +8,11 @@ A plugin, built-in or not, imports ``clsolve.sdk`` and nothing else of clsolve
 - the problems, :class:`Solution` and :class:`Timings`, the packed batch arrays, and the errors a
   solver raises;
 - ``options`` (checked option values), :class:`Workspace` (the device buffers a plan counted, made by
-  name: the only way a plugin allocates), ``kernels`` (sources, builds, kernels with arguments by name,
-  structs from dtypes), ``buffers``, ``deadline`` (the solve's time limit: ``allows``, ``expired``, ``check``, ``stop``,
-  ``remaining``, ``grace``; ``Stopwatch``, the one clock; ``drain``, ``finished``, :class:`Pacer`, ``Rate``), ``memory`` (the host budget), ``progress`` and ``cache`` (per-problem
-  results), and :class:`Device`;
+  name: the only way a plugin allocates), ``kernels`` (sources, builds, kernels with arguments by
+  name, structs from dtypes), ``buffers``, ``deadline`` (the solve's time limit: ``allows``,
+  ``expired``, ``check``, ``stop``, ``remaining``, ``grace``; ``Stopwatch``, the one clock; ``drain``,
+  ``finished``, :class:`Pacer`, ``Rate``), ``memory`` (the host budget), ``progress`` and ``cache``
+  (per-problem results), and :class:`Device`;
 - the algorithm helpers more than one solver needs: the dense DP's table layout and value types, row
   stores that keep a DP's decisions on the device or stream them to the host, presolve (reduction,
   fixing, ratio orders, pruning), blocking of rows, and the multidimensional knapsack's surrogate

@@ -38,3 +38,9 @@ def test_a_time_limit_is_kept_inside_one_items_step():
     with deadline.limit(0.02), pytest.raises(clsolve.TimeLimitError, match="0 of 6 items"):
         sequential.SequentialSolver().decisions(problem)
     assert time.perf_counter() - began < 0.02 + deadline.MARGIN_SECONDS
+
+
+@settings(max_examples=40, deadline=None)
+@given(problem=knapsacks())
+def test_sequential_matches_brute_force(problem):
+    assert clsolve.solve(problem, solver="sequential").value == brute_force(problem)

@@ -5,6 +5,7 @@ NumPy arrays: the kind of host work a batch of small knapsacks does); printed ar
 process's seconds. On a host with independent cores, two processes take as long as one.
 Usage: python3 ci/cpu_contention.py
 """
+
 import multiprocessing as mp
 import os
 import time

@@ -24,6 +24,7 @@ again.
 A failure prints a one-line reproducer and saves the instance as JSON under --failures.
 Exits 1 when anything failed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,8 +80,7 @@ def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
     n = rng.choice([1, 2, 3, rng.randint(4, 14), rng.randint(15, 60)])
     m = rng.choice([1, 1, 1, 2, 3, rng.randint(4, 30)])
     top = rng.choice([10, 100, 1000])
-    w = np.array([[rng.randint(0 if family == "zero-weight" else 1, top) for _ in range(m)] for _ in range(n)],
-                 dtype=object)
+    w = np.array([[rng.randint(0 if family == "zero-weight" else 1, top) for _ in range(m)] for _ in range(n)], dtype=object)
     if family == "strongly-correlated":
         p = [int(w[i, 0]) + top // 10 for i in range(n)]
     elif family == "inversely-correlated":
@@ -106,8 +106,11 @@ def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
     else:
         p = [rng.randint(0, top) for _ in range(n)]
     total = w.sum(axis=0)
-    rule = family if family in ("capacity-zero", "capacity-total", "heavy-items", "huge-capacity") else \
-        rng.choice(["half", "half", "small", "total"])
+    rule = (
+        family
+        if family in ("capacity-zero", "capacity-total", "heavy-items", "huge-capacity")
+        else rng.choice(["half", "half", "small", "total"])
+    )
     caps = []
     for d in range(m):
         if rule == "capacity-zero":
@@ -128,9 +131,23 @@ def knapsack(rng: random.Random, family: str) -> clsolve.Knapsack:
     return clsolve.Knapsack(p, w.astype(np.int64), caps, weights_by="item", name=f"{family} n={n} m={m}")
 
 
-KNAPSACK_FAMILIES = ("uncorrelated", "strongly-correlated", "inversely-correlated", "subset-sum", "equal-weights",
-                     "equal-profits", "zero-weight", "zero-profit", "heavy-items", "capacity-zero",
-                     "capacity-total", "huge-capacity", "big-profits", "repeated-items", "clustered")
+KNAPSACK_FAMILIES = (
+    "uncorrelated",
+    "strongly-correlated",
+    "inversely-correlated",
+    "subset-sum",
+    "equal-weights",
+    "equal-profits",
+    "zero-weight",
+    "zero-profit",
+    "heavy-items",
+    "capacity-zero",
+    "capacity-total",
+    "huge-capacity",
+    "big-profits",
+    "repeated-items",
+    "clustered",
+)
 
 
 def lcs(rng: random.Random, family: str) -> LCS:
@@ -139,26 +156,37 @@ def lcs(rng: random.Random, family: str) -> LCS:
     if family == "lcs-one-symbol":
         return LCS([7] * length, [7] * other, name=family)
     alphabet = rng.choice([2, 4, 26]) if family == "lcs-small-alphabet" else rng.choice([1000, 2**40])
-    return LCS([rng.randrange(alphabet) for _ in range(length)], [rng.randrange(alphabet) for _ in range(other)],
-               name=family)
+    return LCS([rng.randrange(alphabet) for _ in range(length)], [rng.randrange(alphabet) for _ in range(other)], name=family)
 
 
 def tsp(rng: random.Random, family: str) -> TSP:
     n = rng.randint(2, 7)
     top = rng.choice([1, 10, 1000, 2**40, 2**58 // n])
-    d = [[rng.choice([0, rng.randint(0, top)]) if family == "tsp-zero" else rng.randint(0, top) for _ in range(n)]
-         for _ in range(n)]
+    d = [
+        [rng.choice([0, rng.randint(0, top)]) if family == "tsp-zero" else rng.randint(0, top) for _ in range(n)]
+        for _ in range(n)
+    ]
     if family == "tsp-symmetric":
         d = [[d[min(i, j)][max(i, j)] for j in range(n)] for i in range(n)]
     return TSP(d, name=f"{family} n={n}")
 
 
 def draw(rng: random.Random) -> clsolve.Knapsack | LCS | TSP:
-    family = rng.choice(KNAPSACK_FAMILIES * 3 + ("jooken",) + ("lcs-one-symbol", "lcs-small-alphabet",
-                        "lcs-huge-alphabet", "tsp-symmetric", "tsp-asymmetric", "tsp-zero"))
+    family = rng.choice(
+        KNAPSACK_FAMILIES * 3
+        + ("jooken",)
+        + ("lcs-one-symbol", "lcs-small-alphabet", "lcs-huge-alphabet", "tsp-symmetric", "tsp-asymmetric", "tsp-zero")
+    )
     if family == "jooken":
-        return jooken(rng.choice([40, 60, 80]), rng.choice([10**4, 10**6, 10**10]), rng.choice([2, 10]),
-                      rng.choice([0.1, 0.3]), rng.choice([0, 0.001]), 100, seed=rng.randrange(10**6))
+        return jooken(
+            rng.choice([40, 60, 80]),
+            rng.choice([10**4, 10**6, 10**10]),
+            rng.choice([2, 10]),
+            rng.choice([0.1, 0.3]),
+            rng.choice([0, 0.001]),
+            100,
+            seed=rng.randrange(10**6),
+        )
     if family.startswith("lcs"):
         return lcs(rng, family)
     if family.startswith("tsp"):
@@ -195,7 +223,7 @@ def reference(problem) -> int | None:
         row = np.zeros(cap + 1, dtype=object)
         for w, p in zip(problem.weights[:, 0].tolist(), problem.profits.tolist()):
             if w <= cap:
-                row[w:] = np.maximum(row[w:], row[:cap + 1 - w] + p)
+                row[w:] = np.maximum(row[w:], row[: cap + 1 - w] + p)
         return int(row[-1])
     return None
 
@@ -205,52 +233,141 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     """Every installed solver with a random draw of its documented options."""
     pick = rng.choice
     out = [("sequential", {}), ("auto", {})]
-    out.append(("wavefront", {"store": pick(["auto", "device", "host"]), "poison": True,
-                              **({"method": pick(["auto", "bits", "cells"]),
-                                  "schedule": pick(["auto", "diagonals"])} if isinstance(problem, LCS) else {}),
-                              **({"block": pick([None, 0, 2, 16])} if isinstance(problem, clsolve.Knapsack) else {}),
-                              **({"device_memory_limit": pick([2**16, 2**20])} if rng.random() < 0.3 else {})}))
+    out.append(
+        (
+            "wavefront",
+            {
+                "store": pick(["auto", "device", "host"]),
+                "poison": True,
+                **(
+                    {"method": pick(["auto", "bits", "cells"]), "schedule": pick(["auto", "diagonals"])}
+                    if isinstance(problem, LCS)
+                    else {}
+                ),
+                **({"block": pick([None, 0, 2, 16])} if isinstance(problem, clsolve.Knapsack) else {}),
+                **({"device_memory_limit": pick([2**16, 2**20])} if rng.random() < 0.3 else {}),
+            },
+        )
+    )
     if isinstance(problem, clsolve.Knapsack):
-        out.append(("dp-rows", {"items_per_launch": pick([None, 1, 2, 3, 4]), "value_bits": pick([None, 64]),
-                                "chain": pick([None, 1, 2, 5, 32]), "block": pick([None, 0, 2, 7, 16]),
-                                "pipeline": pick([None, None, 0, 1, 4, 16]),
-                                "presolve": pick([True, False]),
-                                "dominance": pick([True, False]), "fixing": pick([True, False]),
-                                "pruning": pick([True, False]), "store": pick(["auto", "host"]), "poison": True,
-                                # not an option: the large-table steps (dominance, fixing) on every size
-                                "large_table_steps": pick([True, False])}))
-        out.append(("dp-batch", {"method": pick(["auto", "dp", "enumerate"]), "presolve": pick([True, False]),
-                                 "on_chip": pick([None, True, False]), "local_size": pick([None, 32]),
-                                 "poison": True, **({"memory_limit": 2**16} if rng.random() < 0.2 else {})}))
-        out.append(("mckp", {"grouping": pick(["auto", "value", "weight"]), "variant": pick(["full", "no-local", "no-opt"]),
-                             "counts": pick(["auto", "device", "host", "recompute"]), "presolve": pick([True, False]),
-                             "poison": True}))
-        out.append(("bnb", {"host_threshold": pick([0, 64, 4096]), "dominance": pick([True, False]),
-                            "fixing": pick([True, False]), "presolve": pick([True, False]),
-                            "aggregate": pick([True, False]),
-                            **({"max_nodes": 256} if rng.random() < 0.2 else {}),
-                            # branch and bound may take exponential time: always anytime here
-                            "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
-        out.append(("dp-states", {"fixing": pick([True, False]), "poison": True, "strengthen": pick([0, 1, 64, 2**22]),
-                                  "device_records": pick([None, 0, 64]),
-                                  "aggregate": pick([True, False]), "relaxation": pick([None, 0, 1, 5, 64]),
-                                  "relaxation_states": pick([0, 16, 2**16]),
-                                  "clusters": pick([True, False]), "cluster_states": pick([0, 16, 2**24]),
-                                  "local_size": pick([None, 32, 64]), "host_states": pick([0, 2, 4096]),
-                                  **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
-                                  "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
-        out.append(("mkp-bnb", {"batch": pick([1, 16, 4096]), "presolve": pick([True, False]),
-                                "host_nodes": pick([0, 1, 4096]),
-                                **({"max_nodes": pick([1, 64, 1024])} if rng.random() < 0.2 else {}),
-                                "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
-        out.append(("mkp-dfs", {"slots": pick([1, 64, 4096]), "presolve": pick([True, False]), "poison": True,
-                                "host_nodes": pick([0, 1, 4096]),
-                                "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
-        out.append(("mkp-batch", {"budget": pick([1, 3, 16384]), "split": pick([0, 2, 8]),
-                                  "presolve": pick([True, False]), "poison": True,
-                                  "time_limit": pick([0.0, 0.01, 2.0, 2.0])}))
+        out.append(
+            (
+                "dp-rows",
+                {
+                    "items_per_launch": pick([None, 1, 2, 3, 4]),
+                    "value_bits": pick([None, 64]),
+                    "chain": pick([None, 1, 2, 5, 32]),
+                    "block": pick([None, 0, 2, 7, 16]),
+                    "pipeline": pick([None, None, 0, 1, 4, 16]),
+                    "presolve": pick([True, False]),
+                    "dominance": pick([True, False]),
+                    "fixing": pick([True, False]),
+                    "pruning": pick([True, False]),
+                    "store": pick(["auto", "host"]),
+                    "poison": True,
+                    # not an option: the large-table steps (dominance, fixing) on every size
+                    "large_table_steps": pick([True, False]),
+                },
+            )
+        )
+        out.append(
+            (
+                "dp-batch",
+                {
+                    "method": pick(["auto", "dp", "enumerate"]),
+                    "presolve": pick([True, False]),
+                    "on_chip": pick([None, True, False]),
+                    "local_size": pick([None, 32]),
+                    "poison": True,
+                    **({"memory_limit": 2**16} if rng.random() < 0.2 else {}),
+                },
+            )
+        )
+        out.append(
+            (
+                "mckp",
+                {
+                    "grouping": pick(["auto", "value", "weight"]),
+                    "variant": pick(["full", "no-local", "no-opt"]),
+                    "counts": pick(["auto", "device", "host", "recompute"]),
+                    "presolve": pick([True, False]),
+                    "poison": True,
+                },
+            )
+        )
+        out.append(
+            (
+                "bnb",
+                {
+                    "host_threshold": pick([0, 64, 4096]),
+                    "dominance": pick([True, False]),
+                    "fixing": pick([True, False]),
+                    "presolve": pick([True, False]),
+                    "aggregate": pick([True, False]),
+                    **({"max_nodes": 256} if rng.random() < 0.2 else {}),
+                    # branch and bound may take exponential time: always anytime here
+                    "time_limit": pick([0.0, 0.01, 2.0, 2.0]),
+                },
+            )
+        )
+        out.append(
+            (
+                "dp-states",
+                {
+                    "fixing": pick([True, False]),
+                    "poison": True,
+                    "strengthen": pick([0, 1, 64, 2**22]),
+                    "device_records": pick([None, 0, 64]),
+                    "aggregate": pick([True, False]),
+                    "relaxation": pick([None, 0, 1, 5, 64]),
+                    "relaxation_states": pick([0, 16, 2**16]),
+                    "clusters": pick([True, False]),
+                    "cluster_states": pick([0, 16, 2**24]),
+                    "local_size": pick([None, 32, 64]),
+                    "host_states": pick([0, 2, 4096]),
+                    **({"max_states": pick([4, 64, 1024])} if rng.random() < 0.2 else {}),
+                    "time_limit": pick([0.0, 0.01, 2.0, 2.0]),
+                },
+            )
+        )
+        out.append(
+            (
+                "mkp-bnb",
+                {
+                    "batch": pick([1, 16, 4096]),
+                    "presolve": pick([True, False]),
+                    "host_nodes": pick([0, 1, 4096]),
+                    **({"max_nodes": pick([1, 64, 1024])} if rng.random() < 0.2 else {}),
+                    "time_limit": pick([0.0, 0.01, 2.0, 2.0]),
+                },
+            )
+        )
+        out.append(
+            (
+                "mkp-dfs",
+                {
+                    "slots": pick([1, 64, 4096]),
+                    "presolve": pick([True, False]),
+                    "poison": True,
+                    "host_nodes": pick([0, 1, 4096]),
+                    "time_limit": pick([0.0, 0.01, 2.0, 2.0]),
+                },
+            )
+        )
+        out.append(
+            (
+                "mkp-batch",
+                {
+                    "budget": pick([1, 3, 16384]),
+                    "split": pick([0, 2, 8]),
+                    "presolve": pick([True, False]),
+                    "poison": True,
+                    "time_limit": pick([0.0, 0.01, 2.0, 2.0]),
+                },
+            )
+        )
     for _, options in out:
-        if "time_limit" not in options and rng.random() < LIMITED_SHARE:   # the DP solvers' pacing, auto's choice
+        if "time_limit" not in options and rng.random() < LIMITED_SHARE:  # the DP solvers' pacing, auto's choice
             options["time_limit"] = pick([0.0, 0.01, 0.1])
         options.setdefault("time_limit", CASE_SECONDS)  # no case may hang the campaign
     return out
@@ -276,8 +393,7 @@ ANYTIME = ("bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)
 
 
-def run_case(seed: int, case: int, device, counts: Counter, failures: list, folder: Path,
-             skip: frozenset = frozenset()) -> None:
+def run_case(seed: int, case: int, device, counts: Counter, failures: list, folder: Path, skip: frozenset = frozenset()) -> None:
     """One case: its problem, every solver's draw of options (``skip``: solvers not run, their draws
     still made, so that a case is the same whichever solvers run)."""
     rng = random.Random(f"{seed}:{case}")
@@ -317,7 +433,7 @@ def _timed(problem, solver: str, device, options: dict, large: bool, counts: Cou
     limit = options["time_limit"]
     promise = limit + Deadline(limit).margin
     for attempt in range(2):
-        settle_left_work()   # what an earlier solve left running at its limit: waited for before a call's clock
+        settle_left_work()  # what an earlier solve left running at its limit: waited for before a call's clock
         began, solution = time.perf_counter(), None
         try:
             with _large_table_steps(large):
@@ -330,8 +446,10 @@ def _timed(problem, solver: str, device, options: dict, large: bool, counts: Cou
             return solution, None
         if attempt == 0:
             counts[f"{solver} late once"] += 1
-            print(f"late once: python ci/fuzz.py {case}  # {solver} {options}: {seconds:.3f} s for a limit of {limit:g} s",
-                  flush=True)
+            print(
+                f"late once: python ci/fuzz.py {case}  # {solver} {options}: {seconds:.3f} s for a limit of {limit:g} s",
+                flush=True,
+            )
             with contextlib.suppress(clsolve.ClsolveError), _large_table_steps(large):
                 clsolve.solve(problem, solver=solver, device=device, **{**options, "time_limit": CASE_SECONDS})
     return solution, f"late twice: {seconds:.3f} s for a limit of {limit:g} s (margin {Deadline(limit).margin:g} s)"
@@ -343,6 +461,7 @@ def _large_table_steps(on: bool):
     pruning for tables of every size, which the fuzzer's small problems would never reach."""
     from clsolve.dp import presolve
     from clsolve_plugins.dp_rows import pruned
+
     threshold, pruned_threshold = presolve.LARGE_TABLE_UPDATES, pruned.PRUNED_UPDATES
     if on:
         presolve.LARGE_TABLE_UPDATES, pruned.PRUNED_UPDATES = 0, {"gpu": 0, "other": 0}
@@ -365,8 +484,15 @@ def _batch(rng, seed, case, first, device, counts, failures, folder) -> None:
             wrong = [k for k, (v, e) in enumerate(zip(values, expected)) if e is not None and v != e]
             counts[f"{solver} batch members"] += len(problems)
             if wrong:
-                _fail(seed, case, problems[wrong[0]], f"solve_many({solver}, arrays={arrays})",
-                      f"member {wrong[0]}: {values[wrong[0]]} != {expected[wrong[0]]}", failures, folder)
+                _fail(
+                    seed,
+                    case,
+                    problems[wrong[0]],
+                    f"solve_many({solver}, arrays={arrays})",
+                    f"member {wrong[0]}: {values[wrong[0]]} != {expected[wrong[0]]}",
+                    failures,
+                    folder,
+                )
         except REFUSALS:
             counts[f"{solver} batch refused"] += 1
         except Exception:  # noqa: BLE001
@@ -387,23 +513,35 @@ def _as_json(problem) -> dict:
         return {"distances": problem.distances.tolist(), "name": problem.name}
     if isinstance(problem, LCS):
         return {"a": problem.a.tolist(), "b": problem.b.tolist(), "name": problem.name}
-    return {"profits": problem.profits.tolist(), "weights": problem.weights.tolist(),
-            "capacities": problem.capacities.tolist(), "name": problem.name, "weights_by": "item"}
+    return {
+        "profits": problem.profits.tolist(),
+        "weights": problem.weights.tolist(),
+        "capacities": problem.capacities.tolist(),
+        "name": problem.name,
+        "weights_by": "item",
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=1.0, help="wall-clock budget")
-    parser.add_argument("--solves", type=int, default=None,
-                        help="stop once every solver has solved this many cases (--minutes still caps the run)")
+    parser.add_argument(
+        "--solves",
+        type=int,
+        default=None,
+        help="stop once every solver has solved this many cases (--minutes still caps the run)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="default: a new one, printed")
     parser.add_argument("--case", type=int, default=None, help="run this one case of the seed only")
     parser.add_argument("--device", default=None)
     parser.add_argument("--jobs", type=int, default=1, help="fuzzers run at once (seeds seed, seed + 1, ..)")
     parser.add_argument("--json", default=None, help="write the counts here")
     parser.add_argument("--failures", default=".fuzz-failures", help="folder for failing instances")
-    parser.add_argument("--counted", default=None,
-                        help="an earlier run's --json, whose solves count towards --solves (CI's fresh seed after its fixed one)")
+    parser.add_argument(
+        "--counted",
+        default=None,
+        help="an earlier run's --json, whose solves count towards --solves (CI's fresh seed after its fixed one)",
+    )
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little") % 2**31
     summary = _parallel(args, seed) if args.jobs > 1 and args.case is None else _campaign(args, seed)
@@ -431,9 +569,16 @@ def _campaign(args, seed: int) -> dict:
     if args.counted:
         both = counts + earlier
         print("fuzz: with " + args.counted + ": " + ", ".join(f"{s} {both[s]}" for s in SOLVERS), flush=True)
-    return {"seeds": [seed], "device": device.label, "date": datetime.date.today().isoformat(), "cases": done,
-            "seconds": round(time.monotonic() - began, 1), "solves": dict(sorted(counts.items())),
-            "failures": len(failures), "failed": failures}
+    return {
+        "seeds": [seed],
+        "device": device.label,
+        "date": datetime.date.today().isoformat(),
+        "cases": done,
+        "seconds": round(time.monotonic() - began, 1),
+        "solves": dict(sorted(counts.items())),
+        "failures": len(failures),
+        "failed": failures,
+    }
 
 
 #: Every solver the fuzzer calls: ``--solves`` waits for each of them.
@@ -460,8 +605,18 @@ def _parallel(args, seed: int) -> dict:
         children = []
         for job in range(args.jobs):
             out = Path(folder) / f"{job}.json"
-            command = [sys.executable, __file__, "--minutes", str(args.minutes), "--seed", str(seed + job),
-                       "--json", str(out), "--failures", args.failures]
+            command = [
+                sys.executable,
+                __file__,
+                "--minutes",
+                str(args.minutes),
+                "--seed",
+                str(seed + job),
+                "--json",
+                str(out),
+                "--failures",
+                args.failures,
+            ]
             if args.solves is not None:
                 command += ["--solves", str(-(-args.solves // args.jobs))]
             if args.device is not None:
@@ -470,16 +625,25 @@ def _parallel(args, seed: int) -> dict:
         parts = []
         for child, out in children:
             child.wait()
-            parts.append(json.loads(out.read_text()) if out.exists() else
-                         {"seeds": [], "failures": 1, "failed": [{"error": f"a fuzzer exited {child.returncode}"}]})
+            parts.append(
+                json.loads(out.read_text())
+                if out.exists()
+                else {"seeds": [], "failures": 1, "failed": [{"error": f"a fuzzer exited {child.returncode}"}]}
+            )
     counts: Counter = Counter()
     for part in parts:
         counts.update(part.get("solves", {}))
-    return {"seeds": [s for part in parts for s in part["seeds"]], "device": parts[0].get("device"),
-            "date": datetime.date.today().isoformat(), "jobs": args.jobs,
-            "cases": sum(part.get("cases", 0) for part in parts),
-            "seconds": max(part.get("seconds", 0) for part in parts), "solves": dict(sorted(counts.items())),
-            "failures": sum(part["failures"] for part in parts), "failed": [f for part in parts for f in part["failed"]]}
+    return {
+        "seeds": [s for part in parts for s in part["seeds"]],
+        "device": parts[0].get("device"),
+        "date": datetime.date.today().isoformat(),
+        "jobs": args.jobs,
+        "cases": sum(part.get("cases", 0) for part in parts),
+        "seconds": max(part.get("seconds", 0) for part in parts),
+        "solves": dict(sorted(counts.items())),
+        "failures": sum(part["failures"] for part in parts),
+        "failed": [f for part in parts for f in part["failed"]],
+    }
 
 
 if __name__ == "__main__":

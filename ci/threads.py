@@ -11,6 +11,7 @@ is an error: no time limit is set, and every problem is small.
 
 Exits 1 when any solve failed or answered wrong.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,7 @@ def problem(rng: random.Random):
     """A small problem within the references' reach."""
     kind = rng.choice(["kp1", "kp1", "kpm", "kpm", "lcs", "tsp"])
     if kind == "lcs":
-        return LCS([rng.randrange(4) for _ in range(rng.randint(1, 60))],
-                   [rng.randrange(4) for _ in range(rng.randint(1, 60))])
+        return LCS([rng.randrange(4) for _ in range(rng.randint(1, 60))], [rng.randrange(4) for _ in range(rng.randint(1, 60))])
     if kind == "tsp":
         n = rng.randint(3, 7)
         return TSP([[rng.randint(0, 100) for _ in range(n)] for _ in range(n)])
@@ -61,8 +61,9 @@ def solvers_of(item) -> tuple[str, ...]:
     return ONE_CAPACITY if item.m == 1 else SEVERAL_CAPACITIES
 
 
-def _work(worker: int, seed: int, device, until: float, start: threading.Barrier, counts: Counter,
-          errors: list, lock: threading.Lock) -> None:
+def _work(
+    worker: int, seed: int, device, until: float, start: threading.Barrier, counts: Counter, errors: list, lock: threading.Lock
+) -> None:
     rng = random.Random(f"{seed}:{worker}")
     start.wait()
     while time.monotonic() < until:
@@ -91,15 +92,22 @@ def stress(device, threads: int, seconds: float, seed: int) -> dict:
     start = threading.Barrier(threads)
     until = time.monotonic() + seconds
     began = time.monotonic()
-    workers = [threading.Thread(target=_work, args=(w, seed, device, until, start, counts, errors, lock))
-               for w in range(threads)]
+    workers = [threading.Thread(target=_work, args=(w, seed, device, until, start, counts, errors, lock)) for w in range(threads)]
     for worker in workers:
         worker.start()
     for worker in workers:
         worker.join()
-    return {"device": device.label, "date": datetime.date.today().isoformat(), "threads": threads,
-            "seconds": round(time.monotonic() - began, 1), "seed": seed, "solves": dict(sorted(counts.items())),
-            "total": sum(counts.values()), "errors": len(errors), "failed": errors[:20]}
+    return {
+        "device": device.label,
+        "date": datetime.date.today().isoformat(),
+        "threads": threads,
+        "seconds": round(time.monotonic() - began, 1),
+        "seed": seed,
+        "solves": dict(sorted(counts.items())),
+        "total": sum(counts.values()),
+        "errors": len(errors),
+        "failed": errors[:20],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ limit plus the margin of ``clsolve.runtime.deadline`` (max(10 %, 50 ms)).
 
 Exits 1 when any call raises or returns late.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,15 +54,21 @@ def main(argv: list[str] | None = None) -> int:
             seconds = time.perf_counter() - began
             late = seconds > limit + Deadline(limit).margin
             failures += late or "error" in outcome
-            rows.append({"instance": problem.name, "time_limit": limit, "seconds": round(seconds, 4),
-                         "late": late, **outcome})
-            print(f"{problem.name} limit {limit:g}: {seconds:.3f} s {'LATE ' if late else ''}"
-                  f"{outcome.get('error') or _gap(outcome)}",
-                  flush=True)
+            rows.append({"instance": problem.name, "time_limit": limit, "seconds": round(seconds, 4), "late": late, **outcome})
+            print(
+                f"{problem.name} limit {limit:g}: {seconds:.3f} s {'LATE ' if late else ''}"
+                f"{outcome.get('error') or _gap(outcome)}",
+                flush=True,
+            )
     worst = max(r["seconds"] - r["time_limit"] for r in rows)
-    summary = {"device": device.label, "date": datetime.date.today().isoformat(), "calls": len(rows),
-               "failures": failures, "worst_seconds_past_limit": round(worst, 4),
-               "command": "python ci/time_limits.py " + " ".join(argv if argv is not None else sys.argv[1:])}
+    summary = {
+        "device": device.label,
+        "date": datetime.date.today().isoformat(),
+        "calls": len(rows),
+        "failures": failures,
+        "worst_seconds_past_limit": round(worst, 4),
+        "command": "python ci/time_limits.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+    }
     print(json.dumps(summary))
     if args.json:
         with open(args.json, "w") as out:

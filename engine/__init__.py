@@ -5,6 +5,7 @@
 >>> clsolve.solve(problem, solver="dp-rows").value
 12
 """
+
 from .runtime import icd as _icd
 
 _icd.ensure_nvidia_icd()  # before anything imports pyopencl and lists platforms
@@ -14,19 +15,19 @@ from .api import choose, devices, load_solver, plan, solve, solve_many, solvers 
 from .batch.arrays import SolutionArrays  # noqa: E402
 from .dp import presolve  # noqa: E402
 from .errors import (  # noqa: E402
-                     BatchError,
-                     ClsolveError,
-                     DeviceError,
-                     DeviceNotFoundError,
-                     DoesNotFitError,
-                     FormatError,
-                     InvalidOptionError,
-                     InvalidProblemError,
-                     KernelBuildError,
-                     SolutionCheckError,
-                     TimeLimitError,
-                     UnknownSolverError,
-                     UnsupportedProblemError,
+    BatchError,
+    ClsolveError,
+    DeviceError,
+    DeviceNotFoundError,
+    DoesNotFitError,
+    FormatError,
+    InvalidOptionError,
+    InvalidProblemError,
+    KernelBuildError,
+    SolutionCheckError,
+    TimeLimitError,
+    UnknownSolverError,
+    UnsupportedProblemError,
 )
 from .io import formats  # noqa: E402
 from .plan import Plan  # noqa: E402
@@ -40,11 +41,47 @@ from .solution import Solution, Timings, check, check_many  # noqa: E402
 __version__ = "0.1.0"
 
 __all__ = [
-    "Knapsack", "LCS", "TSP", "Solution", "SolutionArrays", "Timings", "Plan", "Device", "DeviceInfo",
-    "SolverInfo", "formats", "examples",
-    "Solver", "DeviceSolver", "HostSolver", "BatchSolver", "PackedBatchSolver",
-    "solve", "solve_many", "plan", "choose", "solvers", "load_solver", "devices", "get_device", "gpus", "check", "check_many",
-    "ClsolveError", "InvalidProblemError", "UnsupportedProblemError", "DoesNotFitError",
-    "UnknownSolverError", "DeviceNotFoundError", "DeviceError", "KernelBuildError", "SolutionCheckError",
-    "FormatError", "InvalidOptionError", "TimeLimitError", "BatchError", "Progress", "presolve",
+    "Knapsack",
+    "LCS",
+    "TSP",
+    "Solution",
+    "SolutionArrays",
+    "Timings",
+    "Plan",
+    "Device",
+    "DeviceInfo",
+    "SolverInfo",
+    "formats",
+    "examples",
+    "Solver",
+    "DeviceSolver",
+    "HostSolver",
+    "BatchSolver",
+    "PackedBatchSolver",
+    "solve",
+    "solve_many",
+    "plan",
+    "choose",
+    "solvers",
+    "load_solver",
+    "devices",
+    "get_device",
+    "gpus",
+    "check",
+    "check_many",
+    "ClsolveError",
+    "InvalidProblemError",
+    "UnsupportedProblemError",
+    "DoesNotFitError",
+    "UnknownSolverError",
+    "DeviceNotFoundError",
+    "DeviceError",
+    "KernelBuildError",
+    "SolutionCheckError",
+    "FormatError",
+    "InvalidOptionError",
+    "TimeLimitError",
+    "BatchError",
+    "Progress",
+    "presolve",
 ]

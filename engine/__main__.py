@@ -1,4 +1,5 @@
 """``python -m clsolve``: the command line, as ``clsolve``."""
+
 import sys
 
 from .cli import main

@@ -1,6 +1,7 @@
 """The public entry points: ``solve``, ``solve_many``, ``plan``, ``choose``, ``solvers`` and ``devices``.
 One problem and one-device batches are solved by ``clsolve.solving``; batches spread over several
 devices (``clsolve.scaleout.multidevice``) or a Dask cluster (``clsolve.scaleout.cluster``) are dispatched from here."""
+
 from __future__ import annotations
 
 import time
@@ -22,11 +23,19 @@ from .solution import Solution
 from .solving import choose, plan, solve, solve_many_unchecked, solve_packed_unchecked
 
 
-def solve_many(problems: Sequence, solver: str = "auto",
-               device: str | Device | Sequence[str | Device] | None = None, *, client=None,
-               progress: Callable[[Progress], None] | None = None, chunk_count: int | None = None,
-               arrays: bool = False, time_limit: float | None = None, host_memory_limit: int | None = None,
-               **options) -> list[Solution] | SolutionArrays:
+def solve_many(
+    problems: Sequence,
+    solver: str = "auto",
+    device: str | Device | Sequence[str | Device] | None = None,
+    *,
+    client=None,
+    progress: Callable[[Progress], None] | None = None,
+    chunk_count: int | None = None,
+    arrays: bool = False,
+    time_limit: float | None = None,
+    host_memory_limit: int | None = None,
+    **options,
+) -> list[Solution] | SolutionArrays:
     """Solve several problems; one checked ``Solution`` per problem, in input order.
 
     On one device, an error in one problem is raised naming that problem's index; nothing is
@@ -51,22 +60,26 @@ def solve_many(problems: Sequence, solver: str = "auto",
     if not problems:
         return SolutionArrays.of_solutions([]) if arrays else []
     if time_limit is not None and (client is not None or multidevice.is_several(device)):
-        raise InvalidOptionError("time_limit is kept on one device; a batch spread over several devices or "
-                                 "a Dask cluster takes none (solve its parts with a limit each)")
+        raise InvalidOptionError(
+            "time_limit is kept on one device; a batch spread over several devices or "
+            "a Dask cluster takes none (solve its parts with a limit each)"
+        )
     budget = inputs.host_memory_limit(host_memory_limit)
     registry.solver_classes()  # a process's first call imports the plugins before its clock starts
     settle_left_work()  # and work an earlier call left running at its limit is waited for
     with paused_gc(), memory.limit(budget), deadline.limit(time_limit):
         return _solve_many(problems, solver, device, client, progress, chunk_count, arrays, options)
 
-__all__ = ["choose", "devices", "plan", "solve", "solve_many", "solve_many_unchecked", "solve_packed_unchecked",
-           "solvers"]
+
+__all__ = ["choose", "devices", "plan", "solve", "solve_many", "solve_many_unchecked", "solve_packed_unchecked", "solvers"]
 
 
-def _solve_many(problems: list, solver: str, device, client, progress, chunk_count, arrays: bool,
-                options: dict) -> list[Solution] | SolutionArrays:
+def _solve_many(
+    problems: list, solver: str, device, client, progress, chunk_count, arrays: bool, options: dict
+) -> list[Solution] | SolutionArrays:
     if client is not None:
         from .scaleout import cluster
+
         return cluster.solve_many(problems, solver, device, options, client, progress, chunk_count, arrays)
     if multidevice.is_several(device):
         devices, note = multidevice.resolve(device)

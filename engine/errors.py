@@ -1,4 +1,5 @@
 """Exceptions raised by clsolve. Every message names the field and the limit involved."""
+
 from __future__ import annotations
 
 
@@ -81,8 +82,9 @@ class BatchError(ClsolveError):
         self.solutions = list(solutions)
         shown = "; ".join(str(e) for e in list(self.failures.values())[:5])
         more = f"; and {len(self.failures) - 5} more" if len(self.failures) > 5 else ""
-        super().__init__(f"{len(self.failures)} of {len(self.solutions)} problems failed "
-                         f"(indices {sorted(self.failures)[:20]}): {shown}{more}")
+        super().__init__(
+            f"{len(self.failures)} of {len(self.solutions)} problems failed (indices {sorted(self.failures)[:20]}): {shown}{more}"
+        )
 
 
 def problem_label(index: int, problem) -> str:

@@ -30,6 +30,7 @@ circle             p = floor(2/3 sqrt(4 R^2 - (w - 2R)^2))
 for a tightness alpha, profits p_j = sum_i w_ij / m + 500 q_j with q_j in U(0, 1) (rounded down), so
 profits correlate with the weights.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,12 +53,24 @@ def jooken(n: int, c: int, g: int, f: float, eps: float, s: int, seed: int = 0) 
         profits.append(base + rng.integers(1, s + 1, per_group))
     weights.append(rng.integers(1, s + 1, small))
     profits.append(rng.integers(1, s + 1, small))
-    return Knapsack(np.concatenate(profits), np.concatenate(weights), c,
-                    name=f"jooken n={n} c={c} g={g} f={f} eps={eps} s={s} seed={seed}")
+    return Knapsack(
+        np.concatenate(profits), np.concatenate(weights), c, name=f"jooken n={n} c={c} g={g} f={f} eps={eps} s={s} seed={seed}"
+    )
 
 
-PISINGER_FAMILIES = ("uncorrelated", "weakly", "strongly", "inverse", "almost-strongly", "subset-sum",
-                     "similar-weights", "spanner", "mstr", "profit-ceiling", "circle")
+PISINGER_FAMILIES = (
+    "uncorrelated",
+    "weakly",
+    "strongly",
+    "inverse",
+    "almost-strongly",
+    "subset-sum",
+    "similar-weights",
+    "spanner",
+    "mstr",
+    "profit-ceiling",
+    "circle",
+)
 
 
 def pisinger(family: str, n: int, R: int, h: int = 50, H: int = 100, seed: int = 0) -> Knapsack:
@@ -70,8 +83,7 @@ def pisinger(family: str, n: int, R: int, h: int = 50, H: int = 100, seed: int =
     rng = np.random.default_rng(seed)
     weights, profits = _family(family, n, int(R), rng)
     capacity = max(1, int(h * int(weights.sum(dtype=object)) // (H + 1)))
-    return Knapsack(profits, weights, capacity,
-                    name=f"pisinger {family} n={n} R={R} h={h}/{H} seed={seed}")
+    return Knapsack(profits, weights, capacity, name=f"pisinger {family} n={n} R={R} h={h}/{H} seed={seed}")
 
 
 def _uniform(rng: np.random.Generator, low, high, n: int) -> np.ndarray:
@@ -119,5 +131,6 @@ def chu_beasley(n: int, m: int, tightness: float, seed: int = 0) -> Knapsack:
     weights = rng.integers(0, 1001, (n, m))
     profits = weights.sum(axis=1) // m + np.floor(500 * rng.random(n)).astype(np.int64)
     capacities = np.floor(tightness * weights.sum(axis=0)).astype(np.int64)
-    return Knapsack(profits, weights, capacities, weights_by="item",
-                    name=f"chu-beasley n={n} m={m} alpha={tightness} seed={seed}")
+    return Knapsack(
+        profits, weights, capacities, weights_by="item", name=f"chu-beasley n={n} m={m} alpha={tightness} seed={seed}"
+    )

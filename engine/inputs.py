@@ -1,5 +1,6 @@
 """What the public calls take, checked before anything runs: a wrong type is a clsolve error that says
 what was expected, never an AttributeError from deep inside."""
+
 from __future__ import annotations
 
 import numbers
@@ -17,16 +18,19 @@ def problem(value, where: str = "problem") -> None:
     if isinstance(value, PROBLEM_TYPES):
         return
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, PROBLEM_TYPES) for v in value):
-        raise InvalidProblemError(f"{where}: expected {_EXPECTED}, got a {type(value).__name__} of "
-                                  f"{len(value)} problems: use clsolve.solve_many for several")
+        raise InvalidProblemError(
+            f"{where}: expected {_EXPECTED}, got a {type(value).__name__} of "
+            f"{len(value)} problems: use clsolve.solve_many for several"
+        )
     raise InvalidProblemError(f"{where}: expected {_EXPECTED}, got {_kind(value)}")
 
 
 def problems(values) -> list:
     """``values`` as a list of problems (any iterable of them); a single problem points to ``solve``."""
     if isinstance(values, PROBLEM_TYPES):
-        raise InvalidProblemError(f"problems: expected a sequence of problems, got one {type(values).__name__}: "
-                                  "use clsolve.solve for one problem")
+        raise InvalidProblemError(
+            f"problems: expected a sequence of problems, got one {type(values).__name__}: use clsolve.solve for one problem"
+        )
     if isinstance(values, (str, bytes, dict)) or not isinstance(values, Iterable):
         raise InvalidProblemError(f"problems: expected a sequence of problems, got {_kind(values)}")
     out = list(values)
@@ -45,8 +49,7 @@ def host_memory_limit(value) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1:
-        raise InvalidOptionError(f"host_memory_limit must be a positive number of bytes (an integer) or None, "
-                                 f"got {_kind(value)}")
+        raise InvalidOptionError(f"host_memory_limit must be a positive number of bytes (an integer) or None, got {_kind(value)}")
     return int(value)
 
 

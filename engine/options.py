@@ -4,6 +4,7 @@ and what it got, and raises :class:`~clsolve.errors.InvalidOptionError`.
 Numbers are taken as Python or NumPy integers only (``1.5``, ``True``, ``nan`` and strings are
 refused: an option silently rounded or read as truthy would be a flag that does something else).
 """
+
 from __future__ import annotations
 
 import math
@@ -19,18 +20,14 @@ def _refuse(name: str, expected: str, value) -> InvalidOptionError:
 
 
 @overload
-def integer(name: str, value, minimum: int | None = None, maximum: int | None = None,
-            none: Literal[False] = False) -> int: ...
+def integer(name: str, value, minimum: int | None = None, maximum: int | None = None, none: Literal[False] = False) -> int: ...
 @overload
-def integer(name: str, value, minimum: int | None = None, maximum: int | None = None, *,
-            none: bool) -> int | None: ...
-def integer(name: str, value, minimum: int | None = None, maximum: int | None = None,
-            none: bool = False) -> int | None:
+def integer(name: str, value, minimum: int | None = None, maximum: int | None = None, *, none: bool) -> int | None: ...
+def integer(name: str, value, minimum: int | None = None, maximum: int | None = None, none: bool = False) -> int | None:
     """``value`` as an int in [minimum, maximum]; None passes where ``none``."""
     if value is None and none:
         return None
-    bounds = (f" >= {minimum}" if minimum is not None else "") + \
-             (f" and <= {maximum}" if maximum is not None else "")
+    bounds = (f" >= {minimum}" if minimum is not None else "") + (f" and <= {maximum}" if maximum is not None else "")
     expected = f"an integer{bounds}" + (" or None" if none else "")
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise _refuse(name, expected, value)

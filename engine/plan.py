@@ -1,5 +1,6 @@
 """A solver's ``Plan``: the memory and work a solve will need, computed before anything is allocated,
 and the refusal (with the numbers) of a plan that does not fit the device or the host."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -53,13 +54,17 @@ class Plan:
             limit = device.memory_budget
             if self.device_bytes > limit:
                 parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in self.device_buffers.items())
-                return (f"{self.solver} needs {format_bytes(self.device_bytes)} of device memory ({parts}) but "
-                        f"{device.label} allows {format_bytes(limit)} ({memory_share():.0%} of "
-                        f"{format_bytes(device.global_memory)})")
+                return (
+                    f"{self.solver} needs {format_bytes(self.device_bytes)} of device memory ({parts}) but "
+                    f"{device.label} allows {format_bytes(limit)} ({memory_share():.0%} of "
+                    f"{format_bytes(device.global_memory)})"
+                )
             for name, size in self.device_buffers.items():
                 if size > device.max_allocation:
-                    return (f"{self.solver}: buffer {name!r} needs {format_bytes(size)} in one allocation but "
-                            f"{device.label} allows at most {format_bytes(device.max_allocation)} per buffer")
+                    return (
+                        f"{self.solver}: buffer {name!r} needs {format_bytes(size)} in one allocation but "
+                        f"{device.label} allows at most {format_bytes(device.max_allocation)} per buffer"
+                    )
         return self.host_refusal(device)
 
     def host_memory(self, device: Device | None) -> dict[str, int]:
@@ -77,8 +82,10 @@ class Plan:
         if total <= budget:
             return None
         parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in taken.items())
-        return (f"{self.solver} needs {format_bytes(total)} of host memory ({parts}) but the host budget is "
-                f"{format_bytes(budget)} ({memory.budget_words()})")
+        return (
+            f"{self.solver} needs {format_bytes(total)} of host memory ({parts}) but the host budget is "
+            f"{format_bytes(budget)} ({memory.budget_words()})"
+        )
 
     def to_dict(self) -> dict:
         return {
@@ -97,6 +104,12 @@ class Plan:
 def combined(solver: str, plans: Sequence[Plan]) -> Plan:
     """The plan of problems solved one after another: work adds up, memory is the largest one's."""
     largest = max(plans, key=lambda p: (p.device_bytes, p.host_bytes)) if plans else Plan(solver)
-    return Plan(solver=solver, device_buffers=dict(largest.device_buffers), host_buffers=dict(largest.host_buffers),
-                cell_updates=sum(p.cell_updates for p in plans), launches=sum(p.launches for p in plans),
-                seconds=sum(p.seconds for p in plans), details={"problems": len(plans)})
+    return Plan(
+        solver=solver,
+        device_buffers=dict(largest.device_buffers),
+        host_buffers=dict(largest.host_buffers),
+        cell_updates=sum(p.cell_updates for p in plans),
+        launches=sum(p.launches for p in plans),
+        seconds=sum(p.seconds for p in plans),
+        details={"problems": len(plans)},
+    )

@@ -1,4 +1,5 @@
 """Problem types. A problem is an immutable value over NumPy arrays, validated when built."""
+
 # long module: the three problem kinds of the public face, each with its checks
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def _as_integers(values, field_name: str, shape_hint: str) -> np.ndarray:
             index = tuple(int(i) for i in np.argwhere(frac)[0])
             raise InvalidProblemError(
                 f"{_where(field_name, index)}: {array[index]!r} is fractional; clsolve solves integer problems "
-                "exactly (scale the data, e.g. the readers' `scale` option)")
+                "exactly (scale the data, e.g. the readers' `scale` option)"
+            )
         if array.size and np.abs(array).max() > MAX_SCALAR:
             raise InvalidProblemError(f"{field_name}: values must be at most 2^62 = {MAX_SCALAR}")
         array = array.astype(np.int64)
@@ -111,18 +113,20 @@ def _item_major(weights: np.ndarray, n: int, m: int, weights_by: str | None) -> 
         weights = weights.reshape(-1, 1)
     if weights_by == "dimension" and weights.ndim == 2:
         if weights.shape != (m, n):
-            raise InvalidProblemError(f"weights: with weights_by='dimension' expected shape (m, n) = ({m}, {n}), "
-                                      f"got {weights.shape}")
+            raise InvalidProblemError(
+                f"weights: with weights_by='dimension' expected shape (m, n) = ({m}, {n}), got {weights.shape}"
+            )
         return np.ascontiguousarray(weights.T)
     if weights.ndim != 2 or weights.shape != (n, m):
-        hint = " (weights[dimension][item]? pass weights_by='dimension')" \
-            if weights.ndim == 2 and weights.shape == (m, n) else ""
+        hint = " (weights[dimension][item]? pass weights_by='dimension')" if weights.ndim == 2 and weights.shape == (m, n) else ""
         raise InvalidProblemError(
-            f"weights: expected shape (n, m) = ({n}, {m}) to match profits and capacities, got {weights.shape}{hint}")
+            f"weights: expected shape (n, m) = ({n}, {m}) to match profits and capacities, got {weights.shape}{hint}"
+        )
     if weights_by is None and n == m >= 2:
         raise InvalidProblemError(
             f"weights: shape ({n}, {m}) has as many items as dimensions, so it could be weights[item][dimension] "
-            "or weights[dimension][item]; say which with weights_by='item' or weights_by='dimension'")
+            "or weights[dimension][item]; say which with weights_by='item' or weights_by='dimension'"
+        )
     return weights
 
 
@@ -147,11 +151,14 @@ class Knapsack:
     name: str = ""
     known_optimum: int | None = field(default=None, compare=False)
 
-    def __init__(self, profits, weights, capacities, name: str = "", known_optimum: int | None = None,
-                 weights_by: str | None = None):
+    def __init__(
+        self, profits, weights, capacities, name: str = "", known_optimum: int | None = None, weights_by: str | None = None
+    ):
         if weights_by not in (None, "item", "dimension"):
-            raise InvalidProblemError(f"weights_by: expected 'item' (weights[item][dimension]) or 'dimension' "
-                                      f"(weights[dimension][item]), got {weights_by!r}")
+            raise InvalidProblemError(
+                f"weights_by: expected 'item' (weights[item][dimension]) or 'dimension' "
+                f"(weights[dimension][item]), got {weights_by!r}"
+            )
         profits = _as_integers(profits, "profits", "a 1-D array")
         weights = _as_integers(weights, "weights", "an (n, m) array")
         capacities = _as_integers(capacities, "capacities", "a 1-D array")
@@ -177,8 +184,9 @@ class Knapsack:
         object.__setattr__(self, "_total_profit", total)
 
     @classmethod
-    def derived(cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str = "",
-                total_profit: int | None = None) -> Knapsack:
+    def derived(
+        cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str = "", total_profit: int | None = None
+    ) -> Knapsack:
         """A knapsack built by the engine from a validated one (a presolved copy): int64 arrays of the
         right shapes, no checks repeated. Not for user data: use the constructor."""
         problem = object.__new__(cls)
@@ -189,18 +197,30 @@ class Knapsack:
             object.__setattr__(problem, key, array)
         object.__setattr__(problem, "name", name)
         object.__setattr__(problem, "known_optimum", None)
-        object.__setattr__(problem, "_total_profit",
-                           int(problem.profits.sum()) if total_profit is None else int(total_profit))
+        object.__setattr__(problem, "_total_profit", int(problem.profits.sum()) if total_profit is None else int(total_profit))
         return problem
 
     @classmethod
-    def trusted(cls, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, name: str,
-                total_profit: int, known_optimum: int | None) -> Knapsack:
+    def trusted(
+        cls,
+        profits: np.ndarray,
+        weights: np.ndarray,
+        capacities: np.ndarray,
+        name: str,
+        total_profit: int,
+        known_optimum: int | None,
+    ) -> Knapsack:
         """The fastest build, for arrays the engine has validated in bulk (read-only C-contiguous
         int64 of the right shapes, see ``clsolve.scaleout.chunks``): nothing is checked or copied."""
         problem = object.__new__(cls)
-        problem.__dict__.update(profits=profits, weights=weights, capacities=capacities, name=name,
-                                known_optimum=known_optimum, _total_profit=total_profit)
+        problem.__dict__.update(
+            profits=profits,
+            weights=weights,
+            capacities=capacities,
+            name=name,
+            known_optimum=known_optimum,
+            _total_profit=total_profit,
+        )
         return problem
 
     kind = "knapsack"
@@ -260,8 +280,9 @@ def _text(value: str, field_name: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidProblemError(f"{field_name}: position {exc.start} holds {value[exc.start]!r}, a lone surrogate, "
-                                  f"not a Unicode character") from None
+        raise InvalidProblemError(
+            f"{field_name}: position {exc.start} holds {value[exc.start]!r}, a lone surrogate, not a Unicode character"
+        ) from None
     return value
 
 
@@ -290,8 +311,9 @@ def _sequence(values, field_name: str) -> tuple[np.ndarray, bool]:
                     floats = array.astype(np.float64)
                     bad = ~np.isfinite(floats) | (floats != np.floor(floats))
                     if bad.any():
-                        raise InvalidProblemError(f"{field_name}[{int(np.argmax(bad))}]: {array[int(np.argmax(bad))]!r} "
-                                                  "is not an integer symbol")
+                        raise InvalidProblemError(
+                            f"{field_name}[{int(np.argmax(bad))}]: {array[int(np.argmax(bad))]!r} is not an integer symbol"
+                        )
                     converted = floats.astype(np.int64)
                 array = converted
             else:

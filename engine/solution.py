@@ -1,4 +1,5 @@
 """Solutions, their timings, and the check the engine runs on every solution before returning it."""
+
 from __future__ import annotations
 
 import contextlib
@@ -123,17 +124,20 @@ def check_knapsack(problem: Knapsack, solution: Solution) -> None:
     if selected.dtype != bool or selected.shape != (problem.n,):
         raise SolutionCheckError(
             f"{solution.solver}: selected must be a boolean array of shape ({problem.n},), "
-            f"got dtype {selected.dtype} shape {selected.shape}")
+            f"got dtype {selected.dtype} shape {selected.shape}"
+        )
     used = used_capacity(problem, selected)
     for d, (u, c) in enumerate(zip(used, problem.capacities.tolist())):
         if u > c:
             raise SolutionCheckError(
-                f"{solution.solver} on {problem.describe()}: infeasible, dimension {d} uses {u} > capacity {c}")
+                f"{solution.solver} on {problem.describe()}: infeasible, dimension {d} uses {u} > capacity {c}"
+            )
     profit = exact_sum(problem.profits[selected])
     if profit != int(solution.value):
         raise SolutionCheckError(
             f"{solution.solver} on {problem.describe()}: reported value {solution.value} but the selected "
-            f"items' profits sum to {profit}")
+            f"items' profits sum to {profit}"
+        )
     _known_optimum(problem, solution, profit)
 
 
@@ -155,12 +159,15 @@ def _knapsacks_pass(problems: list[Knapsack], solutions: list[Solution]) -> bool
     used = np.add.reduceat(weights * selected[:, None], starts, axis=0)
     capacities = np.stack([p.capacities for p in problems])
     values = np.add.reduceat(profits * selected, starts)  # each <= the problem's total profit < 2^63
-    claimed = np.fromiter((int(s.value) if -2**63 <= int(s.value) < 2**63 else -1 for s in solutions),
-                          dtype=np.int64, count=len(solutions))
+    claimed = np.fromiter(
+        (int(s.value) if -(2**63) <= int(s.value) < 2**63 else -1 for s in solutions), dtype=np.int64, count=len(solutions)
+    )
     if (used > capacities).any() or (values != claimed).any():
         return False
-    return all((p.known_optimum is None or not s.optimal or p.known_optimum == int(v)) and s.bound is None
-               for p, s, v in zip(problems, solutions, values.tolist()))
+    return all(
+        (p.known_optimum is None or not s.optimal or p.known_optimum == int(v)) and s.bound is None
+        for p, s, v in zip(problems, solutions, values.tolist())
+    )
 
 
 def check_many(problems, solutions: list[Solution]) -> int | None:
@@ -189,8 +196,9 @@ def check_many(problems, solutions: list[Solution]) -> int | None:
 def _known_optimum(problem, solution: Solution, value: int) -> None:
     where = f"{solution.solver} on {problem.describe()}"
     if solution.optimal and problem.known_optimum is not None and value != problem.known_optimum:
-        raise SolutionCheckError(f"{where}: claims optimality with {value}, "
-                                 f"but the instance's known optimum is {problem.known_optimum}")
+        raise SolutionCheckError(
+            f"{where}: claims optimality with {value}, but the instance's known optimum is {problem.known_optimum}"
+        )
     bound = solution.bound
     if bound is None:
         return
@@ -199,16 +207,19 @@ def _known_optimum(problem, solution: Solution, value: int) -> None:
     if solution.optimal and int(bound) != value:
         raise SolutionCheckError(f"{where}: claims optimality with {value} but reports the bound {bound}")
     if problem.known_optimum is not None and int(bound) < problem.known_optimum:
-        raise SolutionCheckError(f"{where}: bound {bound} is below the instance's known optimum "
-                                 f"{problem.known_optimum}")
+        raise SolutionCheckError(f"{where}: bound {bound} is below the instance's known optimum {problem.known_optimum}")
 
 
 def check_lcs(problem: LCS, solution: Solution) -> None:
     """Raise SolutionCheckError unless ``positions`` is a common subsequence of length ``value``."""
     positions = solution.positions
     where = f"{solution.solver} on {problem.describe()}"
-    if not isinstance(positions, np.ndarray) or positions.ndim != 2 or positions.shape[1] != 2 \
-            or not np.issubdtype(positions.dtype, np.integer):
+    if (
+        not isinstance(positions, np.ndarray)
+        or positions.ndim != 2
+        or positions.shape[1] != 2
+        or not np.issubdtype(positions.dtype, np.integer)
+    ):
         raise SolutionCheckError(f"{where}: positions must be an integer array of shape (length, 2)")
     if positions.shape[0] != int(solution.value):
         raise SolutionCheckError(f"{where}: reported length {solution.value} but {positions.shape[0]} positions")

@@ -1,6 +1,7 @@
 """Solving on one device: choosing a solver, planning, solving and checking one problem, and a batch on
 one device (packed when its solver works on arrays). The worker side of a spread batch
 (``clsolve.scaleout.chunks``) and the public face (``clsolve.api``) both build on this module."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -94,7 +95,7 @@ def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | Non
             reasons[name] = refusal
             too_large.add(name)
             continue
-        key = (plan.seconds, dev is not None, name)     # on a tie, a solver on the host: no device to set up
+        key = (plan.seconds, dev is not None, name)  # on a tie, a solver on the host: no device to set up
         if best is None or key < (best[0], best[3] is not None, best[1]):
             best = (plan.seconds, name, candidate, dev, plan)
         if not candidate.anytime and (bounded is None or key < (bounded[0], bounded[3] is not None, bounded[1])):
@@ -108,8 +109,9 @@ def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | Non
     return best[2:], fallback
 
 
-def plan(problem, solver: str = "auto", device: str | Device | None = None, *,
-         host_memory_limit: int | None = None, **options) -> Plan:
+def plan(
+    problem, solver: str = "auto", device: str | Device | None = None, *, host_memory_limit: int | None = None, **options
+) -> Plan:
     """The plan ``solve`` would follow, without solving (raises when it would refuse)."""
     inputs.problem(problem)
     inputs.solver_name(solver)
@@ -128,8 +130,15 @@ def _finish(problem, solution: Solution, solver: Solver, device: Device | None) 
     return solution
 
 
-def solve(problem, solver: str = "auto", device: str | Device | None = None, *,
-          time_limit: float | None = None, host_memory_limit: int | None = None, **options) -> Solution:
+def solve(
+    problem,
+    solver: str = "auto",
+    device: str | Device | None = None,
+    *,
+    time_limit: float | None = None,
+    host_memory_limit: int | None = None,
+    **options,
+) -> Solution:
     """Solve ``problem`` exactly with the named solver on the chosen device; the result is checked.
 
     ``solver`` is an installed solver's name or ``auto`` (the fastest estimate among those that
@@ -190,20 +199,20 @@ def _solve_auto(problem, chosen: Chosen, fallback: Chosen | None, options: dict)
         solution = _solve_chosen(problem, fallback, options)
     except TimeLimitError:
         return searched
-    solution.notes.append(f"auto: {chosen[0].name} had not proved its answer after {budget:.3g} s "
-                          f"({searched.value}, bound {searched.bound}); {fallback[0].name} did")
+    solution.notes.append(
+        f"auto: {chosen[0].name} had not proved its answer after {budget:.3g} s "
+        f"({searched.value}, bound {searched.bound}); {fallback[0].name} did"
+    )
     return solution
 
 
-def solve_many_one_device(problems: list, solver: str, device, arrays: bool,
-                          options: dict) -> list[Solution] | SolutionArrays:
+def solve_many_one_device(problems: list, solver: str, device, arrays: bool, options: dict) -> list[Solution] | SolutionArrays:
     """A batch on one device, every answer checked; an error names the problem's index."""
     with failures.guard(f"solve_many with {solver}", lambda: get_device(device)):
         return _solve_many_one_device(problems, solver, device, arrays, options)
 
 
-def _solve_many_one_device(problems: list, solver: str, device, arrays: bool,
-                           options: dict) -> list[Solution] | SolutionArrays:
+def _solve_many_one_device(problems: list, solver: str, device, arrays: bool, options: dict) -> list[Solution] | SolutionArrays:
     if _packs(solver) and all(isinstance(p, Knapsack) for p in problems):
         packed = PackedProblems.pack(problems)
         chosen = _batching_solver_packed(packed, device) if solver == "auto" else None
@@ -211,8 +220,7 @@ def _solve_many_one_device(problems: list, solver: str, device, arrays: bool,
         if choices is not None:
             return _checked(problems, _each(problems, device, options, choices), arrays)
         # auto with no batching solver for the packed batch: the object path below, not planned again here
-        answer = None if solver == "auto" and chosen is None else \
-            solve_packed_unchecked(packed, solver, device, options, chosen)
+        answer = None if solver == "auto" and chosen is None else solve_packed_unchecked(packed, solver, device, options, chosen)
         if answer is not None:
             failed = packed.first_wrong(answer)  # answer rows are the problems, in order
             if failed is not None:
@@ -229,8 +237,7 @@ def _checked(problems: list, solutions: list[Solution], arrays: bool) -> list[So
     return SolutionArrays.of_solutions(solutions) if arrays else solutions
 
 
-def _each(problems: list, device, options: dict,
-          choices: list[tuple[Chosen, Chosen | None]] | None = None) -> list[Solution]:
+def _each(problems: list, device, options: dict, choices: list[tuple[Chosen, Chosen | None]] | None = None) -> list[Solution]:
     """Every problem solved on its own, by its ``choices`` entry or by ``auto``."""
     solutions = []
     for i, p in enumerate(problems):
@@ -252,8 +259,9 @@ def _packs(solver: str) -> bool:
     return cls is not None and checked.packs(cls)
 
 
-def solve_packed_unchecked(packed: PackedProblems, solver: str, device, options: dict,
-                           chosen: tuple[Solver, Device | None, Plan] | None = None) -> PackedSolutions | None:
+def solve_packed_unchecked(
+    packed: PackedProblems, solver: str, device, options: dict, chosen: tuple[Solver, Device | None, Plan] | None = None
+) -> PackedSolutions | None:
     """A packed batch of knapsacks on one device, answers packed, without the final check (the
     caller checks with ``packed.first_wrong``); None when the solver (or, for ``auto``, a batching
     solver) works on objects, which the caller then solves through ``solve_many_unchecked``.

@@ -1,6 +1,7 @@
 """Shared fixtures. Tests run on the device named by CLSOLVE_DEVICE (default: auto, which is PoCL's
 CPU where no GPU exists). The shared data folder is ../shared/data (or CLSOLVE_DATA); tests that need
 it skip cleanly when it is absent."""
+
 from __future__ import annotations
 
 import itertools
@@ -33,6 +34,7 @@ def _plugins_loaded():
     """The installed plugins imported once before any test: a process's first call imports them before
     its clock starts, and a test that times a call would count it."""
     from clsolve.plugin import registry
+
     registry.solver_classes()
 
 
@@ -72,13 +74,13 @@ def brute_force(problem: clsolve.Knapsack) -> int:
     overflow."""
     assert problem.n <= 22, "brute force is for small problems"
     weights = problem.weights.reshape(problem.n, -1)
-    largest = max(sum(problem.profits.tolist()), *(sum(column) for column in weights.T.tolist()))   # Python integers
+    largest = max(sum(problem.profits.tolist()), *(sum(column) for column in weights.T.tolist()))  # Python integers
     if largest >= 2**62:
         return _brute_force_exact(problem)
     small = largest < 2**31
     dtype = np.int32 if small else np.int64
     fits = np.ones(1 << problem.n, dtype=bool)
-    for w, cap in zip(weights.T.astype(dtype), problem.capacities.tolist()):   # dimension by dimension
+    for w, cap in zip(weights.T.astype(dtype), problem.capacities.tolist()):  # dimension by dimension
         fits &= _subset_sums(w, dtype) <= cap
     return int(_subset_sums(problem.profits.astype(dtype), dtype)[fits].max())
 
@@ -87,7 +89,7 @@ def _subset_sums(values: np.ndarray, dtype: type) -> np.ndarray:
     """sums[S] for every subset S of the items (bit i of S: item i)."""
     sums = np.zeros(1 << len(values), dtype=dtype)
     for i, v in enumerate(values):
-        sums[1 << i:2 << i] = sums[:1 << i] + v
+        sums[1 << i : 2 << i] = sums[: 1 << i] + v
     return sums
 
 

@@ -1,4 +1,5 @@
 """Problems that several test files draw: hypothesis strategies and fixed hard instances."""
+
 import functools
 
 import numpy as np

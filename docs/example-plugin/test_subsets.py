@@ -1,5 +1,6 @@
 """The example plugin against clsolve's sequential solver, without installing it
 (``registry.testing``), on whatever device clsolve picks (PoCL's CPU device where there is no GPU)."""
+
 import numpy as np
 from clsolve_subsets import SubsetSolver
 

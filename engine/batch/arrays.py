@@ -7,6 +7,7 @@ answers as a few arrays (values, optimality flags, every problem's item flags en
 builds a ``Solution`` only for a row that is asked for. It is a ``Sequence[Solution]``: indexing,
 iterating and ``len`` work as on the list ``solve_many`` returns by default.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -59,7 +60,7 @@ class SolutionArrays(Sequence):
     def selected_of(self, k: int) -> np.ndarray:
         """Problem ``k``'s item flags (bool, one per item; empty for an LCS or a TSP)."""
         k = self._row(k)
-        return self.selected[self.item_offsets[k]:self.item_offsets[k + 1]]
+        return self.selected[self.item_offsets[k] : self.item_offsets[k + 1]]
 
     def items(self, k: int) -> np.ndarray:
         """Indices (0-based, ascending) of the items chosen for problem ``k``."""

@@ -7,6 +7,7 @@ and capacities ``capacities[capacity_offsets[k]:capacity_offsets[k+1]]``. ``Pack
 the answers: values, concatenated item flags, and what most rows share (solver, device, notes) once.
 ``PackedProblems.first_wrong`` checks a whole answer against the problems in one vectorized pass.
 """
+
 # long module: PackedProblems and PackedSolutions are one format, read and written together
 from __future__ import annotations
 
@@ -20,8 +21,19 @@ from ..problems import INT64_MAX, MAX_SCALAR, Knapsack
 from ..solution import Solution, Timings, check
 
 # PackedSolutions.unpack fills these attributes directly: a field added to either class goes there too
-assert [f.name for f in fields(Solution)] == ["value", "selected", "optimal", "solver", "device", "timings", "notes",
-                                              "bound", "stats", "positions", "tour"]
+assert [f.name for f in fields(Solution)] == [
+    "value",
+    "selected",
+    "optimal",
+    "solver",
+    "device",
+    "timings",
+    "notes",
+    "bound",
+    "stats",
+    "positions",
+    "tour",
+]
 assert [f.name for f in fields(Timings)] == ["upload", "kernels", "download", "host"]
 
 
@@ -101,8 +113,18 @@ class PackedProblems:
         count = len(knapsacks)
         if count == 0:
             empty = np.zeros(0, np.int64)
-            return cls(at, np.zeros(1, np.int64), np.zeros(1, np.int64), empty, empty.copy(), empty.copy(), [],
-                       empty.copy(), knapsack_positions, others)
+            return cls(
+                at,
+                np.zeros(1, np.int64),
+                np.zeros(1, np.int64),
+                empty,
+                empty.copy(),
+                empty.copy(),
+                [],
+                empty.copy(),
+                knapsack_positions,
+                others,
+            )
         # one comprehension per attribute: much faster than transposing a tuple per object
         profits = [p.profits for p in knapsacks]
         weights = [p.weights for p in knapsacks]
@@ -113,12 +135,21 @@ class PackedProblems:
         np.cumsum(n, out=items[1:])
         dims = np.zeros(count + 1, dtype=np.int64)
         np.cumsum(m, out=dims[1:])
-        return cls(positions=at, item_offsets=items, capacity_offsets=dims,
-                   profits=_joined(profits, int(items[-1])), weights=_joined(weights, int((n * m).sum())),
-                   capacities=_joined(capacities, int(dims[-1])), names=[p.name for p in knapsacks],
-                   known_optima=np.fromiter((-1 if p.known_optimum is None else p.known_optimum for p in knapsacks),
-                                            dtype=np.int64, count=count),
-                   knapsack_positions=knapsack_positions, others=others, given=list(problems))
+        return cls(
+            positions=at,
+            item_offsets=items,
+            capacity_offsets=dims,
+            profits=_joined(profits, int(items[-1])),
+            weights=_joined(weights, int((n * m).sum())),
+            capacities=_joined(capacities, int(dims[-1])),
+            names=[p.name for p in knapsacks],
+            known_optima=np.fromiter(
+                (-1 if p.known_optimum is None else p.known_optimum for p in knapsacks), dtype=np.int64, count=count
+            ),
+            knapsack_positions=knapsack_positions,
+            others=others,
+            given=list(problems),
+        )
 
     def objects(self) -> list:
         """The problems as objects, in order: those ``pack`` packed, as given, where it made this
@@ -211,12 +242,21 @@ class PackedProblems:
         w_stop = int(starts[stop]) if stop < len(n) else self.weights.size
         wire = self.narrowed()  # narrowed once for the batch, not once per chunk sent
         return PackedProblems(
-            positions=self.knapsack_positions[first:stop], item_offsets=self.item_offsets[first:stop + 1] - a,
-            capacity_offsets=self.capacity_offsets[first:stop + 1] - c, profits=self.profits[a:b],
-            weights=self.weights[w_start:w_stop], capacities=self.capacities[c:d], names=self.names[first:stop],
-            known_optima=self.known_optima[first:stop], knapsack_positions=self.knapsack_positions[first:stop],
-            wire={"profits": wire["profits"][a:b], "weights": wire["weights"][w_start:w_stop],
-                  "capacities": wire["capacities"][c:d]})
+            positions=self.knapsack_positions[first:stop],
+            item_offsets=self.item_offsets[first : stop + 1] - a,
+            capacity_offsets=self.capacity_offsets[first : stop + 1] - c,
+            profits=self.profits[a:b],
+            weights=self.weights[w_start:w_stop],
+            capacities=self.capacities[c:d],
+            names=self.names[first:stop],
+            known_optima=self.known_optima[first:stop],
+            knapsack_positions=self.knapsack_positions[first:stop],
+            wire={
+                "profits": wire["profits"][a:b],
+                "weights": wire["weights"][w_start:w_stop],
+                "capacities": wire["capacities"][c:d],
+            },
+        )
 
     def take(self, rows: np.ndarray) -> PackedProblems:
         """The knapsacks of rows ``rows`` (ascending) as their own batch (positions kept)."""
@@ -227,12 +267,16 @@ class PackedProblems:
         dims = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(m[rows], out=dims[1:])
         return PackedProblems(
-            positions=self.knapsack_positions[rows], item_offsets=items, capacity_offsets=dims,
+            positions=self.knapsack_positions[rows],
+            item_offsets=items,
+            capacity_offsets=dims,
             profits=self.profits[concatenated_ranges(self.item_offsets[rows], n[rows])],
             weights=self.weights[concatenated_ranges(starts[rows], n[rows] * m[rows])],
             capacities=self.capacities[concatenated_ranges(self.capacity_offsets[rows], m[rows])],
-            names=[self.names[r] for r in rows.tolist()], known_optima=self.known_optima[rows],
-            knapsack_positions=self.knapsack_positions[rows])
+            names=[self.names[r] for r in rows.tolist()],
+            known_optima=self.known_optima[rows],
+            knapsack_positions=self.knapsack_positions[rows],
+        )
 
     def validate(self) -> None:
         """The checks of the ``Knapsack`` constructor, over all knapsacks at once (a worker does not
@@ -245,13 +289,19 @@ class PackedProblems:
             if array.size and (array.min() < 0 or array.max() > MAX_SCALAR):
                 raise InvalidProblemError(f"packed {name}: values must lie in [0, 2^62]")
         counts = (len(self.names), len(self.known_optima), len(self.knapsack_positions))
-        if (n < 1).any() or (m < 1).any() or counts != (len(n),) * 3 or \
-                self.profits.size != n.sum() or self.weights.size != (n * m).sum() or self.capacities.size != m.sum():
+        if (
+            (n < 1).any()
+            or (m < 1).any()
+            or counts != (len(n),) * 3
+            or self.profits.size != n.sum()
+            or self.weights.size != (n * m).sum()
+            or self.capacities.size != m.sum()
+        ):
             raise InvalidProblemError("packed problems: offsets do not match the arrays")
         if len(n):
             approximate = np.add.reduceat(self.profits.astype(np.float64), self.item_offsets[:-1])
             for k in np.flatnonzero(approximate >= 2.0**62):  # near the limit: exact sums
-                if int(self.profits[self.item_offsets[k]:self.item_offsets[k + 1]].sum(dtype=object)) > INT64_MAX:
+                if int(self.profits[self.item_offsets[k] : self.item_offsets[k + 1]].sum(dtype=object)) > INT64_MAX:
                     raise InvalidProblemError(f"packed problem {self.names[k]!r}: profits sum beyond 2^63 - 1")
 
     def unpack(self) -> list:
@@ -268,14 +318,24 @@ class PackedProblems:
         width = self.shared_width()
         if width is not None:  # one m for all: rows of one 2-D view, no reshape per problem
             rows = weights.reshape(-1, width)
-            built = [trusted(profits[a:b], rows[a:b], capacities[c:d], name, total, optimum)
-                     for a, b, c, d, name, total, optimum in zip(items, items[1:], dims, dims[1:], self.names, totals,
-                                                                  known)]
+            built = [
+                trusted(profits[a:b], rows[a:b], capacities[c:d], name, total, optimum)
+                for a, b, c, d, name, total, optimum in zip(items, items[1:], dims, dims[1:], self.names, totals, known)
+            ]
         else:
-            built = [trusted(profits[a:b], weights[start:start + (b - a) * width].reshape(b - a, width),
-                             capacities[c:d], name, total, optimum)
-                     for a, b, c, d, width, start, name, total, optimum in zip(
-                         items, items[1:], dims, dims[1:], m.tolist(), starts.tolist(), self.names, totals, known)]
+            built = [
+                trusted(
+                    profits[a:b],
+                    weights[start : start + (b - a) * width].reshape(b - a, width),
+                    capacities[c:d],
+                    name,
+                    total,
+                    optimum,
+                )
+                for a, b, c, d, width, start, name, total, optimum in zip(
+                    items, items[1:], dims, dims[1:], m.tolist(), starts.tolist(), self.names, totals, known
+                )
+            ]
         if not self.others:
             return built  # knapsack_positions == positions
         by_position = dict(self.others)
@@ -288,15 +348,17 @@ class PackedProblems:
         known optimum it claims; None when all pass. Other kinds (and sums near int64's limit) are
         checked one by one."""
         n, m, starts = self.segments()
-        if len(answer.positions) == len(self.knapsack_positions) and not self.others \
-                and np.array_equal(answer.positions, self.knapsack_positions):
+        if (
+            len(answer.positions) == len(self.knapsack_positions)
+            and not self.others
+            and np.array_equal(answer.positions, self.knapsack_positions)
+        ):
             keep, rows = None, None  # every knapsack answered, in order (the usual case): no lookup
             objects: list[int] = []
         else:
             order = np.argsort(self.knapsack_positions, kind="stable")
             found = np.searchsorted(self.knapsack_positions, answer.positions, sorter=order)
-            found = order[np.minimum(found, max(len(order) - 1, 0))] if len(order) \
-                else np.zeros(len(answer.positions), np.int64)
+            found = order[np.minimum(found, max(len(order) - 1, 0))] if len(order) else np.zeros(len(answer.positions), np.int64)
             keep = (self.knapsack_positions[found] == answer.positions) if len(order) else np.zeros(len(found), bool)
             objects = np.flatnonzero(~keep).tolist()
             rows = found[keep]
@@ -310,7 +372,7 @@ class PackedProblems:
                 positions = answer.positions if keep is None else answer.positions[keep]
                 return int(positions[np.flatnonzero(lengths != expected)[0]])
             if keep is None:
-                selected = answer.selected[int(answer.item_offsets[0]):int(answer.item_offsets[-1])].astype(bool)
+                selected = answer.selected[int(answer.item_offsets[0]) : int(answer.item_offsets[-1])].astype(bool)
                 answered = self
             else:
                 assert rows is not None
@@ -353,8 +415,7 @@ class PackedProblems:
         values = np.add.reduceat(self.profits * selected, self.item_offsets[:-1])
         if width is not None:  # weights are (items, m) rows: one segmented sum per dimension
             rows = self.weights.reshape(-1, width)
-            used = np.stack([np.add.reduceat(rows[:, d] * selected, self.item_offsets[:-1]) for d in range(width)],
-                            axis=1)
+            used = np.stack([np.add.reduceat(rows[:, d] * selected, self.item_offsets[:-1]) for d in range(width)], axis=1)
             return values, np.asarray((used > self.capacities.reshape(-1, width)).any(axis=1))
         items, _, groups = self.weight_entries()  # each weight entry's item and capacity entry
         chosen = self.weights * selected[items]
@@ -372,9 +433,14 @@ class PackedProblems:
         k = int(np.searchsorted(self.knapsack_positions, position))
         n, m, starts = self.segments()
         a, b = int(self.item_offsets[k]), int(self.item_offsets[k + 1])
-        return Knapsack(self.profits[a:b], self.weights[starts[k]:starts[k] + n[k] * m[k]].reshape(n[k], m[k]),
-                        self.capacities[self.capacity_offsets[k]:self.capacity_offsets[k + 1]], self.names[k],
-                        None if self.known_optima[k] < 0 else int(self.known_optima[k]), weights_by="item")
+        return Knapsack(
+            self.profits[a:b],
+            self.weights[starts[k] : starts[k] + n[k] * m[k]].reshape(n[k], m[k]),
+            self.capacities[self.capacity_offsets[k] : self.capacity_offsets[k + 1]],
+            self.names[k],
+            None if self.known_optima[k] < 0 else int(self.known_optima[k]),
+            weights_by="item",
+        )
 
 
 @dataclass
@@ -398,8 +464,14 @@ class PackedSolutions:
     seconds: float = 0.0
 
     @classmethod
-    def pack(cls, positions: Sequence[int], solutions: Sequence[Solution], failures: dict[int, tuple[str, str]],
-             worker: str, seconds: float) -> PackedSolutions:
+    def pack(
+        cls,
+        positions: Sequence[int],
+        solutions: Sequence[Solution],
+        failures: dict[int, tuple[str, str]],
+        worker: str,
+        seconds: float,
+    ) -> PackedSolutions:
         count = len(solutions)
         values, sizes, optimal, timings, index = [], [], [], [], []
         labels: dict[tuple, int] = {}
@@ -416,12 +488,20 @@ class PackedSolutions:
                 extras[k] = (None if s.bound is None else int(s.bound), dict(s.stats), s.positions, s.tour)
         offsets = np.zeros(count + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        return cls(positions=np.asarray(positions, dtype=np.int64), values=np.array(values, dtype=np.int64),
-                   item_offsets=offsets,
-                   selected=np.concatenate([s.selected for s in solutions]) if count else np.zeros(0, bool),
-                   optimal=np.array(optimal, dtype=bool), timings=np.array(timings, dtype=np.float64).reshape(-1, 4),
-                   labels=list(labels), label_index=np.array(index, dtype=np.int32), extras=extras,
-                   failures=dict(failures), worker=worker, seconds=seconds)
+        return cls(
+            positions=np.asarray(positions, dtype=np.int64),
+            values=np.array(values, dtype=np.int64),
+            item_offsets=offsets,
+            selected=np.concatenate([s.selected for s in solutions]) if count else np.zeros(0, bool),
+            optimal=np.array(optimal, dtype=bool),
+            timings=np.array(timings, dtype=np.float64).reshape(-1, 4),
+            labels=list(labels),
+            label_index=np.array(index, dtype=np.int32),
+            extras=extras,
+            failures=dict(failures),
+            worker=worker,
+            seconds=seconds,
+        )
 
     @classmethod
     def joined(cls, parts: Sequence[PackedSolutions]) -> PackedSolutions:
@@ -440,22 +520,38 @@ class PackedSolutions:
             offsets.append(part.item_offsets[1:] - part.item_offsets[0] + items)
             rows += len(part.positions)
             items += int(part.item_offsets[-1] - part.item_offsets[0])
-        return cls(positions=np.concatenate([p.positions for p in parts]),
-                   values=np.concatenate([p.values for p in parts]), item_offsets=np.concatenate(offsets),
-                   selected=np.concatenate([p.selected[p.item_offsets[0]:p.item_offsets[-1]] for p in parts]),
-                   optimal=np.concatenate([p.optimal for p in parts]),
-                   timings=np.concatenate([p.timings for p in parts]).reshape(-1, 4), labels=list(labels),
-                   label_index=np.concatenate(label_index), extras=extras, failures=failures,
-                   worker=",".join(sorted({p.worker for p in parts if p.worker})),
-                   seconds=sum(p.seconds for p in parts))
+        return cls(
+            positions=np.concatenate([p.positions for p in parts]),
+            values=np.concatenate([p.values for p in parts]),
+            item_offsets=np.concatenate(offsets),
+            selected=np.concatenate([p.selected[p.item_offsets[0] : p.item_offsets[-1]] for p in parts]),
+            optimal=np.concatenate([p.optimal for p in parts]),
+            timings=np.concatenate([p.timings for p in parts]).reshape(-1, 4),
+            labels=list(labels),
+            label_index=np.concatenate(label_index),
+            extras=extras,
+            failures=failures,
+            worker=",".join(sorted({p.worker for p in parts if p.worker})),
+            seconds=sum(p.seconds for p in parts),
+        )
 
     def solution(self, k: int) -> Solution:
         """Row ``k`` as a Solution."""
         solver, device, notes = self.labels[int(self.label_index[k])]
         bound, stats, positions, tour = self.extras.get(k, (None, {}, None, None))
-        return Solution(int(self.values[k]), self.selected[self.item_offsets[k]:self.item_offsets[k + 1]],
-                        bool(self.optimal[k]), solver, device, Timings(*self.timings[k].tolist()), list(notes),
-                        bound, dict(stats), positions, tour)
+        return Solution(
+            int(self.values[k]),
+            self.selected[self.item_offsets[k] : self.item_offsets[k + 1]],
+            bool(self.optimal[k]),
+            solver,
+            device,
+            Timings(*self.timings[k].tolist()),
+            list(notes),
+            bound,
+            dict(stats),
+            positions,
+            tour,
+        )
 
     def unpack(self) -> list[Solution]:
         """One Solution per row. Built without the dataclass constructor (a batch of 63,000 is
@@ -467,7 +563,7 @@ class PackedSolutions:
         lengths = np.diff(self.item_offsets)
         if count and (lengths == lengths[0]).all():
             first, width = int(self.item_offsets[0]), int(lengths[0])
-            flags = list(self.selected[first:first + count * width].reshape(count, width))
+            flags = list(self.selected[first : first + count * width].reshape(count, width))
         else:
             offsets, everything = self.item_offsets.tolist(), self.selected
             flags = [everything[a:b] for a, b in zip(offsets, offsets[1:])]
@@ -479,12 +575,12 @@ class PackedSolutions:
         labels = self.labels
         new_solution = Solution.__new__
         out = []
-        for value, selected, optimal, k, label in zip(self.values.tolist(), flags, self.optimal.tolist(), run.tolist(),
-                                                      self.label_index.tolist()):
+        for value, selected, optimal, k, label in zip(
+            self.values.tolist(), flags, self.optimal.tolist(), run.tolist(), self.label_index.tolist()
+        ):
             solver, device, notes = labels[label]
             s = new_solution(Solution)
-            s.value, s.selected, s.optimal, s.solver, s.device, s.timings = value, selected, optimal, solver, device, \
-                shared[k]
+            s.value, s.selected, s.optimal, s.solver, s.device, s.timings = value, selected, optimal, solver, device, shared[k]
             s.notes, s.bound, s.stats, s.positions, s.tour = list(notes), None, {}, None, None
             out.append(s)
         for k, (bound, stats, positions, tour) in self.extras.items():

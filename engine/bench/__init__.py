@@ -1,6 +1,7 @@
 """``clsolve bench NAME``: one module per benchmark (dp_rows, batch for msb and class-a, bnb, mckp,
 scale, wavefront, hard_kp, kpm, small_rows), the helpers they share in ``common``. Each prints JSON with the device and the
 date (stdout, or ``--out``); progress goes to stderr."""
+
 from __future__ import annotations
 
 import json
@@ -14,38 +15,71 @@ from .common import data_root
 
 __all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
 
-BENCHMARKS = {"bnb": bnb.run_bnb, "dp-rows": dp_rows.run_dp_rows, "mckp": mckp.run, "msb": batch.run_batch_set,
-              "class-a": batch.run_batch_set, "scale": scale.run, "wavefront": wavefront.run, "hard-kp": hard_kp.run,
-              "kpm": kpm.run, "small-rows": small_rows.run}
+BENCHMARKS = {
+    "bnb": bnb.run_bnb,
+    "dp-rows": dp_rows.run_dp_rows,
+    "mckp": mckp.run,
+    "msb": batch.run_batch_set,
+    "class-a": batch.run_batch_set,
+    "scale": scale.run,
+    "wavefront": wavefront.run,
+    "hard-kp": hard_kp.run,
+    "kpm": kpm.run,
+    "small-rows": small_rows.run,
+}
 
 
 def add_parser(sub):
-    bench = sub.add_parser("bench", help="run a benchmark, print JSON",
-                           description="Measure a solver; JSON on stdout (or --out), progress on stderr.")
+    bench = sub.add_parser(
+        "bench",
+        help="run a benchmark, print JSON",
+        description="Measure a solver; JSON on stdout (or --out), progress on stderr.",
+    )
     bench.add_argument("name", choices=sorted(BENCHMARKS), help="which benchmark")
     bench.add_argument("--device", default=None, help="device spec (default: $CLSOLVE_DEVICE or auto)")
-    bench.add_argument("--solver", default=None, help="dp-rows: the solver to time (default dp-rows); hard-kp: the "
-                                                      "solver to run (default auto)")
-    bench.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                       help="hard-kp, kpm: the limit per instance (default 10 s)")
+    bench.add_argument(
+        "--solver", default=None, help="dp-rows: the solver to time (default dp-rows); hard-kp: the solver to run (default auto)"
+    )
+    bench.add_argument(
+        "--time-limit", type=float, default=None, metavar="SECONDS", help="hard-kp, kpm: the limit per instance (default 10 s)"
+    )
     bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
     bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6")
-    bench.add_argument("--searches", action="store_true",
-                       help="mckp: only the searches (bnb, dp-states, auto) and the peers (OR-Tools, MT2) at M = 1000, "
-                            "N = 1e4 and 1e5; no dense DP")
+    bench.add_argument(
+        "--searches",
+        action="store_true",
+        help="mckp: only the searches (bnb, dp-states, auto) and the peers (OR-Tools, MT2) at M = 1000, "
+        "N = 1e4 and 1e5; no dense DP",
+    )
     bench.add_argument("--copies", type=int, default=100, help="scale: copies of MSB-630 in the batch (default 100)")
-    bench.add_argument("--max-cities", type=int, default=None,
-                       help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)")
-    bench.add_argument("--parts", default=None, metavar="PART,...",
-                       help=f"wavefront: the parts to run, of {', '.join(wavefront.PARTS)} (default: all)")
+    bench.add_argument(
+        "--max-cities",
+        type=int,
+        default=None,
+        help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)",
+    )
+    bench.add_argument(
+        "--parts",
+        default=None,
+        metavar="PART,...",
+        help=f"wavefront: the parts to run, of {', '.join(wavefront.PARTS)} (default: all)",
+    )
     bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
-    bench.add_argument("--plot", default=None, metavar="FILE.svg",
-                       help="also draw the result (times against size and peers, rates against the floor; "
-                            "needs clsolve[plot])")
-    bench.add_argument("--from", dest="stored", default=None, metavar="RESULT.json",
-                       help="draw a stored result with --plot instead of running the benchmark")
+    bench.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE.svg",
+        help="also draw the result (times against size and peers, rates against the floor; needs clsolve[plot])",
+    )
+    bench.add_argument(
+        "--from",
+        dest="stored",
+        default=None,
+        metavar="RESULT.json",
+        help="draw a stored result with --plot instead of running the benchmark",
+    )
     return bench
 
 

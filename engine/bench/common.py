@@ -1,5 +1,6 @@
 """What the benchmarks share: the data folder, the device's copy and cache bandwidths, OR-Tools as a
 peer, the 2D instance sets."""
+
 from __future__ import annotations
 
 import os
@@ -51,7 +52,7 @@ def cache_bandwidth(device: Device, moved: float) -> float | None:
     (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, which NVIDIA states far below its L2), each swept until about
     ``moved`` bytes went through, best of 3 runs (opencl/cache_sweep.cl). Where the cache is smaller,
     the copy runs from device memory and the figure is the lower. None on a CPU."""
-    if not device.is_gpu:   # a CPU's run of this kernel measures the kernel, not its cache
+    if not device.is_gpu:  # a CPU's run of this kernel measures the kernel, not its cache
         return None
     program = kernels.program(device, kernels.builtin("cache_sweep.cl"))
     totals = {8 * 2**20, 16 * 2**20, 32 * 2**20, int(device.cl_device.global_mem_cache_size) // 2}
@@ -84,8 +85,14 @@ def solve_row(problem: Knapsack, solver: str, device: Device, limit: float) -> d
         solution = clsolve.solve(problem, solver=solver, device=device, time_limit=limit)
     except ClsolveError as exc:
         return {"seconds": time.perf_counter() - start, "answer": False, "reason": f"{type(exc).__name__}: {exc}"}
-    row = {"seconds": time.perf_counter() - start, "answer": True, "solver": solution.solver,
-           "optimal": solution.optimal, "value": solution.value, "items": len(solution.items)}
+    row = {
+        "seconds": time.perf_counter() - start,
+        "answer": True,
+        "solver": solution.solver,
+        "optimal": solution.optimal,
+        "value": solution.value,
+        "items": len(solution.items),
+    }
     if not solution.optimal and solution.bound is not None:
         row.update(bound=solution.bound, gap=solution.gap)
     row["stats"] = {k: v for k, v in solution.stats.items() if isinstance(v, (int, float, str, bool))}
@@ -100,7 +107,8 @@ def ortools_solve(problem: Knapsack, time_limit: float | None = None) -> int | N
     except ImportError:
         return None
     solver = knapsack_solver.KnapsackSolver(
-        knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "clsolve-bench")
+        knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, "clsolve-bench"
+    )
     if time_limit is not None:
         solver.set_time_limit(time_limit)
     solver.init(problem.profits.tolist(), problem.weights.T.tolist(), problem.capacities.tolist())
@@ -116,8 +124,13 @@ def mt2_solve(problem: Knapsack) -> int | None:
         from mknapsack import solve_single_knapsack
     except ImportError:
         return None
-    chosen = solve_single_knapsack(problem.profits.tolist(), problem.weights[:, 0].tolist(),
-                                   int(problem.capacities[0]), method="mt2", method_kwargs={"require_exact": 1})
+    chosen = solve_single_knapsack(
+        problem.profits.tolist(),
+        problem.weights[:, 0].tolist(),
+        int(problem.capacities[0]),
+        method="mt2",
+        method_kwargs={"require_exact": 1},
+    )
     return int(np.dot(np.asarray(chosen, dtype=np.int64), problem.profits))
 
 
@@ -151,14 +164,17 @@ def cpsat_solve(problem: Knapsack, time_limit: float) -> dict | None:
     x = [model.new_bool_var(f"x{j}") for j in range(problem.n)]
     for d in range(problem.m):
         terms = [int(w) * v for w, v in zip(problem.weights[:, d], x) if w]
-        if terms:   # a dimension without weights constrains nothing
+        if terms:  # a dimension without weights constrains nothing
             model.add(sum(terms) <= int(problem.capacities[d]))
     model.maximize(sum(int(p) * v for p, v in zip(problem.profits, x)))
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = time_limit
     status = solver.solve(model)
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    return {"seconds": time.perf_counter() - start, "proved": status == cp_model.OPTIMAL,
-            "value": int(solver.objective_value) if found else None,
-            "bound": int(solver.best_objective_bound) if found else None,
-            "workers": solver.parameters.num_workers or os.cpu_count()}
+    return {
+        "seconds": time.perf_counter() - start,
+        "proved": status == cp_model.OPTIMAL,
+        "value": int(solver.objective_value) if found else None,
+        "bound": int(solver.best_objective_bound) if found else None,
+        "workers": solver.parameters.num_workers or os.cpu_count(),
+    }

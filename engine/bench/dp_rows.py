@@ -22,6 +22,7 @@ update w states on), so ``cache_bound_32_bit_cell_updates_per_second`` (the cach
 bytes) bounds any dense DP of such items with 32-bit values. Results are JSON (stdout, or ``--out``);
 progress goes to stderr.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -47,6 +48,7 @@ LIGHT_CASES = ((10000, 10**6, 300), (10000, 2_500_000, 1000), (10000, 10**7, 400
 #: ``--quick``'s light case: a second's work on a CPU.
 QUICK_LIGHT_CASES = ((2000, 10**5, 300),)
 
+
 def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
     """Pisinger's uncorrelated type with weights scaled to the capacity (about 20 items fit)."""
     rng = np.random.default_rng(seed)
@@ -59,8 +61,9 @@ def uncorrelated(n: int, capacity: int, seed: int) -> Knapsack:
 def light(n: int, capacity: int, top: int, seed: int) -> Knapsack:
     """Uncorrelated items of weights 1 .. ``top`` (about twice the capacity in all)."""
     rng = np.random.default_rng(seed)
-    return Knapsack(rng.integers(1, 1001, size=n), rng.integers(1, top + 1, size=n), capacity,
-                    name=f"light n={n} c={capacity} w<={top}")
+    return Knapsack(
+        rng.integers(1, 1001, size=n), rng.integers(1, top + 1, size=n), capacity, name=f"light n={n} c={capacity} w<={top}"
+    )
 
 
 def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, repeats: int, **options) -> dict:
@@ -83,25 +86,33 @@ def measure(problem: Knapsack, solver: str, device: Device, bandwidth: float, re
     per_pass = int(best.stats.get("items_per_launch", 2))
     passes = -(-problem.n // per_pass)
     pass_bytes_per_cell = 2 * value_bytes / per_pass + 1 / 8
-    bytes_per_cell = 2 * value_bytes + 1 / 8          # one item per pass: read f_{i-1}, write f_i, one bit
-    fused_bytes_per_cell = value_bytes + 1 / 8        # two items per pass: a row read and written per pair
+    bytes_per_cell = 2 * value_bytes + 1 / 8  # one item per pass: read f_{i-1}, write f_i, one bit
+    fused_bytes_per_cell = value_bytes + 1 / 8  # two items per pass: a row read and written per pair
     floor = updates * bytes_per_cell / bandwidth
     t = best.timings
     return {
-        "name": problem.name, "n": problem.n, "capacities": problem.capacities.tolist(), "states": states,
+        "name": problem.name,
+        "n": problem.n,
+        "capacities": problem.capacities.tolist(),
+        "states": states,
         "value_bytes": value_bytes,
-        "cell_updates": updates, "value": best.value, "items": int(best.selected.sum()),
+        "cell_updates": updates,
+        "value": best.value,
+        "items": int(best.selected.sum()),
         "known_optimum": problem.known_optimum,
         "seconds": {"total": t.total, "upload": t.upload, "kernels": t.kernels, "download": t.download, "host": t.host},
         "cell_updates_per_second": updates / t.kernels if t.kernels else None,
-        "bytes_per_cell_floor": bytes_per_cell, "floor_seconds": floor,
+        "bytes_per_cell_floor": bytes_per_cell,
+        "floor_seconds": floor,
         "ratio_to_floor": floor / t.kernels if t.kernels else None,
         "fused_bytes_per_cell_floor": fused_bytes_per_cell,
         "ratio_to_fused_floor": updates * fused_bytes_per_cell / bandwidth / t.kernels if t.kernels else None,
-        "items_per_pass": per_pass, "pass_bytes_per_cell_floor": pass_bytes_per_cell,
+        "items_per_pass": per_pass,
+        "pass_bytes_per_cell_floor": pass_bytes_per_cell,
         "ratio_to_pass_floor": updates * pass_bytes_per_cell / bandwidth / t.kernels if t.kernels else None,
-        "cache_bytes_per_cell": ((2 ** per_pass + 1) * value_bytes) / per_pass + 1 / 8,
-        "chain": best.stats.get("chain"), "seconds_per_pass": t.kernels / passes if passes else None,
+        "cache_bytes_per_cell": ((2**per_pass + 1) * value_bytes) / per_pass + 1 / 8,
+        "chain": best.stats.get("chain"),
+        "seconds_per_pass": t.kernels / passes if passes else None,
         "notes": best.notes,
     }
 
@@ -111,8 +122,12 @@ ITEMS_PER_LAUNCH = (1, 2, 3, 4)
 
 
 def _brief(record: dict) -> dict:
-    return {"kernel_seconds": record["seconds"]["kernels"], "cell_updates_per_second": record["cell_updates_per_second"],
-            "value": record["value"], "seconds_per_pass": record["seconds_per_pass"]}
+    return {
+        "kernel_seconds": record["seconds"]["kernels"],
+        "cell_updates_per_second": record["cell_updates_per_second"],
+        "value": record["value"],
+        "seconds_per_pass": record["seconds_per_pass"],
+    }
 
 
 def _pipelined(record: dict, bandwidth: float, cache: float | None) -> dict:
@@ -120,9 +135,14 @@ def _pipelined(record: dict, bandwidth: float, cache: float | None) -> dict:
     and over the cache's)."""
     per_cell = 2 * record["value_bytes"] + 2 * record["value_bytes"] / PIPELINE_STAGE + 1 / 8
     seconds = record["seconds"]["kernels"]
-    return {**_brief(record), "stage": PIPELINE_STAGE, "cache_bytes_per_cell": per_cell,
-            "ratio_to_pipeline_floor": record["cell_updates"] * per_cell / bandwidth / seconds if seconds else None,
-            **_cache_ratio(record["cell_updates"] * per_cell, seconds, cache), "notes": record["notes"]}
+    return {
+        **_brief(record),
+        "stage": PIPELINE_STAGE,
+        "cache_bytes_per_cell": per_cell,
+        "ratio_to_pipeline_floor": record["cell_updates"] * per_cell / bandwidth / seconds if seconds else None,
+        **_cache_ratio(record["cell_updates"] * per_cell, seconds, cache),
+        "notes": record["notes"],
+    }
 
 
 def _cache_ratio(moved: float, seconds: float, cache: float | None) -> dict:
@@ -139,15 +159,18 @@ def _kp01(problem: Knapsack, args, device: Device, bandwidth: float, cache: floa
     if args.solver != "dp-rows":
         return case
     for key, chain in (("by_items_per_launch", 1), ("chained_by_items_per_launch", CHAIN_PASSES)):
-        case[key] = {str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats,
-                                            items_per_launch=k, chain=chain))
-                     for k in ITEMS_PER_LAUNCH}
+        case[key] = {
+            str(k): _brief(measure(problem, args.solver, device, bandwidth, args.repeats, items_per_launch=k, chain=chain))
+            for k in ITEMS_PER_LAUNCH
+        }
     if device.is_gpu and int(problem.capacities[0]) <= PIPELINE_CAPACITY:
-        case["pipeline"] = _pipelined(measure(problem, args.solver, device, bandwidth, args.repeats,
-                                              pipeline=PIPELINE_STAGE), bandwidth, cache)
+        case["pipeline"] = _pipelined(
+            measure(problem, args.solver, device, bandwidth, args.repeats, pipeline=PIPELINE_STAGE), bandwidth, cache
+        )
     return case
 
 
+# long: one benchmark's cases in the order its JSON reports them
 def run_dp_rows(args) -> dict:
     args.solver = args.solver or "dp-rows"
     device = get_device(args.device)
@@ -186,22 +209,33 @@ def run_dp_rows(args) -> dict:
                 # states that cannot beat the incumbent pruned), and the same without the pruning
                 for key, pruning in (("with_fixing", True), ("with_fixing_unpruned", False)):
                     fixed = measure(problem, args.solver, device, bandwidth, args.repeats, fixing=True, pruning=pruning)
-                    case[key] = {"kernel_seconds": fixed["seconds"]["kernels"],
-                                 "total_seconds": fixed["seconds"]["total"], "cell_updates": fixed["cell_updates"],
-                                 "cell_updates_per_second": fixed["cell_updates_per_second"],
-                                 "value": fixed["value"], "notes": fixed["notes"]}
+                    case[key] = {
+                        "kernel_seconds": fixed["seconds"]["kernels"],
+                        "total_seconds": fixed["seconds"]["total"],
+                        "cell_updates": fixed["cell_updates"],
+                        "cell_updates_per_second": fixed["cell_updates_per_second"],
+                        "value": fixed["value"],
+                        "notes": fixed["notes"],
+                    }
             cases.append(case)
         if args.solver == "dp-rows" and not args.quick:  # all 43 under each number of items per pass, a launch per pass
-            class_a_by = {str(k): sum(measure(p, args.solver, device, bandwidth, args.repeats, items_per_launch=k, chain=1)
-                                      ["seconds"]["total"] for p in problems) for k in ITEMS_PER_LAUNCH}
+            class_a_by = {
+                str(k): sum(
+                    measure(p, args.solver, device, bandwidth, args.repeats, items_per_launch=k, chain=1)["seconds"]["total"]
+                    for p in problems
+                )
+                for k in ITEMS_PER_LAUNCH
+            }
     else:
         print("class A data not found (pass --data): skipped", file=sys.stderr)
     return {
-        "benchmark": "dp-rows", "solver": args.solver,
+        "benchmark": "dp-rows",
+        "solver": args.solver,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "device": device.describe(), "copy_bandwidth_bytes_per_second": bandwidth,
-        **({"cache_bandwidth_bytes_per_second": cache,
-            "cache_bound_32_bit_cell_updates_per_second": cache / 8} if cache else {}),
-        "repeats": args.repeats, "cases": cases,
+        "device": device.describe(),
+        "copy_bandwidth_bytes_per_second": bandwidth,
+        **({"cache_bandwidth_bytes_per_second": cache, "cache_bound_32_bit_cell_updates_per_second": cache / 8} if cache else {}),
+        "repeats": args.repeats,
+        "cases": cases,
         **({"class_a_seconds_by_items_per_launch": class_a_by} if class_a_by else {}),
     }

@@ -15,6 +15,7 @@ Per instance: seconds, the solver ``auto`` chose, whether the answer is proved o
 and gap where it is not, agreement with the known optimum, the solver's counters (``stats``), and
 for a solver that stopped with no answer (a DP at its time limit) the reason.
 """
+
 from __future__ import annotations
 
 import csv
@@ -31,9 +32,13 @@ from .common import data_root, ortools_solve, solve_row
 
 DEFAULT_TIME_LIMIT = 10.0
 #: Generated Jooken-style parameters (n, c, g, f, eps, s), one instance each per seed.
-JOOKEN_PARAMETERS = [(400, 10**6, 10, 0.1, 0.0, 300), (800, 10**8, 10, 0.2, 0.001, 200),
-                     (1200, 10**8, 10, 0.2, 0.001, 200), (600, 10**10, 14, 0.2, 0.0, 300),
-                     (1200, 10**10, 10, 0.1, 0.01, 100)]
+JOOKEN_PARAMETERS = [
+    (400, 10**6, 10, 0.1, 0.0, 300),
+    (800, 10**8, 10, 0.2, 0.001, 200),
+    (1200, 10**8, 10, 0.2, 0.001, 200),
+    (600, 10**10, 14, 0.2, 0.0, 300),
+    (1200, 10**10, 10, 0.1, 0.01, 100),
+]
 
 
 def _development_sample(root: Path | None) -> list[tuple[Knapsack, dict]]:
@@ -45,8 +50,9 @@ def _development_sample(root: Path | None) -> list[tuple[Knapsack, dict]]:
     if table.is_file():
         for line in csv.DictReader(table.open()):
             combo = line["combo_seconds_on_the_authors_machine"]
-            known[line["name"]] = ({"optimum": int(line["optimum"]), "combo_seconds": float(combo)}
-                                   if line["optimum"] else {"combo": combo})  # combo: "failed (out of memory)"
+            known[line["name"]] = (
+                {"optimum": int(line["optimum"]), "combo_seconds": float(combo)} if line["optimum"] else {"combo": combo}
+            )  # combo: "failed (out of memory)"
     out = []
     for path in sorted(folder.glob("*.in")):
         (problem,) = formats.read(path)
@@ -89,8 +95,11 @@ def run(args) -> dict:
     dense = (("dp-rows", {"items_per_launch": k, "chain": chain}) for k in (1, 2, 3, 4) for chain in (None, 1))
     for name, options in (("bnb", {}), ("dp-states", {}), *dense):
         clsolve.solve(warm, solver=name, device=device, **options)
-    sets = {"jooken-dev": _development_sample(data_root(args.data)), "jooken-generated": _generated(args.quick),
-            "pisinger": _families(args.quick)}
+    sets = {
+        "jooken-dev": _development_sample(data_root(args.data)),
+        "jooken-generated": _generated(args.quick),
+        "pisinger": _families(args.quick),
+    }
     results: dict[str, list[dict]] = {}
     for name, instances in sets.items():
         results[name] = []
@@ -100,14 +109,18 @@ def run(args) -> dict:
             proved = "proved" if row.get("optimal") else ("no answer" if not row["answer"] else f"gap {row.get('gap')}")
             print(f"  {name}: {problem.name}: {row['seconds']:.3f} s, {proved}", file=sys.stderr)
     return {
-        "benchmark": "hard-kp", "device": device.describe(), "solver": solver, "time_limit_seconds": limit,
+        "benchmark": "hard-kp",
+        "device": device.describe(),
+        "solver": solver,
+        "time_limit_seconds": limit,
         "ortools_installed": ortools,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "sets": results, "summary": _summary(results),
+        "sets": results,
+        "summary": _summary(results),
         "note": "seconds are end to end per instance with items (presolve, fixing, search, the engine's check); "
-                "combo_seconds are Pisinger's combo on Jooken et al.'s machine, from the data set's optima.csv; "
-                "OR-Tools (KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, host CPU, values only) under the same "
-                "limit where installed",
+        "combo_seconds are Pisinger's combo on Jooken et al.'s machine, from the data set's optima.csv; "
+        "OR-Tools (KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER, host CPU, values only) under the same "
+        "limit where installed",
     }
 
 
@@ -115,8 +128,11 @@ def _summary(results: dict[str, list[dict]]) -> dict:
     out = {}
     for name, rows in results.items():
         if rows:
-            out[name] = {"instances": len(rows), "proved_optimal": sum(bool(r.get("optimal")) for r in rows),
-                         "no_answer": sum(not r["answer"] for r in rows),
-                         "seconds_max": max(r["seconds"] for r in rows),
-                         "wrong_optimum": sum(r.get("equals_known_optimum") is False for r in rows)}
+            out[name] = {
+                "instances": len(rows),
+                "proved_optimal": sum(bool(r.get("optimal")) for r in rows),
+                "no_answer": sum(not r["answer"] for r in rows),
+                "seconds_max": max(r["seconds"] for r in rows),
+                "wrong_optimum": sum(r.get("equals_known_optimum") is False for r in rows),
+            }
     return out

@@ -8,6 +8,7 @@ multidimensional branch and bound (values only) and CP-SAT (every core of the ho
 limit where OR-Tools is installed. Class A also reports the totals over its 43 instances, and the set
 solved in one ``solve_many`` (the best of 3).
 """
+
 from __future__ import annotations
 
 import datetime
@@ -48,8 +49,11 @@ def _peers(problem: Knapsack, limit: float) -> dict:
     start = time.perf_counter()
     value = ortools_solve(problem, time_limit=limit)
     if value is not None:
-        row["ortools_bnb"] = {"seconds": time.perf_counter() - start, "proved": value != -1,
-                              "value": value if value != -1 else None}
+        row["ortools_bnb"] = {
+            "seconds": time.perf_counter() - start,
+            "proved": value != -1,
+            "value": value if value != -1 else None,
+        }
         row["cpsat"] = cpsat_solve(problem, limit)
     return row
 
@@ -57,9 +61,10 @@ def _peers(problem: Knapsack, limit: float) -> dict:
 def _row(problem: Knapsack, device, limit: float) -> dict:
     row: dict[str, Any] = {"name": problem.name, "n": problem.n, "m": problem.m, "known_optimum": problem.known_optimum}
     row["auto"] = solve_row(fresh([problem])[0], "auto", device, limit)
-    for solver in SEARCHES:   # where auto chose one of them, that run is its row too
-        row[solver] = row["auto"] if row["auto"].get("solver") == solver else \
-            solve_row(fresh([problem])[0], solver, device, limit)
+    for solver in SEARCHES:  # where auto chose one of them, that run is its row too
+        row[solver] = (
+            row["auto"] if row["auto"].get("solver") == solver else solve_row(fresh([problem])[0], solver, device, limit)
+        )
     row.update(_peers(problem, limit))
     best = row["auto"]
     if problem.known_optimum is not None and best.get("optimal"):
@@ -68,8 +73,9 @@ def _row(problem: Knapsack, device, limit: float) -> dict:
 
 
 def _searches(row: dict) -> str:
-    return "; ".join(f"{solver} {row[solver]['seconds']:.3f} s{' proved' if row[solver].get('optimal') else ''}"
-                     for solver in SEARCHES)
+    return "; ".join(
+        f"{solver} {row[solver]['seconds']:.3f} s{' proved' if row[solver].get('optimal') else ''}" for solver in SEARCHES
+    )
 
 
 def _totals(rows: list[dict]) -> dict:
@@ -77,8 +83,10 @@ def _totals(rows: list[dict]) -> dict:
     for key in ("auto", *SEARCHES, "ortools_bnb", "cpsat"):
         entries = [r[key] for r in rows if r.get(key)]
         if len(entries) == len(rows):
-            out[key] = {"seconds": sum(e["seconds"] for e in entries),
-                        "proved": sum(bool(e.get("optimal", e.get("proved"))) for e in entries)}
+            out[key] = {
+                "seconds": sum(e["seconds"] for e in entries),
+                "proved": sum(bool(e.get("optimal", e.get("proved"))) for e in entries),
+            }
     return out
 
 
@@ -90,8 +98,12 @@ def _batch(problems: list[Knapsack], device, repeats: int = 3) -> dict:
         start = time.perf_counter()
         solutions = list(clsolve.solve_many(fresh(problems), solver="auto", device=device))
         times.append(time.perf_counter() - start)
-    return {"seconds": min(times), "instances": len(problems), "proved": sum(s.optimal for s in solutions),
-            "solvers": sorted({s.solver for s in solutions})}
+    return {
+        "seconds": min(times),
+        "instances": len(problems),
+        "proved": sum(s.optimal for s in solutions),
+        "solvers": sorted({s.solver for s in solutions}),
+    }
 
 
 def _warm_up(sets: dict[str, list[Knapsack]], device, limit: float) -> None:
@@ -126,16 +138,22 @@ def run(args) -> dict:
             row = _row(problem, device, limit)
             results[name].append(row)
             peers = ", ".join(f"{k} {row[k]['seconds']:.3f} s" for k in ("ortools_bnb", "cpsat") if row.get(k))
-            print(f"  {name}: {problem.name}: auto ({row['auto'].get('solver')}) {row['auto']['seconds']:.3f} s"
-                  f"{' proved' if row['auto'].get('optimal') else ''}; {_searches(row)}; {peers}",
-                  file=sys.stderr)
+            print(
+                f"  {name}: {problem.name}: auto ({row['auto'].get('solver')}) {row['auto']['seconds']:.3f} s"
+                f"{' proved' if row['auto'].get('optimal') else ''}; {_searches(row)}; {peers}",
+                file=sys.stderr,
+            )
     batch = _batch(sets["class-a"], device) if "class-a" in sets else None
     return {
-        "benchmark": "kpm", "class_a_solve_many": batch, "device": device.describe(), "time_limit_seconds": limit,
+        "benchmark": "kpm",
+        "class_a_solve_many": batch,
+        "device": device.describe(),
+        "time_limit_seconds": limit,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "sets": results, "totals": {name: _totals(rows) for name, rows in results.items()},
+        "sets": results,
+        "totals": {name: _totals(rows) for name, rows in results.items()},
         "note": "seconds are end to end per instance with items (presolve, search, the engine's check), one run "
-                "each on fresh copies (where auto chose mkp-bnb or mkp-dfs, its run is that solver's row too); "
-                "OR-Tools' KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER (values only) "
-                "and CP-SAT (all host cores) on the same host under the same limit",
+        "each on fresh copies (where auto chose mkp-bnb or mkp-dfs, its run is that solver's row too); "
+        "OR-Tools' KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER (values only) "
+        "and CP-SAT (all host cores) on the same host under the same limit",
     }

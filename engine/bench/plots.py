@@ -5,6 +5,7 @@ Each benchmark draws what a reader would rather see than read: times against siz
 the JSON holds (OR-Tools, the sequential DP, dp-rows as the baseline), and cell rates against the
 rate the device's measured copy bandwidth allows (the floor).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -23,6 +24,7 @@ def _pyplot():
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "clsolve"  # the same result draws the same file
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -61,15 +63,29 @@ def _dp_rows(result: dict, ax) -> None:
     for family, marker in (("uncorrelated", "o"), ("a", "s")):
         chosen = [c for c in cases if c["name"].startswith(family)]
         label = "random KP01" if family == "uncorrelated" else "2DPackLib class A (KP2)"
-        ax.plot([c["cell_updates"] for c in chosen], [c["cell_updates_per_second"] for c in chosen], marker,
-                linestyle="none", label=label)
+        ax.plot(
+            [c["cell_updates"] for c in chosen],
+            [c["cell_updates_per_second"] for c in chosen],
+            marker,
+            linestyle="none",
+            label=label,
+        )
     floor = max(c["cell_updates"] / c["floor_seconds"] for c in cases)
     ax.axhline(floor, color="C3", linestyle="--", label="rate at the copy-bandwidth floor")
     if result.get("cache_bound_32_bit_cell_updates_per_second"):
-        ax.axhline(result["cache_bound_32_bit_cell_updates_per_second"], color="C4", linestyle=":",
-                   label="cache bound, items heavier than on chip")
-    _log_log(ax, "cell updates of the problem (log)", "cell updates per second (log)",
-             "dp-rows: measured rate against the floor", "lower right")
+        ax.axhline(
+            result["cache_bound_32_bit_cell_updates_per_second"],
+            color="C4",
+            linestyle=":",
+            label="cache bound, items heavier than on chip",
+        )
+    _log_log(
+        ax,
+        "cell updates of the problem (log)",
+        "cell updates per second (log)",
+        "dp-rows: measured rate against the floor",
+        "lower right",
+    )
 
 
 def _bnb(result: dict, ax) -> None:
@@ -99,8 +115,13 @@ def _mckp(result: dict, ax) -> None:
 
 def _mckp_searches(rows: list[dict], ax) -> None:
     sizes = [r["n"] for r in rows]
-    for key, label, style in (("dp_states", "dp-states", "o-"), ("auto", "auto", "s-"), ("bnb", "bnb", "^:"),
-                              ("mt2", "MT2 (mknapsack)", "D--"), ("ortools_bnb", "OR-Tools B&B", "v--")):
+    for key, label, style in (
+        ("dp_states", "dp-states", "o-"),
+        ("auto", "auto", "s-"),
+        ("bnb", "bnb", "^:"),
+        ("mt2", "MT2 (mknapsack)", "D--"),
+        ("ortools_bnb", "OR-Tools B&B", "v--"),
+    ):
         if all(key in r for r in rows):
             ax.plot(sizes, [r[key]["seconds"] for r in rows], style, label=label)
     _log_log(ax, "N (items)", "seconds, with items (log)", "[HC22]'s Table 2, M = 1000: searches and peers")
@@ -116,8 +137,7 @@ def _wavefront(result: dict, ax) -> None:
     sizes = [r["m"] for r in lcs]
     ax.plot(sizes, [r["value_only_cells_per_second"] for r in lcs], "o-", label="length only")
     ax.plot(sizes, [r.get("value_only_sweep_cells_per_second") for r in lcs], "^:", label="sweep kernels alone")
-    diagonals = [(r["m"], r["cells"] / r["diagonals_value_only_seconds"]) for r in lcs
-                 if r.get("diagonals_value_only_seconds")]
+    diagonals = [(r["m"], r["cells"] / r["diagonals_value_only_seconds"]) for r in lcs if r.get("diagonals_value_only_seconds")]
     if diagonals:
         ax.plot([m for m, _ in diagonals], [v for _, v in diagonals], "v--", label="length only, block diagonals")
     with_sub = [(r["m"], r["subsequence_cells_per_second"]) for r in lcs if r.get("subsequence_cells_per_second")]
@@ -132,8 +152,12 @@ def _wavefront_knapsack(rows: list[dict], ax) -> None:
     sizes = [r["capacity"] for r in rows]
     for key, label, style in (("default", "runs of light items on chip", "o-"), ("launch_per_item", "a launch per item", "s--")):
         ax.plot(sizes, [r[key]["cell_updates_per_second"] for r in rows], style, label=label)
-        ax.plot(sizes, [r["cell_updates"] / r[key]["floor_seconds"] for r in rows], style[0] + ":",
-                label=f"{label}: global-memory floor")
+        ax.plot(
+            sizes,
+            [r["cell_updates"] / r[key]["floor_seconds"] for r in rows],
+            style[0] + ":",
+            label=f"{label}: global-memory floor",
+        )
     _log_log(ax, "capacity (light items, n = 10,000)", "cell updates per second (log)", "wavefront KP1 rows")
 
 
@@ -155,31 +179,56 @@ def _hard_kp(result: dict, ax) -> None:
     edge = 2 * max(known, default=1.0)
     for proved, marker, label in ((True, "o", "proved optimal"), (False, "x", "not proved in the time limit")):
         chosen = [r for r in rows if bool(r.get("optimal")) == proved]
-        ax.plot([r.get("combo_seconds", edge) for r in chosen], [r["seconds"] for r in chosen], marker,
-                linestyle="none", label=label)
+        ax.plot(
+            [r.get("combo_seconds", edge) for r in chosen], [r["seconds"] for r in chosen], marker, linestyle="none", label=label
+        )
     ax.axvline(edge, color="C7", linestyle=":", label="combo: out of memory")
     ax.axhline(result.get("time_limit_seconds", 10), color="C3", linestyle="--", label="time limit")
-    _log_log(ax, "combo's seconds on its authors' machine (log)", f"clsolve {result.get('solver', '')} seconds (log)",
-             "Jooken et al.'s hard 0-1 knapsacks", "lower right")
+    _log_log(
+        ax,
+        "combo's seconds on its authors' machine (log)",
+        f"clsolve {result.get('solver', '')} seconds (log)",
+        "Jooken et al.'s hard 0-1 knapsacks",
+        "lower right",
+    )
 
 
 def _kpm(result: dict, ax) -> None:
     """Seconds per instance (log) of clsolve and OR-Tools' two solvers, set after set; hollow markers:
     stopped at the time limit without a proof."""
-    names = {"auto": "clsolve auto", "mkp-bnb": "mkp-bnb (host)", "mkp-dfs": "mkp-dfs (device)",
-             "ortools_bnb": "OR-Tools b&b", "cpsat": "CP-SAT"}
+    names = {
+        "auto": "clsolve auto",
+        "mkp-bnb": "mkp-bnb (host)",
+        "mkp-dfs": "mkp-dfs (device)",
+        "ortools_bnb": "OR-Tools b&b",
+        "cpsat": "CP-SAT",
+    }
     labelled: set[str] = set()
     x = 0
     for name, rows in result["sets"].items():
-        for key, marker, color in (("auto", "o", "C0"), ("mkp-bnb", "x", "C3"), ("mkp-dfs", "d", "C4"),
-                                   ("ortools_bnb", "s", "C1"), ("cpsat", "^", "C2")):
+        for key, marker, color in (
+            ("auto", "o", "C0"),
+            ("mkp-bnb", "x", "C3"),
+            ("mkp-dfs", "d", "C4"),
+            ("ortools_bnb", "s", "C1"),
+            ("cpsat", "^", "C2"),
+        ):
             for proved in (True, False):
-                chosen = [(x + i, r[key]["seconds"]) for i, r in enumerate(rows)
-                          if r.get(key) and bool(r[key].get("optimal", r[key].get("proved"))) == proved]
+                chosen = [
+                    (x + i, r[key]["seconds"])
+                    for i, r in enumerate(rows)
+                    if r.get(key) and bool(r[key].get("optimal", r[key].get("proved"))) == proved
+                ]
                 label = names[key] + ("" if proved else " (no proof)")
                 if chosen:
-                    ax.plot(*zip(*chosen), marker, color=color, linestyle="none", fillstyle="full" if proved else "none",
-                            label=None if label in labelled else label)
+                    ax.plot(
+                        *zip(*chosen),
+                        marker,
+                        color=color,
+                        linestyle="none",
+                        fillstyle="full" if proved else "none",
+                        label=None if label in labelled else label,
+                    )
                     labelled.add(label)
         ax.axvline(x - 0.5, color="C7", linewidth=0.5)
         ax.annotate(name, (x, 1.0), xycoords=("data", "axes fraction"), fontsize=8, va="top")
@@ -195,8 +244,10 @@ def _small_rows(result: dict, ax) -> None:
     """Kernel time of each batch: rows on chip against item steps (log scale)."""
     cases = result["cases"]
     y = np.arange(len(cases))
-    for shift, key, label in ((-0.2, "default", "dp-batch (default: rows on chip on a GPU)"),
-                                  (0.2, "item_steps", "dp-batch, item steps (on_chip=False)")):
+    for shift, key, label in (
+        (-0.2, "default", "dp-batch (default: rows on chip on a GPU)"),
+        (0.2, "item_steps", "dp-batch, item steps (on_chip=False)"),
+    ):
         ax.barh(y + shift, [c[key]["kernel_seconds"] for c in cases], height=0.4, label=label)
     ax.set_yticks(y, [f"{c['name']} x {c['instances']}" for c in cases])
     ax.set_xscale("log")
@@ -205,9 +256,18 @@ def _small_rows(result: dict, ax) -> None:
     ax.set_title("batches of small knapsacks")
 
 
-DRAW: dict[str, Callable] = {"msb": _batch, "class-a": _batch, "dp-rows": _dp_rows, "bnb": _bnb, "mckp": _mckp,
-                             "wavefront": _wavefront, "scale": _scale, "hard-kp": _hard_kp,
-                             "kpm": _kpm, "small-rows": _small_rows}
+DRAW: dict[str, Callable] = {
+    "msb": _batch,
+    "class-a": _batch,
+    "dp-rows": _dp_rows,
+    "bnb": _bnb,
+    "mckp": _mckp,
+    "wavefront": _wavefront,
+    "scale": _scale,
+    "hard-kp": _hard_kp,
+    "kpm": _kpm,
+    "small-rows": _small_rows,
+}
 
 
 def plot(result: dict, path: str) -> None:

@@ -6,6 +6,7 @@ kernels are warmed on a small batch first, as a long-running service would have 
 seconds, instances per second, and each spread run's rate over the one-GPU rate (the scaling
 factor). Values of all runs are compared.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -35,6 +36,7 @@ class DaskProcesses:
 
     def __init__(self, devices, timeout: float = 120.0):
         import distributed
+
         self.folder = tempfile.mkdtemp(prefix="clsolve-dask-")
         scheduler_file = os.path.join(self.folder, "scheduler.json")
         self.processes: list[subprocess.Popen] = []
@@ -46,9 +48,12 @@ class DaskProcesses:
                 raise RuntimeError(f"the Dask scheduler did not start; see the logs in {self.folder}")
             time.sleep(0.1)
         for k, device in enumerate(devices):
-            self._start(f"worker{k}", ["distributed.cli.dask_worker", "--nworkers", "1", "--nthreads", "1",
-                                       "--resources", "GPU=1", "--no-dashboard"], scheduler_file,
-                        {"CLSOLVE_DEVICE": f"#{device.index}"})
+            self._start(
+                f"worker{k}",
+                ["distributed.cli.dask_worker", "--nworkers", "1", "--nthreads", "1", "--resources", "GPU=1", "--no-dashboard"],
+                scheduler_file,
+                {"CLSOLVE_DEVICE": f"#{device.index}"},
+            )
         try:
             self.client = distributed.Client(scheduler_file=scheduler_file, timeout=timeout)
             self.client.wait_for_workers(len(devices), timeout=timeout)
@@ -58,9 +63,14 @@ class DaskProcesses:
 
     def _start(self, name: str, command: list[str], scheduler_file: str, env: dict | None = None) -> None:
         with open(os.path.join(self.folder, f"{name}.log"), "wb") as log:
-            self.processes.append(subprocess.Popen([sys.executable, "-m", *command, "--scheduler-file", scheduler_file],
-                                                   stdout=log, stderr=subprocess.STDOUT,
-                                                   env={**os.environ, **(env or {})}))
+            self.processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", *command, "--scheduler-file", scheduler_file],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env={**os.environ, **(env or {})},
+                )
+            )
 
     def close(self, remove_logs: bool = True) -> None:
         if getattr(self, "client", None) is not None:
@@ -127,18 +137,23 @@ def run(args) -> dict:
                 times[name].append(seconds)
                 values[name] = [int(v) for v in solutions.values] if kwargs.get("arrays") else [s.value for s in solutions]
                 devices[name] = sorted({s.device for s in solutions})
-                print(f"round {round_ + 1}, {name}: {seconds:.3f} s, {len(problems) / seconds:,.0f} instances/s",
-                      file=sys.stderr)
+                print(f"round {round_ + 1}, {name}: {seconds:.3f} s, {len(problems) / seconds:,.0f} instances/s", file=sys.stderr)
     finally:
         if cluster is not None:
             cluster.close()
     processes = {"one device": 1, "device=all": max(len(found), 1), "one GPU, 2 processes": 2, "dask": max(len(found), 1)}
     for name in configs:
         best, median = min(times[name]), float(np.median(times[name]))
-        rows[name] = {"devices": devices[name], "processes": processes[name.removesuffix(", arrays")],
-                      "result": "SolutionArrays" if name.endswith(", arrays") else "list[Solution]", "seconds": best,
-                      "median_seconds": median, "all_seconds": times[name],
-                      "instances_per_second": len(problems) / best, "progress": reports[name]}
+        rows[name] = {
+            "devices": devices[name],
+            "processes": processes[name.removesuffix(", arrays")],
+            "result": "SolutionArrays" if name.endswith(", arrays") else "list[Solution]",
+            "seconds": best,
+            "median_seconds": median,
+            "all_seconds": times[name],
+            "instances_per_second": len(problems) / best,
+            "progress": reports[name],
+        }
     for name in configs:  # over the one-GPU run that returns the same form
         one = "one device, arrays" if name.endswith(", arrays") else "one device"
         rows[name]["scaling_median"] = rows[one]["median_seconds"] / rows[name]["median_seconds"]
@@ -146,14 +161,17 @@ def run(args) -> dict:
         rows[name]["scaling"] = rows[name]["instances_per_second"] / rows[one]["instances_per_second"]
     reference = values["one device"]
     return {
-        "benchmark": "scale", "set": f"{label} x {copies}", "instances": len(problems),
+        "benchmark": "scale",
+        "set": f"{label} x {copies}",
+        "instances": len(problems),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "gpus": [d.describe() for d in found], "host_cpus": os.cpu_count(),
+        "gpus": [d.describe() for d in found],
+        "host_cpus": os.cpu_count(),
         "value_mismatches": sum(a != b for v in values.values() for a, b in zip(reference, v)),
         "runs": rows,
         "note": "end to end with items (presolve, planning, solving, the engine's check on the client), "
-                "--repeats interleaved rounds (each configuration once per round) on fresh problem objects, worker "
-                "processes and kernels warmed on a small batch first; scaling = best instances per second over the "
-                "one-GPU run's best (the one-GPU run returning the same form: list[Solution] or SolutionArrays); "
-                "scaling_median from the medians; scaling_per_round pairs each round's runs",
+        "--repeats interleaved rounds (each configuration once per round) on fresh problem objects, worker "
+        "processes and kernels warmed on a small batch first; scaling = best instances per second over the "
+        "one-GPU run's best (the one-GPU run returning the same form: list[Solution] or SolutionArrays); "
+        "scaling_median from the medians; scaling_per_round pairs each round's runs",
     }

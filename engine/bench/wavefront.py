@@ -16,6 +16,8 @@
   the device holds (or ``--max-cities``), the TSPLIB files of the data folder, and one run streamed.
 * ``pylcs`` and ``python-tsp``, when installed, timed on the same machine for comparison.
 """
+
+# long module: the LCS and TSP benchmarks share their instances, warm-up and peers
 from __future__ import annotations
 
 import datetime
@@ -86,17 +88,25 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
         problem = random_strings(length, seed=length)
         cells = problem.cells()
         row = {"m": length, "n": length, "cells": cells}
-        solver: Any = clsolve.load_solver("wavefront")   # lcs_length: the value-only sweep
+        solver: Any = clsolve.load_solver("wavefront")  # lcs_length: the value-only sweep
         sweeps: list[float] = []
-        seconds, (value, _, details) = _best_fresh(repeats, problem,
-                                                   lambda p: _keep_sweep(sweeps, solver.lcs_length(p, device)))
+        seconds, (value, _, details) = _best_fresh(repeats, problem, lambda p: _keep_sweep(sweeps, solver.lcs_length(p, device)))
         sweep = min(sweeps)
         steps = details["steps"]
-        row.update(value_only_seconds=seconds, value_only_cells_per_second=cells / seconds, length=value,
-                   value_only_sweep_seconds=sweep, value_only_sweep_cells_per_second=cells / sweep,
-                   steps=steps, sweep_ns_per_step=sweep / steps * 1e9, geometry=details)
-        _log(f"lcs {length}: value only {seconds:.4f} s end to end, {cells / seconds / 1e9:.1f} G cells/s "
-             f"(sweep alone {sweep:.4f} s, {cells / sweep / 1e9:.1f} G cells/s, {details['schedule']})")
+        row.update(
+            value_only_seconds=seconds,
+            value_only_cells_per_second=cells / seconds,
+            length=value,
+            value_only_sweep_seconds=sweep,
+            value_only_sweep_cells_per_second=cells / sweep,
+            steps=steps,
+            sweep_ns_per_step=sweep / steps * 1e9,
+            geometry=details,
+        )
+        _log(
+            f"lcs {length}: value only {seconds:.4f} s end to end, {cells / seconds / 1e9:.1f} G cells/s "
+            f"(sweep alone {sweep:.4f} s, {cells / sweep / 1e9:.1f} G cells/s, {details['schedule']})"
+        )
         if details["schedule"] != "diagonals":
             diagonals: Any = clsolve.load_solver("wavefront", schedule="diagonals")
             sweeps = []
@@ -107,13 +117,21 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
             check(problem, solution)
             assert solution.value == value
             floor = cells / 8 / bandwidth
-            row.update(subsequence_seconds=seconds, subsequence_cells_per_second=cells / seconds,
-                       schedule=solution.stats["schedule"],
-                       store=solution.stats["store"], diagonals=solution.stats["diagonals"],
-                       bit_row_bytes=solution.stats["bit_row_bytes"], bit_row_write_floor_seconds=floor,
-                       ratio_to_floor=floor / seconds, timings=solution.timings.to_dict())
-            _log(f"lcs {length}: with subsequence {seconds:.4f} s, {cells / seconds / 1e9:.1f} G cells/s "
-                 f"({solution.stats['store']}, {solution.stats['schedule']})")
+            row.update(
+                subsequence_seconds=seconds,
+                subsequence_cells_per_second=cells / seconds,
+                schedule=solution.stats["schedule"],
+                store=solution.stats["store"],
+                diagonals=solution.stats["diagonals"],
+                bit_row_bytes=solution.stats["bit_row_bytes"],
+                bit_row_write_floor_seconds=floor,
+                ratio_to_floor=floor / seconds,
+                timings=solution.timings.to_dict(),
+            )
+            _log(
+                f"lcs {length}: with subsequence {seconds:.4f} s, {cells / seconds / 1e9:.1f} G cells/s "
+                f"({solution.stats['store']}, {solution.stats['schedule']})"
+            )
             if solution.stats["schedule"] != "diagonals":
                 diagonals = clsolve.load_solver("wavefront", schedule="diagonals")
                 other, _ = _best_fresh(repeats, problem, lambda p: _solve(diagonals, p, device))
@@ -129,8 +147,7 @@ def bench_lcs(device, lengths, repeats: int, bandwidth: float) -> list[dict]:
 STRIPE_WORDS = (32, 64, 128, 256)
 STRIPE_STEP_ROWS = (4, 8, 12, 16, 20, 24, 31)
 #: Block shapes (words per block, rows per block) and rows per inner step of the tiling sweep.
-TILING_SHAPES = ((32, 1024), (32, 2048), (64, 1024), (64, 2048), (128, 1024), (128, 2048), (128, 4096),
-                 (256, 2048), (256, 4096))
+TILING_SHAPES = ((32, 1024), (32, 2048), (64, 1024), (64, 2048), (128, 1024), (128, 2048), (128, 4096), (256, 2048), (256, 4096))
 TILING_STEP_ROWS = (1, 2, 4, 8, 16, 32)
 
 
@@ -142,25 +159,38 @@ def bench_lcs_tiling(device, length: int, repeats: int, quick: bool = False) -> 
     rows = []
     shapes, steps = (TILING_SHAPES[:1], (1, 8)) if quick else (TILING_SHAPES, TILING_STEP_ROWS)
     stripes = [((words, None), step) for words, step in itertools.product(STRIPE_WORDS, STRIPE_STEP_ROWS)]
-    for (words, block_rows), step_rows in stripes[:2 if quick else None] + list(itertools.product(shapes, steps)):
+    for (words, block_rows), step_rows in stripes[: 2 if quick else None] + list(itertools.product(shapes, steps)):
         if words > device.max_work_group_size:
             continue
-        shape = {"schedule": "stripes" if block_rows is None else "diagonals", "words_per_block": words,
-                 "rows_per_block": block_rows, "rows_per_step": step_rows}
+        shape = {
+            "schedule": "stripes" if block_rows is None else "diagonals",
+            "words_per_block": words,
+            "rows_per_block": block_rows,
+            "rows_per_step": step_rows,
+        }
         solver: Any = clsolve.load_solver("wavefront", **shape)
         sweeps: list[float] = []
         try:
-            seconds, (_, _, details) = _best_fresh(repeats, problem,
-                                                   lambda p: _keep_sweep(sweeps, solver.lcs_length(p, device)))
+            seconds, (_, _, details) = _best_fresh(repeats, problem, lambda p: _keep_sweep(sweeps, solver.lcs_length(p, device)))
         except InvalidOptionError as exc:  # a block shape this device cannot hold
             rows.append({**shape, "refused": str(exc)})
             continue
         steps, sweep = details["steps"], min(sweeps)
-        rows.append({**shape, "seconds": seconds, "cells_per_second": problem.cells() / seconds, "steps": steps,
-                     "sweep_seconds": sweep, "sweep_cells_per_second": problem.cells() / sweep,
-                     "sweep_ns_per_step": sweep / steps * 1e9})
-        _log(f"lcs {length} tiling {shape['schedule']} {words} x {block_rows}, {step_rows} rows per step: "
-             f"{problem.cells() / seconds / 1e9:.1f} G cells/s end to end, sweep {problem.cells() / sweep / 1e9:.1f}")
+        rows.append(
+            {
+                **shape,
+                "seconds": seconds,
+                "cells_per_second": problem.cells() / seconds,
+                "steps": steps,
+                "sweep_seconds": sweep,
+                "sweep_cells_per_second": problem.cells() / sweep,
+                "sweep_ns_per_step": sweep / steps * 1e9,
+            }
+        )
+        _log(
+            f"lcs {length} tiling {shape['schedule']} {words} x {block_rows}, {step_rows} rows per step: "
+            f"{problem.cells() / seconds / 1e9:.1f} G cells/s end to end, sweep {problem.cells() / sweep / 1e9:.1f}"
+        )
     return rows
 
 
@@ -174,10 +204,17 @@ def bench_lcs_streamed(device, length: int) -> dict:
     check(problem, solution)
     stats = solution.stats
     _log(f"lcs {length} streamed: {seconds:.4f} s, copies hidden {stats['copies_hidden_share']}")
-    return {"m": length, "n": length, "seconds": seconds, "cells_per_second": problem.cells() / seconds,
-            "copied_bytes": stats["copied_bytes"], "copy_seconds": stats["copy_seconds"],
-            "copy_exposed_seconds": stats["copy_exposed_seconds"], "copies_hidden_share": stats["copies_hidden_share"],
-            "timings": solution.timings.to_dict()}
+    return {
+        "m": length,
+        "n": length,
+        "seconds": seconds,
+        "cells_per_second": problem.cells() / seconds,
+        "copied_bytes": stats["copied_bytes"],
+        "copy_seconds": stats["copy_seconds"],
+        "copy_exposed_seconds": stats["copy_exposed_seconds"],
+        "copies_hidden_share": stats["copies_hidden_share"],
+        "timings": solution.timings.to_dict(),
+    }
 
 
 def bench_lcs_cells(device, length: int) -> dict:
@@ -185,8 +222,14 @@ def bench_lcs_cells(device, length: int) -> dict:
     solver: Any = clsolve.load_solver("wavefront", method="cells")
     seconds, (value, _, _) = _best(2, lambda _: solver.lcs_length(problem, device))
     _log(f"lcs {length} cell sweep: {seconds:.4f} s, {problem.cells() / seconds / 1e9:.2f} G cells/s")
-    return {"m": length, "n": length, "method": "cells", "value_only_seconds": seconds,
-            "value_only_cells_per_second": problem.cells() / seconds, "length": value}
+    return {
+        "m": length,
+        "n": length,
+        "method": "cells",
+        "value_only_seconds": seconds,
+        "value_only_cells_per_second": problem.cells() / seconds,
+        "length": value,
+    }
 
 
 def bench_pylcs(length: int) -> dict | None:
@@ -227,7 +270,7 @@ def bench_knapsack(device, cases, repeats: int, bandwidth: float) -> list[dict]:
         for key, options in (("default", {}), ("launch_per_item", {"block": 0})):
             solver = clsolve.load_solver("wavefront", **options)
             plan = solver.plan(problem, device)
-            solver.solve(problem, device, plan)   # builds the kernels
+            solver.solve(problem, device, plan)  # builds the kernels
             best = None
             for _ in range(repeats):
                 solution = solver.solve(problem, device, plan)
@@ -237,12 +280,19 @@ def bench_knapsack(device, cases, repeats: int, bandwidth: float) -> list[dict]:
             check(problem, best)
             moved = kp_bytes_per_update(plan, n)
             kernels = best.timings.kernels
-            row[key] = {"kernel_seconds": kernels, "seconds_total": best.timings.total, "value": int(best.value),
-                        "cell_updates_per_second": row["cell_updates"] / kernels, "blocks": int(plan.details["blocks"]),
-                        "blocked_items": int(plan.details["blocked_items"]), "halo_rows": int(plan.details["halo_rows"]),
-                        "launches": plan.launches, "global_bytes_per_update": moved,
-                        "floor_seconds": row["cell_updates"] * moved / bandwidth,
-                        "ratio_to_floor": row["cell_updates"] * moved / bandwidth / kernels}
+            row[key] = {
+                "kernel_seconds": kernels,
+                "seconds_total": best.timings.total,
+                "value": int(best.value),
+                "cell_updates_per_second": row["cell_updates"] / kernels,
+                "blocks": int(plan.details["blocks"]),
+                "blocked_items": int(plan.details["blocked_items"]),
+                "halo_rows": int(plan.details["halo_rows"]),
+                "launches": plan.launches,
+                "global_bytes_per_update": moved,
+                "floor_seconds": row["cell_updates"] * moved / bandwidth,
+                "ratio_to_floor": row["cell_updates"] * moved / bandwidth / kernels,
+            }
             _log(f"kp {problem.name} {key}: {kernels:.4f} s of kernels, {plan.details['blocks']} blocks")
         row["speedup_of_default"] = row["launch_per_item"]["kernel_seconds"] / row["default"]["kernel_seconds"]
         rows.append(row)
@@ -255,10 +305,18 @@ def bench_tsp_case(device, problem: TSP, repeats: int, store: str = "auto") -> d
     seconds, solution = _best(repeats, lambda _: solver.solve(problem, device, plan))
     check(problem, solution)
     stats = solution.stats
-    row = {"name": problem.name, "n": problem.n, "seconds": seconds, "value": int(solution.value),
-           "states": stats["states"], "evaluations": plan.cell_updates,
-           "evaluations_per_second": plan.cell_updates / seconds, "store": stats["store"],
-           "device_bytes": plan.device_bytes, "timings": solution.timings.to_dict()}
+    row = {
+        "name": problem.name,
+        "n": problem.n,
+        "seconds": seconds,
+        "value": int(solution.value),
+        "states": stats["states"],
+        "evaluations": plan.cell_updates,
+        "evaluations_per_second": plan.cell_updates / seconds,
+        "store": stats["store"],
+        "device_bytes": plan.device_bytes,
+        "timings": solution.timings.to_dict(),
+    }
     if stats["store"] == "host":
         row.update(copied_bytes=stats["copied_bytes"], copies_hidden_share=stats["copies_hidden_share"])
     _log(f"tsp {problem.name}: {seconds:.4f} s ({stats['store']})")
@@ -298,8 +356,13 @@ def run(args) -> dict:
     for warm in (random_strings(3000, seed=1), euclidean(9, seed=1)):  # builds kernels before any timing
         warming = clsolve.load_solver("wavefront")
         warming.solve(warm, device, warming.plan(warm, device))
-    out = {"benchmark": "wavefront", "device": device.label, "date": datetime.date.today().isoformat(),
-           "copy_bandwidth_bytes_per_second": bandwidth, "parts": list(chosen)}
+    out = {
+        "benchmark": "wavefront",
+        "device": device.label,
+        "date": datetime.date.today().isoformat(),
+        "copy_bandwidth_bytes_per_second": bandwidth,
+        "parts": list(chosen),
+    }
     if "lcs" in chosen:
         out.update(_lcs_parts(device, args, bandwidth))
     if "knapsack" in chosen:
@@ -311,10 +374,13 @@ def run(args) -> dict:
 
 def _lcs_parts(device, args, bandwidth: float) -> dict:
     lengths = LCS_QUICK if args.quick else LCS_LENGTHS
-    return {"lcs": bench_lcs(device, lengths, args.repeats, bandwidth),
-            "lcs_tiling": bench_lcs_tiling(device, lengths[-1] if args.quick else 10**5, args.repeats, args.quick),
-            "lcs_streamed": bench_lcs_streamed(device, lengths[-2] if args.quick else 10**5),
-            "lcs_cells": bench_lcs_cells(device, lengths[0]), "pylcs": bench_pylcs(lengths[0])}
+    return {
+        "lcs": bench_lcs(device, lengths, args.repeats, bandwidth),
+        "lcs_tiling": bench_lcs_tiling(device, lengths[-1] if args.quick else 10**5, args.repeats, args.quick),
+        "lcs_streamed": bench_lcs_streamed(device, lengths[-2] if args.quick else 10**5),
+        "lcs_cells": bench_lcs_cells(device, lengths[0]),
+        "pylcs": bench_pylcs(lengths[0]),
+    }
 
 
 def _tsp_parts(device, args) -> dict:

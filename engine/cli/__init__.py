@@ -4,6 +4,7 @@ Subcommands: ``solve`` (``clsolve.cli.solve``), ``examples``, ``solvers``, ``dev
 (``clsolve.cli.listings``) and ``bench`` (``clsolve.bench``). Results go to stdout; progress,
 skipped files and errors to stderr. Exit codes are in ``clsolve.cli.exits``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,38 +37,66 @@ def _option(text: str) -> tuple[str, object]:
         return key, value
 
 
+# long: the solve command's options, one per line
 def _solve_parser(sub) -> None:
-    p = sub.add_parser("solve", help="solve instance files, folders or bundled examples",
-                       description="Solve every problem in the files and folders given (folders recursively; "
-                                   "- reads standard input).")
+    p = sub.add_parser(
+        "solve",
+        help="solve instance files, folders or bundled examples",
+        description="Solve every problem in the files and folders given (folders recursively; - reads standard input).",
+    )
     p.add_argument("files", nargs="*", help="instance files, folders, or - for standard input")
-    p.add_argument("--example", action="append", metavar="NAME",
-                   help="a bundled example instance (see `clsolve examples`; repeatable)")
+    p.add_argument(
+        "--example", action="append", metavar="NAME", help="a bundled example instance (see `clsolve examples`; repeatable)"
+    )
     p.add_argument("--solver", default="auto", help="solver name (see `clsolve solvers`) or auto")
-    p.add_argument("--device", default=None,
-                   help="auto, gpu, cpu, a name fragment[:index], #N, or all (the batch spread over every GPU) "
-                        "(default: $CLSOLVE_DEVICE or auto)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="spread the batch over a Dask cluster's workers (tcp://host:8786; needs clsolve[dask])")
+    p.add_argument(
+        "--device",
+        default=None,
+        help="auto, gpu, cpu, a name fragment[:index], #N, or all (the batch spread over every GPU) "
+        "(default: $CLSOLVE_DEVICE or auto)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="spread the batch over a Dask cluster's workers (tcp://host:8786; needs clsolve[dask])",
+    )
     p.add_argument("--format", choices=formats.FORMATS, help="file format (default: detected)")
-    p.add_argument("--instance", action="append", metavar="NAME",
-                   help="solve only this instance: its name or its position in the file (1 or #1); repeatable")
+    p.add_argument(
+        "--instance",
+        action="append",
+        metavar="NAME",
+        help="solve only this instance: its name or its position in the file (1 or #1); repeatable",
+    )
     p.add_argument("--list", action="store_true", help="list the instances found, without solving")
-    p.add_argument("--scale", default="1",
-                   help="multiply all numbers by this before the integer check (e.g. 1e6); answers are also "
-                        "shown in the file's units")
+    p.add_argument(
+        "--scale",
+        default="1",
+        help="multiply all numbers by this before the integer check (e.g. 1e6); answers are also shown in the file's units",
+    )
     p.add_argument("--option", "-o", action="append", type=_option, metavar="KEY=VALUE", help="solver option")
-    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
-                   help="stop after this many seconds for the whole run: bnb returns its best answer and a "
-                        "bound, other solvers stop with exit code 4")
-    p.add_argument("--host-memory-limit", type=_bytes, default=None, metavar="BYTES",
-                   help="host memory a solve may take, e.g. 8G or 500M (default: half of what is available); "
-                        "a plan that needs more is refused with exit code 3")
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop after this many seconds for the whole run: bnb returns its best answer and a "
+        "bound, other solvers stop with exit code 4",
+    )
+    p.add_argument(
+        "--host-memory-limit",
+        type=_bytes,
+        default=None,
+        metavar="BYTES",
+        help="host memory a solve may take, e.g. 8G or 500M (default: half of what is available); "
+        "a plan that needs more is refused with exit code 3",
+    )
     p.add_argument("--plan", action="store_true", help="print the plan (memory, work, estimate) instead of solving")
     p.add_argument("--json", action="store_true", help="one JSON object per problem on stdout")
     p.add_argument("--items", action="store_true", help="print every item, position or city (default: a summary)")
-    p.add_argument("--progress", action="store_true",
-                   help="progress on stderr even when it is not a terminal (a line per update)")
+    p.add_argument(
+        "--progress", action="store_true", help="progress on stderr even when it is not a terminal (a line per update)"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress and no notes on stderr")
     p.set_defaults(run=solve.run)
 
@@ -90,14 +119,17 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"clsolve {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
     _solve_parser(sub)
-    for name, help_text, run in (("examples", "list the bundled example instances", listings.cmd_examples),
-                                 ("solvers", "list installed solver plugins", listings.cmd_solvers),
-                                 ("devices", "list OpenCL platforms and devices", listings.cmd_devices)):
+    for name, help_text, run in (
+        ("examples", "list the bundled example instances", listings.cmd_examples),
+        ("solvers", "list installed solver plugins", listings.cmd_solvers),
+        ("devices", "list OpenCL platforms and devices", listings.cmd_devices),
+    ):
         listing = sub.add_parser(name, help=help_text)
         listing.add_argument("--json", action="store_true")
         listing.set_defaults(run=run)
 
     from .. import bench
+
     bench.add_parser(sub).set_defaults(run=_bench)
     return top
 
@@ -105,6 +137,7 @@ def parser() -> argparse.ArgumentParser:
 def _bench(args) -> int:
     from .. import bench
     from .progress import showing
+
     with showing():  # a bar on a terminal inside long cases (the cases' own lines go to stderr too)
         return bench.main(args)
 

@@ -1,4 +1,5 @@
 """``python -m clsolve.cli``, the same as ``clsolve``."""
+
 import sys
 
 from . import main

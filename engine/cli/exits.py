@@ -5,6 +5,7 @@
 failure (a kernel that does not build, a solution that fails its check); 130 and 143 interrupted by
 Ctrl-C or SIGTERM; 141 the reader of stdout went away. In a batch, the most serious failure's code.
 """
+
 from __future__ import annotations
 
 from ..errors import (
@@ -27,8 +28,7 @@ EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 130, 141, 143
 def exit_code(exc: ClsolveError) -> int:
     if isinstance(exc, BatchError):
         return max(exit_code(e) for e in exc.failures.values())
-    if isinstance(exc, (FormatError, InvalidProblemError, UnknownSolverError, DeviceNotFoundError,
-                        InvalidOptionError)):
+    if isinstance(exc, (FormatError, InvalidProblemError, UnknownSolverError, DeviceNotFoundError, InvalidOptionError)):
         return EXIT_USAGE
     if isinstance(exc, (DoesNotFitError, UnsupportedProblemError)):
         return EXIT_REFUSED

@@ -1,5 +1,6 @@
 """``clsolve examples``, ``clsolve solvers`` and ``clsolve devices``: what is bundled, installed and
 present, as aligned columns or JSON."""
+
 from __future__ import annotations
 
 import json
@@ -17,12 +18,21 @@ def _columns(rows: list[tuple[str, ...]]) -> None:
 
 def cmd_examples(args) -> int:
     if args.json:
-        print(json.dumps([{"name": e.name, "what": e.what, "source": e.source, "file": str(examples.path(e.name))}
-                          for e in examples.EXAMPLES.values()], indent=2))
+        print(
+            json.dumps(
+                [
+                    {"name": e.name, "what": e.what, "source": e.source, "file": str(examples.path(e.name))}
+                    for e in examples.EXAMPLES.values()
+                ],
+                indent=2,
+            )
+        )
         return EXIT_OK
     _columns([(e.name, e.what) for e in examples.EXAMPLES.values()])
-    print("\nsolve one with `clsolve solve --example NAME`; sources and citations: "
-          f"{examples.path(examples.names()[0]).parent / 'SOURCE.md'}")
+    print(
+        "\nsolve one with `clsolve solve --example NAME`; sources and citations: "
+        f"{examples.path(examples.names()[0]).parent / 'SOURCE.md'}"
+    )
     return EXIT_OK
 
 
@@ -32,13 +42,16 @@ def cmd_solvers(args) -> int:
         print(json.dumps([s.to_dict() for s in listing], indent=2))
     else:
         _columns([(s.name, ", ".join(s.problems), "anytime" if s.anytime else "", s.summary) for s in listing])
-        print("\nanytime: answers under any time limit (best found, with a proven bound); the others raise "
-              "TimeLimitError when no answer comes in time")
+        print(
+            "\nanytime: answers under any time limit (best found, with a proven bound); the others raise "
+            "TimeLimitError when no answer comes in time"
+        )
     return EXIT_OK
 
 
 def cmd_devices(args) -> int:
     from ..runtime import icd
+
     listing = api.devices()
     if args.json:
         print(json.dumps([d.to_dict() for d in listing], indent=2))
@@ -50,7 +63,9 @@ def cmd_devices(args) -> int:
         return EXIT_FAILURE
     for d in listing:
         simulator = " (a simulator: used only when named)" if d.simulator else ""
-        print(f"{d.spec}  {d.platform} / {d.name} [{d.type}]{simulator}: {d.global_memory_bytes / 2**30:.1f} GiB global, "
-              f"{d.max_allocation_bytes / 2**30:.1f} GiB per buffer, {d.local_memory_bytes // 1024} KiB local, "
-              f"{d.compute_units} compute units, work-groups up to {d.max_work_group_size}")
+        print(
+            f"{d.spec}  {d.platform} / {d.name} [{d.type}]{simulator}: {d.global_memory_bytes / 2**30:.1f} GiB global, "
+            f"{d.max_allocation_bytes / 2**30:.1f} GiB per buffer, {d.local_memory_bytes // 1024} KiB local, "
+            f"{d.compute_units} compute units, work-groups up to {d.max_work_group_size}"
+        )
     return EXIT_OK

@@ -6,6 +6,7 @@ launches), how many of how many, the rate and the time left. Shown by default wh
 terminal; ``--progress`` forces it (a line per redraw when stderr is a file or a pipe), ``--quiet``
 silences it.
 """
+
 from __future__ import annotations
 
 import contextlib

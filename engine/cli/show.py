@@ -6,6 +6,7 @@ LCS's common subsequence and positions, a long tour. TSP tours are written with 
 1 as TSPLIB numbers them (JSON keeps the API's 0-based ``tour``). Problems read with ``--scale``
 report values in the file's own units beside the exact scaled integers.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -61,8 +62,10 @@ def answer_lines(source: Source, solution: Solution, everything: bool) -> list[s
             shown = shown[:60] + f"... (--items shows all {len(solution.positions)})"
         lines = [f"  length   {len(solution.positions)} of {problem.m} x {problem.n}", f"  common   {shown}"]
         if everything:
-            lines += [f"  in a     {' '.join(str(int(i)) for i in solution.positions[:, 0])}",
-                      f"  in b     {' '.join(str(int(j)) for j in solution.positions[:, 1])}"]
+            lines += [
+                f"  in a     {' '.join(str(int(i)) for i in solution.positions[:, 0])}",
+                f"  in b     {' '.join(str(int(j)) for j in solution.positions[:, 1])}",
+            ]
         return lines
     if isinstance(problem, TSP) and solution.tour is not None:
         cities = [int(c) + 1 for c in solution.tour] + [int(solution.tour[0]) + 1]
@@ -71,8 +74,10 @@ def answer_lines(source: Source, solution: Solution, everything: bool) -> list[s
         return []
     items = [int(i) for i in solution.items]
     used = solution.to_dict(problem)["used"]
-    return [f"  items    {len(items)} of {problem.n} packed: {_listed(items, everything) or '(none)'}",
-            f"  used     {' x '.join(map(str, used))} of {' x '.join(map(str, problem.capacities.tolist()))}"]
+    return [
+        f"  items    {len(items)} of {problem.n} packed: {_listed(items, everything) or '(none)'}",
+        f"  used     {' x '.join(map(str, used))} of {' x '.join(map(str, problem.capacities.tolist()))}",
+    ]
 
 
 def solution_lines(source: Source, solution: Solution, everything: bool, batch: int) -> list[str]:
@@ -85,8 +90,10 @@ def solution_lines(source: Source, solution: Solution, everything: bool, batch: 
     if batch > 1:
         lines.append(f"  time     solved in one batch of {batch} (the batch's time is on its own line)")
     else:
-        lines.append(f"  time     {_seconds(t.total)} (upload {_seconds(t.upload)}, kernels {_seconds(t.kernels)}, "
-                     f"download {_seconds(t.download)}, host {_seconds(t.host)})")
+        lines.append(
+            f"  time     {_seconds(t.total)} (upload {_seconds(t.upload)}, kernels {_seconds(t.kernels)}, "
+            f"download {_seconds(t.download)}, host {_seconds(t.host)})"
+        )
     lines += [f"  note     {note}" for note in solution.notes]
     if problem.known_optimum is not None:
         verdict = "matches" if problem.known_optimum == solution.value else "differs"
@@ -120,8 +127,10 @@ def plan_lines(source: Source, plan: Plan) -> list[str]:
         if buffers:
             parts = ", ".join(f"{name} {_size(size)}" for name, size in buffers.items())
             lines.append(f"  {where:<8} {_size(sum(buffers.values()))} in {len(buffers)} buffer(s): {parts}")
-    lines.append(f"  work     {plan.cell_updates:.3g} cell updates, {plan.launches} launches, "
-                 f"about {_seconds(plan.seconds)} by the solver's estimate")
+    lines.append(
+        f"  work     {plan.cell_updates:.3g} cell updates, {plan.launches} launches, "
+        f"about {_seconds(plan.seconds)} by the solver's estimate"
+    )
     if plan.details:
         lines.append("  details  " + ", ".join(f"{key} {value}" for key, value in plan.details.items()))
     return lines

@@ -5,6 +5,7 @@ A problem that is refused or fails does not take the others' answers with it: it
 reason go to stderr (and, with ``--json``, an ``error`` object to stdout in its place); the exit code
 is then the most serious failure's (see ``clsolve.cli.exits``).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,7 @@ from .sources import Source, gather, select
 def run(args) -> int:
     if not args.files and not args.example:
         raise FormatError("clsolve solve", None, "name instance files or folders, - for standard input, or --example NAME")
-    sources = gather(args.files, args.example or [], args.format, args.scale,
-                     (lambda text: None) if args.quiet else _say)
+    sources = gather(args.files, args.example or [], args.format, args.scale, (lambda text: None) if args.quiet else _say)
     if args.instance:
         sources = select(sources, args.instance)
     if args.list:
@@ -115,8 +115,7 @@ def _spread(problems: list, todo: list[int], args, options: dict, failures: dict
         progress.report("problems", done.instances_done, done.instances)
 
     try:
-        found = api.solve_many(problems, args.solver, None if client else args.device, client=client,
-                               progress=bar, **options)
+        found = api.solve_many(problems, args.solver, None if client else args.device, client=client, progress=bar, **options)
     except BatchError as exc:
         for k, error in exc.failures.items():
             failures[todo[k]] = error
@@ -137,8 +136,18 @@ def _write(sources: list[Source], solutions: dict, failures: dict, args) -> None
                 print("\n".join(show.solution_lines(source, solutions[index], args.items, batch)))
         elif index in failures and args.json:
             error = failures[index]
-            print(json.dumps({"index": index, "name": source.name, "origin": source.origin,
-                              "error": str(error), "kind": type(error).__name__, "exit_code": exit_code(error)}))
+            print(
+                json.dumps(
+                    {
+                        "index": index,
+                        "name": source.name,
+                        "origin": source.origin,
+                        "error": str(error),
+                        "kind": type(error).__name__,
+                        "exit_code": exit_code(error),
+                    }
+                )
+            )
     if batch > 1 and not args.json:
         print(show.batch_line(batch, list(solutions.values())))
 

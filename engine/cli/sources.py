@@ -5,6 +5,7 @@ Inside a folder, a file that is not an instance (a ``SOURCE.md``, a table of opt
 skipped and reported, each with the reason its reading gave; a file named on the command line that
 cannot be read is an error. Hidden files and folders (``.name``) are passed over in silence.
 """
+
 from __future__ import annotations
 
 import sys
@@ -36,8 +37,9 @@ class Source:
         return str(getattr(self.problem, "name", "") or f"{self.origin}#{self.position}")
 
 
-def gather(paths: list[str], example_names: list[str], format: str | None, scale: str,
-           skipped: Callable[[str], None]) -> list[Source]:
+def gather(
+    paths: list[str], example_names: list[str], format: str | None, scale: str, skipped: Callable[[str], None]
+) -> list[Source]:
     """Every problem of the examples and paths, in order; ``skipped`` hears of each file a folder
     held that is not an instance."""
     factor = formats.scale_factor("--scale", scale)
@@ -56,8 +58,7 @@ def _sources(origin: str, problems: list, scale: Fraction) -> list[Source]:
     return [Source(problem, origin, k, scale) for k, problem in enumerate(problems, start=1)]
 
 
-def _folder(root: Path, format: str | None, scale: str, factor: Fraction,
-            skipped: Callable[[str], None]) -> list[Source]:
+def _folder(root: Path, format: str | None, scale: str, factor: Fraction, skipped: Callable[[str], None]) -> list[Source]:
     out: list[Source] = []
     passed = 0
     for path in walk(root):
@@ -86,7 +87,10 @@ def select(sources: list[Source], wanted: list[str]) -> list[Source]:
     missing = [w for w in wanted if w not in found]
     if missing:
         names = ", ".join(s.name for s in sources[:10]) + (", ..." if len(sources) > 10 else "")
-        raise FormatError(", ".join(sorted({s.origin for s in sources})) or "the input", None,
-                          f"no instance named {', '.join(missing)}; the instances are {names} "
-                          "(`--list` shows them; a position such as 1 or #1 also selects one)")
+        raise FormatError(
+            ", ".join(sorted({s.origin for s in sources})) or "the input",
+            None,
+            f"no instance named {', '.join(missing)}; the instances are {names} "
+            "(`--list` shows them; a position such as 1 or #1 also selects one)",
+        )
     return keep

@@ -3,6 +3,7 @@ apply on chip, its tile and a halo of states below it in local memory, before th
 global memory. Item j of a run starting at item i changes state c from c - w_j, so after the run
 every state of the tile is exact when the run's weights sum to at most the halo (``fits``); heavier
 items keep their one-item passes."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +16,7 @@ def fits(weights: np.ndarray, halo: int, most: int) -> np.ndarray:
     if most < 1 or not weights.size:
         return np.zeros(weights.size, dtype=np.int64)
     sums = np.concatenate([[0], np.cumsum(weights, dtype=np.int64)])
-    reach = np.searchsorted(sums, sums[:-1] + halo, side="right") - 1   # the last prefix within the halo
+    reach = np.searchsorted(sums, sums[:-1] + halo, side="right") - 1  # the last prefix within the halo
     return np.minimum(reach - np.arange(weights.size), most)
 
 

@@ -18,6 +18,7 @@ The multipliers are searched with floating-point LP bounds (any multiplier gives
 search only makes it tighter); the bound returned is computed exactly, with an exact ratio order
 (``clsolve.dp.ratios.sort_by_ratio``) and Python integers.
 """
+
 from __future__ import annotations
 
 import math
@@ -65,7 +66,7 @@ def dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> int:
     """The LP bound of max p.x subject to w.x <= capacity, x in [0, 1] (weights >= 0), exactly."""
     if capacity < 0:
         return -1
-    weightless = weights == 0                  # always taken (profits >= 0)
+    weightless = weights == 0  # always taken (profits >= 0)
     free = int(profits[weightless].sum())
     if weightless.any():
         profits, weights = profits[~weightless], weights[~weightless]
@@ -78,7 +79,7 @@ def dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> int:
 def _sorted_lp(p: np.ndarray, w: np.ndarray, capacity: int) -> int:
     """``dantzig`` of items already in ratio order (weights >= 1, capacity >= 0)."""
     prefix_w = np.cumsum(w)
-    b = int(np.searchsorted(prefix_w, capacity, side="right"))      # items 0 .. b-1 fit, b does not
+    b = int(np.searchsorted(prefix_w, capacity, side="right"))  # items 0 .. b-1 fit, b does not
     full = int(p[:b].sum())
     if b == w.size:
         return full
@@ -97,8 +98,7 @@ def martello_toth(profits: np.ndarray, weights: np.ndarray, capacity: int) -> in
     if b == w.size:
         return None
     others_p, others_w = np.delete(p, b), np.delete(w, b)
-    return max(_sorted_lp(others_p, others_w, capacity),
-               int(p[b]) + _sorted_lp(others_p, others_w, capacity - int(w[b])))
+    return max(_sorted_lp(others_p, others_w, capacity), int(p[b]) + _sorted_lp(others_p, others_w, capacity - int(w[b])))
 
 
 def _float_dantzig(profits: np.ndarray, weights: np.ndarray, capacity: float) -> float:
@@ -123,7 +123,7 @@ def _search(cost, high: int) -> int:
     multiplier)."""
     if high <= 0:
         return 0
-    points = np.geomspace(1, high, GRID).astype(np.int64)   # a float's rounding can pass high
+    points = np.geomspace(1, high, GRID).astype(np.int64)  # a float's rounding can pass high
     grid = sorted({0, high, *np.unique(np.clip(points, 0, high)).tolist()})
     values = [cost(x) for x in grid]
     k = int(np.argmin(values))
@@ -135,7 +135,7 @@ def _search(cost, high: int) -> int:
     limit = deadline.current()
     for _ in range(REFINE_STEPS):
         if hi - lo < 2 or limit.expired():
-            break                                    # every multiplier gives a valid bound
+            break  # every multiplier gives a valid bound
         if fa <= fb:
             hi, b, fb = b, a, fa
             a = hi - ratio * (hi - lo)
@@ -163,7 +163,7 @@ def max_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int) -> 
     n = weights.size
     k_max = int(np.searchsorted(np.cumsum(np.sort(weights)), capacity, side="right"))
     if k_max >= n:
-        return None                                  # every item fits: nothing to bound
+        return None  # every item fits: nothing to bound
     total = int(weights.sum())
     high = min(int(profits.max()), (SUM_LIMIT - total) // max(n, 1), (SUM_LIMIT - capacity) // max(k_max, 1))
     if high <= 0:
@@ -172,13 +172,12 @@ def max_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int) -> 
     return (*_exact(lambda x: dantzig(profits, weights + x, capacity + x * k_max), lam, high), k_max)
 
 
-def min_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int,
-                    target: int) -> tuple[int, int, int] | None:
+def min_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int, target: int) -> tuple[int, int, int] | None:
     """(bound, mu, K_min) of the surrogate relaxation with sum x >= K_min(target): a bound of every
     solution worth ``target`` or more (None: no mu > 0 applies)."""
     largest = np.cumsum(np.sort(profits)[::-1])
     if target > int(largest[-1]):
-        return -1, 0, 0                              # no solution is worth target
+        return -1, 0, 0  # no solution is worth target
     k_min = int(np.searchsorted(largest, target, side="left")) + 1
     high = int(weights.min())
     if high <= 0 or k_min <= 1:

@@ -13,6 +13,7 @@ order, profit at least as high), computed level by level of a merge sort in whol
 at the level of blocks of s items, each item of an odd block gets the weights of the items of the
 even block before it whose profit is at least its own. log2(n) sorts of n keys in all.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,7 +29,7 @@ DOMINANCE_ITEMS = 1 << 12
 def dominating_weights(weights: np.ndarray, profits: np.ndarray) -> np.ndarray:
     """For each item, the total weight of the items that dominate it (float64, exact to rounding)."""
     n = weights.size
-    order = np.lexsort((np.arange(n), -profits, weights))       # weight up, profit down, index up
+    order = np.lexsort((np.arange(n), -profits, weights))  # weight up, profit down, index up
     w, p = weights[order].astype(np.float64), profits[order]
     total = np.zeros(n)
     position = np.arange(n)
@@ -36,7 +37,7 @@ def dominating_weights(weights: np.ndarray, profits: np.ndarray) -> np.ndarray:
     while size < n:
         block = position // (2 * size)
         right = (position // size) % 2 == 1
-        by = np.lexsort((right, -p, block))          # per pair of blocks: profit down, the left block first on ties
+        by = np.lexsort((right, -p, block))  # per pair of blocks: profit down, the left block first on ties
         sums = np.cumsum(np.where(right[by], 0.0, w[by]))
         first = np.searchsorted(block[by], block[by], side="left")
         inside = sums - np.where(first > 0, sums[np.maximum(first - 1, 0)], 0.0)
@@ -67,12 +68,16 @@ def reduction(problem: Knapsack) -> Reduction | None:
 def _reduction(problem: Knapsack) -> Reduction | None:
     out = fixed_out(problem)
     if out.all():
-        out[np.argmin(problem.weights[:, 0])] = False   # leave a problem to search (fixing is optional)
+        out[np.argmin(problem.weights[:, 0])] = False  # leave a problem to search (fixing is optional)
     count = int(out.sum())
     if not count:
         return None
     kept = np.flatnonzero(~out)
     smaller = Knapsack.derived(problem.profits[kept], problem.weights[kept], problem.capacities, name=problem.name)
-    return Reduction(problem, smaller, kept, np.zeros(0, dtype=np.int64),
-                     (f"{count} item(s) fixed at 0 by dominance (with the items that dominate them they "
-                      "overfill the capacity)",))
+    return Reduction(
+        problem,
+        smaller,
+        kept,
+        np.zeros(0, dtype=np.int64),
+        (f"{count} item(s) fixed at 0 by dominance (with the items that dominate them they overfill the capacity)",),
+    )

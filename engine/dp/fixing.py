@@ -12,6 +12,8 @@ one of those (the incumbent) is kept.
 Every bound here looks at prefix weights between C - max w and C + max w, so only the items there are
 sorted (``clsolve.dp.ratios.partial_order``); those before and after are merely split off.
 """
+
+# long module: the stages of variable fixing (bounds, greedy, reduced costs) share their arrays
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -39,7 +41,7 @@ def greedy(weights: np.ndarray, capacity: int, breaking: int) -> np.ndarray:
     chosen = np.zeros(weights.size, dtype=bool)
     chosen[:breaking] = True
     rest = capacity - int(weights[:breaking].sum())
-    visited = weights[breaking + 1:breaking + 1 + GREEDY_ITEMS]
+    visited = weights[breaking + 1 : breaking + 1 + GREEDY_ITEMS]
     lightest_after = np.minimum.accumulate(visited[::-1])[::-1].tolist()
     for i, weight in enumerate(visited.tolist()):
         if lightest_after[i] > rest:
@@ -59,7 +61,7 @@ class Fixing:
     core: Knapsack | None
     core_items: np.ndarray
     fixed_in: np.ndarray
-    incumbent: np.ndarray          # bool, one per original item
+    incumbent: np.ndarray  # bool, one per original item
     incumbent_value: int
     notes: tuple[str, ...] = field(default=())
 
@@ -72,9 +74,12 @@ class Fixing:
         if not self.changed:
             if solution.value >= self.incumbent_value:
                 return solution
-            return replace(solution, value=self.incumbent_value, selected=self.incumbent.copy(),
-                           optimal=solution.optimal or (solution.bound is not None
-                                                         and solution.bound <= self.incumbent_value))
+            return replace(
+                solution,
+                value=self.incumbent_value,
+                selected=self.incumbent.copy(),
+                optimal=solution.optimal or (solution.bound is not None and solution.bound <= self.incumbent_value),
+            )
         fixed_profit = int(self.original.profits[self.fixed_in].sum())
         value = int(solution.value) + fixed_profit
         bound = None if solution.bound is None else max(int(solution.bound) + fixed_profit, self.incumbent_value)
@@ -90,16 +95,24 @@ class Fixing:
 
     def trivial(self, solver: str, device: str) -> Solution:
         """The incumbent, proven optimal (``core`` is None)."""
-        return Solution(value=self.incumbent_value, selected=self.incumbent.copy(), optimal=True, solver=solver,
-                        device=device, timings=Timings(), notes=["fixing: " + "; ".join(self.notes)])
+        return Solution(
+            value=self.incumbent_value,
+            selected=self.incumbent.copy(),
+            optimal=True,
+            solver=solver,
+            device=device,
+            timings=Timings(),
+            notes=["fixing: " + "; ".join(self.notes)],
+        )
 
 
 def unchanged(problem: Knapsack) -> Fixing:
     return Fixing(problem, problem, np.arange(problem.n), np.zeros(0, np.int64), np.zeros(problem.n, bool), -1)
 
 
-def fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None,
-        relaxation: tuple[int, int] | None = None) -> Fixing:
+def fix(
+    problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None, relaxation: tuple[int, int] | None = None
+) -> Fixing:
     """The fixing of ``problem`` (m = 1; computed once per problem, which is immutable). ``seed``: a
     feasible solution (bool per item) to start from where it beats the greedy one; ``ceiling``: an
     upper bound of the optimum (an incumbent that reaches it is optimal: nothing is left to search);
@@ -137,7 +150,7 @@ def _flips(w: np.ndarray, p: np.ndarray, capacity: int, start: int = 0, end: int
     prefix_p = np.concatenate([[0], np.cumsum(p)])
     if prefix_w[-1] <= capacity:
         return None
-    b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1     # items 0 .. b-1 fit, b does not
+    b = int(np.searchsorted(prefix_w, capacity, side="right")) - 1  # items 0 .. b-1 fit, b does not
     exact = int(w.max()) * int(p.max()) < 2**62
 
     def fraction(room: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -162,12 +175,11 @@ def _flips(w: np.ndarray, p: np.ndarray, capacity: int, start: int = 0, end: int
     return _Flips(b, upper0, feasible0, i0, upper1, feasible1, i1)
 
 
-def _last_fitting(prefix_w: np.ndarray, capacity: int, sign: int, weights: np.ndarray, start: int,
-                  end: int) -> np.ndarray:
+def _last_fitting(prefix_w: np.ndarray, capacity: int, sign: int, weights: np.ndarray, start: int, end: int) -> np.ndarray:
     """For each weight w_j, the last i with prefix_w[i] <= capacity + sign * w_j, searched in
     ``start - 1 .. end`` (where the caller knows it lies); a table by weight where there are fewer
     weights than items."""
-    window = prefix_w[start:end + 1]
+    window = prefix_w[start : end + 1]
     heaviest = int(weights.max()) if weights.size else 0
     if heaviest < weights.size:
         table = np.searchsorted(window, capacity + sign * np.arange(heaviest + 1), side="right") - 1 + start
@@ -190,8 +202,9 @@ def fixed_by(profits: np.ndarray, weights: np.ndarray, capacity: int, value: int
 
 
 # long: the incumbent from the flipped bounds' solutions (or the seed), the items they fix, and the core
-def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None,
-         relaxation: tuple[int, int] | None = None) -> Fixing:
+def _fix(
+    problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None = None, relaxation: tuple[int, int] | None = None
+) -> Fixing:
     n = problem.n
     if problem.m != 1 or n < 2:
         return unchanged(problem)
@@ -256,8 +269,10 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
         return Fixing(problem, problem, np.arange(n), np.zeros(0, np.int64), incumbent, value)
     core_sorted = np.flatnonzero(free)
     room = capacity - int(w[fixed_one].sum())
-    notes = (f"bounds fixed {fixed_one.size} item(s) in and {fixed_zero.size} out (incumbent {value}); "
-             f"{core_sorted.size} left with capacity {room}",)
+    notes = (
+        f"bounds fixed {fixed_one.size} item(s) in and {fixed_zero.size} out (incumbent {value}); "
+        f"{core_sorted.size} left with capacity {room}",
+    )
     fixed_in, core_items = _sorted(order[fixed_one], n), _sorted(order[core_sorted], n)
     if room < 0 or core_sorted.size == 0:
         if room >= 0 and int(problem.profits[fixed_in].sum()) > value:
@@ -265,8 +280,9 @@ def _fix(problem: Knapsack, seed: np.ndarray | None = None, ceiling: int | None 
             incumbent[fixed_in] = True
             value = int(problem.profits[fixed_in].sum())
         return Fixing(problem, None, core_items, fixed_in, incumbent, value, notes)
-    core = Knapsack.derived(problem.profits[core_items], problem.weights[core_items],
-                            np.array([room], dtype=np.int64), name=problem.name)
+    core = Knapsack.derived(
+        problem.profits[core_items], problem.weights[core_items], np.array([room], dtype=np.int64), name=problem.name
+    )
     return Fixing(problem, core, core_items, fixed_in, incumbent, value, notes)
 
 
@@ -339,9 +355,16 @@ def _expanding(step: Reduction, run: Callable[[Knapsack], Solution]) -> Callable
     return lambda _: step.expand(run(smaller))
 
 
-def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True, seed: np.ndarray | None = None,
-           ceiling: int | None = None, relaxation: tuple[int, int] | None = None,
-           aggregate: bool = True, dominance: bool = True) -> Stages:
+def stages(
+    problem: Knapsack,
+    presolve: bool = True,
+    fixing: bool = True,
+    seed: np.ndarray | None = None,
+    ceiling: int | None = None,
+    relaxation: tuple[int, int] | None = None,
+    aggregate: bool = True,
+    dominance: bool = True,
+) -> Stages:
     """Presolve, then (m = 1, ``fixing``) variable fixing by bounds, then presolve of the core, then
     (m = 1, ``fixing`` and ``dominance``) the items dominance fixes at 0 (``clsolve.dp.dominance``),
     then (``aggregate``) equal items of what is left as one bounded type (``clsolve.dp.multiplicity``).
@@ -358,15 +381,25 @@ def stages(problem: Knapsack, presolve: bool = True, fixing: bool = True, seed: 
     return staged
 
 
-def _staged(problem: Knapsack, presolve: bool, fixing: bool, seed: np.ndarray | None, ceiling: int | None,
-            relaxation: tuple[int, int] | None) -> Stages:
+def _staged(
+    problem: Knapsack,
+    presolve: bool,
+    fixing: bool,
+    seed: np.ndarray | None,
+    ceiling: int | None,
+    relaxation: tuple[int, int] | None,
+) -> Stages:
     first = reduction(problem, presolve)
     if first.problem is None or not fixing or first.problem.m != 1:
         return Stages(first)
     if seed is not None or ceiling is not None or relaxation is not None:
         forced = int(problem.profits[first.forced].sum())
-        fixed = fix(first.problem, None if seed is None else np.asarray(seed, dtype=bool)[first.items],
-                    None if ceiling is None else ceiling - forced, None if first.changed else relaxation)
+        fixed = fix(
+            first.problem,
+            None if seed is None else np.asarray(seed, dtype=bool)[first.items],
+            None if ceiling is None else ceiling - forced,
+            None if first.changed else relaxation,
+        )
     else:
         fixed = fix(first.problem)
     if fixed.core is None:

@@ -11,6 +11,7 @@ exactly the values of the original, with about log2(k) items where there were k,
 it (a count per type) is a solution of the original: the first ``count`` items of each type.
 Profits and weights are multiplied by counts of at most k', so no sum grows.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -39,8 +40,9 @@ class Aggregation:
     def expand(self, solution: Solution) -> Solution:
         """The reduced problem's solution as one of the original: per type, its first ``count`` items."""
         chosen = np.asarray(solution.selected, dtype=bool)
-        counts = np.bincount(self.type_of[chosen], weights=self.copies[chosen],
-                             minlength=int(self.types.max()) + 1).astype(np.int64)
+        counts = np.bincount(self.type_of[chosen], weights=self.copies[chosen], minlength=int(self.types.max()) + 1).astype(
+            np.int64
+        )
         selected = self.rank < counts[self.types]
         return replace(solution, selected=selected, notes=[*solution.notes, f"multiplicity: {self.note}"])
 
@@ -58,7 +60,7 @@ def _aggregate(problem: Knapsack) -> Aggregation | None:
     if n < 2:
         return None
     columns = [problem.weights[:, d] for d in reversed(range(m))] + [problem.profits]
-    order = np.lexsort(columns)                  # by profit, then weights; stable: by index within a type
+    order = np.lexsort(columns)  # by profit, then weights; stable: by index within a type
     rows = np.column_stack([problem.profits[order], problem.weights[order]])
     new = np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)]
     if new.all():
@@ -71,15 +73,18 @@ def _aggregate(problem: Knapsack) -> Aggregation | None:
     rank[order] = np.arange(n) - first[sorted_type]
     type_of, copies = _blocks(np.diff(np.r_[first, n]), _fitting(problem, order[first]))
     if type_of.size >= n:
-        return None                              # pairs only (1 + 1 copies): nothing to gain
+        return None  # pairs only (1 + 1 copies): nothing to gain
     representative = order[first][type_of]
     keep = np.lexsort((copies, representative))  # the items' own order (ties of ratio stay as given)
     type_of, copies, representative = type_of[keep], copies[keep], representative[keep]
-    reduced = Knapsack.derived(problem.profits[representative] * copies,
-                               problem.weights[representative] * copies[:, None],
-                               problem.capacities, name=problem.name, total_profit=None)
-    note = (f"{n} items of {first.size} types (equal profit and weights) as {reduced.n} items of 1, 2, 4, ... "
-            f"copies")
+    reduced = Knapsack.derived(
+        problem.profits[representative] * copies,
+        problem.weights[representative] * copies[:, None],
+        problem.capacities,
+        name=problem.name,
+        total_profit=None,
+    )
+    note = f"{n} items of {first.size} types (equal profit and weights) as {reduced.n} items of 1, 2, 4, ... copies"
     return Aggregation(problem, reduced, types, rank, type_of, copies, note)
 
 
@@ -98,7 +103,7 @@ def _blocks(counts: np.ndarray, fitting: np.ndarray) -> tuple[np.ndarray, np.nda
     """(type, copies) of the reduced items: per type, 1, 2, 4, ... copies and the rest, for
     min(count, fitting) copies."""
     usable = np.minimum(counts, fitting)
-    powers = np.zeros(usable.size, dtype=np.int64)        # t: how many power-of-two blocks
+    powers = np.zeros(usable.size, dtype=np.int64)  # t: how many power-of-two blocks
     while True:
         more = usable >= (np.int64(2) << powers) - 1
         if not more.any():

@@ -19,6 +19,7 @@ incumbent stays the answer wherever the DP finds none (``Reduction.floor``).
 The engine checks every expanded solution against the original problem, so a reduction bug cannot
 return a wrong answer silently.
 """
+
 # long module: the reduction rules for one problem and for packed batches share their helpers
 from __future__ import annotations
 
@@ -69,12 +70,13 @@ def reduce_many(problems: Sequence[Knapsack], items_only: Sequence[bool] | None 
         for i, found in zip(indices, _reduce_group(group, m, only)):
             out[i] = cache.put(problems[i], keys[i], found)  # problems are immutable: kept per problem
     reductions = [reduction for reduction in out if reduction is not None]
-    assert len(reductions) == len(out)   # each one from the cache or from its group
+    assert len(reductions) == len(out)  # each one from the cache or from its group
     return reductions
 
 
-def reduction(problem: Knapsack, enabled: bool = True, dominance: bool = False, heavy_first: bool = False,
-              fixing: bool = False) -> Reduction:
+def reduction(
+    problem: Knapsack, enabled: bool = True, dominance: bool = False, heavy_first: bool = False, fixing: bool = False
+) -> Reduction:
     """``reduce(problem)``, or the identity when ``enabled`` is False (a solver's ``presolve=False``).
     With ``enabled``, for a DP of at least LARGE_TABLE_UPDATES cell updates, followed for m = 1 by
     fixing by dominance (``dominance``, ``clsolve.dp.dominance``) and by the items in order of weight,
@@ -109,13 +111,16 @@ def _reduced_costs(problem: Knapsack) -> Reduction | None:
     fixing = fix(problem)
     if fixing.free.all():
         return None
-    note = (f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
-            f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against an incumbent of value {fixing.value}")
+    note = (
+        f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
+        f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against an incumbent of value {fixing.value}"
+    )
     floor = (fixing.value, fixing.chosen.copy())
     if fixing.core is None:  # no better solution: the incumbent is the answer
         return Reduction(problem, None, _NONE, _NONE, (note,), floor)
-    return Reduction(problem, fixing.core, np.flatnonzero(fixing.free), np.flatnonzero(fixing.fixed_in), (note,), floor,
-                     fixing.prices)
+    return Reduction(
+        problem, fixing.core, np.flatnonzero(fixing.free), np.flatnonzero(fixing.fixed_in), (note,), floor, fixing.prices
+    )
 
 
 def _heavy_first(problem: Knapsack) -> Reduction | None:
@@ -124,14 +129,22 @@ def _heavy_first(problem: Knapsack) -> Reduction | None:
     if bool(np.all(weights[:-1] >= weights[1:])):
         return None
     order = np.argsort(-weights, kind="stable")
-    ordered = Knapsack.derived(problem.profits[order], problem.weights[order], problem.capacities, name=problem.name,
-                               total_profit=problem.total_profit)
+    ordered = Knapsack.derived(
+        problem.profits[order], problem.weights[order], problem.capacities, name=problem.name, total_profit=problem.total_profit
+    )
     return Reduction(problem, ordered, order, _NONE, ("items by weight, heaviest first",))
 
 
-def presolved(solver: str, problem: Knapsack, enabled: bool, device_label: str,
-              solve_reduced: Callable[[Knapsack], Solution], dominance: bool = False,
-              heavy_first: bool = False, fixing: bool = False) -> Solution:
+def presolved(
+    solver: str,
+    problem: Knapsack,
+    enabled: bool,
+    device_label: str,
+    solve_reduced: Callable[[Knapsack], Solution],
+    dominance: bool = False,
+    heavy_first: bool = False,
+    fixing: bool = False,
+) -> Solution:
     """A solver's solution of ``problem`` through its reduction: ``solve_reduced`` solves what is
     left, the answer is expanded back to the problem's items; a problem presolve settles alone is
     answered without it. ``dominance``, ``heavy_first``, ``fixing``: as in ``reduction``."""
@@ -141,8 +154,15 @@ def presolved(solver: str, problem: Knapsack, enabled: bool, device_label: str,
     return reduced.expand(solve_reduced(reduced.problem))
 
 
-def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callable[[Knapsack], Plan],
-            dominance: bool = False, heavy_first: bool = False, fixing: bool = False) -> Plan:
+def planned(
+    solver: str,
+    problem: Knapsack,
+    enabled: bool,
+    plan_reduced: Callable[[Knapsack], Plan],
+    dominance: bool = False,
+    heavy_first: bool = False,
+    fixing: bool = False,
+) -> Plan:
     """A solver's plan for ``problem`` made on its reduction (``plan_reduced``); the details say what
     presolve did, and a problem presolve settles alone gets an empty plan."""
     reduced = reduction(problem, enabled, dominance, heavy_first, fixing)
@@ -154,8 +174,14 @@ def planned(solver: str, problem: Knapsack, enabled: bool, plan_reduced: Callabl
     return plan
 
 
-def least(problem: Knapsack, enabled: bool, seconds: Callable[[Knapsack], float], dominance: bool = False,
-          heavy_first: bool = False, fixing: bool = False) -> float:
+def least(
+    problem: Knapsack,
+    enabled: bool,
+    seconds: Callable[[Knapsack], float],
+    dominance: bool = False,
+    heavy_first: bool = False,
+    fixing: bool = False,
+) -> float:
     """``least_seconds`` of a solver that plans on the reduction: ``seconds`` of the reduced problem,
     0 where presolve settles it alone."""
     reduced = reduction(problem, enabled, dominance, heavy_first, fixing).problem
@@ -182,16 +208,16 @@ class _Facts:
     """What the rules find for knapsacks of m dimensions, items end to end (arrays: per item, or per
     knapsack and dimension)."""
 
-    fits: np.ndarray        # (items,) rule 1: fits every capacity
-    all_fit: np.ndarray     # (k,)
-    live: np.ndarray        # (items, m) weights of the items that can fit, 0 for the others
-    binding: np.ndarray     # (k, m) rule 2
-    implied: np.ndarray     # (k, m) rule 3
-    divisors: np.ndarray    # (k, m) rule 5
-    kept_dims: np.ndarray   # (k, m) binding and not implied
-    decided: np.ndarray     # (items,) fits and weighs something in a kept dimension (else rule 4)
+    fits: np.ndarray  # (items,) rule 1: fits every capacity
+    all_fit: np.ndarray  # (k,)
+    live: np.ndarray  # (items, m) weights of the items that can fit, 0 for the others
+    binding: np.ndarray  # (k, m) rule 2
+    implied: np.ndarray  # (k, m) rule 3
+    divisors: np.ndarray  # (k, m) rule 5
+    kept_dims: np.ndarray  # (k, m) binding and not implied
+    decided: np.ndarray  # (items,) fits and weighs something in a kept dimension (else rule 4)
     forced_any: np.ndarray  # (k,)
-    untouched: np.ndarray   # (k,) no rule changes the knapsack
+    untouched: np.ndarray  # (k,) no rule changes the knapsack
 
 
 def _facts(weights: np.ndarray, capacities: np.ndarray, sizes: np.ndarray, items_only: np.ndarray) -> _Facts:
@@ -201,32 +227,43 @@ def _facts(weights: np.ndarray, capacities: np.ndarray, sizes: np.ndarray, items
     starts = np.zeros(k, dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
     # column by column: much faster than (items, m) gathers and reductions along a short axis
-    fits = np.ones(len(weights), dtype=bool)                                       # rule 1
+    fits = np.ones(len(weights), dtype=bool)  # rule 1
     for d in range(m):
         fits &= weights[:, d] <= np.repeat(capacities[:, d], sizes)
     all_fit = np.logical_and.reduceat(fits, starts)
-    live = np.where(fits[:, None], weights, 0)   # weights of the items that can fit
+    live = np.where(fits[:, None], weights, 0)  # weights of the items that can fit
     if items_only.all():  # rules 1 and 4 only: every dimension stays as it is
         kept_dims = np.ones((k, m), dtype=bool)
         decided = fits & (live > 0).any(axis=1)
         forced_any = ~np.logical_and.reduceat(decided | ~fits, starts)
-        return _Facts(fits, all_fit, live, kept_dims, np.zeros((k, m), dtype=bool), np.ones((k, m), dtype=np.int64),
-                      kept_dims, decided, forced_any, all_fit & ~forced_any)
+        return _Facts(
+            fits,
+            all_fit,
+            live,
+            kept_dims,
+            np.zeros((k, m), dtype=bool),
+            np.ones((k, m), dtype=np.int64),
+            kept_dims,
+            decided,
+            forced_any,
+            all_fit & ~forced_any,
+        )
     if int(weights.max(initial=0)) * int(sizes.max()) < 2**63:
         totals = np.add.reduceat(live, starts, axis=0)
     else:  # int64 sums could overflow: Python integers
-        totals = np.array([[int(t) for t in part.astype(object).sum(axis=0)]
-                           for part in np.split(live, starts[1:])], dtype=object)
-    binding = np.asarray(totals > capacities, dtype=bool)                          # rule 2
-    implied = np.zeros((k, m), dtype=bool)                                         # rule 3
+        totals = np.array(
+            [[int(t) for t in part.astype(object).sum(axis=0)] for part in np.split(live, starts[1:])], dtype=object
+        )
+    binding = np.asarray(totals > capacities, dtype=bool)  # rule 2
+    implied = np.zeros((k, m), dtype=bool)  # rule 3
     others = np.arange(m)
     for d in range(m):  # d is implied by a binding e when w_d <= w_e item by item and c_d >= c_e
-        below = np.logical_and.reduceat(live[:, d:d + 1] <= live, starts, axis=0)          # (k, m) over e
-        mutual = np.logical_and.reduceat(live <= live[:, d:d + 1], starts, axis=0) & (capacities >= capacities[:, d:d + 1])
-        implies = binding & below & (capacities[:, d:d + 1] >= capacities) & (~mutual | (others < d))
+        below = np.logical_and.reduceat(live[:, d : d + 1] <= live, starts, axis=0)  # (k, m) over e
+        mutual = np.logical_and.reduceat(live <= live[:, d : d + 1], starts, axis=0) & (capacities >= capacities[:, d : d + 1])
+        implies = binding & below & (capacities[:, d : d + 1] >= capacities) & (~mutual | (others < d))
         implies[:, d] = False
         implied[:, d] = implies.any(axis=1)
-    divisors = np.gcd.reduceat(live, starts, axis=0)                               # rule 5
+    divisors = np.gcd.reduceat(live, starts, axis=0)  # rule 5
     if items_only.any():  # every dimension stays as it is
         binding[items_only], implied[items_only], divisors[items_only] = True, False, 1
     kept_dims = binding & ~implied
@@ -253,11 +290,19 @@ def _reduce_group(problems: list[Knapsack], m: int, items_only: np.ndarray) -> l
     fits, decided, divisors, implied, binding = f.fits, f.decided, f.divisors, f.implied, f.binding
     all_fit, forced_any, kept_dims, untouched = f.all_fit, f.forced_any, f.kept_dims, f.untouched
     out = []
-    facts = zip(problems, untouched.tolist(), starts.tolist(), all_fit.tolist(), forced_any.tolist(),
-                kept_dims.tolist(), implied.tolist(), binding.tolist(), divisors.tolist())
+    facts = zip(
+        problems,
+        untouched.tolist(),
+        starts.tolist(),
+        all_fit.tolist(),
+        forced_any.tolist(),
+        kept_dims.tolist(),
+        implied.tolist(),
+        binding.tolist(),
+        divisors.tolist(),
+    )
     column_sets: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
-    for index, (problem, same, start, every_fits, some_forced, dims_mask, implied_by, bind, divisor) \
-            in enumerate(facts):
+    for index, (problem, same, start, every_fits, some_forced, dims_mask, implied_by, bind, divisor) in enumerate(facts):
         if same:
             out.append(Reduction(problem, problem, _all_items(problem.n), _NONE))
             continue
@@ -268,14 +313,22 @@ def _reduce_group(problems: list[Knapsack], m: int, items_only: np.ndarray) -> l
             if dims not in column_sets:
                 column_sets[dims] = (_frozen(weights[:, dims]), _frozen(capacities[:, dims]))
             columns, caps = column_sets[dims]
-            reduced = Knapsack.derived(problem.profits, columns[start:stop], caps[index], name=problem.name,
-                                       total_profit=problem.total_profit)
-            out.append(Reduction(problem, reduced, _all_items(problem.n), _NONE,
-                                 tuple(_dimension_notes(m, implied_by, bind))))
+            reduced = Knapsack.derived(
+                problem.profits, columns[start:stop], caps[index], name=problem.name, total_profit=problem.total_profit
+            )
+            out.append(Reduction(problem, reduced, _all_items(problem.n), _NONE, tuple(_dimension_notes(m, implied_by, bind))))
             continue
-        out.append(_build(problem, None if every_fits else fits[start:stop],
-                          decided[start:stop] if some_forced or not every_fits else None,
-                          dims_mask, implied_by, bind, divisor))
+        out.append(
+            _build(
+                problem,
+                None if every_fits else fits[start:stop],
+                decided[start:stop] if some_forced or not every_fits else None,
+                dims_mask,
+                implied_by,
+                bind,
+                divisor,
+            )
+        )
     return out
 
 
@@ -305,8 +358,15 @@ def _dimension_notes(m: int, implied: list[bool], binding: list[bool]) -> list[s
     return notes
 
 
-def _build(problem: Knapsack, fits: np.ndarray | None, decided: np.ndarray | None, dims_mask: list[bool],
-           implied: list[bool], binding: list[bool], divisors: list[int]) -> Reduction:
+def _build(
+    problem: Knapsack,
+    fits: np.ndarray | None,
+    decided: np.ndarray | None,
+    dims_mask: list[bool],
+    implied: list[bool],
+    binding: list[bool],
+    divisors: list[int],
+) -> Reduction:
     """A problem's reduction from the facts ``_reduce_group`` found (``fits`` None: every item fits;
     ``decided`` None: the solver decides every item)."""
     notes = []
@@ -338,18 +398,18 @@ def _build(problem: Knapsack, fits: np.ndarray | None, decided: np.ndarray | Non
     if any(g > 1 for g in kept_divisors):
         weights = weights // np.asarray(kept_divisors, dtype=np.int64)
         capacities = [c // g for c, g in zip(capacities, kept_divisors)]
-        notes.extend(f"dimension {d} divided by the weights' common divisor {g}"
-                     for d, g in zip(dims, kept_divisors) if g > 1)
+        notes.extend(f"dimension {d} divided by the weights' common divisor {g}" for d, g in zip(dims, kept_divisors) if g > 1)
     if items.size == problem.n:
-        reduced = Knapsack.derived(problem.profits, weights, np.asarray(capacities, dtype=np.int64),
-                                   name=problem.name, total_profit=problem.total_profit)
+        reduced = Knapsack.derived(
+            problem.profits, weights, np.asarray(capacities, dtype=np.int64), name=problem.name, total_profit=problem.total_profit
+        )
     else:
-        reduced = Knapsack.derived(problem.profits[items], weights, np.asarray(capacities, dtype=np.int64),
-                                   name=problem.name)
+        reduced = Knapsack.derived(problem.profits[items], weights, np.asarray(capacities, dtype=np.int64), name=problem.name)
     return Reduction(problem, reduced, items, forced, tuple(notes))
 
 
 # ---------------------------------------------------------------------------- a packed batch at once
+
 
 @dataclass
 class PackedReduction:
@@ -388,8 +448,14 @@ def identity_packed(packed: PackedProblems) -> PackedReduction:
     rows = np.arange(k, dtype=np.int64)
     reduced = replace(packed, positions=rows, knapsack_positions=rows, others={}, memo={})
     items = packed.profits.size
-    return PackedReduction(reduced, np.ones(items, dtype=bool), np.zeros(items, dtype=bool), np.zeros(k, dtype=np.int64),
-                           [], np.full(k, -1, dtype=np.int64))
+    return PackedReduction(
+        reduced,
+        np.ones(items, dtype=bool),
+        np.zeros(items, dtype=bool),
+        np.zeros(k, dtype=np.int64),
+        [],
+        np.full(k, -1, dtype=np.int64),
+    )
 
 
 def reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedReduction:
@@ -444,10 +510,13 @@ def _reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedRedu
             note_index[rows[changed]] = len(notes) - len(distinct) + inverse.ravel()
     if (note_index < 0).all():  # presolve changes nothing: the batch as it is
         return identity_packed(packed)
-    forced_profit = np.bincount(owner, weights=np.where(forced, packed.profits, 0), minlength=k).astype(np.int64) \
-        if int(packed.profits.max(initial=0)) * int(n.max(initial=0)) < 2**53 else \
-        np.array([int(p.sum()) for p in np.split(np.where(forced, packed.profits, 0), packed.item_offsets[1:-1])],
-                 dtype=np.int64)
+    forced_profit = (
+        np.bincount(owner, weights=np.where(forced, packed.profits, 0), minlength=k).astype(np.int64)
+        if int(packed.profits.max(initial=0)) * int(n.max(initial=0)) < 2**53
+        else np.array(
+            [int(p.sum()) for p in np.split(np.where(forced, packed.profits, 0), packed.item_offsets[1:-1])], dtype=np.int64
+        )
+    )
     left = np.add.reduceat(decided.astype(np.int64), packed.item_offsets[:-1]) if k else np.zeros(0, np.int64)
     rows = np.flatnonzero(left > 0)
     items_of, dims_of, entry_of = packed.weight_entries()
@@ -460,17 +529,23 @@ def _reduce_packed(packed: PackedProblems, items_only: np.ndarray) -> PackedRedu
     capacity_offsets = np.zeros(rows.size + 1, dtype=np.int64)
     np.cumsum(widths, out=capacity_offsets[1:])
     reduced = PackedProblems(
-        positions=rows, item_offsets=item_offsets, capacity_offsets=capacity_offsets,
-        profits=packed.profits[decided], weights=(packed.weights // divisors[entry_of])[keep_weight],
-        capacities=(packed.capacities // divisors)[keep_capacity], names=[packed.names[r] for r in rows.tolist()],
-        known_optima=np.full(rows.size, -1, dtype=np.int64), knapsack_positions=rows)
+        positions=rows,
+        item_offsets=item_offsets,
+        capacity_offsets=capacity_offsets,
+        profits=packed.profits[decided],
+        weights=(packed.weights // divisors[entry_of])[keep_weight],
+        capacities=(packed.capacities // divisors)[keep_capacity],
+        names=[packed.names[r] for r in rows.tolist()],
+        known_optima=np.full(rows.size, -1, dtype=np.int64),
+        knapsack_positions=rows,
+    )
     return PackedReduction(reduced, decided, forced, forced_profit, notes, note_index)
 
 
 def _packed_note(m: int, key: list[int]) -> str:
     """The presolve note of one distinct case of ``reduce_packed`` (the same words as ``_build``)."""
     dropped, forced_count = key[0], key[1]
-    binding, implied, kept, scaled = (key[2 + j * m:2 + (j + 1) * m] for j in range(4))
+    binding, implied, kept, scaled = (key[2 + j * m : 2 + (j + 1) * m] for j in range(4))
     notes = [f"{dropped} item(s) heavier than a capacity dropped"] if dropped else []
     notes.extend(_dimension_notes(m, [bool(x) for x in implied], [bool(x) for x in binding]))
     if not any(kept):

@@ -19,6 +19,7 @@ the floor) and the incumbent is the answer.
 The test is evaluated in double precision; ``margin`` widens it so that rounding never fails a
 state that should pass.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,8 +47,7 @@ class Pruning:
 
     def _suffix_gains(self) -> np.ndarray:
         """D_k for k = 0..n: what items k.. can add beyond the prices of their weights."""
-        gains = np.maximum(self.problem.profits.astype(np.float64)
-                           - self.problem.weights.astype(np.float64) @ self.prices, 0.0)
+        gains = np.maximum(self.problem.profits.astype(np.float64) - self.problem.weights.astype(np.float64) @ self.prices, 0.0)
         return np.r_[np.cumsum(gains[::-1])[::-1], 0.0]
 
     def thresholds(self, ends: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ weights between two values (Dantzig's, MT2's flipped ones: the break item's neig
 only its core): the others are split into those before and those after, by float ratios, which is exact
 because a correctly rounded p/w (p, w < 2^53) never orders two items against their true ratios.
 """
+
 from __future__ import annotations
 
 import functools
@@ -19,6 +20,8 @@ from ..runtime import cache
 #: Float ratios closer than this (relative) may be in the wrong order; far above the error of a
 #: ratio of two int64 values in double precision (about 3e-16).
 RATIO_TOLERANCE = 1e-12
+
+
 def sort_by_ratio(profits: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Indices by decreasing profit/weight, exact: a float sort checked with integer cross products
     (exact Python integers where int64 products could overflow), re-sorted exactly if it is wrong."""
@@ -47,7 +50,7 @@ def _exactly(profits: np.ndarray, weights: np.ndarray, order: np.ndarray) -> np.
     ends = np.r_[starts[1:], order.size]
     out = order.copy()
 
-    def before(i: int, j: int) -> int:          # -1 where item i's ratio is larger
+    def before(i: int, j: int) -> int:  # -1 where item i's ratio is larger
         return int(profits[j]) * int(weights[i]) - int(profits[i]) * int(weights[j])
 
     for start, end in zip(starts[ends - starts > 1], ends[ends - starts > 1]):
@@ -57,8 +60,9 @@ def _exactly(profits: np.ndarray, weights: np.ndarray, order: np.ndarray) -> np.
 
 def ratio_order(problem: Knapsack) -> np.ndarray:
     """``sort_by_ratio`` of a problem with one capacity (computed once per problem)."""
-    return cache.per_problem(problem, "ratio order", lambda: sort_by_ratio(
-        problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)))
+    return cache.per_problem(
+        problem, "ratio order", lambda: sort_by_ratio(problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64))
+    )
 
 
 #: Fewer items than this are sorted whole (the partial order's passes cost more).
@@ -89,11 +93,11 @@ def partial_order(profits: np.ndarray, weights: np.ndarray, low: int, high: int)
     n = profits.size
     if n < PARTIAL_ITEMS or int(profits.max()) >= 2**53 or int(weights.max()) >= 2**53:
         return Partial(sort_by_ratio(profits, weights), 0, n)
-    ratio = profits / weights.astype(np.float64)      # correctly rounded: monotone in the true ratio
+    ratio = profits / weights.astype(np.float64)  # correctly rounded: monotone in the true ratio
     step = n // SAMPLE
     ranked = np.argsort(-ratio[::step])
     sample = ratio[::step][ranked]
-    reached = np.cumsum(weights[::step][ranked]) * step      # about the weight of ratios >= sample[k]
+    reached = np.cumsum(weights[::step][ranked]) * step  # about the weight of ratios >= sample[k]
     first, last = int(np.searchsorted(reached, low)), int(np.searchsorted(reached, high, side="right"))
     margin = MARGIN
     while True:
@@ -106,5 +110,4 @@ def partial_order(profits: np.ndarray, weights: np.ndarray, low: int, high: int)
     window = np.flatnonzero(inside)
     window = window[sort_by_ratio(profits[window], weights[window])]
     start = int(np.count_nonzero(above))
-    return Partial(np.concatenate([np.flatnonzero(above), window, np.flatnonzero(below)]), start,
-                   start + window.size)
+    return Partial(np.concatenate([np.flatnonzero(above), window, np.flatnonzero(below)]), start, start + window.size)

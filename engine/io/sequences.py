@@ -5,6 +5,7 @@
                optionally under a first line ``count alphabet`` (the LCS benchmark sets of Blum
                and Blesa and of the ACO papers use this layout).
 """
+
 from __future__ import annotations
 
 from ..errors import FormatError
@@ -36,8 +37,11 @@ def _pairs(path: str, records: list[tuple[str, str, int]]) -> list[LCS]:
     if len(records) < 2:
         raise FormatError(path, None, f"an LCS needs two sequences; the file holds {len(records)}")
     if len(records) % 2:
-        raise FormatError(path, records[-1][2], f"the file holds {len(records)} sequences; each two consecutive ones "
-                                                "make one LCS, so the count must be even")
+        raise FormatError(
+            path,
+            records[-1][2],
+            f"the file holds {len(records)} sequences; each two consecutive ones make one LCS, so the count must be even",
+        )
     stem = path.rsplit("/", 1)[-1]
     problems = []
     for k in range(0, len(records), 2):

@@ -6,6 +6,7 @@ LOWER_DIAG_ROW and their _COL twins) and the coordinate types EUC_2D, CEIL_2D, A
 degrees.minutes on a sphere of radius 6378.388 km with truncation). Sections after the weights
 (DISPLAY_DATA_SECTION, ...) are skipped.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,11 +18,28 @@ from ..errors import FormatError, InvalidProblemError
 from ..problems import MAX_CITIES, TSP
 from .numbers import exact
 
-_SECTIONS = ("NODE_COORD_SECTION", "EDGE_WEIGHT_SECTION", "DISPLAY_DATA_SECTION", "FIXED_EDGES_SECTION",
-             "TOUR_SECTION", "DEPOT_SECTION", "DEMAND_SECTION", "EOF")
+_SECTIONS = (
+    "NODE_COORD_SECTION",
+    "EDGE_WEIGHT_SECTION",
+    "DISPLAY_DATA_SECTION",
+    "FIXED_EDGES_SECTION",
+    "TOUR_SECTION",
+    "DEPOT_SECTION",
+    "DEMAND_SECTION",
+    "EOF",
+)
 COORDINATE_TYPES = ("EUC_2D", "CEIL_2D", "ATT", "GEO")
-EXPLICIT_FORMATS = ("FULL_MATRIX", "UPPER_ROW", "LOWER_ROW", "UPPER_DIAG_ROW", "LOWER_DIAG_ROW",
-                    "UPPER_COL", "LOWER_COL", "UPPER_DIAG_COL", "LOWER_DIAG_COL")
+EXPLICIT_FORMATS = (
+    "FULL_MATRIX",
+    "UPPER_ROW",
+    "LOWER_ROW",
+    "UPPER_DIAG_ROW",
+    "LOWER_DIAG_ROW",
+    "UPPER_COL",
+    "LOWER_COL",
+    "UPPER_DIAG_COL",
+    "LOWER_DIAG_COL",
+)
 
 
 def looks_like_tsplib(text: str) -> bool:
@@ -69,8 +87,12 @@ def distances_from_coordinates(kind: str, xy: np.ndarray) -> np.ndarray:
 
 
 def _explicit(path: str, fmt: str, n: int, numbers: list[int], line: int | None) -> np.ndarray:
-    twins = {"UPPER_COL": "LOWER_ROW", "LOWER_COL": "UPPER_ROW", "UPPER_DIAG_COL": "LOWER_DIAG_ROW",
-             "LOWER_DIAG_COL": "UPPER_DIAG_ROW"}
+    twins = {
+        "UPPER_COL": "LOWER_ROW",
+        "LOWER_COL": "UPPER_ROW",
+        "UPPER_DIAG_COL": "LOWER_DIAG_ROW",
+        "LOWER_DIAG_COL": "UPPER_DIAG_ROW",
+    }
     fmt = twins.get(fmt, fmt)
     if fmt == "FULL_MATRIX":
         cells = [(i, j) for i in range(n) for j in range(n)]
@@ -83,8 +105,9 @@ def _explicit(path: str, fmt: str, n: int, numbers: list[int], line: int | None)
     else:  # LOWER_DIAG_ROW
         cells = [(i, j) for i in range(n) for j in range(i + 1)]
     if len(numbers) != len(cells):
-        raise FormatError(path, line, f"EDGE_WEIGHT_SECTION has {len(numbers)} numbers, {fmt} of dimension {n} "
-                                      f"needs exactly {len(cells)}")
+        raise FormatError(
+            path, line, f"EDGE_WEIGHT_SECTION has {len(numbers)} numbers, {fmt} of dimension {n} needs exactly {len(cells)}"
+        )
     matrix = np.zeros((n, n), dtype=object)
     for (i, j), value in zip(cells, numbers):
         matrix[i, j] = value
@@ -151,8 +174,9 @@ def read_tsplib(path: str, text: str, scale=Fraction(1)) -> list[TSP]:
             raise FormatError(path, None, f"scale {scale} makes some distances fractional")
         matrix = np.vectorize(int, otypes=[object])(matrix)
     else:
-        raise FormatError(path, None, f"EDGE_WEIGHT_TYPE {kind or '(missing)'} is not supported "
-                                      f"(EXPLICIT, {', '.join(COORDINATE_TYPES)})")
+        raise FormatError(
+            path, None, f"EDGE_WEIGHT_TYPE {kind or '(missing)'} is not supported (EXPLICIT, {', '.join(COORDINATE_TYPES)})"
+        )
     np.fill_diagonal(matrix, 0)
     try:
         return [TSP(matrix, name=name)]
@@ -183,8 +207,11 @@ def _numbers(path: str, first_line: int, body: list[str], scale: Fraction) -> li
             except ValueError as exc:
                 raise FormatError(path, first_line + offset, str(exc)) from None
             if value.denominator != 1 or value < 0:
-                raise FormatError(path, first_line + offset, f"{token!r} (scaled by {scale}) is not an integer >= 0; "
-                                                             "pass a scale to make decimals integral")
+                raise FormatError(
+                    path,
+                    first_line + offset,
+                    f"{token!r} (scaled by {scale}) is not an integer >= 0; pass a scale to make decimals integral",
+                )
             out.append(int(value))
     return out
 

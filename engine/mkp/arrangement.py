@@ -9,6 +9,7 @@ in every direction there, and convexity makes that global). The walk starts at y
 least vertex on a line through the current vertex (g is evaluated at the line's intersections with every
 other line at once), and moves to the least vertex of another line through it while that is lower.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,12 +23,12 @@ THROUGH = 1e-9
 def duals(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray) -> tuple[np.ndarray, float]:
     """Prices y >= 0 of two constraints that minimise g (to rounding) and g(y), the LP bound."""
     p = profits.astype(np.float64)
-    w = weights.astype(np.float64)                            # (n, 2)
+    w = weights.astype(np.float64)  # (n, 2)
     c = capacities.astype(np.float64)
-    lines = np.vstack([np.column_stack([w, p]), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])   # a y1 + b y2 = r
+    lines = np.vstack([np.column_stack([w, p]), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])  # a y1 + b y2 = r
     best_y, best = np.zeros(2), _bound(p, w, c, np.zeros((1, 2)))[0]
     searched: set[int] = set()
-    todo = _through(lines, best_y)                            # the axes, and items of no profit
+    todo = _through(lines, best_y)  # the axes, and items of no profit
     while todo and len(searched) < LINES:
         line = todo.pop()
         searched.add(line)

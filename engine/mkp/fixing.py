@@ -6,6 +6,7 @@ with x_j = 0 for d_j > 0 (or x_j = 1 for d_j < 0) is worth at most L - |d_j|. Wh
 the incumbent (a greedy solution), every better solution has x_j at its Lagrangian value, and the
 search only looks at the other items, with the capacities the fixed-in items leave.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,7 +71,7 @@ def _fix(problem: Knapsack) -> Fixing:
     room = c - w[fixed_in].sum(axis=0)
     fixing = Fixing(value, chosen, fixed_in, free, p, prices=y)
     if (room < 0).any():
-        return fixing               # every better solution would overfill: the incumbent is optimal
+        return fixing  # every better solution would overfill: the incumbent is optimal
     if not free.any():
         if fixing.profit_in > value:  # the fixed-in items alone are the one better solution
             fixing.value, fixing.chosen = fixing.profit_in, fixed_in.copy()

@@ -1,6 +1,7 @@
 """The greedy completion every part of mkp-bnb uses: items in a given order, each taken where it still
 fits every capacity. The longest prefix that fits is taken at once (prefix sums); after it, at most
 GREEDY_ITEMS items are looked at one by one, so a completion stays cheap however many items are left."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,11 +20,11 @@ def fill(weights: np.ndarray, room: np.ndarray, order: np.ndarray) -> np.ndarray
     prefix = int(np.argmin(fits)) if not fits.all() else order.size
     taken = order[:prefix].tolist()
     left = (room - (sums[prefix - 1] if prefix else 0)).tolist()
-    rest = order[prefix + 1: prefix + 1 + GREEDY_ITEMS]
+    rest = order[prefix + 1 : prefix + 1 + GREEDY_ITEMS]
     rows = weights[rest]
-    fitting = (rows <= np.asarray(left)).all(axis=1)   # an item that does not fit now never will
+    fitting = (rows <= np.asarray(left)).all(axis=1)  # an item that does not fit now never will
     rest, rows = rest[fitting], rows[fitting]
-    for j, row in zip(rest.tolist(), rows.tolist()):   # Python integers: exact, and fast per item
+    for j, row in zip(rest.tolist(), rows.tolist()):  # Python integers: exact, and fast per item
         if all(a <= b for a, b in zip(row, left)):
             left = [b - a for a, b in zip(row, left)]
             taken.append(j)

@@ -1,6 +1,7 @@
 """What a search over the core leaves (``Outcome``), and the solve every multidimensional branch and
 bound shares around it (``branch_and_bound``): reduced-cost fixing, the relaxation of the core, the
 search, and the solution of the whole problem (items, proof or open bound, notes)."""
+
 from __future__ import annotations
 
 import time
@@ -22,10 +23,10 @@ SUM_LIMIT = 2**62
 @dataclass
 class Outcome:
     value: int
-    chosen: np.ndarray            # bool, by position in the relaxation's order
+    chosen: np.ndarray  # bool, by position in the relaxation's order
     optimal: bool
     bound: int
-    found: bool                   # the search went past its floor (else ``chosen`` is empty)
+    found: bool  # the search went past its floor (else ``chosen`` is empty)
     nodes: int = 0
     batches: int = 0
     longest: int = 0
@@ -55,12 +56,14 @@ def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search, h
     """Fix items by reduced costs, search the core left (first walked on the host for up to
     ``host_nodes`` nodes: ``clsolve.mkp.walk``), and answer for the whole problem."""
     began = time.perf_counter()
-    planned = kept(problem, host_nodes)            # run by the plan: its time counts here too
+    planned = kept(problem, host_nodes)  # run by the plan: its time counts here too
     probed = probe(problem, host_nodes)
     earlier = probed.seconds if planned else 0.0
     fixing, walked = probed.fixing, probed.walked
-    notes = [f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
-             f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against the greedy value {fixing.value}"]
+    notes = [
+        f"reduced costs fixed {int(fixing.fixed_in.sum())} item(s) in and "
+        f"{int((~fixing.free & ~fixing.fixed_in).sum())} out against the greedy value {fixing.value}"
+    ]
     stats: dict = {"fixed": int((~fixing.free).sum()), "nodes": 0, "batches": 0, "longest": 0}
     value, selected, bound, stop = fixing.value, fixing.chosen.copy(), fixing.value, ""
     device = Timings()
@@ -69,8 +72,10 @@ def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search, h
             value = walked.value + fixing.profit_in
             selected = fixing.fixed_in.copy()
             selected[np.flatnonzero(fixing.free)[walked.chosen]] = True
-        notes.append(f"{walked.nodes} nodes walked depth first on the host over the {walked.chosen.size} free items; "
-                     f"multipliers (the fixing's prices) {np.round(walked.multipliers, 4).tolist()}")
+        notes.append(
+            f"{walked.nodes} nodes walked depth first on the host over the {walked.chosen.size} free items; "
+            f"multipliers (the fixing's prices) {np.round(walked.multipliers, 4).tolist()}"
+        )
         stats.update(nodes=walked.nodes, host_walk=True, multipliers=[float(u) for u in walked.multipliers])
     elif fixing.core is not None:
         core = fixing.core
@@ -82,13 +87,25 @@ def branch_and_bound(name: str, where: str, problem: Knapsack, search: Search, h
             value = outcome.value + fixing.profit_in
             selected = fixing.fixed_in.copy()
             selected[np.flatnonzero(fixing.free)[relaxation.order[outcome.chosen]]] = True
-        notes.append(f"{note}; root multipliers {np.round(relaxation.u, 4).tolist()}, fitted again at "
-                     f"{relaxation.fits - 1} of {len(relaxation.levels)} levels")
-        stats.update(nodes=outcome.nodes, batches=outcome.batches, longest=outcome.longest,
-                     multipliers=[float(u) for u in relaxation.u])
+        notes.append(
+            f"{note}; root multipliers {np.round(relaxation.u, 4).tolist()}, fitted again at "
+            f"{relaxation.fits - 1} of {len(relaxation.levels)} levels"
+        )
+        stats.update(
+            nodes=outcome.nodes, batches=outcome.batches, longest=outcome.longest, multipliers=[float(u) for u in relaxation.u]
+        )
     if stop:
         notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
-    return Solution(value=value, selected=selected, optimal=not stop, solver=name, device=where,
-                    timings=Timings(device.upload, device.kernels, device.download,
-                                    max(0.0, time.perf_counter() - began - device.total) + earlier), notes=notes,
-                    bound=bound if stop else None, stats=stats)
+    return Solution(
+        value=value,
+        selected=selected,
+        optimal=not stop,
+        solver=name,
+        device=where,
+        timings=Timings(
+            device.upload, device.kernels, device.download, max(0.0, time.perf_counter() - began - device.total) + earlier
+        ),
+        notes=notes,
+        bound=bound if stop else None,
+        stats=stats,
+    )

@@ -12,6 +12,7 @@ profit plus the surrogate LP bound of items k.. with capacity u . r: items in de
 p_j / (u . w_j), which is also the order the search branches in, so "the items k.." is a suffix and
 its bound a binary search in prefix sums.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -52,12 +53,14 @@ def cheap_bounds(problem: Knapsack) -> tuple[int, int, int]:
     """(upper, lower, gap) for plans, once per problem: the surrogate LP bound with the constraints
     normalised by the capacities (one sort, no fitted multipliers), the greedy value in that ratio
     order, and what lies strictly between them (0: the greedy value is optimal)."""
+
     def compute() -> tuple[int, int, int]:
         p, w, c = problem.profits, problem.weights, problem.capacities
         u = 1.0 / np.maximum(c, 1).astype(np.float64)
         upper = int(Suffix.of(p, w, u / u.max()).bounds(np.zeros(1, np.int64), c[None, :])[0])
         lower = greedy_value(p, w, c, ratio_order(p, w, u))
         return upper, lower, max(upper - 1 - lower, 0)
+
     return cache.per_problem(problem, "surrogate cheap bounds", compute)
 
 
@@ -68,8 +71,9 @@ def _lagrangian(p: np.ndarray, w: np.ndarray, c: np.ndarray, y: np.ndarray) -> t
     return float(y @ c + np.maximum(reduced, 0.0).sum()), c - x @ w
 
 
-def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,
-           steps: int = STEPS) -> tuple[np.ndarray, float]:
+def prices(
+    profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float, steps: int = STEPS
+) -> tuple[np.ndarray, float]:
     """Lagrangian prices y >= 0 of the m constraints and their bound y . c + sum_j max(0, p_j - y . w_j)
     (an upper bound for every y): a subgradient descent with Polyak's steps toward ``target`` (a
     feasible value), which approaches the LP relaxation's duals and the LP bound. ``suffix_prices`` runs
@@ -82,14 +86,14 @@ def prices(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, tar
     if capacities.size == 2 and 0 < profits.size <= PLANE_ITEMS:
         return arrangement.duals(profits, weights, capacities)
     p = profits.astype(np.float64)
-    w = weights.astype(np.float64)                     # (n, m)
+    w = weights.astype(np.float64)  # (n, m)
     c = np.maximum(capacities.astype(np.float64), 1.0)  # a zero capacity relaxed to 1 keeps the bound valid
-    y = np.full(c.size, float(p.sum()) / max(float((w / c).sum()), 1.0)) / c   # every item about priced out
+    y = np.full(c.size, float(p.sum()) / max(float((w / c).sum()), 1.0)) / c  # every item about priced out
     best_y, best = y.copy(), np.inf
     scale, limit = 2.0, deadline.current()
     for _ in range(steps):
         if limit.expired():
-            break           # every y gives a valid bound: a shorter descent only loosens it
+            break  # every y gives a valid bound: a shorter descent only loosens it
         value, slack = _lagrangian(p, w, c, y)
         if value < best:
             best, best_y = value, y.copy()
@@ -109,20 +113,26 @@ def _break_price(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarra
     c = float(capacities[0])
     order = ratio_order(profits, weights, np.ones(1))
     fits = np.cumsum(w[order]) <= c
-    whole = int(fits.sum())                          # a prefix: the weights are not negative
+    whole = int(fits.sum())  # a prefix: the weights are not negative
     y = np.array([p[order[whole]] / w[order[whole]] if whole < p.size else 0.0])
     return y, float(y[0] * c + np.maximum(p - w * y[0], 0.0).sum())
 
 
-def suffix_prices(profits: np.ndarray, weights: np.ndarray, starts: np.ndarray, capacities: np.ndarray,
-                  targets: np.ndarray, steps: int = LEVEL_STEPS) -> np.ndarray:
+def suffix_prices(
+    profits: np.ndarray,
+    weights: np.ndarray,
+    starts: np.ndarray,
+    capacities: np.ndarray,
+    targets: np.ndarray,
+    steps: int = LEVEL_STEPS,
+) -> np.ndarray:
     """``prices`` of several suffixes at once: row k descends for the items from ``starts[k]`` on with
     capacities ``capacities[k]`` toward ``targets[k]``, every row the same steps as ``prices`` (one
     matrix product per step for all of them); the best prices of each row, (rows, m)."""
     p, w = profits.astype(np.float64), weights.astype(np.float64)
-    c = np.maximum(capacities.astype(np.float64), 1.0)                    # (rows, m)
-    inside = np.arange(p.size)[None, :] >= starts[:, None]                 # (rows, n)
-    load = inside.astype(np.float64) @ w                                   # sum of each suffix's weights
+    c = np.maximum(capacities.astype(np.float64), 1.0)  # (rows, m)
+    inside = np.arange(p.size)[None, :] >= starts[:, None]  # (rows, n)
+    load = inside.astype(np.float64) @ w  # sum of each suffix's weights
     y = (np.where(inside, p, 0.0).sum(axis=1) / np.maximum((load / c).sum(axis=1), 1.0))[:, None] / c
     best_y, best = y.copy(), np.full(len(starts), np.inf)
     scale, active, limit = np.full(len(starts), 2.0), np.ones(len(starts), bool), deadline.current()
@@ -146,12 +156,13 @@ def suffix_prices(profits: np.ndarray, weights: np.ndarray, starts: np.ndarray, 
 def normalised(y: np.ndarray) -> np.ndarray:
     """Prices as surrogate multipliers: the largest 1 (the plain sum where there are none)."""
     if not np.isfinite(y).all() or y.max() <= 0:
-        return np.ones(y.size)   # no weight anywhere, or no descent: the plain sum of the constraints
+        return np.ones(y.size)  # no weight anywhere, or no descent: the plain sum of the constraints
     return y / y.max()
 
 
-def multipliers(profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float,
-                steps: int = STEPS) -> np.ndarray:
+def multipliers(
+    profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray, target: float, steps: int = STEPS
+) -> np.ndarray:
     """Surrogate multipliers u >= 0 (one per constraint, the largest 1): the Lagrangian prices, which
     make the surrogate LP bound the LP bound when they are the LP's duals."""
     return normalised(prices(profits, weights, capacities, target, steps)[0])
@@ -171,8 +182,9 @@ class Suffix:
     def of(cls, profits: np.ndarray, weights: np.ndarray, u: np.ndarray) -> Suffix:
         order = ratio_order(profits, weights, u)
         s = np.maximum(weights.astype(np.float64) @ u, 0.0)[order]
-        return cls(u, s, np.concatenate([[0.0], np.cumsum(profits[order].astype(np.float64))]),
-                   np.concatenate([[0.0], np.cumsum(s)]))
+        return cls(
+            u, s, np.concatenate([[0.0], np.cumsum(profits[order].astype(np.float64))]), np.concatenate([[0.0], np.cumsum(s)])
+        )
 
     def bounds(self, profit: np.ndarray, residual: np.ndarray) -> np.ndarray:
         """profit + the LP bound with capacity u . residual, rounded down with a margin (int64)."""
@@ -184,8 +196,7 @@ class Suffix:
         gain = self.profit_sums[at + 1] - self.profit_sums[at]
         # the item that does not fit, in part: left < its surrogate weight, so the share is below its
         # profit (kept there under rounding); no share where it weighs nothing or every item fits
-        part = np.divide(left, self.surrogate[at], out=np.zeros_like(left),
-                         where=(last < n) & (self.surrogate[at] > 0))
+        part = np.divide(left, self.surrogate[at], out=np.zeros_like(left), where=(last < n) & (self.surrogate[at] > 0))
         total = profit.astype(np.float64) + self.profit_sums[last] + gain * np.clip(part, 0.0, 1.0)
         # no item in part (every one fits, or the first that does not has no profit, nor then has any
         # after it): the bound is a sum of integers, exact below 2^53, and needs no margin; all-zero
@@ -207,7 +218,7 @@ class Relaxation:
         self.order = ratio_order(profits, weights, self.u)
         self.profits, self.weights = profits[self.order], weights[self.order]
         self.levels: dict[int, Suffix] = {0: root}
-        self.fits = 1     # levels whose multipliers were fitted (the root's included)
+        self.fits = 1  # levels whose multipliers were fitted (the root's included)
 
     def bounds(self, level: int, profit: np.ndarray, residual: np.ndarray) -> np.ndarray:
         """Upper bounds (int64) of nodes with the items before ``level`` (in branching order) decided."""
@@ -241,8 +252,10 @@ class Relaxation:
         residual = capacities - np.cumsum(np.where(taken[:, None], self.weights, 0), axis=0)
         refits = np.array([k for k in range(REFIT_LEVELS, n, REFIT_LEVELS) if k not in self.levels], dtype=np.int64)
         if refits.size:
-            targets = np.array([greedy_value(self.profits[k:], self.weights[k:], residual[k - 1], np.arange(n - k))
-                                for k in refits], dtype=np.float64)
+            targets = np.array(
+                [greedy_value(self.profits[k:], self.weights[k:], residual[k - 1], np.arange(n - k)) for k in refits],
+                dtype=np.float64,
+            )
             y = suffix_prices(self.profits, self.weights, refits, residual[refits - 1], targets)
             for k, row in zip(refits, y):
                 self.levels[int(k)] = Suffix.of(self.profits[k:], self.weights[k:], normalised(row))
@@ -269,9 +282,13 @@ class Tables:
     def of(cls, levels: list[Suffix]) -> Tables:
         sizes = np.array([s.weight_sums.size for s in levels], dtype=np.int64)
         start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32)
-        return cls(np.stack([s.u for s in levels]).astype(np.float64), start,
-                   np.concatenate([s.weight_sums for s in levels]), np.concatenate([s.profit_sums for s in levels]),
-                   np.concatenate([np.append(s.surrogate, 0.0) for s in levels]))
+        return cls(
+            np.stack([s.u for s in levels]).astype(np.float64),
+            start,
+            np.concatenate([s.weight_sums for s in levels]),
+            np.concatenate([s.profit_sums for s in levels]),
+            np.concatenate([np.append(s.surrogate, 0.0) for s in levels]),
+        )
 
     @property
     def nbytes(self) -> int:

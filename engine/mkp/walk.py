@@ -9,6 +9,7 @@ one sort and two prefix sums, where the searches proper fit multipliers level by
 tables first (milliseconds, which is what most small instances cost). It gives up after a budget of
 nodes (or at the time limit), and the search proper runs from scratch.
 """
+
 from __future__ import annotations
 
 import math
@@ -80,7 +81,7 @@ def probe(problem: Knapsack, budget: int) -> Probe:
         walked = walk(fixing.core, fixing.prices, fixing.floor, budget)
     found = Probe(fixing, walked, time.perf_counter() - began)
     if walked is None and deadline.current().expired():
-        return found                      # given up at the time limit, perhaps before the budget
+        return found  # given up at the time limit, perhaps before the budget
     return cache.put(problem, ("mkp walk", budget), found)
 
 
@@ -96,8 +97,13 @@ def walk(core: Knapsack, prices: np.ndarray, floor: int, budget: int) -> Walked 
         return None
     u = normalised(prices)
     order = ratio_order(core.profits, core.weights, u)
-    tree = _Tree(core.profits[order].tolist(), core.weights[order].tolist(),
-                 (core.weights[order].astype(np.float64) @ u).tolist(), floor, budget)
+    tree = _Tree(
+        core.profits[order].tolist(),
+        core.weights[order].tolist(),
+        (core.weights[order].astype(np.float64) @ u).tolist(),
+        floor,
+        budget,
+    )
     try:
         tree.visit(0, 0, core.capacities.tolist(), float(core.capacities.astype(np.float64) @ u))
     except _GiveUp:
@@ -126,9 +132,9 @@ class _Tree:
         residual capacities), rounded up with a margin."""
         sums = self.weight_sums
         target = sums[k] + room
-        last = bisect_right(sums, target, k, self.n + 1) - 1      # items k .. last-1 fit whole
+        last = bisect_right(sums, target, k, self.n + 1) - 1  # items k .. last-1 fit whole
         total = profit + self.profit_sums[last] - self.profit_sums[k]
-        if last == self.n or self.p[last] == 0:     # no item in part: a sum of integers (Suffix.bounds)
+        if last == self.n or self.p[last] == 0:  # no item in part: a sum of integers (Suffix.bounds)
             if total < EXACT_SUM:
                 return int(total)
         elif self.s[last] > 0:
@@ -162,5 +168,8 @@ def planned(problem: Knapsack, budget: int) -> tuple[float, dict] | None:
     found = probe(problem, budget)
     if found.walked is None:
         return None
-    return found.seconds + ANSWER_SECONDS, {"nodes": found.walked.nodes, "seconds": found.seconds,
-                                            "free_items": int(found.walked.chosen.size)}
+    return found.seconds + ANSWER_SECONDS, {
+        "nodes": found.walked.nodes,
+        "seconds": found.seconds,
+        "free_items": int(found.walked.chosen.size),
+    }

@@ -2,6 +2,7 @@
 that name a batch member's index, and what a batch costs for a solver that solves one problem at a
 time. The contract itself (``clsolve.plugin.contract``) stays four members long; everything the
 engine needs beyond it is here."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -83,8 +84,7 @@ def begin(solver: Solver, plan: Plan) -> None:
     its plan's estimate is far past the time left (``Deadline.hopeless``)."""
     limit = deadline.current()
     if not solver.anytime and limit.hopeless(plan.seconds):
-        limit.stop(f"{solver.name} not started: its plan's estimate is {plan.seconds:.3g} s and no answer comes "
-                   f"before its end")
+        limit.stop(f"{solver.name} not started: its plan's estimate is {plan.seconds:.3g} s and no answer comes before its end")
 
 
 def make_room(planned: Plan, device: Device | None) -> None:

@@ -16,6 +16,7 @@ numbers), then ``solve``, and checks every returned solution (``clsolve.plugin.c
 calls). Options given to ``clsolve.solve(..., **options)`` reach the constructor as keyword
 arguments; an option the constructor does not take is refused, listing those it takes.
 """
+
 from __future__ import annotations
 
 import abc
@@ -148,8 +149,9 @@ class PackedBatchSolver(BatchSolver):
         """Raise UnsupportedProblemError naming the first problem of ``packed`` that is not a knapsack."""
         if packed.others:
             position = min(packed.others)
-            raise UnsupportedProblemError(f"{problem_label(position, packed.others[position])}: {self.name} "
-                                          "solves knapsacks only")
+            raise UnsupportedProblemError(
+                f"{problem_label(position, packed.others[position])}: {self.name} solves knapsacks only"
+            )
 
     def pack(self, problems: Sequence) -> PackedProblems:
         """``problems`` packed, refusing (with its index) one that is not a knapsack."""

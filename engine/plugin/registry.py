@@ -8,6 +8,7 @@ asked for, naming both, instead of one silently taking it. ``testing({"name": So
 replaces the installed plugins inside a ``with`` block (stevedore's ``make_test_instance``), so tests
 need not install a package.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -64,13 +65,20 @@ def refresh() -> None:
 @contextlib.contextmanager
 def testing(classes: dict[str, type]) -> Iterator[None]:
     """Inside the block, the solvers are exactly ``classes`` (name -> class), as if installed."""
-    extensions: list[Extension] = [Extension(name, EntryPoint(name, f"{cls.__module__}:{cls.__qualname__}", NAMESPACE), cls, None)
-                  for name, cls in classes.items()]
+    extensions: list[Extension] = [
+        Extension(name, EntryPoint(name, f"{cls.__module__}:{cls.__qualname__}", NAMESPACE), cls, None)
+        for name, cls in classes.items()
+    ]
     with _lock:
         saved = dict(_state)
         _state.clear()
-        _state.update(manager=ExtensionManager.make_test_instance(extensions, namespace=NAMESPACE),
-                      drivers=dict(classes), failures={}, conflicts={}, testing=True)
+        _state.update(
+            manager=ExtensionManager.make_test_instance(extensions, namespace=NAMESPACE),
+            drivers=dict(classes),
+            failures={},
+            conflicts={},
+            testing=True,
+        )
     try:
         yield
     finally:
@@ -102,8 +110,9 @@ def _driver(name: str) -> object | None:
             return drivers.get(name)
     found = _entry_points(name)
     if len(found) > 1:
-        raise UnknownSolverError(f"solver {name!r} is registered by more than one installed package "
-                                 f"({', '.join(found)}); uninstall all but one")
+        raise UnknownSolverError(
+            f"solver {name!r} is registered by more than one installed package ({', '.join(found)}); uninstall all but one"
+        )
     cls: object | None = None
     if found:
         try:
@@ -130,17 +139,19 @@ def load(name: str, **options) -> Solver:
         installed = ", ".join(names()) or "(none)"
         raise UnknownSolverError(f"unknown solver {name!r}; installed solvers: {installed}")
     if not _is_solver(cls):
-        raise UnknownSolverError(f"entry point {name!r} ({cls!r}) is neither a clsolve.DeviceSolver nor a "
-                                 "clsolve.HostSolver")
-    if getattr(cls, "name", None) != name:   # answers and errors would name it otherwise
-        raise UnknownSolverError(f"entry point {name!r} registers {cls.__module__}.{cls.__qualname__}, whose name is "
-                                 f"{getattr(cls, 'name', None)!r}: a solver's class name and its entry point's must be "
-                                 "the same")
+        raise UnknownSolverError(f"entry point {name!r} ({cls!r}) is neither a clsolve.DeviceSolver nor a clsolve.HostSolver")
+    if getattr(cls, "name", None) != name:  # answers and errors would name it otherwise
+        raise UnknownSolverError(
+            f"entry point {name!r} registers {cls.__module__}.{cls.__qualname__}, whose name is "
+            f"{getattr(cls, 'name', None)!r}: a solver's class name and its entry point's must be "
+            "the same"
+        )
     unknown = sorted(set(options) - set(valid_options(cls))) if options else []
     if unknown and not _takes_any_keyword(cls):
         valid = ", ".join(valid_options(cls)) or "none"
-        raise InvalidOptionError(f"solver {name!r} does not take option{'s' * (len(unknown) > 1)} "
-                                 f"{', '.join(unknown)}; its options: {valid}")
+        raise InvalidOptionError(
+            f"solver {name!r} does not take option{'s' * (len(unknown) > 1)} {', '.join(unknown)}; its options: {valid}"
+        )
     try:
         return cls(**options)
     except InvalidOptionError as exc:  # a value the solver refuses: its own message says which and why
@@ -189,10 +200,17 @@ def describe() -> list[SolverInfo]:
     for name, cls in sorted(solver_classes().items()):
         if not _is_solver(cls):
             continue
-        out.append(SolverInfo(name=name, summary=getattr(cls, "summary", ""),
-                              problems=tuple(getattr(cls, "problem_kinds", ())),
-                              uses_device=issubclass(cls, DeviceSolver), batches=issubclass(cls, BatchSolver),
-                              anytime=bool(getattr(cls, "anytime", False)),
-                              options=valid_options(cls), module=cls.__module__,
-                              conflict=tuple(conflicts.get(name, ()))))
+        out.append(
+            SolverInfo(
+                name=name,
+                summary=getattr(cls, "summary", ""),
+                problems=tuple(getattr(cls, "problem_kinds", ())),
+                uses_device=issubclass(cls, DeviceSolver),
+                batches=issubclass(cls, BatchSolver),
+                anytime=bool(getattr(cls, "anytime", False)),
+                options=valid_options(cls),
+                module=cls.__module__,
+                conflict=tuple(conflicts.get(name, ())),
+            )
+        )
     return out

@@ -1,4 +1,5 @@
 """Device buffer helpers shared by the plugins."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,15 +52,17 @@ def _simulated(queue: cl.CommandQueue) -> bool:
 def _fill_by_kernel(queue: cl.CommandQueue, buffer: cl.Buffer, pattern: np.ndarray, byte: int, size: int) -> None:
     program = kernels.program(get_device(queue.device), kernels.builtin("fill.cl"))  # the device's own context and queue
     words = size // 4
-    program.kernel("fill_words").set(buffer=buffer, count=np.uint64(words), pattern=np.uint32(pattern[0])
-                                     ).enqueue(queue, (FILL_ITEMS,), None)
+    program.kernel("fill_words").set(buffer=buffer, count=np.uint64(words), pattern=np.uint32(pattern[0])).enqueue(
+        queue, (FILL_ITEMS,), None
+    )
     tail = size - 4 * words
     if tail:
         cl.enqueue_copy(queue, buffer, np.full(tail, byte, dtype=np.uint8), dst_offset=4 * words, is_blocking=True)
 
 
-def copy_later(queue: cl.CommandQueue, dest: np.ndarray | cl.Buffer, src: np.ndarray | cl.Buffer,
-               pending: list[cl.Event], offset: int = 0) -> None:
+def copy_later(
+    queue: cl.CommandQueue, dest: np.ndarray | cl.Buffer, src: np.ndarray | cl.Buffer, pending: list[cl.Event], offset: int = 0
+) -> None:
     """Copy between a host array and a device buffer (from byte ``offset`` of the buffer) without
     waiting, the copy's event appended to ``pending``. pyopencl's event for such a copy holds the
     host array and waits for the copy when it is collected: dropped at once, it would hold the host

@@ -3,6 +3,7 @@ in one place: a single dictionary the problem carries (``_derived``), written on
 immutable and compared by identity, so a value stays valid as long as the problem lives, and goes
 with it (a value that refers back to its problem makes a cycle the garbage collector frees; a table
 beside the problems, keyed weakly, would keep every such problem alive)."""
+
 from __future__ import annotations
 
 import threading

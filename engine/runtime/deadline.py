@@ -16,6 +16,7 @@ margin of work is in flight when the limit passes; a DP stops as soon as the gro
 past the limit with launches still to come. A single kernel launch cannot be interrupted;
 solvers whose one launch may take longer than the margin say so in their plan (``details``).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -96,8 +97,9 @@ class Deadline:
         """Raise :class:`TimeLimitError` naming ``where``: the limit is passed, or will be before the
         work still needed could end."""
         when = "reached" if self.expired() else "would pass before the work still needed ended: stopped"
-        raise TimeLimitError(f"time limit of {self.seconds:g} s {when} after {self.elapsed():.3f} s, "
-                             f"{where}; no answer was found in time")
+        raise TimeLimitError(
+            f"time limit of {self.seconds:g} s {when} after {self.elapsed():.3f} s, {where}; no answer was found in time"
+        )
 
     def __repr__(self) -> str:
         return f"Deadline(seconds={self.seconds!r})"
@@ -209,7 +211,7 @@ def finished(queue: cl.CommandQueue, event: cl.Event, grace: float = 0.0, pendin
         event.wait()
         return True
     pause = 1e-4
-    while event.command_execution_status > 0:   # queued, submitted or running (an error is negative)
+    while event.command_execution_status > 0:  # queued, submitted or running (an error is negative)
         left = limit.remaining() + grace
         if left <= 0:
             devices.left_work(_Left(queue, list(pending)).wait)
@@ -223,6 +225,7 @@ def finished(queue: cl.CommandQueue, event: cl.Event, grace: float = 0.0, pendin
 @dataclass(frozen=True, eq=False)
 class _Left:
     """Work a call left in ``queue``, with the events of its copies into host arrays."""
+
     queue: cl.CommandQueue
     pending: list[cl.Event]
 
@@ -300,7 +303,7 @@ class Pacer:
         self.done = 0
         self._in_group = 0
         self._pending: tuple[cl.Event, int, float] | None = None
-        self._finished_at: float | None = None   # when the last group waited for had finished
+        self._finished_at: float | None = None  # when the last group waited for had finished
 
     def launch(self) -> None:
         """Count one launch just enqueued; at a group's end wait for the group before it."""
@@ -314,7 +317,7 @@ class Pacer:
         previous, self._pending = self._pending, (marker, in_flight, time.perf_counter())
         if previous is not None:
             per_launch = self._wait(*previous)
-            if per_launch is None:   # the deadline passed first
+            if per_launch is None:  # the deadline passed first
                 self._pending = None
                 self.deadline.stop(self.progress())
             self.group = max(1, min(2 * self.group, int(self.group_seconds / max(per_launch, 1e-7))))

@@ -3,6 +3,7 @@
 Thread safety: the list of devices, and each device's context and queue, are made once under a lock,
 so threads solving at once on one device share one context (kernels built for it, buffers made in it).
 """
+
 from __future__ import annotations
 
 import os
@@ -126,12 +127,18 @@ class Device:
 
     def info(self) -> DeviceInfo:
         return DeviceInfo(
-            name=self.name, platform=self.platform,
+            name=self.name,
+            platform=self.platform,
             type=_type_names(self.cl_device.type),
-            global_memory_bytes=self.global_memory, max_allocation_bytes=self.max_allocation,
-            local_memory_bytes=self.local_memory, compute_units=self.compute_units,
-            max_work_group_size=self.max_work_group_size, opencl=self.cl_device.version.strip(),
-            simulator=is_simulator(self), spec=f"#{self.index}")
+            global_memory_bytes=self.global_memory,
+            max_allocation_bytes=self.max_allocation,
+            local_memory_bytes=self.local_memory,
+            compute_units=self.compute_units,
+            max_work_group_size=self.max_work_group_size,
+            opencl=self.cl_device.version.strip(),
+            simulator=is_simulator(self),
+            spec=f"#{self.index}",
+        )
 
     def describe(self) -> dict:
         """``info()`` as a JSON object (benchmark records hold it)."""
@@ -190,8 +197,9 @@ def memory_share() -> float:
     except ValueError:
         share = float("nan")
     if not 0 < share <= 1:
-        raise InvalidOptionError(f"{SHARE_VARIABLE} must be a number in (0, 1] (the share of each device's memory "
-                                 f"this process may use), got {text!r}")
+        raise InvalidOptionError(
+            f"{SHARE_VARIABLE} must be a number in (0, 1] (the share of each device's memory this process may use), got {text!r}"
+        )
     return share
 
 
@@ -305,13 +313,14 @@ def get_device(spec: str | Device | cl.Device | cl.Context | None = None) -> Dev
     if spec is None:
         spec = os.environ.get(ENV_VAR) or "auto"
     if not isinstance(spec, str):
-        raise DeviceNotFoundError(f"device must be a name such as 'auto', 'gpu', 'cpu', 'pocl' or '#0', a "
-                                  f"clsolve.Device or a pyopencl Device or Context; got {type(spec).__name__} {spec!r}")
+        raise DeviceNotFoundError(
+            f"device must be a name such as 'auto', 'gpu', 'cpu', 'pocl' or '#0', a "
+            f"clsolve.Device or a pyopencl Device or Context; got {type(spec).__name__} {spec!r}"
+        )
     text = spec.strip()
     devices = all_devices()
     if not devices:
-        raise DeviceNotFoundError(
-            "no OpenCL platform is installed: install PoCL (pip install 'clsolve[pocl]') or a GPU driver")
+        raise DeviceNotFoundError("no OpenCL platform is installed: install PoCL (pip install 'clsolve[pocl]') or a GPU driver")
     if text.startswith("#") and text[1:].isdigit():
         if int(text[1:]) >= len(devices):
             raise DeviceNotFoundError(f"device {text} out of range: this host shows {len(devices)} device(s)")
@@ -336,8 +345,7 @@ def get_device(spec: str | Device | cl.Device | cl.Context | None = None) -> Dev
         listing = "; ".join(d.label for d in devices)
         raise DeviceNotFoundError(f"no OpenCL device matches {spec!r}; available: {listing}")
     if index >= len(matches):
-        raise DeviceNotFoundError(
-            f"device index {index} out of range: {len(matches)} device(s) match {base!r}")
+        raise DeviceNotFoundError(f"device index {index} out of range: {len(matches)} device(s) match {base!r}")
     return matches[index]
 
 

@@ -8,6 +8,7 @@ naming the OpenCL status, and checks whether the device's queue still works: whe
 crashed kernel leaves its context unusable for good), the device gets a fresh context and queue and
 the programs built for the old one are dropped, so the next solve on the device starts afresh.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,16 +49,21 @@ def device_error(error: cl.Error, what: str, device: Device | None) -> DeviceErr
     where = f" on {device.label}" if device is not None else ""
     hint = ""
     if code in MEMORY_STATUSES:
-        hint = (" (out of memory although the plan fitted: another process may hold the device's memory; "
-                "free it, or lower device_memory_limit / memory_limit)")
+        hint = (
+            " (out of memory although the plan fitted: another process may hold the device's memory; "
+            "free it, or lower device_memory_limit / memory_limit)"
+        )
     if device is None:
         return DeviceError(f"{what}{where} failed in the OpenCL runtime: {code}{hint}", code)
     usable = _usable(device)
     if not usable:
         kernels.forget(device)
         device.reset()
-    state = "the device is still usable" if usable else \
-        "the device's context was lost and has been replaced: the next solve on it starts afresh"
+    state = (
+        "the device is still usable"
+        if usable
+        else "the device's context was lost and has been replaced: the next solve on it starts afresh"
+    )
     return DeviceError(f"{what}{where} failed in the OpenCL runtime: {code}{hint}; {state}", code, reset=not usable)
 
 

@@ -8,6 +8,7 @@ so every other vendor (PoCL, Intel, ...) stays visible. Set ``CLSOLVE_NO_ICD_FIX
 ``OCL_ICD_FILENAMES`` is not trusted to do this: the ICD loader bundled with pyopencl's wheels
 ignores it (seen on an H100 node whose environment named libnvidia-opencl.so.1 there).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -65,6 +66,5 @@ def ensure_nvidia_icd() -> str | None:
         if not target.exists():
             target.write_text(icd.read_text())
     os.environ["OCL_ICD_VENDORS"] = str(directory)
-    applied = (f"registered {NVIDIA_LIBRARY} through {directory}/nvidia.icd "
-               f"(kept {len(existing)} other vendor file(s))")
+    applied = f"registered {NVIDIA_LIBRARY} through {directory}/nvidia.icd (kept {len(existing)} other vendor file(s))"
     return applied

@@ -14,6 +14,7 @@ OpenCL C gives its fields; the tests compare each declaration with ``pyopencl.to
 match_dtype_to_c_struct`` on the device) and given to :func:`program` as a ``preamble``, so host and
 kernel cannot drift apart.
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -152,8 +153,9 @@ class Kernel:
         for name, value in arguments.items():
             index = self._index.get(name)
             if index is None:
-                raise TypeError(f"kernel {self.name} ({self.label}) has no parameter {name!r}; "
-                                f"its parameters: {', '.join(self.names)}")
+                raise TypeError(
+                    f"kernel {self.name} ({self.label}) has no parameter {name!r}; its parameters: {', '.join(self.names)}"
+                )
             if isinstance(value, np.generic) and _SET_BYTES is not None:
                 # a scalar's bytes, as pyopencl's own invoker passes them: set_arg takes about 9 us
                 # for a NumPy scalar (0.1 us for a buffer), which a launch per item would pay each time
@@ -164,8 +166,13 @@ class Kernel:
             self._unset.discard(name)
         return self
 
-    def enqueue(self, queue: cl.CommandQueue, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
-                wait_for: Sequence[cl.Event] | None = None) -> cl.Event:
+    def enqueue(
+        self,
+        queue: cl.CommandQueue,
+        global_size: tuple[int, ...],
+        local_size: tuple[int, ...] | None,
+        wait_for: Sequence[cl.Event] | None = None,
+    ) -> cl.Event:
         if self._unset:
             raise TypeError(f"kernel {self.name} ({self.label}) launched before {', '.join(sorted(self._unset))} set")
         return cl.enqueue_nd_range_kernel(queue, self.cl_kernel, global_size, local_size, wait_for=wait_for)
@@ -231,8 +238,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def program(device: Device, source: KernelSource, defines: Mapping[str, object] | None = None,
-            preamble: str = "") -> Program:
+def program(device: Device, source: KernelSource, defines: Mapping[str, object] | None = None, preamble: str = "") -> Program:
     """Build (or fetch from this process's cache) ``source`` for ``device``.
 
     ``defines`` become ``-D`` options (sizes and types); ``preamble`` (struct declarations) goes
@@ -256,9 +262,12 @@ def program(device: Device, source: KernelSource, defines: Mapping[str, object] 
             return built
         future = _building.get(key)
         mine = future is None
-        if future is None:   # under a limit beside the caller, who may stop waiting; else in the caller's thread
-            future = _builds.submit(_build, device, context, source.label, text, opts) if limit.limited else \
-                concurrent.futures.Future()
+        if future is None:  # under a limit beside the caller, who may stop waiting; else in the caller's thread
+            future = (
+                _builds.submit(_build, device, context, source.label, text, opts)
+                if limit.limited
+                else concurrent.futures.Future()
+            )
             _building[key] = future
             future.add_done_callback(lambda done: _keep(key, done))
     if mine and not limit.limited:
@@ -296,6 +305,5 @@ def _build(device: Device, context: cl.Context, label: str, text: str, opts: lis
         return Program(cl.Program(context, text).build(options=opts), text, label)
     except cl.Error as exc:
         raise KernelBuildError(
-            f"building {label} failed on {device.label}\n"
-            f"options: {' '.join(opts) or '(none)'}\n"
-            f"compiler log:\n{exc}") from None
+            f"building {label} failed on {device.label}\noptions: {' '.join(opts) or '(none)'}\ncompiler log:\n{exc}"
+        ) from None

@@ -7,6 +7,7 @@ where that passes ``host_budget()``: the limit set for the call (``host_memory_l
 ``HOST_BUDGET_SHARE`` of what is available when the solve plans. Solvers that grow lists on the
 host keep them within it too.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -5,6 +5,7 @@ thread (``listening``); the command line installs one that draws a bar on stderr
 A report is ``(what, done, total)``: ``what`` names the work ("dp-rows rows", "problems"), ``done``
 of ``total`` units are finished (``total`` None when it is not known in advance).
 """
+
 from __future__ import annotations
 
 import contextlib

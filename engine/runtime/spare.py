@@ -12,6 +12,7 @@ spare unless it fits beside everything the plan needs within the plan's share of
 queue, so a store taken from the spare is written only after every earlier command that used it.
 ``release`` hands the memory back at once.
 """
+
 from __future__ import annotations
 
 import threading

@@ -6,6 +6,7 @@ plugin makes a device buffer (``clsolve.sdk``): each buffer is made under one of
 bytes made under a name and not released may not pass what the plan counted for it
 (:class:`~clsolve.errors.PlanError`, before the allocation). What a plan says is what a solve allocates.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -50,7 +51,7 @@ class Workspace:
         ``writable``."""
         host = np.ascontiguousarray(array)
         if host.nbytes == 0:
-            host = np.zeros(1, np.uint8)   # OpenCL has no empty buffer
+            host = np.zeros(1, np.uint8)  # OpenCL has no empty buffer
         self._count(name, host.nbytes)
         flags = (cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY) | cl.mem_flags.COPY_HOST_PTR
         return cl.Buffer(self.device.context, flags, hostbuf=host)
@@ -65,10 +66,14 @@ class Workspace:
     def _count(self, name: str, size: int) -> int:
         counted = self.plan.device_buffers.get(name)
         if counted is None:
-            raise PlanError(f"{self.plan.solver}: a device buffer {name!r} of {format_bytes(size)} that its plan "
-                            f"does not count (the plan counts {', '.join(map(repr, self.plan.device_buffers)) or 'none'})")
+            raise PlanError(
+                f"{self.plan.solver}: a device buffer {name!r} of {format_bytes(size)} that its plan "
+                f"does not count (the plan counts {', '.join(map(repr, self.plan.device_buffers)) or 'none'})"
+            )
         if self.made[name] + size > counted:
-            raise PlanError(f"{self.plan.solver}: device buffer {name!r}: {format_bytes(self.made[name] + size)} "
-                            f"({self.made[name] + size} bytes) made, the plan counted {counted} bytes")
+            raise PlanError(
+                f"{self.plan.solver}: device buffer {name!r}: {format_bytes(self.made[name] + size)} "
+                f"({self.made[name] + size} bytes) made, the plan counted {counted} bytes"
+            )
         self.made[name] += size
         return size

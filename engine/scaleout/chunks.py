@@ -9,6 +9,7 @@ the same way; :class:`Collector` takes each chunk's answers exactly once, checks
 client and returns them in input order. A problem that fails on its own is reported with its
 index (:class:`~clsolve.errors.BatchError`) without failing the rest of its chunk.
 """
+
 # long module: cutting, the worker's side and the collecting of a spread batch use one chunk format
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ CHUNKS_PER_WORKER = 8
 
 # ----------------------------------------------------------------------------------------- sizing
 
+
 def sizes(problems: Sequence, packed: PackedProblems | None = None) -> np.ndarray:
     """A device-free size of each problem, for when no plan can be made on the client: the dense
     DP's cell updates n x prod(c + 1), or n x 2^n / n = 2^n where enumerating every subset is
@@ -60,6 +62,7 @@ def costs(problems: Sequence, solver: str, device, packed: PackedProblems | None
     planned ones.
     """
     from ..plugin import registry
+
     planned = np.full(len(problems), np.nan)
     if solver != "auto" and device is not None:
         try:
@@ -102,8 +105,14 @@ class Chunking:
        tapered shares.
     """
 
-    def __init__(self, problems: Sequence, workers: int, chunk_count: int | None = None,
-                 per_worker: int = CHUNKS_PER_WORKER, waves: Sequence[float] | None = None):
+    def __init__(
+        self,
+        problems: Sequence,
+        workers: int,
+        chunk_count: int | None = None,
+        per_worker: int = CHUNKS_PER_WORKER,
+        waves: Sequence[float] | None = None,
+    ):
         self.problems, self.workers, self.chunk_count, self.per_worker = problems, max(1, workers), chunk_count, per_worker
         waves = list(WAVES if waves is None else waves)
         if any(not 0 < w < 1 for w in waves) or sum(waves) >= 1:
@@ -148,14 +157,14 @@ class Chunking:
     def plan_rest(self, solver: str, device) -> list[range]:
         """Pack and plan the problems after the waves with ``solver`` on ``device`` (None: the
         device-free sizes), cut them by cost; returns all the ranges."""
-        rest = self.problems[self.split:]
+        rest = self.problems[self.split :]
         packed = self._pack_part(self.split, len(self.problems)) if rest else None
         weights = costs(rest, solver, device, packed)
         if self.chunk_count is not None:
             cuts = cut(weights, self.chunk_count)
         else:
             shares = tapered_shares(self.workers, self.per_worker)
-            cuts = cut(weights, 0, shares=shares[self.workers:] if self.split else shares)
+            cuts = cut(weights, 0, shares=shares[self.workers :] if self.split else shares)
         self.ranges += [range(r.start + self.split, r.stop + self.split) for r in cuts]
         return self.ranges
 
@@ -172,7 +181,7 @@ class Chunking:
         for first, packed in self._parts:
             if first <= rows.start and rows.stop <= first + len(packed):
                 return packed.rows(rows.start - first, rows.stop - first)
-        return PackedProblems.pack(self.problems[rows.start:rows.stop], rows)
+        return PackedProblems.pack(self.problems[rows.start : rows.stop], rows)
 
 
 def tapered_shares(workers: int, per_worker: int = CHUNKS_PER_WORKER) -> np.ndarray:
@@ -219,6 +228,7 @@ def cut(weights: np.ndarray, chunks: int, max_size: int | None = None, shares: n
 
 
 # ------------------------------------------------------------------------------- the worker's side
+
 
 def _failure(exc: BaseException) -> tuple[str, str]:
     return type(exc).__name__, str(exc)
@@ -274,11 +284,13 @@ def _solve_chunk(packed: PackedProblems, solver: str, options: dict, device, wor
             except ClsolveError as exc:
                 failures[positions[k]] = _failure(exc)
     kept = sorted(solved)
-    return PackedSolutions.pack([positions[k] for k in kept], [solved[k] for k in kept], failures, worker,
-                                time.perf_counter() - start)
+    return PackedSolutions.pack(
+        [positions[k] for k in kept], [solved[k] for k in kept], failures, worker, time.perf_counter() - start
+    )
 
 
 # ------------------------------------------------------------------------------- the client's side
+
 
 @dataclass
 class Progress:
@@ -304,8 +316,10 @@ class Progress:
     def line(self) -> str:
         extra = f", {self.resubmitted} resubmitted" if self.resubmitted else ""
         extra += f", {self.failed} failed" if self.failed else ""
-        return (f"chunks {self.chunks_done}/{self.chunks}, instances {self.instances_done}/{self.instances}, "
-                f"{self.instances_per_second:,.0f} instances/s{extra}")
+        return (
+            f"chunks {self.chunks_done}/{self.chunks}, instances {self.instances_done}/{self.instances}, "
+            f"{self.instances_per_second:,.0f} instances/s{extra}"
+        )
 
 
 def _error_class(name: str) -> type[ClsolveError]:
@@ -319,8 +333,9 @@ class Collector:
     of Solution objects, or with ``arrays`` the chunks' answers joined as a :class:`SolutionArrays`
     (no object built per problem)."""
 
-    def __init__(self, problems: Sequence, ranges: list[range], progress: Callable[[Progress], None] | None,
-                 arrays: bool = False):
+    def __init__(
+        self, problems: Sequence, ranges: list[range], progress: Callable[[Progress], None] | None, arrays: bool = False
+    ):
         self.problems = problems
         self.ranges = ranges  # a list that may grow (a spread batch plans the rest after its waves)
         self.arrays = arrays
@@ -336,9 +351,17 @@ class Collector:
         self.client_seconds = 0.0
 
     def progress(self) -> Progress:
-        return Progress(len(self.done), len(self.ranges), self.instances_done, len(self.problems),
-                        time.perf_counter() - self.start, self.resubmitted, len(self.failures), self.worker_seconds,
-                        self.client_seconds)
+        return Progress(
+            len(self.done),
+            len(self.ranges),
+            self.instances_done,
+            len(self.problems),
+            time.perf_counter() - self.start,
+            self.resubmitted,
+            len(self.failures),
+            self.worker_seconds,
+            self.client_seconds,
+        )
 
     def take(self, chunk: int, packed: PackedSolutions, sent: PackedProblems | None) -> None:
         """Record chunk ``chunk``'s answers, checked against ``sent``, the chunk's problems as packed
@@ -347,11 +370,16 @@ class Collector:
             return  # a chunk answered twice (re-run after a worker was lost and both finished): keep the first
         began = time.perf_counter()
         expected = self.ranges[chunk]
-        got = np.sort(np.concatenate([np.asarray(packed.positions, dtype=np.int64),
-                                      np.fromiter(packed.failures, dtype=np.int64, count=len(packed.failures))]))
+        got = np.sort(
+            np.concatenate(
+                [
+                    np.asarray(packed.positions, dtype=np.int64),
+                    np.fromiter(packed.failures, dtype=np.int64, count=len(packed.failures)),
+                ]
+            )
+        )
         if got.size != len(expected) or (got.size and (got != np.arange(expected.start, expected.stop)).any()):
-            raise SolutionCheckError(f"chunk {chunk} came back with problems {got[:5].tolist()}... "
-                                     f"instead of {expected}")
+            raise SolutionCheckError(f"chunk {chunk} came back with problems {got[:5].tolist()}... instead of {expected}")
         wrong = sent.first_wrong(packed)
         if wrong is not None:
             problem = self.problems[wrong]
@@ -359,8 +387,7 @@ class Collector:
                 check(problem, packed.solution(int(np.flatnonzero(packed.positions == wrong)[0])))
             except SolutionCheckError as exc:
                 raise SolutionCheckError(f"{problem_label(wrong, problem)}: {exc}") from exc
-            raise SolutionCheckError(f"{problem_label(wrong, problem)}: its answer does not match the "
-                                     "problem that was sent")
+            raise SolutionCheckError(f"{problem_label(wrong, problem)}: its answer does not match the problem that was sent")
         if self.arrays:
             self.parts[chunk] = packed
         else:
@@ -378,7 +405,7 @@ class Collector:
         """A chunk's answers as Solution objects, each at its batch index."""
         positions = packed.positions
         if len(positions) and bool((np.diff(positions) == 1).all()):
-            self.solutions[int(positions[0]):int(positions[-1]) + 1] = packed.unpack()  # a run of rows: one slice
+            self.solutions[int(positions[0]) : int(positions[-1]) + 1] = packed.unpack()  # a run of rows: one slice
             return
         for position, solution in zip(positions.tolist(), packed.unpack()):
             self.solutions[position] = solution
@@ -388,8 +415,9 @@ class Collector:
         if chunk in self.done:
             return
         for position in self.ranges[chunk]:
-            self.failures[position] = ClsolveError(f"{problem_label(position, self.problems[position])}: "
-                                                   f"its chunk failed: {type(exc).__name__}: {exc}")
+            self.failures[position] = ClsolveError(
+                f"{problem_label(position, self.problems[position])}: its chunk failed: {type(exc).__name__}: {exc}"
+            )
         self.done.add(chunk)
         self.instances_done += len(self.ranges[chunk])
         if self.callback is not None:

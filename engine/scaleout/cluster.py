@@ -23,6 +23,7 @@ Start a cluster with Dask's own commands, one worker per GPU (see the README)::
     CLSOLVE_DEVICE=gpu:0 dask worker tcp://HOST:8786 --nworkers 1 --nthreads 1 --resources GPU=1
     CLSOLVE_DEVICE=gpu:1 dask worker tcp://HOST:8786 --nworkers 1 --nthreads 1 --resources GPU=1
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -83,6 +84,7 @@ def solve_on_worker(packed: chunks.PackedProblems | bytes, solver: str, options:
     problems = pickle.loads(packed) if isinstance(packed, bytes) else packed
     try:
         from distributed import get_worker
+
         worker = get_worker().address
     except (ImportError, ValueError):  # pragma: no cover - called outside a worker
         worker = ""
@@ -105,7 +107,7 @@ class _Placement:
     def __init__(self, client, gpus: bool, workers: dict):
         self.client, self.gpus = client, gpus
         self.direct = True if client.direct_to_workers is None else bool(client.direct_to_workers)
-        self.held: dict[int, Any] = {}   # chunk -> its Dask future
+        self.held: dict[int, Any] = {}  # chunk -> its Dask future
         self.workers = self._workers(workers)
 
     def _workers(self, found: dict | None = None) -> list[str] | None:
@@ -146,6 +148,7 @@ class _Placement:
 def _planning_device(device):
     """The client's own device of the kind the workers use, to plan chunk costs; None if it has none."""
     from ..runtime.devices import get_device
+
     try:
         return get_device(None if device in (None, "all") else device)
     except DeviceNotFoundError:
@@ -153,9 +156,16 @@ def _planning_device(device):
 
 
 # long: the sending and receiving closures share one batch's state (sent, owners, attempts)
-def solve_many(problems: Sequence, solver: str, device, options: dict, client,
-               progress: Callable[[chunks.Progress], None] | None = None,
-               chunk_count: int | None = None, arrays: bool = False) -> list[Solution] | SolutionArrays:
+def solve_many(
+    problems: Sequence,
+    solver: str,
+    device,
+    options: dict,
+    client,
+    progress: Callable[[chunks.Progress], None] | None = None,
+    chunk_count: int | None = None,
+    arrays: bool = False,
+) -> list[Solution] | SolutionArrays:
     """Solve ``problems`` on ``client``'s workers; solutions in input order (see the module doc;
     with ``arrays``, as one :class:`SolutionArrays`).
 
@@ -195,8 +205,17 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         owner.update(zip(keys, range(first, stop)))
         # earlier chunks first (the tapered shares end with small chunks): a graph's tasks run in the
         # order given, and a higher priority runs before a lower one
-        return client.map(solve_on_worker, placed, solver=solver, options=options, device=worker_device, key=keys,
-                          pure=False, resources=resources, priority=-first)
+        return client.map(
+            solve_on_worker,
+            placed,
+            solver=solver,
+            options=options,
+            device=worker_device,
+            key=keys,
+            pure=False,
+            resources=resources,
+            priority=-first,
+        )
 
     collector = chunks.Collector(problems, plan.ranges, progress, arrays)
     collector.start = began
@@ -261,7 +280,7 @@ def solve_many(problems: Sequence, solver: str, device, options: dict, client,
         placement.release()
         raise
     collector.client_seconds = time.perf_counter() - began
-    if pending is None:   # no chunk was sent: an empty batch
+    if pending is None:  # no chunk was sent: an empty batch
         placement.release()
         return collector.result()
     try:

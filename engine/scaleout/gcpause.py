@@ -8,6 +8,7 @@ reference cycles, so reference counting frees it all the same; the collector is 
 (and runs on its own schedule) when the batch ends, with the batch's surviving objects counted as
 old ones rather than scanned at once as young ones.
 """
+
 from __future__ import annotations
 
 import gc

@@ -13,6 +13,7 @@ and only where ``MALLOC_TRIM_THRESHOLD_`` was set and ``MALLOC_MMAP_THRESHOLD_``
 whose mmap threshold was chosen on purpose keeps it (set ``MALLOC_MMAP_THRESHOLD_=131072`` in a
 worker's environment to keep Dask's behaviour).
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -36,8 +37,11 @@ def keep_large_blocks_on_heap() -> bool:
     global _done
     if _done:
         return True
-    if not sys.platform.startswith("linux") or "MALLOC_TRIM_THRESHOLD_" not in os.environ \
-            or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+    if (
+        not sys.platform.startswith("linux")
+        or "MALLOC_TRIM_THRESHOLD_" not in os.environ
+        or "MALLOC_MMAP_THRESHOLD_" in os.environ
+    ):
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")

@@ -6,6 +6,7 @@ batch is cut into chunks of equal planned cost (:mod:`clsolve.scaleout.chunks`);
 chunk when it has fewer than two in hand, so a faster device takes more. A worker process that
 dies has its chunks re-run on a fresh one.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -60,8 +61,9 @@ def _pool(slot: int, device: Device, broken: futures.ProcessPoolExecutor | None 
     if broken is not None and _pools.get(key) is broken:
         _pools.pop(key).shutdown(wait=False, cancel_futures=True)
     if key not in _pools:
-        _pools[key] = futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                                  initializer=_start_worker, initargs=(device.index,))
+        _pools[key] = futures.ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(device.index,)
+        )
     return _pools[key]
 
 
@@ -85,9 +87,15 @@ def _handed_over(sent: list[futures.Future], timeout: float = 0.05) -> None:
 
 
 # long: the sending and receiving closures share one batch's state (held, load, attempts)
-def solve_many(problems: Sequence, solver: str, devices: Sequence[Device], options: dict,
-               progress: Callable[[chunks.Progress], None] | None = None,
-               chunk_count: int | None = None, arrays: bool = False) -> list[Solution] | SolutionArrays:
+def solve_many(
+    problems: Sequence,
+    solver: str,
+    devices: Sequence[Device],
+    options: dict,
+    progress: Callable[[chunks.Progress], None] | None = None,
+    chunk_count: int | None = None,
+    arrays: bool = False,
+) -> list[Solution] | SolutionArrays:
     """Solve ``problems`` over ``devices`` (several, or the same one twice); solutions in input order
     (with ``arrays``, as one :class:`SolutionArrays`)."""
     began = time.perf_counter()

@@ -1,5 +1,6 @@
 """bnb's device list: node buffers sized once per search, the two kernels of a step
 (``bnb.cl``), the transfers, and what each uninterruptible part costs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,6 +25,8 @@ FIELDS = (("W", 8), ("P", 8), ("s", 4), ("U", 8), ("L", 8))
 FIELD_BYTES = tuple(size for _, size in FIELDS)
 #: Nodes of the first device list (it grows by doubling from there).
 FIRST_NODES = 4096
+
+
 def list_nodes(n: int, node_limit: int) -> int:
     """The most nodes a device list for ``n`` items holds: the first list's size or the tree's widest
     level (2^n), up to the node limit (at least MIN_NODES)."""
@@ -53,7 +56,7 @@ class DeviceSteps:
     def __init__(self, items: Items, device: Device, budget: int, node_limit: int, local_size: int):
         """``node_limit``: the most nodes the device list may hold; ``local_size``: the work-group size."""
         self.device, self.items, self.budget = device, items, budget
-        self.counted, self.count_every = deadline.Stopwatch(), 0.0   # when the held bytes were last counted, and how often
+        self.counted, self.count_every = deadline.Stopwatch(), 0.0  # when the held bytes were last counted, and how often
         # a list downloaded to be split must fit the host budget as well
         self.node_limit = max(MIN_NODES, min(node_limit, budget // (2 * HOST_NODE_BYTES)))
         self.limit = self.node_limit
@@ -61,16 +64,17 @@ class DeviceSteps:
         self.most = list_nodes(items.n, node_limit)
         self.work = Workspace(device, Plan("bnb", device_buffers(items.n, self.most, local_size)))
         self.count = 0
-        self.top = 0                      # an upper bound on the U of every node of the device list
+        self.top = 0  # an upper bound on the U of every node of the device list
         self.capacity = 0
         self.upload_seconds = self.kernel_seconds = self.download_seconds = 0.0
         self._ready = False
         self.sets: list = [[], []]
-        self.labels = ["a", "b"]   # the plan's names of each list's buffers (they swap at each step)
+        self.labels = ["a", "b"]  # the plan's names of each list's buffers (they swap at each step)
         step = "device step" if device.is_gpu else "device step (cpu)"
-        self.rates = {name: deadline.Rate(*FIRST_RATES[first]) for name, first in
-                      (("device step", step), ("host step", "host step"), ("filter", "filter"),
-                       ("transfer", "transfer"))}
+        self.rates = {
+            name: deadline.Rate(*FIRST_RATES[first])
+            for name, first in (("device step", step), ("host step", "host step"), ("filter", "filter"), ("transfer", "transfer"))
+        }
 
     # -- time ------------------------------------------------------------------------------------
     def fit_limit(self) -> None:
@@ -118,8 +122,8 @@ class DeviceSteps:
         capacity = min(max(need, min(self.limit, max(2 * self.capacity, FIRST_NODES))), max(need, self.most))
         slots = 2 * capacity
         old = self.sets[0] if keep_list and self.capacity else []
-        current_label, other_label = self.labels[1], self.labels[0]   # the new list where the other one was
-        if self.capacity:   # all but the list kept: given back before the larger ones are made
+        current_label, other_label = self.labels[1], self.labels[0]  # the new list where the other one was
+        if self.capacity:  # all but the list kept: given back before the larger ones are made
             self._release(self.labels[1], self.sets[1])
             if not old:
                 self._release(self.labels[0], self.sets[0])
@@ -150,7 +154,8 @@ class DeviceSteps:
         """The step's two kernels, the item arguments bound; node buffers are bound at each step."""
         items = self.items
         self.branch = self.program.kernel("bnb_branch").set(
-            w=self.w, p=self.p, suffix_min=self.suffix, n=np.uint32(items.n), c=np.uint64(items.capacity))
+            w=self.w, p=self.p, suffix_min=self.suffix, n=np.uint32(items.n), c=np.uint64(items.capacity)
+        )
         self.compact = self.program.kernel("bnb_compact")
 
     def upload(self, nodes, branched: bool = True) -> None:
@@ -218,10 +223,11 @@ class DeviceSteps:
         groups = -(-q // size)
         watch = deadline.Stopwatch()
         current, other = self.sets
-        self.branch.set(q=np.uint32(q), k=np.uint32(step), best=np.uint64(best), **_named(current),
-                        keep=self.keep, results=self.results).enqueue(queue, (groups * size,), (size,))
+        self.branch.set(
+            q=np.uint32(q), k=np.uint32(step), best=np.uint64(best), **_named(current), keep=self.keep, results=self.results
+        ).enqueue(queue, (groups * size,), (size,))
         results = np.empty(3 * groups, dtype=np.uint64)
-        cl.enqueue_copy(queue, results, self.results)           # blocking: waits for the kernel
+        cl.enqueue_copy(queue, results, self.results)  # blocking: waits for the kernel
         values, packed = results[0::3], results[1::3]
         counts = (packed & np.uint64(U32_MASK)).astype(np.int64)
         kept = int(counts.sum())
@@ -238,10 +244,11 @@ class DeviceSteps:
         if kept:
             offsets = np.zeros(groups, dtype=np.uint32)
             offsets[1:] = np.cumsum(counts[:-1])
-            self._offsets = offsets                             # kept alive until the copy is done
+            self._offsets = offsets  # kept alive until the copy is done
             cl.enqueue_copy(queue, self.offsets, offsets, is_blocking=False)
-            self.compact.set(q=np.uint32(q), keep=self.keep, offsets=self.offsets, **_named(current),
-                             **_named(other, "2"), origin=self.origin).enqueue(queue, (groups * size,), (size,))
+            self.compact.set(
+                q=np.uint32(q), keep=self.keep, offsets=self.offsets, **_named(current), **_named(other, "2"), origin=self.origin
+            ).enqueue(queue, (groups * size,), (size,))
             # waited for: the caller may filter these records at once
             cl.enqueue_copy(queue, origin, self.origin, is_blocking=True)
         self.sets, self.labels = [other, current], self.labels[::-1]

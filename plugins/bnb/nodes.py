@@ -1,5 +1,6 @@
 """bnb's nodes: the sorted items, the lists (W, P, S, U, L of [LE12]), and the host step
 over a list (branch, bound, label, compact) with the dominance filter."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,14 +14,14 @@ from .tuning import HOST_GREEDY_ITEMS, U32_MASK
 class Items:
     """The instance as the search sees it: items sorted by decreasing profit/weight."""
 
-    weights: np.ndarray      # int64, sorted
-    profits: np.ndarray      # int64, sorted
-    order: np.ndarray        # original index of each sorted item
-    suffix_min: np.ndarray   # min(weights[i:]) (last entry: a sentinel above any capacity)
+    weights: np.ndarray  # int64, sorted
+    profits: np.ndarray  # int64, sorted
+    order: np.ndarray  # original index of each sorted item
+    suffix_min: np.ndarray  # min(weights[i:]) (last entry: a sentinel above any capacity)
     capacity: int
-    prefix_weights: np.ndarray | None = None   # sums of weights[:i] (None when they pass int64)
+    prefix_weights: np.ndarray | None = None  # sums of weights[:i] (None when they pass int64)
     prefix_profits: np.ndarray | None = None
-    small: bool = False                        # capacity x largest profit < 2^63: int64 bounds are exact
+    small: bool = False  # capacity x largest profit < 2^63: int64 bounds are exact
     dominance: bool = True
 
     @property
@@ -34,10 +35,10 @@ class Frontier:
     produced, with the origin records of the steps before it."""
 
     step: int
-    nodes: tuple[np.ndarray, ...]         # W, P, S, U, L (int64)
+    nodes: tuple[np.ndarray, ...]  # W, P, S, U, L (int64)
     offset: int = 0
-    records: tuple | list = ()           # per earlier step: (q, origin array, offset)
-    bound: int = 0                       # an upper bound on every node's U
+    records: tuple | list = ()  # per earlier step: (q, origin array, offset)
+    bound: int = 0  # an upper bound on every node's U
 
 
 @dataclass
@@ -45,14 +46,14 @@ class Search:
     """What one search has found so far."""
 
     best: int
-    selected: np.ndarray                 # in sorted order
-    nodes: int = 0                        # nodes branched
+    selected: np.ndarray  # in sorted order
+    nodes: int = 0  # nodes branched
     host_steps: int = 0
     device_steps: int = 0
     chunks: int = 0
     host_seconds: float = 0.0
     device_seconds: float = 0.0
-    stopped: str = ""                    # why the search stopped early ("" while it runs to the end)
+    stopped: str = ""  # why the search stopped early ("" while it runs to the end)
     open_bound: int = 0
 
 
@@ -87,7 +88,7 @@ def upper(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarr
     ps, ws = items.profits[at].astype(np.uint64), slack_w.astype(np.uint64)
     small = (r <= U32_MASK) & (ps <= U32_MASK)
     exact = (np.where(small, r, 0) * np.where(small, ps, 0)) // ws
-    approx = (r.astype(np.float64) * ps.astype(np.float64) / ws.astype(np.float64) * (1.0 + 1e-15))
+    approx = r.astype(np.float64) * ps.astype(np.float64) / ws.astype(np.float64) * (1.0 + 1e-15)
     approx = np.minimum(np.minimum(approx, 2.0**63).astype(np.uint64) + 1, ps)
     fraction = np.where(small, exact, approx).astype(np.int64)
     return np.where(n > S, P + fraction, P)
@@ -112,7 +113,7 @@ def lower(items: Items, W: np.ndarray, P: np.ndarray, S: np.ndarray) -> np.ndarr
             rest = rest - np.where(take, w[i], 0)
             L = L + np.where(take, p[i], 0)
             if take.any() and position % 16 == 15 and int(rest.max()) < limit:
-                candidates = candidates[position + 1:]
+                candidates = candidates[position + 1 :]
                 candidates = candidates[w[candidates] <= rest.max()]
                 break
         else:

@@ -28,6 +28,8 @@ from the steps before it (``clsolve.runtime.deadline.Rate``) and stops before on
 limit; the device list is kept short enough that downloading it to split it fits a quarter of the
 margin, and the largest upper bound of a device list comes with each step's small read.
 """
+
+# long module: the search's steps, splits, stops and records share the frontier and its rates
 from __future__ import annotations
 
 import numpy as np
@@ -68,10 +70,18 @@ class BranchAndBoundSolver(DeviceSolver):
     anytime = True
     summary = "breadth-first branch and bound for KP01 on an OpenCL device ([LE12]), any capacity up to 2^62, with items"
 
-    def __init__(self, max_nodes: int | None = None, host_threshold: int = HOST_THRESHOLD,
-                 local_size: int | None = None, presolve: bool = True, dominance: bool = True,
-                 dominance_max_nodes: int = DOMINANCE_MAX_NODES, fixing: bool = True,
-                 memory_limit: int | None = None, aggregate: bool = False):
+    def __init__(
+        self,
+        max_nodes: int | None = None,
+        host_threshold: int = HOST_THRESHOLD,
+        local_size: int | None = None,
+        presolve: bool = True,
+        dominance: bool = True,
+        dominance_max_nodes: int = DOMINANCE_MAX_NODES,
+        fixing: bool = True,
+        memory_limit: int | None = None,
+        aggregate: bool = False,
+    ):
         """``max_nodes`` caps the list (default: what the device holds; at least ``MIN_NODES``, below
         which the chunks of the list would be explored almost node by node), beyond which the list is
         explored in chunks; ``memory_limit`` caps the host bytes of lists and records (default: the host
@@ -109,7 +119,7 @@ class BranchAndBoundSolver(DeviceSolver):
 
     def _node_limit(self, device: Device, items: int) -> int:
         """The longest list the device may hold beside the items (and ``max_nodes``, when smaller)."""
-        local = self._local_size(device)   # a node's bytes, and its share of its work-group's results
+        local = self._local_size(device)  # a node's bytes, and its share of its work-group's results
         limit = (device.memory_budget - 8 * (3 * items + 1) - 2**20) * local // (NODE_BYTES * local + 28)
         limit = min(limit, device.max_allocation // 16, 2**30)
         return max(2, min(limit, self.max_nodes or limit))
@@ -134,14 +144,21 @@ class BranchAndBoundSolver(DeviceSolver):
             items = self._items(reduced)
             W, P, S, U, L = self._root(items)
             gap = int(U[0] - L[0])
-        return Plan(solver=self.name,
-                    device_buffers=device_buffers(n, nodes, self._local_size(device)),
-                    cell_updates=n, launches=2 * n,
-                    seconds=n * STEP_SECONDS[kind] * (OPEN_GAP_MARGIN if gap else 1) + 0.001,
-                    details={"max_nodes": limit, "root_gap": gap, "host_threshold": self.host_threshold,
-                             "local_size": self._local_size(device), "host_memory_limit": self._budget(),
-                             "note": "cell_updates counts branching steps (one per item); the nodes "
-                                     "explored depend on the instance"})
+        return Plan(
+            solver=self.name,
+            device_buffers=device_buffers(n, nodes, self._local_size(device)),
+            cell_updates=n,
+            launches=2 * n,
+            seconds=n * STEP_SECONDS[kind] * (OPEN_GAP_MARGIN if gap else 1) + 0.001,
+            details={
+                "max_nodes": limit,
+                "root_gap": gap,
+                "host_threshold": self.host_threshold,
+                "local_size": self._local_size(device),
+                "host_memory_limit": self._budget(),
+                "note": "cell_updates counts branching steps (one per item); the nodes explored depend on the instance",
+            },
+        )
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
@@ -187,23 +204,43 @@ class BranchAndBoundSolver(DeviceSolver):
         selected = np.zeros(items.n, dtype=bool)
         selected[items.order[search.selected]] = True
         total = watch.seconds
-        timings = Timings(upload=engine.upload_seconds, kernels=engine.kernel_seconds,
-                          download=engine.download_seconds,
-                          host=total - engine.upload_seconds - engine.kernel_seconds - engine.download_seconds)
-        notes = [f"{search.nodes} nodes branched in {search.host_steps} host and {search.device_steps} device steps "
-                 f"(host threshold {self.host_threshold}); {search.host_seconds * 1e3:.1f} ms on the host, "
-                 f"{search.device_seconds * 1e3:.1f} ms in device steps"]
+        timings = Timings(
+            upload=engine.upload_seconds,
+            kernels=engine.kernel_seconds,
+            download=engine.download_seconds,
+            host=total - engine.upload_seconds - engine.kernel_seconds - engine.download_seconds,
+        )
+        notes = [
+            f"{search.nodes} nodes branched in {search.host_steps} host and {search.device_steps} device steps "
+            f"(host threshold {self.host_threshold}); {search.host_seconds * 1e3:.1f} ms on the host, "
+            f"{search.device_seconds * 1e3:.1f} ms in device steps"
+        ]
         if search.chunks:
             notes.append(f"the list passed max_nodes = {engine.limit}: explored in {search.chunks} extra chunk(s)")
         if search.stopped:
-            notes.append(f"{search.stopped}: best found {search.best}, open upper bound "
-                         f"{search.open_bound} (gap {search.open_bound - search.best})")
-        stats = {"nodes": search.nodes, "host_steps": search.host_steps, "device_steps": search.device_steps,
-                 "chunks": search.chunks, "host_seconds": search.host_seconds,
-                 "device_seconds": search.device_seconds}
-        return Solution(value=search.best, selected=selected, optimal=not search.stopped, solver=self.name,
-                        device=device.label, timings=timings, notes=notes,
-                        bound=search.open_bound if search.stopped else None, stats=stats)
+            notes.append(
+                f"{search.stopped}: best found {search.best}, open upper bound "
+                f"{search.open_bound} (gap {search.open_bound - search.best})"
+            )
+        stats = {
+            "nodes": search.nodes,
+            "host_steps": search.host_steps,
+            "device_steps": search.device_steps,
+            "chunks": search.chunks,
+            "host_seconds": search.host_seconds,
+            "device_seconds": search.device_seconds,
+        }
+        return Solution(
+            value=search.best,
+            selected=selected,
+            optimal=not search.stopped,
+            solver=self.name,
+            device=device.label,
+            timings=timings,
+            notes=notes,
+            bound=search.open_bound if search.stopped else None,
+            stats=stats,
+        )
 
     # -- the search --------------------------------------------------------------------------
     def _root(self, items: Items) -> tuple[np.ndarray, ...]:
@@ -236,16 +273,14 @@ class BranchAndBoundSolver(DeviceSolver):
             index = offset + came % q
         return bits
 
-    def _improve(self, items: Items, search: Search, frontier: Frontier, step: int, son: int, value: int,
-                 W: int, S: int) -> None:
+    def _improve(self, items: Items, search: Search, frontier: Frontier, step: int, son: int, value: int, W: int, S: int) -> None:
         """Record son ``son`` (x_step = 0 of node ``son`` of ``frontier``) as the new incumbent."""
         decided = np.append(self._path(frontier.records, step, frontier.offset + son), False)
         selected = self._completion(items, decided, W, S)
         # the full greedy completion packs at least what the son's lower bound counted
         search.selected, search.best = selected, max(value, int(items.profits[selected].sum()))
 
-    def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search,
-                 engine: DeviceSteps) -> None:
+    def _explore(self, frontier: Frontier, stack: list, items: Items, search: Search, engine: DeviceSteps) -> None:
         """Breadth first from ``frontier`` to the last item; chunks beyond the node limit go on the stack."""
         nodes, offset, step = frontier.nodes, frontier.offset, frontier.step
         records = list(frontier.records)  # appended once per step; frontiers pushed later keep a copy
@@ -257,8 +292,7 @@ class BranchAndBoundSolver(DeviceSolver):
                 return
             device_path = on_device or count >= self.host_threshold
             engine.fit_limit()
-            stop = _stop_reason(engine, records, stack, nodes, on_device,
-                                engine.predict(count, on_device, device_path))
+            stop = _stop_reason(engine, records, stack, nodes, on_device, engine.predict(count, on_device, device_path))
             if not stop and device_path and not on_device:
                 stop = engine.upload_within(nodes)
                 on_device = not stop
@@ -280,8 +314,9 @@ class BranchAndBoundSolver(DeviceSolver):
             if not on_device:
                 nodes = self._split(nodes, step, records, stack, engine.limit, search)
 
-    def _device_step(self, items: Items, search: Search, engine: DeviceSteps, here: Frontier,
-                     filtered: int) -> tuple[np.ndarray, int]:
+    def _device_step(
+        self, items: Items, search: Search, engine: DeviceSteps, here: Frontier, filtered: int
+    ) -> tuple[np.ndarray, int]:
         """Branch the device list on item ``here.step``; filter it for dominance when it has doubled
         since the last filter (amortized: the transfers and the sort cost at most about twice the
         list's own growth) and the filter fits in the time left. Returns the origin records and the
@@ -301,8 +336,9 @@ class BranchAndBoundSolver(DeviceSolver):
             filtered = max(engine.count, 64)
         return origin, filtered
 
-    def _host_step(self, items: Items, search: Search, engine: DeviceSteps,
-                   here: Frontier) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    def _host_step(
+        self, items: Items, search: Search, engine: DeviceSteps, here: Frontier
+    ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         """Branch the host list on item ``here.step`` (NumPy); returns the new list and its origins."""
         watch = deadline.Stopwatch()
         nodes, origin, improved = host_step(items, here.nodes, here.step, search.best)
@@ -326,7 +362,7 @@ class BranchAndBoundSolver(DeviceSolver):
             return nodes
         bound = int(nodes[3].max())
         for start in range(((total - 1) // size) * size, 0, -size):
-            part = tuple(a[start:start + size] for a in nodes)
+            part = tuple(a[start : start + size] for a in nodes)
             stack.append(Frontier(step, part, start, tuple(records), bound))
             search.chunks += 1
         return tuple(a[:size] for a in nodes)
@@ -344,23 +380,26 @@ def _held_bytes(records: list, stack: list, nodes, on_device: bool) -> int:
     return sum(arrays.values())
 
 
-def _stop_reason(engine: DeviceSteps, records: list, stack: list, nodes,
-                 on_device: bool, predicted: float) -> str:
+def _stop_reason(engine: DeviceSteps, records: list, stack: list, nodes, on_device: bool, predicted: float) -> str:
     """Why the search must stop before the next step, predicted to take ``predicted`` seconds ("" to
     go on)."""
     if deadline.expired():
         return f"time limit of {deadline.seconds():g} s reached"
     if not deadline.allows(predicted):
-        return (f"time limit of {deadline.seconds():g} s reached (the next step, predicted to take "
-                f"{predicted:.3f} s, would end past it)")
+        return (
+            f"time limit of {deadline.seconds():g} s reached (the next step, predicted to take "
+            f"{predicted:.3f} s, would end past it)"
+        )
     if engine.counted.seconds < engine.count_every:  # counting walks every record: at most every BUDGET_CHECK_SECONDS
         return ""
     counting = deadline.Stopwatch()
     held = _held_bytes(records, stack, nodes, on_device)
     engine.counted, engine.count_every = deadline.Stopwatch(), max(BUDGET_CHECK_SECONDS, 10 * counting.seconds)
     if held > engine.budget:
-        return (f"host memory budget of {memory.format_bytes(engine.budget)} reached ({memory.format_bytes(held)} of lists and "
-                f"records; raise memory_limit to search further)")
+        return (
+            f"host memory budget of {memory.format_bytes(engine.budget)} reached ({memory.format_bytes(held)} of lists and "
+            f"records; raise memory_limit to search further)"
+        )
     return ""
 
 

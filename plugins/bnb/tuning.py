@@ -1,4 +1,5 @@
 """bnb's measured constants: thresholds, node sizes and the first guesses of step costs."""
+
 #: Lists shorter than this are branched by the host (NumPy); the paper switches at 192 nodes.
 #: Measured with ``clsolve bench bnb`` on the H100 (ci/results/bench-bnb-h100.json, the
 #: host_threshold sweep over ten n = 500 correlated instances): a device step costs about 200 us
@@ -33,6 +34,11 @@ WIRE_NODE_BYTES = 36
 HOST_TOUCH_SECONDS = 3e-9
 #: First guesses of what the uninterruptible parts of a step cost (overhead s, s per unit); each is
 #: replaced by measurements as the search runs (``clsolve.runtime.deadline.Rate``).
-FIRST_RATES = {"device step": (1e-4, 1e-9), "device step (cpu)": (1e-4, 2e-8), "host step": (1e-4, 3e-7),
-               "filter": (1e-4, 3e-7), "transfer": (1e-4, 1e-9)}
+FIRST_RATES = {
+    "device step": (1e-4, 1e-9),
+    "device step (cpu)": (1e-4, 2e-8),
+    "host step": (1e-4, 3e-7),
+    "filter": (1e-4, 3e-7),
+    "transfer": (1e-4, 1e-9),
+}
 U32_MASK = 0xFFFFFFFF

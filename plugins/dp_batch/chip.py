@@ -7,6 +7,7 @@ longer than one tile (32 states per work-item) or than local memory keeps the it
 a tile of the flattened states would need the halo that its items reach back, and one item of a
 2-D instance already reaches w2 x (C1 + 1) states back, more than local memory holds.
 """
+
 from __future__ import annotations
 
 import numpy as np

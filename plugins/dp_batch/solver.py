@@ -14,6 +14,7 @@ The host side works on the batch as packed arrays (``clsolve.batch.packed``) fro
 answers, with no Python object per instance; a batch of 63,000 costs a few milliseconds of NumPy
 besides packing the problems and building the solutions.
 """
+
 # long module: the batch's two methods (the DP and subset enumeration) share the packed layout and the plan
 from __future__ import annotations
 
@@ -78,10 +79,21 @@ PLAN_SECONDS = 0.002
 #: S, the instance's first state in the concatenated rows; its first decision word; its states
 #: (C1+1)(C2+1)(C3+1); the flattening spans of dp_states.h; its first work-group; its first item in
 #: the weights and profits arrays; n_k; decision words per item row.
-INSTANCE = np.dtype([("state_offset", np.uint64), ("decision_offset", np.uint64), ("states", np.uint32),
-                     ("span1", np.uint32), ("span2", np.uint32), ("first_tile", np.uint32),
-                     ("first_item", np.uint32), ("items", np.uint32), ("words_per_row", np.uint32),
-                     ("pad", np.uint32)], align=True)
+INSTANCE = np.dtype(
+    [
+        ("state_offset", np.uint64),
+        ("decision_offset", np.uint64),
+        ("states", np.uint32),
+        ("span1", np.uint32),
+        ("span2", np.uint32),
+        ("first_tile", np.uint32),
+        ("first_item", np.uint32),
+        ("items", np.uint32),
+        ("words_per_row", np.uint32),
+        ("pad", np.uint32),
+    ],
+    align=True,
+)
 #: The dense DP over concatenated rows ([LLMF], Algorithms 3.1-3.3).
 DP_SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_batch", "dp_batch.cl")
 #: Every subset of each instance.
@@ -111,11 +123,20 @@ class _Answer:
 
 class KnapsackBatchSolver(PackedBatchSolver):
     name = "dp-batch"
-    summary = ("k instances at once on an OpenCL device, one launch per item step (rows that fit in local memory: "
-               "all their items in one launch), items by per-instance backtracking")
+    summary = (
+        "k instances at once on an OpenCL device, one launch per item step (rows that fit in local memory: "
+        "all their items in one launch), items by per-instance backtracking"
+    )
 
-    def __init__(self, local_size: int | None = None, poison: bool = False, memory_limit: int | None = None,
-                 method: str = "auto", presolve: bool = True, on_chip: bool | None = None):
+    def __init__(
+        self,
+        local_size: int | None = None,
+        poison: bool = False,
+        memory_limit: int | None = None,
+        method: str = "auto",
+        presolve: bool = True,
+        on_chip: bool | None = None,
+    ):
         """``local_size`` overrides the work-group size; ``poison`` fills device buffers with garbage
         first (tests); ``memory_limit`` caps the device bytes one chunk may use (default: the
         device's own limit), which forces a batch into several chunks. ``method`` chooses per
@@ -162,8 +183,10 @@ class KnapsackBatchSolver(PackedBatchSolver):
         totals = problem.weights.sum(axis=0, dtype=object)
         for d, (c, total) in enumerate(zip(problem.capacities.tolist(), totals)):
             if min(c, int(total)) > ENUMERATION_MAX_CAPACITY:
-                return (f"method=enumerate holds capacities in 32 bits: capacity {d} is {c} and its items weigh "
-                        f"{int(total)} in all, both above {ENUMERATION_MAX_CAPACITY}")
+                return (
+                    f"method=enumerate holds capacities in 32 bits: capacity {d} is {c} and its items weigh "
+                    f"{int(total)} in all, both above {ENUMERATION_MAX_CAPACITY}"
+                )
         return None
 
     def enumerates(self, problem: Knapsack) -> bool:
@@ -222,8 +245,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
     def _made_work(self, packed: PackedProblems, device: Device) -> _Work:
         self.refuse_others(packed)
         n, m, _ = packed.segments()
-        reduction = reduce_packed(packed, self._as_given(n, m, packed.cells())) if self.presolve \
-            else identity_packed(packed)
+        reduction = reduce_packed(packed, self._as_given(n, m, packed.cells())) if self.presolve else identity_packed(packed)
         reduced = reduction.reduced
         rn, rm, _ = reduced.segments()
         cells = reduced.cells()
@@ -239,7 +261,8 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 if longest > ENUMERATION_MAX_ITEMS:
                     continue
                 if np.exp2(rn[rows]).sum() / MODEL_SUBSETS_PER_SECOND[kind] < self._least_dp_seconds(
-                        rn[rows], cells[rows], device, self._dtype(reduced, rows)):
+                    rn[rows], cells[rows], device, self._dtype(reduced, rows)
+                ):
                     enumerated[rows] = True
                     del dense[width]
         return _Work(reduction, np.flatnonzero(enumerated), dense)
@@ -254,8 +277,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             seconds += chip.seconds(float((n * cells)[stays].sum()), kind) + MODEL_LAUNCH_SECONDS[kind]
         return seconds
 
-    def _refuse(self, packed: PackedProblems, reduced: PackedProblems, n: np.ndarray, m: np.ndarray,
-                cells: np.ndarray) -> None:
+    def _refuse(self, packed: PackedProblems, reduced: PackedProblems, n: np.ndarray, m: np.ndarray, cells: np.ndarray) -> None:
         """Raise UnsupportedProblemError for the first reduced knapsack this solver cannot solve."""
         dense_bad = (m > MAX_DIMS) | (cells > MAX_STATES)
         if self.method == "enumerate":
@@ -295,8 +317,9 @@ class KnapsackBatchSolver(PackedBatchSolver):
         tiles = -(-states // (32 * local_size))
         return 2 * states * self._dtype(reduced, rows).itemsize, n * tiles * local_size * 4, n, states
 
-    def _chunks(self, row_bytes: np.ndarray, decision_bytes: np.ndarray, device: Device,
-                describe: Callable[[int], str]) -> list[np.ndarray]:
+    def _chunks(
+        self, row_bytes: np.ndarray, decision_bytes: np.ndarray, device: Device, describe: Callable[[int], str]
+    ) -> list[np.ndarray]:
         """Positions of each chunk, in order, each chunk within the memory budget (``describe``
         names the problem at a position, for the error when one alone is too large)."""
         total, per_buffer = self._budget(device)
@@ -305,15 +328,17 @@ class KnapsackBatchSolver(PackedBatchSolver):
             i = int(np.argmax(alone))
             raise DoesNotFitError(
                 f"{describe(i)}: {self.name} needs {int(row_bytes[i])} B of state rows and {int(decision_bytes[i])} B "
-                f"of decision bits for it alone; {device.label} allows {total} B in all and {per_buffer} B per buffer")
+                f"of decision bits for it alone; {device.label} allows {total} B in all and {per_buffer} B per buffer"
+            )
         rows_all, decisions_all = int(row_bytes.sum()), int(decision_bytes.sum())
         if rows_all + decisions_all <= total and rows_all / 2 <= per_buffer and decisions_all <= per_buffer:
             return [np.arange(len(row_bytes))]
         chunks: list[np.ndarray] = []
         first = rows = decisions = 0
         for position, (r, d) in enumerate(zip(row_bytes.tolist(), decision_bytes.tolist())):
-            if position > first and (rows + r + d + decisions > total or (rows + r) / 2 > per_buffer
-                                     or decisions + d > per_buffer):
+            if position > first and (
+                rows + r + d + decisions > total or (rows + r) / 2 > per_buffer or decisions + d > per_buffer
+            ):
                 chunks.append(np.arange(first, position))
                 first, rows, decisions = position, 0, 0
             rows += r
@@ -325,6 +350,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         def describe(i: int) -> str:
             position = int(packed.knapsack_positions[int(reduced.positions[int(rows[i])])])
             return problem_label(position, packed.unpack_one(position))
+
         return describe
 
     def plan_packed(self, packed: PackedProblems, device: Device) -> Plan:
@@ -335,9 +361,15 @@ class KnapsackBatchSolver(PackedBatchSolver):
         n = np.diff(reduced.item_offsets)
         kind = "gpu" if device.is_gpu else "other"
         local_size = self._local_size(device)
-        plan = Plan(solver=self.name, details={"instances": len(packed.knapsack_positions), "local_size": local_size,
-                                                "presolved": int((work.reduction.note_index >= 0).sum()),
-                                                "solved_by_presolve": len(packed.knapsack_positions) - len(reduced)})
+        plan = Plan(
+            solver=self.name,
+            details={
+                "instances": len(packed.knapsack_positions),
+                "local_size": local_size,
+                "presolved": int((work.reduction.note_index >= 0).sum()),
+                "solved_by_presolve": len(packed.knapsack_positions) - len(reduced),
+            },
+        )
         if work.enumerated.size:
             rows = work.enumerated
             dtype = self._dtype(reduced, rows)
@@ -358,14 +390,16 @@ class KnapsackBatchSolver(PackedBatchSolver):
             steps = sum(int(items[chunk][~stays[chunk]].max(initial=0)) for chunk in chunks)
             launches = steps + len(chunks) + sum(-(-int(stays[chunk].sum()) // chip.LAUNCH_GROUPS) for chunk in chunks)
             for chunk in chunks:
-                for key, size in _dense_buffers(items[chunk], states[chunk], stays[chunk], dtype.itemsize,
-                                                local_size).items():
+                for key, size in _dense_buffers(items[chunk], states[chunk], stays[chunk], dtype.itemsize, local_size).items():
                     plan.device_buffers[key] = max(plan.device_buffers.get(key, 0), size)
             plan.cell_updates += updates
             plan.launches += launches
-            plan.seconds += ((updates - chip_updates) * (dtype.itemsize * 2 + 0.125) / MODEL_BANDWIDTH[kind]
-                             + chip.seconds(chip_updates, kind) + float(decision_bytes[stays].sum()) / MODEL_BANDWIDTH[kind]
-                             + launches * MODEL_LAUNCH_SECONDS[kind])
+            plan.seconds += (
+                (updates - chip_updates) * (dtype.itemsize * 2 + 0.125) / MODEL_BANDWIDTH[kind]
+                + chip.seconds(chip_updates, kind)
+                + float(decision_bytes[stays].sum()) / MODEL_BANDWIDTH[kind]
+                + launches * MODEL_LAUNCH_SECONDS[kind]
+            )
             plan.details["value_type"] = opencl_type(dtype)
             plan.details["on_chip"] = plan.details.get("on_chip", 0) + int(stays.sum())
             chunk_count += len(chunks)
@@ -373,6 +407,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         plan.details["chunks"] = chunk_count
         return plan
 
+    # long: the batch's enumerated and dense parts and their answers in input order
     def solve_packed(self, packed: PackedProblems, device: Device, plan: Plan) -> PackedSolutions:
         """Solve a packed batch with its plan: values and items of every knapsack, in order."""
         watch = deadline.Stopwatch()
@@ -403,8 +438,11 @@ class KnapsackBatchSolver(PackedBatchSolver):
             row_bytes, decision_bytes, _, _ = self._dense_layout(reduced, rows, local_size)
             chunks = self._chunks(row_bytes, decision_bytes, device, self._describer(packed, reduced, rows))
             for number, chunk in enumerate(chunks):
-                extra = (f"batch split into {len(chunks)} chunks to fit {device.label}; this was chunk {number + 1}",) \
-                    if len(chunks) > 1 else ()
+                extra = (
+                    (f"batch split into {len(chunks)} chunks to fit {device.label}; this was chunk {number + 1}",)
+                    if len(chunks) > 1
+                    else ()
+                )
                 put(rows[chunk], self._run(self._rows(reduced, rows[chunk]), device, dtype), extra)
         all_values, all_selected = reduction.expand(values, selected)
         k = len(packed.knapsack_positions)
@@ -417,12 +455,22 @@ class KnapsackBatchSolver(PackedBatchSolver):
         labels = []
         for code in distinct.tolist():
             b, note = divmod(code, notes)
-            labels.append((self.name, device.label,
-                           (batch_notes[b - 1] if b else ()) + ((reduction.notes[note - 1],) if note else ())))
-        return PackedSolutions(positions=packed.knapsack_positions, values=all_values, item_offsets=packed.item_offsets,
-                               selected=all_selected, optimal=np.ones(k, dtype=bool), timings=all_timings,
-                               labels=labels, label_index=label_index.ravel().astype(np.int32), extras={}, failures={},
-                               seconds=watch.seconds)
+            labels.append(
+                (self.name, device.label, (batch_notes[b - 1] if b else ()) + ((reduction.notes[note - 1],) if note else ()))
+            )
+        return PackedSolutions(
+            positions=packed.knapsack_positions,
+            values=all_values,
+            item_offsets=packed.item_offsets,
+            selected=all_selected,
+            optimal=np.ones(k, dtype=bool),
+            timings=all_timings,
+            labels=labels,
+            label_index=label_index.ravel().astype(np.int32),
+            extras={},
+            failures={},
+            seconds=watch.seconds,
+        )
 
     @staticmethod
     def _rows(reduced: PackedProblems, rows: np.ndarray) -> PackedProblems:
@@ -449,14 +497,18 @@ class KnapsackBatchSolver(PackedBatchSolver):
         streamed = n * cells * (2 * value_bytes + 0.125) / MODEL_BANDWIDTH[kind]
         if device is not None:
             local_size = self._local_size(device)
-            stays = np.where(wide, self._on_chip(cells, device, np.dtype(np.int64), local_size),
-                             self._on_chip(cells, device, np.dtype(np.int32), local_size))
+            stays = np.where(
+                wide,
+                self._on_chip(cells, device, np.dtype(np.int64), local_size),
+                self._on_chip(cells, device, np.dtype(np.int32), local_size),
+            )
             streamed = np.where(stays, n * cells / chip.MODEL_UPDATES_PER_SECOND[kind], streamed)
         cost = np.where(enumerated, np.exp2(np.minimum(n, 64)) / MODEL_SUBSETS_PER_SECOND[kind], streamed)
         return np.where(taken, cost, np.nan)
 
     # ---------------------------------------------------------------------------------- the device
 
+    # long: one enumeration's layout, buffers and two launches share their arrays
     def _enumerate(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
         """Every subset of each instance, on the device (subset_enum.cl)."""
         timings = Timings()
@@ -466,9 +518,16 @@ class KnapsackBatchSolver(PackedBatchSolver):
             k = len(batch_problems)
             batch = Concatenated.of(batch_problems, dtype, clamp_capacities=True)
             largest_sum = int(np.add.reduceat(batch.weights.astype(np.int64), batch.first_item, axis=0).max())
-            program = kernels.program(device, ENUMERATION_SOURCE, {
-                "VALUE_T": opencl_type(dtype), "LOCAL_SIZE": local_size, "BLOCK_BITS": block_bits,
-                "SUM_T": "uint" if largest_sum < 2**32 else "ulong"})
+            program = kernels.program(
+                device,
+                ENUMERATION_SOURCE,
+                {
+                    "VALUE_T": opencl_type(dtype),
+                    "LOCAL_SIZE": local_size,
+                    "BLOCK_BITS": block_bits,
+                    "SUM_T": "uint" if largest_sum < 2**32 else "ulong",
+                },
+            )
             blocks = 2 ** np.maximum(batch.sizes - block_bits, 0)
             groups_per_instance = -(-blocks // local_size)
             first_group = np.zeros(k, dtype=np.int64)
@@ -482,8 +541,11 @@ class KnapsackBatchSolver(PackedBatchSolver):
 
         with timings.phase("upload"):
             queue = device.queue
-            work = Workspace(device, Plan(self.name, _enumeration_buffers(batch.sizes, dtype.itemsize, local_size)),
-                             poison=POISON_BYTE if self.poison else None)
+            work = Workspace(
+                device,
+                Plan(self.name, _enumeration_buffers(batch.sizes, dtype.itemsize, local_size)),
+                poison=POISON_BYTE if self.poison else None,
+            )
             buffers = [work.upload("enumeration", a) for a in (weights, profits, capacities, instances, group_instance)]
             group_value = work.empty("enumeration", groups * dtype.itemsize)
             group_mask = work.empty("enumeration", groups * 4)
@@ -494,19 +556,28 @@ class KnapsackBatchSolver(PackedBatchSolver):
         with timings.phase("kernels"):
             weights_buf, profits_buf, capacities_buf, instances_buf, group_instance_buf = buffers
             program.kernel("enum_blocks").set(
-                weights=weights_buf, profits=profits_buf, capacities=capacities_buf, instances=instances_buf,
-                group_instance=group_instance_buf, group_value=group_value, group_mask=group_mask,
+                weights=weights_buf,
+                profits=profits_buf,
+                capacities=capacities_buf,
+                instances=instances_buf,
+                group_instance=group_instance_buf,
+                group_value=group_value,
+                group_mask=group_mask,
             ).enqueue(queue, (groups * local_size,), (local_size,))
             group = min(64, device.max_work_group_size)
             program.kernel("enum_finish").set(
-                instances=instances_buf, group_value=group_value, group_mask=group_mask, count=np.uint32(k),
-                groups=np.uint32(groups), selected=selected_buf, values=values_buf,
+                instances=instances_buf,
+                group_value=group_value,
+                group_mask=group_mask,
+                count=np.uint32(k),
+                groups=np.uint32(groups),
+                selected=selected_buf,
+                values=values_buf,
             ).enqueue(queue, (-(-k // group) * group,), (group,))
             deadline.drain(queue, f"{self.name}: the batch's last launch")
         return self._collect(queue, values_buf, selected_buf, dtype, k, first_item, timings, "subset enumeration")
 
-    def _collect(self, queue, values_buf, selected_buf, dtype, k: int, items: int, timings: Timings,
-                 method: str) -> _Answer:
+    def _collect(self, queue, values_buf, selected_buf, dtype, k: int, items: int, timings: Timings, method: str) -> _Answer:
         """Read back the values and item flags of a batch."""
         with timings.phase("download"):
             values, selected = np.empty(k, dtype=dtype), np.empty(items, dtype=np.uint8)
@@ -516,8 +587,12 @@ class KnapsackBatchSolver(PackedBatchSolver):
             deadline.drain(queue, f"{self.name}: the answers' download", pending)
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: unwritten item flags")
-        return _Answer(values.astype(np.int64), selected.view(bool), timings,
-                       f"{method} in a batch of {k}; timings are the batch's divided by {k}")
+        return _Answer(
+            values.astype(np.int64),
+            selected.view(bool),
+            timings,
+            f"{method} in a batch of {k}; timings are the batch's divided by {k}",
+        )
 
     # long: one chunk's layout, upload, item steps and backtracking share its buffers
     def _run(self, batch_problems: PackedProblems, device: Device, dtype: np.dtype) -> _Answer:
@@ -528,10 +603,17 @@ class KnapsackBatchSolver(PackedBatchSolver):
             k = len(batch_problems)
             batch = Concatenated.of(batch_problems, dtype)
             stays = self._on_chip(batch.states, device, dtype, local_size)
-            program = kernels.program(device, DP_SOURCE, {
-                "VALUE_T": opencl_type(dtype), "DIMS": m, "LOCAL_SIZE": local_size,
-                "CHIP_STATES": chip.row_room(batch.states[stays], local_size)},
-                preamble=kernels.struct_declaration("instance_t", INSTANCE))
+            program = kernels.program(
+                device,
+                DP_SOURCE,
+                {
+                    "VALUE_T": opencl_type(dtype),
+                    "DIMS": m,
+                    "LOCAL_SIZE": local_size,
+                    "CHIP_STATES": chip.row_room(batch.states[stays], local_size),
+                },
+                preamble=kernels.struct_declaration("instance_t", INSTANCE),
+            )
             caps = batch.capacities.astype(np.int64)
             tiles = -(-batch.states // (32 * local_size))
             words_per_row = tiles * local_size
@@ -574,15 +656,30 @@ class KnapsackBatchSolver(PackedBatchSolver):
             chip_launches = range(0, chip_instance.size, chip.LAUNCH_GROUPS)
             pacer = Pacer(queue, f"{self.name} item steps", len(chip_launches) + steps)
             chip_kernel = program.kernel("dp_batch_chip").set(  # final rows where the backtracking reads the steps'
-                decisions=decisions, weights=weights_buf, profits=profits_buf, instances=table_buf,
-                chip_instance=chip_buf, final_row=rows[steps & 1])
+                decisions=decisions,
+                weights=weights_buf,
+                profits=profits_buf,
+                instances=table_buf,
+                chip_instance=chip_buf,
+                final_row=rows[steps & 1],
+            )
             for first in chip_launches:
                 groups = min(chip.LAUNCH_GROUPS, chip_instance.size - first)
                 chip_kernel.set(first_chip=np.uint32(first)).enqueue(queue, (groups * local_size,), (local_size,))
                 pacer.launch()
-            step_kernels = [program.kernel("dp_batch_step").set(
-                prev=rows[parity], next=rows[1 - parity], decisions=decisions, weights=weights_buf, profits=profits_buf,
-                instances=table_buf, tile_instance=tiles_buf, steps=np.uint32(steps)) for parity in range(2)]
+            step_kernels = [
+                program.kernel("dp_batch_step").set(
+                    prev=rows[parity],
+                    next=rows[1 - parity],
+                    decisions=decisions,
+                    weights=weights_buf,
+                    profits=profits_buf,
+                    instances=table_buf,
+                    tile_instance=tiles_buf,
+                    steps=np.uint32(steps),
+                )
+                for parity in range(2)
+            ]
             global_size = (len(tile_instance) * local_size,)
             for step in range(steps):
                 step_kernels[step & 1].set(step=np.uint32(step)).enqueue(queue, global_size, (local_size,))
@@ -590,8 +687,14 @@ class KnapsackBatchSolver(PackedBatchSolver):
             values_buf = work.empty("answers", k * dtype.itemsize)
             group = min(64, device.max_work_group_size)
             program.kernel("dp_batch_backtrack").set(
-                decisions=decisions, weights=weights_buf, instances=table_buf, capacities=caps_buf,
-                final_row=rows[steps & 1], count=np.uint32(k), selected=selected_buf, values=values_buf,
+                decisions=decisions,
+                weights=weights_buf,
+                instances=table_buf,
+                capacities=caps_buf,
+                final_row=rows[steps & 1],
+                count=np.uint32(k),
+                selected=selected_buf,
+                values=values_buf,
             ).enqueue(queue, (-(-k // group) * group,), (group,))
             deadline.drain(queue, f"{self.name}: the batch's last launch")
         method = "dynamic programming" + (f", {chip_instance.size} of {k} rows on chip" if chip_instance.size else "")
@@ -625,14 +728,17 @@ def _enumeration_buffers(sizes: np.ndarray, value_bytes: int, local_size: int) -
     return {"enumeration": items * (12 + value_bytes + 1) + k * (12 + 16 + value_bytes) + groups * (8 + value_bytes)}
 
 
-def _dense_buffers(sizes: np.ndarray, states: np.ndarray, stays: np.ndarray, value_bytes: int,
-                   local_size: int) -> dict[str, int]:
+def _dense_buffers(sizes: np.ndarray, states: np.ndarray, stays: np.ndarray, value_bytes: int, local_size: int) -> dict[str, int]:
     """Device bytes of one chunk of the batched DP (``_run``): items (weights in three words, profits)
     and capacities; the instance table and the work-groups' instances; both rows; the decisions; the
     answers (item flags, values)."""
     items, k = int(sizes.sum()), int(sizes.size)
     tiles = -(-states // (32 * local_size))
-    return {"items": items * (12 + value_bytes) + 12 * k,
-            "tables": INSTANCE.itemsize * k + 4 * (int(tiles[~stays].sum()) + 1) + 4 * (int(stays.sum()) + 1),
-            "row_a": int(states.sum()) * value_bytes, "row_b": int(states.sum()) * value_bytes,
-            "decisions": max(4, int((sizes * tiles * local_size).sum()) * 4), "answers": items + k * value_bytes}
+    return {
+        "items": items * (12 + value_bytes) + 12 * k,
+        "tables": INSTANCE.itemsize * k + 4 * (int(tiles[~stays].sum()) + 1) + 4 * (int(stays.sum()) + 1),
+        "row_a": int(states.sum()) * value_bytes,
+        "row_b": int(states.sum()) * value_bytes,
+        "decisions": max(4, int((sizes * tiles * local_size).sum()) * 4),
+        "answers": items + k * value_bytes,
+    }

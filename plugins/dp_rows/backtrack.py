@@ -1,6 +1,7 @@
 """The trace-back of ``dp-rows`` ([LLMF], Algorithm 2.1, steps 8-12): from the capacities, item by
 item from the last, whether the item was taken at the capacity left (its decision bit), on one
 work-item over the decision rows kept on the device, or on the host over the rows streamed there."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,13 +16,19 @@ def on_device(problem: Knapsack, device: Device, program: kernels.Program, layou
     item."""
     span1, span2 = spans(problem)
     backtrack = program.kernel("dp_rows_backtrack").set(
-        weights=held.weights, words_per_row=np.uint64(layout.words_per_row), span1=np.uint32(span1),
-        span2=np.uint32(span2), remaining=held.remaining, selected=held.selected)
+        weights=held.weights,
+        words_per_row=np.uint64(layout.words_per_row),
+        span1=np.uint32(span1),
+        span2=np.uint32(span2),
+        remaining=held.remaining,
+        selected=held.selected,
+    )
     for k in reversed(range(len(held.chunks))):
         first, count = held.chunks[k]
         buffer, offset = held.store.readable(k)
-        backtrack.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first),
-                      chunk_items=np.uint32(count))
+        backtrack.set(
+            decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first), chunk_items=np.uint32(count)
+        )
         backtrack.enqueue(device.queue, (1 << BACK_DEPTH,), (1 << BACK_DEPTH,))
 
 

@@ -2,6 +2,7 @@
 a work-group reads its tile of the row and a halo of ``halo_rows`` x ``local_size`` states below it into
 local memory once, applies up to ``most`` items whose weights sum to at most the halo, and writes the
 tile and each item's decision words once. Heavier items keep the passes of ``chain.launches``."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ def pays(problem: Knapsack, blocks: Blocks) -> bool:
     if not blocks.most or not problem.n:
         return False
     fits = _fits(_weights(problem), blocks)
-    rows = (problem.cells() - reachable_floors(problem)).astype(np.float64)   # each item's states swept
+    rows = (problem.cells() - reachable_floors(problem)).astype(np.float64)  # each item's states swept
     return bool(rows[fits >= BLOCK_ITEMS].sum() >= BLOCKED_SHARE * rows.sum())
 
 
@@ -85,7 +86,7 @@ def launches(chunks: list[tuple[int, int]], per_pass: int, weights: np.ndarray, 
     ``chain.launches`` groups them (per_pass items, pairs and a single item at a run's end)."""
     out: list[tuple[int, int, bool]] = []
     for first, count in chunks:
-        fits = _fits(weights[first: first + count], blocks).tolist()   # a block's size from each item
+        fits = _fits(weights[first : first + count], blocks).tolist()  # a block's size from each item
         k = 0
         while k < count:
             if fits[k] >= 2:

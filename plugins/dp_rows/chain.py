@@ -2,6 +2,7 @@
 chained in one launch (``dp_rows_chain`` in ``dp_rows.cl``: work-groups own tiles of the row
 for all of them, the rows in a ring of slots, each tile waiting for the tiles to its left), so a
 short row no longer costs a launch per pass."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -48,8 +49,9 @@ class Chain:
         return (2 * states if self.passes == 1 else self.slots * self.pitch) * dtype.itemsize
 
 
-def choose(asked: int | None, local_size: int | None, states: int, dtype: np.dtype, device: Device,
-           ring_bytes: int = CHAIN_RING_BYTES) -> Chain:
+def choose(
+    asked: int | None, local_size: int | None, states: int, dtype: np.dtype, device: Device, ring_bytes: int = CHAIN_RING_BYTES
+) -> Chain:
     """``asked`` passes per launch, or by default (``bench dp-rows`` on the H100): CHAIN_PASSES on a GPU
     for rows of at most CHAIN_ROW states, as many as a ring of ``ring_bytes`` (at most
     CHAIN_RING_BYTES) holds; else 1. Chained, the decision words per tile are ``local_size`` (default
@@ -79,8 +81,9 @@ def launches(chunks: list[tuple[int, int]], per_pass: int, chain: int = 1) -> li
     out: list[tuple[int, int]] = []
     for first, count in chunks:
         if chain > 1:
-            out.extend((item, min(chain * per_pass, first + count - item))
-                       for item in range(first, first + count, chain * per_pass))
+            out.extend(
+                (item, min(chain * per_pass, first + count - item)) for item in range(first, first + count, chain * per_pass)
+            )
             continue
         item = first
         while item < first + count:

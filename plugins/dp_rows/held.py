@@ -1,4 +1,5 @@
 """The device buffers of one ``dp-rows`` solve (``solver.py`` makes them, the sweeps use them)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,6 +4,7 @@ flowing from stage to stage, so a tile waits on another work-group once per stag
 pass; the rows a stage's items read further back than the tile live in the work-group's own rings.
 A launch applies up to LAUNCH_ITEMS items; the trace-back and the store of decision rows are those of
 the other passes."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -72,8 +73,9 @@ class Pipeline:
         return {"rows": self.rows_bytes(dtype), "rings": self.rings_bytes(dtype), "progress": self.progress_bytes(n)}
 
 
-def choose(asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device, local_size: int | None,
-           budget: int) -> Pipeline | None:
+def choose(
+    asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device, local_size: int | None, budget: int
+) -> Pipeline | None:
     """``asked`` items a stage (0: no pipeline), or by default STAGE_ITEMS on a GPU for rows of at
     most PIPELINE_ROW states and at least STAGES_PER_TILE stages a tile; m = 1 only, where local
     memory holds a work-group's tile (two rows of values and a byte per item and state). The rings
@@ -106,8 +108,11 @@ def choose(asked: int | None, problem: Knapsack, dtype: np.dtype, device: Device
 
 def launches(chunks: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """(first item, items) of each launch: each chunk of decision rows in pieces of LAUNCH_ITEMS."""
-    return [(item, min(LAUNCH_ITEMS, first + count - item))
-            for first, count in chunks for item in range(first, first + count, LAUNCH_ITEMS)]
+    return [
+        (item, min(LAUNCH_ITEMS, first + count - item))
+        for first, count in chunks
+        for item in range(first, first + count, LAUNCH_ITEMS)
+    ]
 
 
 def seconds(problem: Knapsack, pipeline: Pipeline, dtype: np.dtype, bandwidth: float, kind: str) -> float:
@@ -121,15 +126,23 @@ def seconds(problem: Knapsack, pipeline: Pipeline, dtype: np.dtype, bandwidth: f
     return moved / bandwidth + steps * STEP_SECONDS[kind]
 
 
-def sweep(device: Device, plan: Plan, program: kernels.Program, layout: DecisionLayout, held: Held,
-          pipeline: Pipeline, what: str) -> tuple[cl.Buffer, int]:
+def sweep(
+    device: Device, plan: Plan, program: kernels.Program, layout: DecisionLayout, held: Held, pipeline: Pipeline, what: str
+) -> tuple[cl.Buffer, int]:
     """Every launch of the pipeline, each chunk of decision rows handed to the store when written;
     returns the rows' buffer and the first state of the slot holding the last stage's row."""
     assert held.rings is not None and held.progress is not None
     kernel = program.kernel("dp_rows_pipeline").set(
-        between=held.rows[0], pitch=np.uint64(pipeline.pitch), rings=held.rings, ring=np.uint32(pipeline.ring),
-        weights=held.weights, profits=held.profits, states=np.uint32(layout.states),
-        words_per_row=np.uint64(layout.words_per_row), progress=held.progress)
+        between=held.rows[0],
+        pitch=np.uint64(pipeline.pitch),
+        rings=held.rings,
+        ring=np.uint32(pipeline.ring),
+        weights=held.weights,
+        profits=held.profits,
+        states=np.uint32(layout.states),
+        words_per_row=np.uint64(layout.words_per_row),
+        progress=held.progress,
+    )
     group = pipeline.local_size * pipeline.split
     slot = 0
     pacer = Pacer(device.queue, what, plan.launches, plan.launch_seconds)
@@ -141,8 +154,8 @@ def sweep(device: Device, plan: Plan, program: kernels.Program, layout: Decision
             stages = -(-items // pipeline.stage)
             fill(device.queue, held.progress, 0, 4 * (1 + stages))
             event = kernel.set(base=np.uint32(slot), first=np.uint32(item), count=np.uint32(items)).enqueue(
-                device.queue, (min(pipeline.groups, stages) * group,), (group,),
-                wait_for=wait if item == first else None)
+                device.queue, (min(pipeline.groups, stages) * group,), (group,), wait_for=wait if item == first else None
+            )
             slot = (slot + stages) % 2
             pacer.launch()
         held.store.finished(k, event)

@@ -4,6 +4,7 @@ the states of the empty row that pass the test, then one launch per pass of 1 or
 rows ping-ponging between two buffers and the bits of kept states between the two rows of one. The
 passes' items and tests go to the device as a table after those rows, so that a launch sets one
 argument, its index."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,30 +46,50 @@ class Passes:
     pending: list[cl.Event]
 
 
-def prepare(problem: Knapsack, device: Device, plan: Plan, program: kernels.Program, layout: DecisionLayout,
-            held: Held, pruning: Pruning) -> Passes:
+def prepare(
+    problem: Knapsack, device: Device, plan: Plan, program: kernels.Program, layout: DecisionLayout, held: Held, pruning: Pruning
+) -> Passes:
     """The kernels of a pruned sweep over ``problem`` with the buffers ``held`` (its ``kept`` set), and
     the passes' table (first item, width, threshold) copied after the two rows of kept states."""
     span1, span2 = spans(problem)
     assert held.kept is not None
     steps = np.array(chaining.launches(held.chunks, int(plan.details["items_per_launch"])), dtype=np.int64)
-    tests = pruning.thresholds(np.r_[0, steps.sum(axis=1)])   # before the first item, then after each pass
+    tests = pruning.thresholds(np.r_[0, steps.sum(axis=1)])  # before the first item, then after each pass
     table = np.column_stack([steps, tests[1:]]).astype(np.float64)
     pending: list[cl.Event] = []
     copy_later(device.queue, held.kept, table, pending, 2 * layout.row_bytes)
     price1, price2, price3 = (np.float64(price) for price in pruning.prices3())
-    shape = {"states": np.uint32(layout.states), "span1": np.uint32(span1), "span2": np.uint32(span2),
-             "price1": price1, "price2": price2, "price3": price3}
-    start = program.kernel("dp_rows_bounded_first").set(
-        live=held.kept, threshold=np.float64(tests[0]), **shape)
-    return Passes(start, [program.kernel("dp_rows_bounded").set(
-        prev=held.rows[parity], next=held.rows[1 - parity], live=held.kept, weights=held.weights,
-        profits=held.profits, words_per_row=np.uint64(layout.words_per_row),
-        table_word=np.uint64(2 * layout.words_per_row), **shape) for parity in range(2)], pending)
+    shape = {
+        "states": np.uint32(layout.states),
+        "span1": np.uint32(span1),
+        "span2": np.uint32(span2),
+        "price1": price1,
+        "price2": price2,
+        "price3": price3,
+    }
+    start = program.kernel("dp_rows_bounded_first").set(live=held.kept, threshold=np.float64(tests[0]), **shape)
+    return Passes(
+        start,
+        [
+            program.kernel("dp_rows_bounded").set(
+                prev=held.rows[parity],
+                next=held.rows[1 - parity],
+                live=held.kept,
+                weights=held.weights,
+                profits=held.profits,
+                words_per_row=np.uint64(layout.words_per_row),
+                table_word=np.uint64(2 * layout.words_per_row),
+                **shape,
+            )
+            for parity in range(2)
+        ],
+        pending,
+    )
 
 
-def sweep(device: Device, plan: Plan, layout: DecisionLayout, held: Held, passes: Passes,
-          what: str) -> tuple[cl.Buffer, int, int, int]:
+def sweep(
+    device: Device, plan: Plan, layout: DecisionLayout, held: Held, passes: Passes, what: str
+) -> tuple[cl.Buffer, int, int, int]:
     """The states kept before the first item, then one launch per pass, each chunk of decision rows
     handed to the store when written. Returns the buffer holding the last pass's row, the row's first
     state there, and the byte offset in ``held.kept`` of the word and the bit that say whether the
@@ -84,8 +105,11 @@ def sweep(device: Device, plan: Plan, layout: DecisionLayout, held: Held, passes
             kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
         event = None
         for item, _ in chaining.launches([(first, count)], int(plan.details["items_per_launch"])):
-            event = passes.by_parity[done & 1].set(pass_index=np.uint32(done)).enqueue(
-                device.queue, grid, group, wait_for=wait if item == first else None)
+            event = (
+                passes.by_parity[done & 1]
+                .set(pass_index=np.uint32(done))
+                .enqueue(device.queue, grid, group, wait_for=wait if item == first else None)
+            )
             done += 1
             pacer.launch()
         held.store.finished(k, event)

@@ -12,6 +12,7 @@ they fit (each chunk within the device's largest allocation), a single work-item
 back (Algorithm 2.1, steps 8-12) so only the value and the item vector are read back; otherwise
 streamed to host memory while the sweep goes on, and walked back on the host.
 """
+
 # long module: the plan and the passes it launches (one by one, chained, in blocks) share the layout, the
 # decision chunks and the buffers held on the device
 from __future__ import annotations
@@ -80,11 +81,22 @@ class RowParallelSolver(DeviceSolver):
     name = "dp-rows"
     summary = "row-parallel DP on an OpenCL device, 1 to 4 items per launch, m = 1..3, rows streamed to host past device memory"
 
-    def __init__(self, value_bits: int | None = None, local_size: int | None = None, poison: bool = False,
-                 items_per_launch: int | None = None, presolve: bool = True, store: str = "auto",
-                 device_memory_limit: int | None = None, chain: int | None = None, dominance: bool = True,
-                 fixing: bool = True, pruning: bool = True, block: int | None = None,
-                 pipeline: int | None = None):
+    def __init__(
+        self,
+        value_bits: int | None = None,
+        local_size: int | None = None,
+        poison: bool = False,
+        items_per_launch: int | None = None,
+        presolve: bool = True,
+        store: str = "auto",
+        device_memory_limit: int | None = None,
+        chain: int | None = None,
+        dominance: bool = True,
+        fixing: bool = True,
+        pruning: bool = True,
+        block: int | None = None,
+        pipeline: int | None = None,
+    ):
         """``value_bits`` forces 32- or 64-bit values (default: 32 when the total profit fits).
         ``local_size`` overrides the work-group size. ``items_per_launch``: 1 (the paper's one launch
         per item), 2 (two items fused per pass, so each row is read and written once per two items),
@@ -158,29 +170,51 @@ class RowParallelSolver(DeviceSolver):
         for more), or by default on a GPU where they pay (``blocks.pays``); else none."""
         local_size = work_group_size(device.max_work_group_size, self.local_size)
         if self.block is not None or not device.is_gpu or chain not in (None, 1):
-            return blocking.choose(self.block, problem.m, (chain or 1) > 1, local_size, dtype.itemsize,
-                                   device.local_memory)
+            return blocking.choose(self.block, problem.m, (chain or 1) > 1, local_size, dtype.itemsize, device.local_memory)
         found = blocking.choose(blocking.MAX_BLOCK, problem.m, False, local_size, dtype.itemsize, device.local_memory)
         return found if blocking.pays(problem, found) else NO_BLOCKS
 
-    def _store(self, problem: Knapsack, layout: DecisionLayout, dtype: np.dtype, device: Device,
-               mode: str, per_pass: int, chain: Chain | Pipeline, pruned: bool) -> tuple[StorePlan, list[tuple[int, int]], int]:
+    def _store(
+        self,
+        problem: Knapsack,
+        layout: DecisionLayout,
+        dtype: np.dtype,
+        device: Device,
+        mode: str,
+        per_pass: int,
+        chain: Chain | Pipeline,
+        pruned: bool,
+    ) -> tuple[StorePlan, list[tuple[int, int]], int]:
         """Where the decision rows live, their chunks (first item, items), and the other device bytes
         (``chain``: the passes' rows and counters, or the pipeline's)."""
         if isinstance(chain, Pipeline):
             rows = sum(chain.buffers(dtype, problem.n).values())
         else:
             rows = chain.rows_bytes(layout.states, dtype) + (4 * layout.tiles if chain.passes > 1 else 0)
-        other = (rows + problem.n * (12 + dtype.itemsize + 1) + 16
-                 + (pruned_passes.kept_bytes(layout, problem.n) if pruned else 0))
-        store, chunks = plan_rows(f"{problem.describe()}: decision rows", problem.n, layout.row_bytes, device,
-                                  other, self.device_memory_limit, mode, multiple=max(2, per_pass))
+        other = rows + problem.n * (12 + dtype.itemsize + 1) + 16 + (pruned_passes.kept_bytes(layout, problem.n) if pruned else 0)
+        store, chunks = plan_rows(
+            f"{problem.describe()}: decision rows",
+            problem.n,
+            layout.row_bytes,
+            device,
+            other,
+            self.device_memory_limit,
+            mode,
+            multiple=max(2, per_pass),
+        )
         return store, chunks, other
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         pruned = self._pruning(problem) is not None
-        return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device, pruned),
-                       self.dominance, heavy_first=True, fixing=self.fixing)
+        return planned(
+            self.name,
+            problem,
+            self.presolve,
+            lambda reduced: self._plan(reduced, device, pruned),
+            self.dominance,
+            heavy_first=True,
+            fixing=self.fixing,
+        )
 
     def least_seconds(self, problem: Knapsack, device: Device) -> float:
         """The plan's decision bits alone (a bit per item and state from the row's reachable floor on,
@@ -190,8 +224,10 @@ class RowParallelSolver(DeviceSolver):
         def bits(reduced: Knapsack) -> float:
             states = reduced.n * reduced.cells() - int(reachable_floors(reduced).sum())
             return states / 8 / MODEL_BANDWIDTH[kind] + 0.002
+
         return least(problem, self.presolve, bits, self.dominance, heavy_first=True, fixing=self.fixing)
 
+    # long: the passes' layout, store, chain, blocks and estimate are planned together
     def _plan(self, problem: Knapsack, device: Device, pruned: bool = False, chained: int | None = None) -> Plan:
         """The plan of the DP over ``problem`` (presolve done); ``pruned``: with states left out by the
         reduction's bound where the passes are launched one by one (not where short rows chain them)
@@ -203,8 +239,14 @@ class RowParallelSolver(DeviceSolver):
         pipeline = None if pruned or blocks.most else self._pipeline(problem, device, dtype, chained)
         if pipeline is not None:
             return self._pipeline_plan(problem, device, dtype, pipeline)
-        chain = chaining.choose(1 if blocks.most else asked, self.local_size, states, dtype, device,
-                                device_budget(device, 0, self.device_memory_limit) // 4)
+        chain = chaining.choose(
+            1 if blocks.most else asked,
+            self.local_size,
+            states,
+            dtype,
+            device,
+            device_budget(device, 0, self.device_memory_limit) // 4,
+        )
         pruned = pruned and pruned_passes.pays(problem, chain.passes, device)
         layout = DecisionLayout(states, chain.local_size)
         per_pass = self.items_per_pass(problem, chain.passes > 1)
@@ -223,34 +265,53 @@ class RowParallelSolver(DeviceSolver):
         # a pass sweeps from its first item's floor on (a block writes the decision bits of every item)
         swept = layout.states - self._first_tiles(problem, layout, chain)[items] * layout.tile_states
         passes = len(swept)
-        read = np.where(blocked, 1 + blocks.halo / layout.tile_states, 1.0)   # rows read per row written
+        read = np.where(blocked, 1 + blocks.halo / layout.tile_states, 1.0)  # rows read per row written
         moved = float(np.sum(swept * ((read + 1) * dtype.itemsize + widths / 8)))
-        launches = (len(chaining.launches(chunks, per_pass, chain.passes)) if chain.passes > 1 else passes) + \
-            (len(chunks) if store.mode == "device" else 0) + int(pruned)  # and the states kept before the first pass
+        launches = (
+            (len(chaining.launches(chunks, per_pass, chain.passes)) if chain.passes > 1 else passes)
+            + (len(chunks) if store.mode == "device" else 0)
+            + int(pruned)
+        )  # and the states kept before the first pass
         return Plan(
             solver=self.name,
             device_buffers=buffers,
             host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
             cell_updates=int(np.sum(widths * swept)),
             launches=launches,
-            seconds=(moved / MODEL_BANDWIDTH[kind] + launches * MODEL_LAUNCH_SECONDS[kind]
-                     + (passes * chaining.PASS_SECONDS[kind] if chain.passes > 1 else 0.0)
-                     + store.host_bytes / MODEL_COPY_BANDWIDTH + 0.002),
-            details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
-                     "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
-                     "states_per_row": states, "items_per_launch": per_pass, "chain": chain.passes,
-                     "split": chain.split, "pruning": pruned, "block": blocks.most, "halo_rows": blocks.halo_rows,
-                     "pipeline": 0},
+            seconds=(
+                moved / MODEL_BANDWIDTH[kind]
+                + launches * MODEL_LAUNCH_SECONDS[kind]
+                + (passes * chaining.PASS_SECONDS[kind] if chain.passes > 1 else 0.0)
+                + store.host_bytes / MODEL_COPY_BANDWIDTH
+                + 0.002
+            ),
+            details={
+                "value_type": opencl_type(dtype),
+                "local_size": layout.local_size,
+                "store": store.mode,
+                "decision_chunks": len(chunks),
+                "items_per_chunk": chunks[0][1] if chunks else 0,
+                "states_per_row": states,
+                "items_per_launch": per_pass,
+                "chain": chain.passes,
+                "split": chain.split,
+                "pruning": pruned,
+                "block": blocks.most,
+                "halo_rows": blocks.halo_rows,
+                "pipeline": 0,
+            },
         )
 
     def _pipeline(self, problem: Knapsack, device: Device, dtype: np.dtype, chained: int | None) -> Pipeline | None:
         """The pipeline: ``pipeline`` as asked, or by default (``pipeline.choose``) unless passes are asked
         for (``chain``, ``items_per_launch``, ``block``, or ``chained`` by the caller)."""
-        if self.pipeline is None and (chained is not None or self.chain is not None
-                                      or self.items_per_launch is not None or self.block):
+        if self.pipeline is None and (
+            chained is not None or self.chain is not None or self.items_per_launch is not None or self.block
+        ):
             return None
-        return pipelining.choose(self.pipeline, problem, dtype, device, self.local_size,
-                                 device_budget(device, 0, self.device_memory_limit))
+        return pipelining.choose(
+            self.pipeline, problem, dtype, device, self.local_size, device_budget(device, 0, self.device_memory_limit)
+        )
 
     def _pipeline_plan(self, problem: Knapsack, device: Device, dtype: np.dtype, pipeline: Pipeline) -> Plan:
         """The plan of the DP over ``problem`` as a pipeline of stages (every state of every row)."""
@@ -262,16 +323,34 @@ class RowParallelSolver(DeviceSolver):
         kind = "gpu" if device.is_gpu else "other"
         launches = len(pipelining.launches(chunks)) + (len(chunks) if store.mode == "device" else 0)
         return Plan(
-            solver=self.name, device_buffers=buffers,
+            solver=self.name,
+            device_buffers=buffers,
             host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
-            cell_updates=problem.n * layout.states, launches=launches,
-            seconds=(pipelining.seconds(problem, pipeline, dtype, MODEL_BANDWIDTH[kind], kind)
-                     + launches * MODEL_LAUNCH_SECONDS[kind] + store.host_bytes / MODEL_COPY_BANDWIDTH + 0.002),
-            details={"value_type": opencl_type(dtype), "local_size": layout.local_size,
-                     "store": store.mode, "decision_chunks": len(chunks), "items_per_chunk": chunks[0][1] if chunks else 0,
-                     "states_per_row": layout.states, "items_per_launch": 1, "chain": 1, "split": pipeline.split,
-                     "pruning": False, "block": 0, "halo_rows": 0, "pipeline": pipeline.stage,
-                     "groups": pipeline.groups, "ring": pipeline.ring},
+            cell_updates=problem.n * layout.states,
+            launches=launches,
+            seconds=(
+                pipelining.seconds(problem, pipeline, dtype, MODEL_BANDWIDTH[kind], kind)
+                + launches * MODEL_LAUNCH_SECONDS[kind]
+                + store.host_bytes / MODEL_COPY_BANDWIDTH
+                + 0.002
+            ),
+            details={
+                "value_type": opencl_type(dtype),
+                "local_size": layout.local_size,
+                "store": store.mode,
+                "decision_chunks": len(chunks),
+                "items_per_chunk": chunks[0][1] if chunks else 0,
+                "states_per_row": layout.states,
+                "items_per_launch": 1,
+                "chain": 1,
+                "split": pipeline.split,
+                "pruning": False,
+                "block": 0,
+                "halo_rows": 0,
+                "pipeline": pipeline.stage,
+                "groups": pipeline.groups,
+                "ring": pipeline.ring,
+            },
         )
 
     @staticmethod
@@ -279,8 +358,14 @@ class RowParallelSolver(DeviceSolver):
         """The plan's pipeline (None: passes)."""
         if not plan.details.get("pipeline"):
             return None
-        return Pipeline(int(plan.details["pipeline"]), layout.local_size, int(plan.details["split"]),
-                        int(plan.details["groups"]), int(plan.details["ring"]), layout.tiles * layout.tile_states)
+        return Pipeline(
+            int(plan.details["pipeline"]),
+            layout.local_size,
+            int(plan.details["split"]),
+            int(plan.details["groups"]),
+            int(plan.details["ring"]),
+            layout.tiles * layout.tile_states,
+        )
 
     @staticmethod
     def _first_tiles(problem: Knapsack, layout: DecisionLayout, chain: Chain | None) -> np.ndarray:
@@ -291,8 +376,7 @@ class RowParallelSolver(DeviceSolver):
         return reachable_floors(problem) // layout.tile_states
 
     # -- solving -----------------------------------------------------------------------------
-    def _run(self, problem: Knapsack, device: Device, plan: Plan, keep_decisions: bool,
-             pruning: Pruning | None = None):
+    def _run(self, problem: Knapsack, device: Device, plan: Plan, keep_decisions: bool, pruning: Pruning | None = None):
         """The DP on the device: value, and the item flags (or, with ``keep_decisions``, the decision
         bits of every row), with the time of each phase. With ``pruning``, states that cannot lead past
         its floor are left out; where the state of the capacities is one of them, the value is 0 and no
@@ -304,20 +388,27 @@ class RowParallelSolver(DeviceSolver):
             program, chain = self._program(problem, device, plan, layout, dtype, pruning)
             pipeline = self._pipeline_of(plan, layout)
         with timings.phase("upload"):
-            held = self._upload(problem, Workspace(device, plan), layout, dtype, str(plan.details["store"]),
-                                int(plan.details["items_per_launch"]), chain, pruning is not None, pipeline)
-            bounded = None if pruning is None else pruned_passes.prepare(problem, device, plan, program, layout, held,
-                                                                         pruning)
+            held = self._upload(
+                problem,
+                Workspace(device, plan),
+                layout,
+                dtype,
+                str(plan.details["store"]),
+                int(plan.details["items_per_launch"]),
+                chain,
+                pruning is not None,
+                pipeline,
+            )
+            bounded = None if pruning is None else pruned_passes.prepare(problem, device, plan, program, layout, held, pruning)
         try:
             with timings.phase("kernels"):
-                kept_at, kept_bit = None, 0   # with pruning: where it says whether C's state was kept
+                kept_at, kept_bit = None, 0  # with pruning: where it says whether C's state was kept
                 if pipeline is not None:
                     row, start = pipelining.sweep(device, plan, program, layout, held, pipeline, f"{self.name} stages")
                 elif chain.passes > 1:
                     row, start = self._chain(problem, device, plan, program, layout, held, chain)
                 elif bounded is not None:
-                    row, start, kept_at, kept_bit = pruned_passes.sweep(device, plan, layout, held, bounded,
-                                                                        f"{self.name} rows")
+                    row, start, kept_at, kept_bit = pruned_passes.sweep(device, plan, layout, held, bounded, f"{self.name} rows")
                 else:  # the whole table where it is kept, else each row from its reachable floor's tile
                     row, start = self._sweep(problem, device, plan, program, layout, held, not keep_decisions)
                 if not keep_decisions and held.store.plan.mode == "device":  # bits trace back even where
@@ -336,14 +427,20 @@ class RowParallelSolver(DeviceSolver):
             held.store.release()
         return (int(value[0]) if reached else 0), found, timings
 
-    def _program(self, problem: Knapsack, device: Device, plan: Plan, layout: DecisionLayout, dtype: np.dtype,
-                 pruning: Pruning | None) -> tuple[kernels.Program, Chain]:
+    def _program(
+        self, problem: Knapsack, device: Device, plan: Plan, layout: DecisionLayout, dtype: np.dtype, pruning: Pruning | None
+    ) -> tuple[kernels.Program, Chain]:
         """The kernels the plan's passes need, built for this problem's types and sizes, and the chain."""
-        defines: dict[str, object] = {"VALUE_T": opencl_type(dtype), "DIMS": problem.m, "LOCAL_SIZE": layout.local_size,
-                                      "BACK_DEPTH": BACK_DEPTH}
+        defines: dict[str, object] = {
+            "VALUE_T": opencl_type(dtype),
+            "DIMS": problem.m,
+            "LOCAL_SIZE": layout.local_size,
+            "BACK_DEPTH": BACK_DEPTH,
+        }
         per_pass = int(plan.details["items_per_launch"])
-        chain = Chain(int(plan.details["chain"]), int(plan.details["split"]), layout.tiles * layout.tile_states,
-                      layout.local_size)
+        chain = Chain(
+            int(plan.details["chain"]), int(plan.details["split"]), layout.tiles * layout.tile_states, layout.local_size
+        )
         if per_pass > 2 or chain.passes > 1:
             defines["GROUP"] = per_pass
         if plan.details["block"]:
@@ -357,17 +454,24 @@ class RowParallelSolver(DeviceSolver):
                 defines["UNROLL_STAGE"] = 1
         if pruning is not None:
             defines["BOUNDED"] = 1
-            if self.poison:   # larger than any solution's value, and + a profit still fits
+            if self.poison:  # larger than any solution's value, and + a profit still fits
                 defines["DROPPED_VALUE"] = int(np.iinfo(dtype).max) - int(problem.profits.sum())
         return kernels.program(device, SOURCE, defines), chain
 
-    def _found(self, problem: Knapsack, device: Device, layout: DecisionLayout, held: Held, keep_decisions: bool,
-               reached: bool) -> np.ndarray:
+    def _found(
+        self, problem: Knapsack, device: Device, layout: DecisionLayout, held: Held, keep_decisions: bool, reached: bool
+    ) -> np.ndarray:
         """The decision table (``keep_decisions``), else the item flags of the trace-back (none where
         the capacities' state was not reached)."""
         if keep_decisions:
-            return layout.unpack(np.concatenate([held.store.host(k).view(np.uint32).reshape(count, layout.words_per_row)
-                                                 for k, (_, count) in enumerate(held.chunks)]))
+            return layout.unpack(
+                np.concatenate(
+                    [
+                        held.store.host(k).view(np.uint32).reshape(count, layout.words_per_row)
+                        for k, (_, count) in enumerate(held.chunks)
+                    ]
+                )
+            )
         if not reached:
             return np.zeros(problem.n, dtype=np.uint8)
         if held.store.plan.mode == "device":
@@ -376,8 +480,18 @@ class RowParallelSolver(DeviceSolver):
             return found
         return backtrack.on_host(problem, layout, held)
 
-    def _upload(self, problem: Knapsack, work: Workspace, layout: DecisionLayout, dtype: np.dtype,
-                mode: str, per_pass: int, chain: Chain, pruned: bool, pipeline: Pipeline | None = None) -> Held:
+    def _upload(
+        self,
+        problem: Knapsack,
+        work: Workspace,
+        layout: DecisionLayout,
+        dtype: np.dtype,
+        mode: str,
+        per_pass: int,
+        chain: Chain,
+        pruned: bool,
+        pipeline: Pipeline | None = None,
+    ) -> Held:
         """The items, the value rows (two, the chain's ring or the pipeline's two slots, the first
         zero), the store of decision rows, the answer's buffers (and the chain's progress counters, zero,
         or the pipeline's rings and counters; with ``pruned``, the two rows of kept-state bits)."""
@@ -391,29 +505,44 @@ class RowParallelSolver(DeviceSolver):
             progress: cl.Buffer | None = work.empty("progress", pipeline.progress_bytes(problem.n))
         else:
             row_bytes = (chain.pitch if chained else layout.states) * dtype.itemsize
-            rows = ([work.empty("rows", chain.slots * row_bytes)] if chained
-                    else [work.empty(key, row_bytes) for key in ("row_a", "row_b")])
+            rows = (
+                [work.empty("rows", chain.slots * row_bytes)]
+                if chained
+                else [work.empty(key, row_bytes) for key in ("row_a", "row_b")]
+            )
             progress = work.empty("progress", 4 * layout.tiles) if chained else None
         held = Held(
             weights=work.upload("items", clamped_weights(problem)),
             profits=work.upload("items", problem.profits.astype(dtype)),
-            rows=rows, store=RowStore(device, store, poison=POISON_BYTE if self.poison else None),
-            chunks=chunks, selected=work.empty("items", problem.n),
+            rows=rows,
+            store=RowStore(device, store, poison=POISON_BYTE if self.poison else None),
+            chunks=chunks,
+            selected=work.empty("items", problem.n),
             remaining=work.upload("items", np.pad(problem.capacities.astype(np.uint32), (0, 3 - problem.m)), writable=True),
             progress=progress,
             kept=work.empty("kept states", pruned_passes.kept_bytes(layout, problem.n)) if pruned else None,
-            rings=work.empty("rings", pipeline.rings_bytes(dtype)) if pipeline is not None else None)
+            rings=work.empty("rings", pipeline.rings_bytes(dtype)) if pipeline is not None else None,
+        )
         if self.poison:
             for buf in held.rows[-1:] + [held.selected] + [b for b in (held.kept, held.rings) if b is not None]:
                 fill(queue, buf, POISON_BYTE)
-        fill(queue, held.rows[0], 0, row_bytes)   # with pruning, _pruned_kernels sets held.kept[0]
-        if held.progress is not None and pipeline is None:   # the pipeline's counters: before each launch
+        fill(queue, held.rows[0], 0, row_bytes)  # with pruning, _pruned_kernels sets held.kept[0]
+        if held.progress is not None and pipeline is None:  # the pipeline's counters: before each launch
             fill(queue, held.progress, 0)
         deadline.drain(queue, f"{self.name}: buffers set")
         return held
 
-    def _sweep(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
-               layout: DecisionLayout, held: Held, floored: bool = True) -> tuple[cl.Buffer, int]:
+    # long: one launch per pass with its kernels by width and parity, each chunk handed to the store
+    def _sweep(
+        self,
+        problem: Knapsack,
+        device: Device,
+        plan: Plan,
+        program: kernels.Program,
+        layout: DecisionLayout,
+        held: Held,
+        floored: bool = True,
+    ) -> tuple[cl.Buffer, int]:
         """One launch per pass, rows ping-ponging, each chunk of decision rows handed to the store when
         written; with ``floored``, a pass launches the tiles from its item's ``_first_tiles`` entry on. Returns the
         buffer holding the last pass's row and the row's first state there."""
@@ -423,16 +552,35 @@ class RowParallelSolver(DeviceSolver):
         per_pass = int(plan.details["items_per_launch"])
         if per_pass > 2:
             names[per_pass] = "dp_rows_group"
-        by_width = {width: [program.kernel(name).set(
-            prev=held.rows[parity], next=held.rows[1 - parity], weights=held.weights, profits=held.profits,
-            states=np.uint32(layout.states), span1=np.uint32(span1), span2=np.uint32(span2),
-            words_per_row=np.uint64(layout.words_per_row)) for parity in range(2)]
-            for width, name in names.items()}
+        by_width = {
+            width: [
+                program.kernel(name).set(
+                    prev=held.rows[parity],
+                    next=held.rows[1 - parity],
+                    weights=held.weights,
+                    profits=held.profits,
+                    states=np.uint32(layout.states),
+                    span1=np.uint32(span1),
+                    span2=np.uint32(span2),
+                    words_per_row=np.uint64(layout.words_per_row),
+                )
+                for parity in range(2)
+            ]
+            for width, name in names.items()
+        }
         blocks = blocking.Blocks(int(plan.details["block"]), int(plan.details["halo_rows"]), layout.local_size)
         if blocks.most:
-            by_width[0] = [program.kernel("dp_rows_block").set(
-                prev=held.rows[parity], next=held.rows[1 - parity], weights=held.weights, profits=held.profits,
-                states=np.uint32(layout.states), words_per_row=np.uint64(layout.words_per_row)) for parity in range(2)]
+            by_width[0] = [
+                program.kernel("dp_rows_block").set(
+                    prev=held.rows[parity],
+                    next=held.rows[1 - parity],
+                    weights=held.weights,
+                    profits=held.profits,
+                    states=np.uint32(layout.states),
+                    words_per_row=np.uint64(layout.words_per_row),
+                )
+                for parity in range(2)
+            ]
         group = (layout.local_size,)
         first_tiles = self._first_tiles(problem, layout, None).tolist() if floored else [0] * problem.n
         passes = 0
@@ -449,24 +597,40 @@ class RowParallelSolver(DeviceSolver):
                 tile = first_tiles[item]
                 kernel = by_width[0][passes & 1].set(count=np.uint32(width)) if blocked else by_width[width][passes & 1]
                 event = kernel.set(item=np.uint32(item), first_tile=np.uint32(tile)).enqueue(
-                    device.queue, ((layout.tiles - tile) * layout.local_size,), group,
-                    wait_for=wait if item == first else None)
+                    device.queue, ((layout.tiles - tile) * layout.local_size,), group, wait_for=wait if item == first else None
+                )
                 passes += 1
                 item += width
                 pacer.launch()
             held.store.finished(k, event)
         return held.rows[passes & 1], 0
 
-    def _chain(self, problem: Knapsack, device: Device, plan: Plan, program: kernels.Program,
-               layout: DecisionLayout, held: Held, chain: Chain) -> tuple[cl.Buffer, int]:
+    def _chain(
+        self,
+        problem: Knapsack,
+        device: Device,
+        plan: Plan,
+        program: kernels.Program,
+        layout: DecisionLayout,
+        held: Held,
+        chain: Chain,
+    ) -> tuple[cl.Buffer, int]:
         """``chain.passes`` passes per launch over the ring, each chunk of decision rows handed to the
         store when written; returns the ring and the first state of the slot holding the last pass."""
         span1, span2 = spans(problem)
         per_pass = int(plan.details["items_per_launch"])
         kernel = program.kernel("dp_rows_chain").set(
-            ring=held.rows[0], pitch=np.uint64(chain.pitch), slots=np.uint32(chain.slots),
-            weights=held.weights, profits=held.profits, states=np.uint32(layout.states), span1=np.uint32(span1),
-            span2=np.uint32(span2), words_per_row=np.uint64(layout.words_per_row), progress=held.progress)
+            ring=held.rows[0],
+            pitch=np.uint64(chain.pitch),
+            slots=np.uint32(chain.slots),
+            weights=held.weights,
+            profits=held.profits,
+            states=np.uint32(layout.states),
+            span1=np.uint32(span1),
+            span2=np.uint32(span2),
+            words_per_row=np.uint64(layout.words_per_row),
+            progress=held.progress,
+        )
         group = layout.local_size * chain.split
         slot = done = 0
         pacer = Pacer(device.queue, f"{self.name} rows", plan.launches, plan.launch_seconds)
@@ -475,9 +639,9 @@ class RowParallelSolver(DeviceSolver):
             kernel.set(decisions=buffer, decisions_offset=np.uint64(offset // 4), chunk_first=np.uint32(first))
             event = None
             for item, items in chaining.launches([(first, count)], per_pass, chain.passes):
-                event = kernel.set(base=np.uint32(slot), first=np.uint32(item), count=np.uint32(items),
-                                   done=np.uint32(done)).enqueue(
-                    device.queue, (layout.tiles * group,), (group,), wait_for=wait if item == first else None)
+                event = kernel.set(
+                    base=np.uint32(slot), first=np.uint32(item), count=np.uint32(items), done=np.uint32(done)
+                ).enqueue(device.queue, (layout.tiles * group,), (group,), wait_for=wait if item == first else None)
                 passes = -(-items // per_pass)
                 slot, done = (slot + passes) % chain.slots, done + passes
                 pacer.launch()
@@ -486,31 +650,55 @@ class RowParallelSolver(DeviceSolver):
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         pruning = self._pruning(problem) if plan.details.get("pruning") else None
-        return presolved(self.name, problem, self.presolve, device.label,
-                         lambda core: self._solve(core, device, plan, pruning), self.dominance, heavy_first=True,
-                         fixing=self.fixing)
+        return presolved(
+            self.name,
+            problem,
+            self.presolve,
+            device.label,
+            lambda core: self._solve(core, device, plan, pruning),
+            self.dominance,
+            heavy_first=True,
+            fixing=self.fixing,
+        )
 
     def _solve(self, problem: Knapsack, device: Device, plan: Plan, pruning: Pruning | None = None) -> Solution:
         value, selected, timings = self._run(problem, device, plan, keep_decisions=False, pruning=pruning)
         if selected.max(initial=0) > 1:
             raise RuntimeError(f"{self.name}: backtracking left unwritten item flags")
         store = plan.details["store"]
-        return Solution(value=value, selected=selected.astype(bool), optimal=True, solver=self.name,
-                        device=device.label, timings=timings,
-                        stats={"store": store, "items_per_launch": int(plan.details["items_per_launch"]),
-                               "value_type": plan.details["value_type"], "chain": int(plan.details["chain"]),
-                               "pruning": pruning is not None, "block": int(plan.details["block"]),
-                               "pipeline": int(plan.details.get("pipeline", 0))},
-                        notes=[f"{plan.details['value_type']} values, {plan.launches} launches, "
-                               + (f"a pipeline of stages of {plan.details['pipeline']} items" if plan.details.get("pipeline")
-                                  else f"{plan.details['items_per_launch']} item(s) per pass")
-                               + (f", {plan.details['chain']} passes chained per launch" if plan.details["chain"] > 1 else "")
-                               + (f", light items in blocks of up to {plan.details['block']} on chip"
-                                  if plan.details["block"] else "")
-                               + f", decision rows kept on the {store}"
-                               + (f"; states that cannot lead past the incumbent left out (the core's best must "
-                                  f"beat {pruning.floor})"
-                                  if pruning is not None else "")])
+        return Solution(
+            value=value,
+            selected=selected.astype(bool),
+            optimal=True,
+            solver=self.name,
+            device=device.label,
+            timings=timings,
+            stats={
+                "store": store,
+                "items_per_launch": int(plan.details["items_per_launch"]),
+                "value_type": plan.details["value_type"],
+                "chain": int(plan.details["chain"]),
+                "pruning": pruning is not None,
+                "block": int(plan.details["block"]),
+                "pipeline": int(plan.details.get("pipeline", 0)),
+            },
+            notes=[
+                f"{plan.details['value_type']} values, {plan.launches} launches, "
+                + (
+                    f"a pipeline of stages of {plan.details['pipeline']} items"
+                    if plan.details.get("pipeline")
+                    else f"{plan.details['items_per_launch']} item(s) per pass"
+                )
+                + (f", {plan.details['chain']} passes chained per launch" if plan.details["chain"] > 1 else "")
+                + (f", light items in blocks of up to {plan.details['block']} on chip" if plan.details["block"] else "")
+                + f", decision rows kept on the {store}"
+                + (
+                    f"; states that cannot lead past the incumbent left out (the core's best must beat {pruning.floor})"
+                    if pruning is not None
+                    else ""
+                )
+            ],
+        )
 
     def decisions(self, problem: Knapsack, device: Device, pruning: Pruning | None = None) -> tuple[int, np.ndarray]:
         """The value and the whole decision table of ``problem`` as given (no presolve), shape

@@ -21,6 +21,7 @@ whole problem is lowest (the bound is convex in lam: a search over [0, the break
 Values are scaled by DENOMINATOR to stay integral: the bound is floor((V + a * rest + E) / D), with E
 the light items' scaled sum, and every such sum must stay below 2^62 (``fits``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -108,16 +109,18 @@ class ClusterLists:
     """The lists for the levels after ``core``'s current one (at level 0: every item) at rate
     ``rate`` / DENOMINATOR; ``None`` from ``make`` where a list would pass ``slots`` states."""
 
-    def __init__(self, device: Device, core: Core, clusters: Clusters, rate: int, stride: int,
-                 snapshots: list[Snapshot], work: Workspace):
+    def __init__(
+        self, device: Device, core: Core, clusters: Clusters, rate: int, stride: int, snapshots: list[Snapshot], work: Workspace
+    ):
         """``work``: the workspace that made the snapshots (and takes them back)."""
         self.device, self.clusters, self.rate, self.work = device, clusters, rate, work
         self.first, self.stride, self.snapshots = len(core.levels), stride, snapshots
         self.runs, self.made = 0, 0  # what making them took: runs of the dynamic programme, states made
 
     @classmethod
-    def make(cls, device: Device, local_size: int, core: Core, clusters: Clusters, slots: int, memory: int,
-             poison: bool = False) -> ClusterLists | None:
+    def make(
+        cls, device: Device, local_size: int, core: Core, clusters: Clusters, slots: int, memory: int, poison: bool = False
+    ) -> ClusterLists | None:
         """The lists at the rate whose bound of the whole problem is lowest, within ``slots`` states a
         list and ``memory`` bytes of kept lists (the stride between them grows to fit)."""
         builder = _Builder(device, local_size, core, clusters, slots, poison, memory)
@@ -142,9 +145,16 @@ class ClusterLists:
         index = min((number - self.first) // self.stride, len(self.snapshots) - 1)
         snapshot = self.snapshots[index]
         wl, pl = core.taken()
-        return {"cS": snapshot.S, "cV": snapshot.V, "ccount": np.uint32(snapshot.count),
-                "crate": np.int64(self.rate), "cextra": np.int64(snapshot.extra),
-                "cdenominator": np.int64(DENOMINATOR), "cwl": np.int64(wl), "cpl": np.int64(pl)}
+        return {
+            "cS": snapshot.S,
+            "cV": snapshot.V,
+            "ccount": np.uint32(snapshot.count),
+            "crate": np.int64(self.rate),
+            "cextra": np.int64(snapshot.extra),
+            "cdenominator": np.int64(DENOMINATOR),
+            "cwl": np.int64(wl),
+            "cpl": np.int64(pl),
+        }
 
     def root_bound(self, core: Core) -> int:
         """The bound of the whole problem (``core`` at level 0, the lists made there)."""
@@ -159,8 +169,7 @@ class _Builder:
     """The Pareto lists' dynamic programme on the device, with dp-states' lists: an item of base B and
     scaled value v > 0 adds (B, v) to every state (no bound prunes; dominance does)."""
 
-    def __init__(self, device: Device, local_size: int, core: Core, clusters: Clusters, slots: int, poison: bool,
-                 memory: int):
+    def __init__(self, device: Device, local_size: int, core: Core, clusters: Clusters, slots: int, poison: bool, memory: int):
         """Lists of at most ``slots`` states; kept snapshots of at most ``memory`` bytes, and one more
         made before the stride grows (``run``)."""
         self.device, self.local_size, self.core, self.slots, self.poison = device, local_size, core, slots, poison
@@ -283,8 +292,7 @@ class _State:
             self.lists.release()
 
 
-def _host_step(S: np.ndarray, V: np.ndarray, base: int, values: list[int], capacity: int
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _host_step(S: np.ndarray, V: np.ndarray, base: int, values: list[int], capacity: int) -> tuple[np.ndarray, np.ndarray]:
     """The Pareto list after a cluster of items of ``base`` and ``values`` (largest first): k of them
     add k * base and the k largest values."""
     tops = np.concatenate([[0], np.cumsum(np.array(values, dtype=np.int64))])

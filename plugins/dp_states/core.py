@@ -1,5 +1,6 @@
 """The items as dp-states sees them: sorted by decreasing profit/weight, the break item, the break
 solution the lists start from, a greedy incumbent, and the order in which the core grows."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -80,8 +81,17 @@ class Core:
 
     def upcoming(self) -> list[int]:
         """The items of the levels still to come, in the order ``advance`` will decide them."""
-        ahead = Core(self.order, self.weights, self.profits, self.capacity, self.breaking, self.next_add,
-                     self.next_remove, list(self.levels), self.small)
+        ahead = Core(
+            self.order,
+            self.weights,
+            self.profits,
+            self.capacity,
+            self.breaking,
+            self.next_add,
+            self.next_remove,
+            list(self.levels),
+            self.small,
+        )
         items = []
         while not ahead.done():
             items.append(ahead.advance().item)
@@ -96,14 +106,13 @@ class Core:
         """(p, w) of the next item that may be added and of the next that may be removed (None: none);
         the bounds of the states use them."""
         add = (int(self.profits[self.next_add]), int(self.weights[self.next_add])) if self.next_add < self.n else None
-        remove = (int(self.profits[self.next_remove]), int(self.weights[self.next_remove])) \
-            if self.next_remove >= 0 else None
+        remove = (int(self.profits[self.next_remove]), int(self.weights[self.next_remove])) if self.next_remove >= 0 else None
         return add, remove
 
     def selection(self, toggled: list[int]) -> np.ndarray:
         """The sorted items' x after the levels ``toggled`` (their numbers, from 1) toggled their item."""
         chosen = np.zeros(self.n, dtype=bool)
-        chosen[:self.breaking] = True
+        chosen[: self.breaking] = True
         for number in toggled:
             level = self.levels[number - 1]
             chosen[level.item] = level.add

@@ -14,6 +14,7 @@ the guesses go on just below it (``_near``). Then, after DESCENT_TRIES guesses o
 reaches the incumbent, the plain search follows, with its strengthening. A guess stopped by the time
 limit ends the solve.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -38,9 +39,14 @@ NEAR_TRIES, NEAR_GROWTH = 4, 16
 DESCENT_STATES = {"gpu": 2**32, "other": 2**25}
 
 
-def descend(problem: Knapsack, floor: int, guessed: Callable[[int], Solution],
-            plain: Callable[[], Solution], relaxed: Callable[[], int | None] = lambda: None,
-            clustered: Callable[[], int | None] = lambda: None) -> Solution:
+def descend(
+    problem: Knapsack,
+    floor: int,
+    guessed: Callable[[int], Solution],
+    plain: Callable[[], Solution],
+    relaxed: Callable[[], int | None] = lambda: None,
+    clustered: Callable[[], int | None] = lambda: None,
+) -> Solution:
     """``guessed(g)``: the search from guess g (``stats["stopped"]``: "budget", "room", "time" or "");
     ``plain()``: the search from the incumbent ``floor``; ``relaxed()``: the rounded relaxation's bound
     (None: none), asked for only where Dantzig's leaves a gap wider than DESCENT_GAP; ``clustered()``:
@@ -66,15 +72,16 @@ def descend(problem: Knapsack, floor: int, guessed: Callable[[int], Solution],
             if isinstance(near, Solution):
                 return near
             upper = near
-            break                                     # this guess costs too much: the plain search
+            break  # this guess costs too much: the plain search
         if solution.optimal or solution.stats["stopped"]:
             return _descended(solution, guesses, upper)
         upper, delta = guess - 1, delta * DESCENT_GROWTH
     return _descended(plain(), guesses, upper)
 
 
-def _near(guessed: Callable[[int], Solution], clustered: Callable[[], int | None], lower: int, upper: int,
-          guesses: list[int]) -> Solution | int:
+def _near(
+    guessed: Callable[[int], Solution], clustered: Callable[[], int | None], lower: int, upper: int, guesses: list[int]
+) -> Solution | int:
     """Guesses 1, NEAR_GROWTH, NEAR_GROWTH^2 ... below the cluster bound where it is below ``upper``
     (at most NEAR_TRIES): the cluster bound often equals the optimum, and it bounds every state of the
     guesses' searches, so that a guess above the optimum fails fast. The solution of a guess that
@@ -101,7 +108,15 @@ def _descended(solution: Solution, guesses: list[int], upper: int) -> Solution:
     """``solution`` of the last search of a descent that tried ``guesses`` and proved ``upper``."""
     bound = upper if solution.bound is None else min(solution.bound, upper)
     bound = max(bound, solution.value)
-    note = (f"descent: {len(guesses)} guessed incumbents ({', '.join(str(g) for g in guesses)}); "
-            f"the optimum is at most {upper}" if guesses else "descent: none")
-    return replace(solution, bound=bound, optimal=solution.optimal or solution.value >= bound,
-                   notes=[*solution.notes, note], stats={**solution.stats, "descent_guesses": guesses})
+    note = (
+        f"descent: {len(guesses)} guessed incumbents ({', '.join(str(g) for g in guesses)}); the optimum is at most {upper}"
+        if guesses
+        else "descent: none"
+    )
+    return replace(
+        solution,
+        bound=bound,
+        optimal=solution.optimal or solution.value >= bound,
+        notes=[*solution.notes, note],
+        stats={**solution.stats, "descent_guesses": guesses},
+    )

@@ -1,6 +1,7 @@
 """dp-states' lists on the device (kernels in ``state_lists.cl``): buffers grown by doubling
 up to the plan's limit, one level as six launches and one small read, the block records and the
 incumbent's bits read back."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,8 +21,7 @@ CHUNK_STATES = 2048
 
 def program(device: Device, local_size: int) -> kernels.Program:
     """``state_lists.cl`` built for ``device`` with work-groups of ``local_size``."""
-    return kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size,
-                                            "PER_ITEM": per_item(local_size, device.local_memory)})
+    return kernels.program(device, SOURCE, {"LOCAL_SIZE": local_size, "PER_ITEM": per_item(local_size, device.local_memory)})
 
 
 def per_item(local_size: int, local_memory: int) -> int:
@@ -32,6 +32,8 @@ def per_item(local_size: int, local_memory: int) -> int:
     while chunk > local_size and 17 * chunk + 12 * local_size > local_memory - 1024:
         chunk //= 2
     return max(1, chunk // local_size)
+
+
 #: Device bytes per slot: a slot holds one state of the merged list (with its keep flag) and of each
 #: of the two lists (W, P, bits: 8 bytes, anchor: 4); a list of n states needs 2n slots.
 SLOT_BYTES = 3 * 28 + 1
@@ -83,16 +85,29 @@ class DeviceLists:
         self.capacity = 0
         self.count = 0
         self.lists: list[list[cl.Buffer]] = []
-        self.labels = ["a", "b"]   # the plan's names of each list's buffers (they swap at each level)
+        self.labels = ["a", "b"]  # the plan's names of each list's buffers (they swap at each level)
         counted = list_buffers(limit, self.groups(limit))
-        self.work = Workspace(device, Plan("dp-states", {**counted, "block records": records}),
-                              poison=POISON_BYTE if poison else None)
+        self.work = Workspace(
+            device, Plan("dp-states", {**counted, "block records": records}), poison=POISON_BYTE if poison else None
+        )
         self.results = np.zeros(4, dtype=np.int64)
-        self.no_row = {"row": self.work.empty("results", 8), "width": np.uint32(0),
-                       "grain": np.int64(1), "wl": np.int64(0), "pl": np.int64(0)}
-        self.no_cluster = {"cS": self.no_row["row"], "cV": self.no_row["row"], "ccount": np.uint32(0),
-                           "crate": np.int64(0), "cextra": np.int64(0), "cdenominator": np.int64(1),
-                           "cwl": np.int64(0), "cpl": np.int64(0)}
+        self.no_row = {
+            "row": self.work.empty("results", 8),
+            "width": np.uint32(0),
+            "grain": np.int64(1),
+            "wl": np.int64(0),
+            "pl": np.int64(0),
+        }
+        self.no_cluster = {
+            "cS": self.no_row["row"],
+            "cV": self.no_row["row"],
+            "ccount": np.uint32(0),
+            "crate": np.int64(0),
+            "cextra": np.int64(0),
+            "cdenominator": np.int64(1),
+            "cwl": np.int64(0),
+            "cpl": np.int64(0),
+        }
         self.kernel_seconds = 0.0
 
     @property
@@ -129,7 +144,7 @@ class DeviceLists:
         capacity = min(self.limit, max(states, 2 * self.capacity, FIRST_SLOTS))
         queue = self.device.queue
         old, kept, fresh = (self.lists[0] if self.lists else []), self.labels[0], self.labels[1]
-        self._free()   # all but the list kept; the new list is made where the other one was
+        self._free()  # all but the list kept; the new list is made where the other one was
         new = self._list(fresh, capacity)
         if self.count:
             for src, dst, (size, _) in zip(old, new, FIELDS):
@@ -140,8 +155,14 @@ class DeviceLists:
         self.merged = self._list("merged", capacity)
         self.keep = self.work.empty("keep", capacity)
         groups = self.groups(capacity)
-        for name, size in (("splits", 4 * (groups + 1)), ("group_max", 8 * groups), ("group_count", 4 * groups),
-                           ("group_best", 8 * groups), ("group_best_at", 4 * groups), ("group_top", 8 * groups)):
+        for name, size in (
+            ("splits", 4 * (groups + 1)),
+            ("group_max", 8 * groups),
+            ("group_count", 4 * groups),
+            ("group_best", 8 * groups),
+            ("group_best_at", 4 * groups),
+            ("group_top", 8 * groups),
+        ):
             setattr(self, name, self.work.empty("groups", size))
         self.result_buffer = self.work.empty("results", 32)
         self.capacity = capacity
@@ -180,23 +201,51 @@ class DeviceLists:
         program = self.program
         self.partition = program.kernel("states_partition").set(splits=self.splits)
         self.merge = program.kernel("states_merge").set(
-            MW=self.merged[0], MP=self.merged[1], Mbits=self.merged[2], Manchor=self.merged[3],
-            splits=self.splits, group_max=self.group_max)
+            MW=self.merged[0],
+            MP=self.merged[1],
+            Mbits=self.merged[2],
+            Manchor=self.merged[3],
+            splits=self.splits,
+            group_max=self.group_max,
+        )
         self.scan_max = program.kernel("states_scan_max").set(values=self.group_max)
         self.keep_kernel = program.kernel("states_keep").set(
-            MW=self.merged[0], MP=self.merged[1], prefix_max=self.group_max, keep=self.keep,
-            group_count=self.group_count, group_best=self.group_best, group_best_at=self.group_best_at,
-            group_top=self.group_top)
+            MW=self.merged[0],
+            MP=self.merged[1],
+            prefix_max=self.group_max,
+            keep=self.keep,
+            group_count=self.group_count,
+            group_best=self.group_best,
+            group_best_at=self.group_best_at,
+            group_top=self.group_top,
+        )
         self.offsets = program.kernel("states_offsets").set(
-            counts=self.group_count, group_best=self.group_best, group_best_at=self.group_best_at,
-            group_top=self.group_top, results=self.result_buffer)
+            counts=self.group_count,
+            group_best=self.group_best,
+            group_best_at=self.group_best_at,
+            group_top=self.group_top,
+            results=self.result_buffer,
+        )
         self.compact = program.kernel("states_compact").set(
-            MW=self.merged[0], MP=self.merged[1], Mbits=self.merged[2], Manchor=self.merged[3],
-            keep=self.keep, offsets=self.group_count)
+            MW=self.merged[0],
+            MP=self.merged[1],
+            Mbits=self.merged[2],
+            Manchor=self.merged[3],
+            keep=self.keep,
+            offsets=self.group_count,
+        )
 
     # long: one level is six launches whose arguments are named here
-    def level(self, core: Core, level: Level, best: int, reset: bool, bit: int,
-              relaxed: dict[str, object] | None = None, cluster: dict[str, object] | None = None) -> LevelResult:
+    def level(
+        self,
+        core: Core,
+        level: Level,
+        best: int,
+        reset: bool,
+        bit: int,
+        relaxed: dict[str, object] | None = None,
+        cluster: dict[str, object] | None = None,
+    ) -> LevelResult:
         """Merge the list with its copy shifted by ``level``'s item, keep the undominated promising
         states (bounds against ``best``; ``relaxed``: the rounded relaxation's row and its arguments,
         ``RelaxedRows.arguments``; ``cluster``: the cluster bound's, ``ClusterLists.arguments``),
@@ -212,17 +261,35 @@ class DeviceLists:
         full = (groups * self.local_size,)
         src, dst = self.lists
         boundaries = -(-(groups + 1) // self.local_size) * self.local_size
-        self.partition.set(W=src[0], P=src[1], n=np.uint32(n), dw=np.int64(shift[0]), dp=np.int64(shift[1]),
-                           groups=np.uint32(groups)).enqueue(queue, (boundaries,), local)
-        self.merge.set(W=src[0], P=src[1], bits=src[2], anchor=src[3], n=np.uint32(n), dw=np.int64(shift[0]),
-                       dp=np.int64(shift[1]), bit=np.uint64(bit), reset=np.int32(reset))
+        self.partition.set(
+            W=src[0], P=src[1], n=np.uint32(n), dw=np.int64(shift[0]), dp=np.int64(shift[1]), groups=np.uint32(groups)
+        ).enqueue(queue, (boundaries,), local)
+        self.merge.set(
+            W=src[0],
+            P=src[1],
+            bits=src[2],
+            anchor=src[3],
+            n=np.uint32(n),
+            dw=np.int64(shift[0]),
+            dp=np.int64(shift[1]),
+            bit=np.uint64(bit),
+            reset=np.int32(reset),
+        )
         self.merge.enqueue(queue, full, local)
         self.scan_max.set(count=np.uint32(groups)).enqueue(queue, local, local)
-        self.keep_kernel.set(m=np.uint32(m), capacity=np.int64(core.capacity), best=np.int64(best),
-                             has_add=np.int32(add is not None), pt=np.int64(add[0] if add else 0),
-                             wt=np.int64(add[1] if add else 1), has_remove=np.int32(remove is not None),
-                             ps=np.int64(remove[0] if remove else 0), ws=np.int64(remove[1] if remove else 1),
-                             **(relaxed or self.no_row), **(cluster or self.no_cluster))
+        self.keep_kernel.set(
+            m=np.uint32(m),
+            capacity=np.int64(core.capacity),
+            best=np.int64(best),
+            has_add=np.int32(add is not None),
+            pt=np.int64(add[0] if add else 0),
+            wt=np.int64(add[1] if add else 1),
+            has_remove=np.int32(remove is not None),
+            ps=np.int64(remove[0] if remove else 0),
+            ws=np.int64(remove[1] if remove else 1),
+            **(relaxed or self.no_row),
+            **(cluster or self.no_cluster),
+        )
         self.keep_kernel.enqueue(queue, full, local)
         self.offsets.set(groups=np.uint32(groups)).enqueue(queue, local, local)
         self.compact.set(m=np.uint32(m), W=dst[0], P=dst[1], bits=dst[2], anchor=dst[3])

@@ -19,6 +19,7 @@ reach room of any size to the unit where single swaps leave a remainder no later
 Instances whose bounds are tight but whose greedy solution leaves room (strongly correlated, subset
 sum, profit ceiling, with large weights) reach their bound this way: the room is filled to the unit.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,8 +36,9 @@ MIN_SHARE = 0.1
 Move = tuple[int, list[int], list[int]]
 
 
-def improve(profits: np.ndarray, weights: np.ndarray, capacity: int, chosen: np.ndarray, order: np.ndarray,
-            target: int, seconds: float) -> tuple[np.ndarray, int]:
+def improve(
+    profits: np.ndarray, weights: np.ndarray, capacity: int, chosen: np.ndarray, order: np.ndarray, target: int, seconds: float
+) -> tuple[np.ndarray, int]:
     """``chosen`` (bool, feasible) improved by moves until none improves it, its profit reaches
     ``target`` (a bound: nothing better exists) or ``seconds`` have passed; ``order``: the items in
     ratio order. Returns the solution and the moves made."""
@@ -44,13 +46,14 @@ def improve(profits: np.ndarray, weights: np.ndarray, capacity: int, chosen: np.
     room, value = capacity - int(weights[x].sum()), int(profits[x].sum())
     watch, moves = deadline.Stopwatch(), 0
     while value < target and watch.seconds < seconds:
-        found = [move for move in (_single(profits, weights, x, room), _double(profits, weights, x, room, order))
-                 if move is not None]
+        found = [
+            move for move in (_single(profits, weights, x, room), _double(profits, weights, x, room, order)) if move is not None
+        ]
         if not found:
             break
         gain, out, into = max(found, key=lambda move: move[0])
         if moves and gain < MIN_SHARE * (target - value):
-            break                      # small steps toward a bound that may be far from the optimum
+            break  # small steps toward a bound that may be far from the optimum
         x[out], x[into] = False, True
         room += int(weights[out].sum()) - int(weights[into].sum())
         value += gain
@@ -90,8 +93,7 @@ def _sets(items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every set of at most two of ``items``: (first, second) with -1 for none, the empty set first."""
     first, second = np.triu_indices(items.size, 1)
     none = np.full(items.size + 1, -1)
-    return (np.concatenate([none, items[first]]),
-            np.concatenate([[-1], items, items[second]]))
+    return (np.concatenate([none, items[first]]), np.concatenate([[-1], items, items[second]]))
 
 
 def _double(p: np.ndarray, w: np.ndarray, x: np.ndarray, room: int, order: np.ndarray) -> Move | None:
@@ -101,7 +103,7 @@ def _double(p: np.ndarray, w: np.ndarray, x: np.ndarray, room: int, order: np.nd
     in_first, in_second = _sets(order[~by_ratio][:SIZE])
     if in_first.size < 2:
         return None
-    wp, pp = np.append(w, 0), np.append(p, 0)          # index -1: no item
+    wp, pp = np.append(w, 0), np.append(p, 0)  # index -1: no item
     in_weight = wp[in_first] + wp[in_second]
     by_weight = np.argsort(in_weight, kind="stable")
     best, at = _running_max((pp[in_first] + pp[in_second])[by_weight])

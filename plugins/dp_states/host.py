@@ -1,5 +1,6 @@
 """One level of dp-states on the host (NumPy) for short lists, the same arithmetic as
 ``state_lists.cl``: a short list costs less here than six launches and a read."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -56,15 +57,21 @@ class HostLists:
 
     def load(self, W: np.ndarray, P: np.ndarray, bits: np.ndarray, anchor: np.ndarray) -> None:
         """The list from its fields (``DeviceLists.download``'s arrays)."""
-        self.states = np.stack([np.asarray(W, np.int64), np.asarray(P, np.int64),
-                                np.asarray(bits, np.uint64).view(np.int64), np.asarray(anchor, np.int64)], axis=1)
+        self.states = np.stack(
+            [
+                np.asarray(W, np.int64),
+                np.asarray(P, np.int64),
+                np.asarray(bits, np.uint64).view(np.int64),
+                np.asarray(anchor, np.int64),
+            ],
+            axis=1,
+        )
         self.merged = self.states
 
     def fields(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(W, P, bits, anchor) as ``DeviceLists.upload`` takes them."""
         states = self.states
-        return (states[:, 0].copy(), states[:, 1].copy(), states[:, 2].view(np.uint64).copy(),
-                states[:, 3].astype(np.uint32))
+        return (states[:, 0].copy(), states[:, 1].copy(), states[:, 2].view(np.uint64).copy(), states[:, 3].astype(np.uint32))
 
     @property
     def count(self) -> int:
@@ -77,13 +84,12 @@ class HostLists:
             states = states.copy()
             states[:, 2], states[:, 3] = 0, np.arange(states.shape[0])
         w, p = int(core.weights[level.item]), int(core.profits[level.item])
-        signed_bit = bit - 2**64 if bit >= 2**63 else bit        # the level's bit is clear in every state
-        both = np.concatenate([states, states + np.array([w, p, signed_bit, 0] if level.add else
-                                                         [-w, -p, signed_bit, 0])])
-        merged = both[np.argsort(both[:, 0], kind="stable")]     # two sorted runs: a merge
+        signed_bit = bit - 2**64 if bit >= 2**63 else bit  # the level's bit is clear in every state
+        both = np.concatenate([states, states + np.array([w, p, signed_bit, 0] if level.add else [-w, -p, signed_bit, 0])])
+        merged = both[np.argsort(both[:, 0], kind="stable")]  # two sorted runs: a merge
         weight, profit = merged[:, 0], merged[:, 1]
         keep = _undominated(weight, profit)
-        fits = int(np.searchsorted(weight, core.capacity, side="right"))   # the feasible states come first
+        fits = int(np.searchsorted(weight, core.capacity, side="right"))  # the feasible states come first
         result_best, best_at = -1, 0
         if fits:
             best_at = int(np.argmax(profit[:fits]))
@@ -92,8 +98,9 @@ class HostLists:
         keep[:fits] &= _promising_fit(weight[:fits], profit[:fits], core.capacity, best, add, core.small)
         keep[fits:] &= _promising_over(weight[fits:], profit[fits:], core.capacity, best, remove, core.small)
         self.merged, self.states = merged, merged[keep]
-        return LevelResult(self.count, result_best, best_at, _top(self.states, int(np.count_nonzero(keep[:fits])),
-                                                                  core.capacity, add))
+        return LevelResult(
+            self.count, result_best, best_at, _top(self.states, int(np.count_nonzero(keep[:fits])), core.capacity, add)
+        )
 
     def merged_state(self, index: int) -> tuple[int, int]:
         return int(self.merged[index, 2].view(np.uint64)), int(self.merged[index, 3])
@@ -112,8 +119,9 @@ def _undominated(weight: np.ndarray, profit: np.ndarray) -> np.ndarray:
     return keep
 
 
-def _promising_fit(weight: np.ndarray, profit: np.ndarray, capacity: int, best: int,
-                   add: tuple[int, int] | None, small: bool) -> np.ndarray:
+def _promising_fit(
+    weight: np.ndarray, profit: np.ndarray, capacity: int, best: int, add: tuple[int, int] | None, small: bool
+) -> np.ndarray:
     """Feasible states that may still beat ``best``: their profit already does, or Dantzig's bound
     with the next item to add, P + (C - W) p_t / w_t, reaches best + 1 (compared exactly)."""
     gap = best + 1 - profit
@@ -123,8 +131,9 @@ def _promising_fit(weight: np.ndarray, profit: np.ndarray, capacity: int, best: 
     return (gap <= 0) | _at_least(capacity - weight, pt, np.maximum(gap, 0), wt, small)
 
 
-def _promising_over(weight: np.ndarray, profit: np.ndarray, capacity: int, best: int,
-                    remove: tuple[int, int] | None, small: bool) -> np.ndarray:
+def _promising_over(
+    weight: np.ndarray, profit: np.ndarray, capacity: int, best: int, remove: tuple[int, int] | None, small: bool
+) -> np.ndarray:
     """Overweight states that may still beat ``best``: removing the next item to remove at its ratio,
     P - (W - C) p_s / w_s, reaches best + 1 (compared exactly)."""
     if remove is None or weight.size == 0:

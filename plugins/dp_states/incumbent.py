@@ -4,6 +4,7 @@ and the cardinality bounds, rounded by divisibility (``clsolve.dp.bounds``). Whe
 incumbent is optimal; where the incumbent improved, fixing by bounds (``clsolve.dp.fixing``) decides
 more items against it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,12 +31,18 @@ class Strengthened:
 
     def stats(self) -> dict[str, object]:
         """For a solution's ``stats``."""
-        return {"strengthen_seconds": self.seconds, "exchange_moves": self.moves, "strong_bound": self.bound.value,
-                "strong_bound_source": self.bound.source}
+        return {
+            "strengthen_seconds": self.seconds,
+            "exchange_moves": self.moves,
+            "strong_bound": self.bound.value,
+            "strong_bound_source": self.bound.source,
+        }
 
     def describe(self) -> str:
-        return (f"exchanges ({self.moves} moves) reached {self.value}; upper bound {self.bound.value} "
-                f"({self.bound.source}); {self.seconds:.3f} s")
+        return (
+            f"exchanges ({self.moves} moves) reached {self.value}; upper bound {self.bound.value} "
+            f"({self.bound.source}); {self.seconds:.3f} s"
+        )
 
 
 def strengthen(problem: Knapsack) -> Strengthened:
@@ -48,12 +55,12 @@ def strengthen(problem: Knapsack) -> Strengthened:
     order = ratio_order(problem)
     breaking = int(np.searchsorted(np.cumsum(weights[order]), capacity, side="right"))
     selected = np.zeros(problem.n, dtype=bool)
-    selected[order[:breaking]] = True                  # the break solution: its room is what the pairs fill
+    selected[order[:breaking]] = True  # the break solution: its room is what the pairs fill
     value = int(profits[selected].sum())
     bound = upper_bound(profits, weights, capacity, value)
     moves = 0
     if value < bound.value:
-        seconds = min(EXCHANGE_SECONDS, deadline.remaining() / 4)   # a quarter of what is left, if less
+        seconds = min(EXCHANGE_SECONDS, deadline.remaining() / 4)  # a quarter of what is left, if less
         selected, moves = improve(profits, weights, capacity, selected, order, bound.value, max(seconds, 0.0))
         improved = int(profits[selected].sum())
         if improved > value:

@@ -1,5 +1,6 @@
 """Where each level of a dp-states search runs: on the host (NumPy) while the list is short, on the
 device once it is long."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -6,6 +6,7 @@ in fifty. The probe runs the search's own host levels (values only, no records) 
 PROBE_LEVELS levels or PROBE_SECONDS, while the list stays within ``host_states``, and says what it saw:
 whether the search ended there, the levels left, the host's time per level and the longest list.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,13 +29,13 @@ SHORT_LIST = 256
 
 @dataclass(frozen=True)
 class Probe:
-    levels: int          # levels run
-    remaining: int       # levels the core still holds
-    seconds: float       # time the probe's levels took
-    longest: int         # longest list met
-    last: int            # the list at the probe's end
-    earlier: int         # the list a quarter of the probe before its end
-    finished: bool       # the search ended within the probe (the list emptied or the core was covered)
+    levels: int  # levels run
+    remaining: int  # levels the core still holds
+    seconds: float  # time the probe's levels took
+    longest: int  # longest list met
+    last: int  # the list at the probe's end
+    earlier: int  # the list a quarter of the probe before its end
+    finished: bool  # the search ended within the probe (the list emptied or the core was covered)
 
     @property
     def short(self) -> bool:
@@ -51,8 +52,7 @@ class Probe:
 
 def probe(problem: Knapsack, floor: int, host_states: int) -> Probe:
     """The probe of ``problem`` (a searched core) with incumbent at least ``floor`` (once per problem)."""
-    return cache.per_problem(problem, ("dp-states probe", floor, host_states),
-                             lambda: _probe(problem, floor, host_states))
+    return cache.per_problem(problem, ("dp-states probe", floor, host_states), lambda: _probe(problem, floor, host_states))
 
 
 def _probe(problem: Knapsack, floor: int, host_states: int) -> Probe:
@@ -72,5 +72,4 @@ def _probe(problem: Knapsack, floor: int, host_states: int) -> Probe:
         sizes.append(result.count)
     finished = not lists.count or core.done()
     levels = len(core.levels)
-    return Probe(levels, core.n - levels, watch.seconds, max(sizes), sizes[-1],
-                 sizes[-1 - levels // 4], finished)
+    return Probe(levels, core.n - levels, watch.seconds, max(sizes), sizes[-1], sizes[-1 - levels // 4], finished)

@@ -3,6 +3,7 @@ BLOCK levels and the index of its ancestor in the list at the block's start (``a
 block's end the list's bits and anchors are kept, on the device while its share for them lasts (a
 copy within device memory) and in host memory after that. A state is walked back block by block,
 reading one entry per block."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -25,7 +26,7 @@ class DeviceBlock:
     bits: cl.Buffer
     anchors: cl.Buffer
     count: int
-    free: Callable[[], None]   # gives both buffers back (to the workspace that made them)
+    free: Callable[[], None]  # gives both buffers back (to the workspace that made them)
 
     @property
     def nbytes(self) -> int:

@@ -18,6 +18,7 @@ row kept every ``stride`` levels; the searches of the problem (the descent's gue
 search) share them. A level uses the row of the nearest set of items that holds its outside items (a
 superset: the bound stays valid, a little weaker).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -82,16 +83,16 @@ class RelaxedRows:
     """The rows for the levels after ``core``'s current one, on ``device``; they serve every core of the
     same problem at that level or later."""
 
-    def __init__(self, device: Device, program: Program, core: Core, width: int, memory: int, cells: int,
-                 poison: bool = False):
+    def __init__(self, device: Device, program: Program, core: Core, width: int, memory: int, cells: int, poison: bool = False):
         """Rows of at most ``width`` entries, ``cells`` cells and ``memory`` bytes; ``poison``: the DP's
         rows start as garbage (the DP must write every entry)."""
         self.device, self.poison = device, poison
         self.first = len(core.levels)
         items = core.upcoming()
         self.shape = Shape.of(core.capacity, len(items), width, memory, cells)
-        self.work = Workspace(device, Plan("dp-states", {"relaxed rows": self.shape.nbytes}),
-                              poison=POISON_BYTE if poison else None)
+        self.work = Workspace(
+            device, Plan("dp-states", {"relaxed rows": self.shape.nbytes}), poison=POISON_BYTE if poison else None
+        )
         self.rows = self._make(program, core, items)
 
     def _make(self, program: Program, core: Core, items: list[int]) -> list[cl.Buffer]:
@@ -123,8 +124,13 @@ class RelaxedRows:
         outside = number - self.first  # index into the items still to come when the rows were made
         index = min(outside // self.shape.stride, len(self.rows) - 1)
         wl, pl = core.taken()
-        return {"row": self.rows[index], "width": np.uint32(self.shape.width), "grain": np.int64(self.shape.grain),
-                "wl": np.int64(wl), "pl": np.int64(pl)}
+        return {
+            "row": self.rows[index],
+            "width": np.uint32(self.shape.width),
+            "grain": np.int64(self.shape.grain),
+            "wl": np.int64(wl),
+            "pl": np.int64(pl),
+        }
 
     def bound(self, weight: int, profit: int, core: Core) -> int:
         """The rows' bound of the state (``weight``, ``profit``) of ``core`` at the level they were made

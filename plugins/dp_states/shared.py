@@ -2,6 +2,7 @@
 ``clusters.py``), made at most once, at level 0 (tables over every item serve every level), the first
 time a search or the descent asks and ``allowed()`` says there is time for them; shared by the
 searches of the problem and released by whoever made the holder."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

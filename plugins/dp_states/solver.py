@@ -22,6 +22,7 @@ like every answer), ``optimal = False`` and the largest bound of any state still
 Bounds beyond Dantzig's: the rounded relaxation's rows (``relaxed.py``) and the cluster bound
 (``clusters.py``), each made once a problem and shared by its searches (``shared.py``).
 """
+
 # long module: the level loop, its stops and the bounds' tables it shares with the descent read one solver's settings
 from __future__ import annotations
 
@@ -107,14 +108,28 @@ CLUSTER_SECONDS = {"gpu": 3.0, "other": 30.0}
 class StateListSolver(DeviceSolver):
     name = "dp-states"
     anytime = True
-    summary = ("dynamic programming over state lists for KP01 ([Pisinger97]): merge, dominance and bounds "
-               "on an OpenCL device, any capacity up to 2^62, with items")
+    summary = (
+        "dynamic programming over state lists for KP01 ([Pisinger97]): merge, dominance and bounds "
+        "on an OpenCL device, any capacity up to 2^62, with items"
+    )
 
-    def __init__(self, max_states: int | None = None, memory_limit: int | None = None, fixing: bool = True,
-                 local_size: int | None = None, host_states: int = HOST_STATES, strengthen: int = STRENGTHEN_STATES,
-                 aggregate: bool = True, relaxation: int | None = None, relaxation_states: int = RELAXATION_STATES,
-                 descent: bool = True, poison: bool = False, device_records: int | None = None,
-                 clusters: bool = True, cluster_states: int = CLUSTER_STATES):
+    def __init__(
+        self,
+        max_states: int | None = None,
+        memory_limit: int | None = None,
+        fixing: bool = True,
+        local_size: int | None = None,
+        host_states: int = HOST_STATES,
+        strengthen: int = STRENGTHEN_STATES,
+        aggregate: bool = True,
+        relaxation: int | None = None,
+        relaxation_states: int = RELAXATION_STATES,
+        descent: bool = True,
+        poison: bool = False,
+        device_records: int | None = None,
+        clusters: bool = True,
+        cluster_states: int = CLUSTER_STATES,
+    ):
         """``max_states`` caps the merged list (default: what the device's memory share holds);
         ``memory_limit`` caps the host bytes of the block records (default: the host
         budget); ``device_records``: device bytes the block records may take there before they go to
@@ -159,8 +174,10 @@ class StateListSolver(DeviceSolver):
         if reduced.m != 1:
             return f"{self.name} solves the 0-1 knapsack with one capacity (m = 1); this problem has m = {problem.m}"
         if exact_sum(reduced.weights[:, 0]) >= WEIGHT_LIMIT or reduced.total_profit >= PROFIT_LIMIT:
-            return (f"{self.name} needs the sum of the weights below 2^63 - 1 and the sum of the profits below "
-                    f"2^62 (states are 64-bit)")
+            return (
+                f"{self.name} needs the sum of the weights below 2^63 - 1 and the sum of the profits below "
+                f"2^62 (states are 64-bit)"
+            )
         return None
 
     def _stages(self, problem: Knapsack) -> Stages:
@@ -171,8 +188,16 @@ class StateListSolver(DeviceSolver):
 
     def _slot_limit(self, device: Device) -> int:
         """The most slots (states of a merged list) the device may hold."""
-        limit = int(device.memory_budget - 2**20 - self._relaxed_bytes(device)
-                    - self._record_bytes(device) - self._cluster_bytes(device)) // LIMIT_BYTES
+        limit = (
+            int(
+                device.memory_budget
+                - 2**20
+                - self._relaxed_bytes(device)
+                - self._record_bytes(device)
+                - self._cluster_bytes(device)
+            )
+            // LIMIT_BYTES
+        )
         limit = min(limit, device.max_allocation // 8, 2**31 - 1)
         return max(4, min(limit, self.max_states or limit))
 
@@ -214,13 +239,23 @@ class StateListSolver(DeviceSolver):
                 seconds = probed.estimate()
             elif gap:
                 seconds *= OPEN_GAP_MARGIN
-        details = {"max_states": limit, "root_gap": gap, "host_memory_limit": self._budget(),
-                   "local_size": self._local_size(device),
-                   "note": "cell_updates counts levels (one per item); the states made depend on the instance, "
-                           "and the buffers grow to the list's size"}
+        details = {
+            "max_states": limit,
+            "root_gap": gap,
+            "host_memory_limit": self._budget(),
+            "local_size": self._local_size(device),
+            "note": "cell_updates counts levels (one per item); the states made depend on the instance, "
+            "and the buffers grow to the list's size",
+        }
         if probed is not None:
-            details["probe"] = {"levels": probed.levels, "seconds": probed.seconds, "longest_list": probed.longest,
-                                "last_list": probed.last, "short": probed.short, "finished": probed.finished}
+            details["probe"] = {
+                "levels": probed.levels,
+                "seconds": probed.seconds,
+                "longest_list": probed.longest,
+                "last_list": probed.last,
+                "short": probed.short,
+                "finished": probed.finished,
+            }
         buffers = list_buffers(slots, device_groups(device, self._local_size(device), slots))
         if self._width(device) and searched is not None:
             buffers["relaxed rows (at most)"] = self._relaxed_bytes(device)
@@ -228,8 +263,9 @@ class StateListSolver(DeviceSolver):
             buffers["cluster lists (at most)"] = self._cluster_bytes(device)
         if self._record_bytes(device) and searched is not None:
             buffers["block records (at most)"] = self._record_bytes(device)
-        return Plan(solver=self.name, device_buffers=buffers, cell_updates=n, launches=5 * n,
-                    seconds=seconds + 0.001, details=details)
+        return Plan(
+            solver=self.name, device_buffers=buffers, cell_updates=n, launches=5 * n, seconds=seconds + 0.001, details=details
+        )
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
@@ -237,11 +273,11 @@ class StateListSolver(DeviceSolver):
         probed = plan.details.get("probe", {})
         short = bool(probed.get("short"))
         growing = probed.get("last_list", 1) >= probed.get("longest_list", 1)
-        return staged.solve(lambda searched: self._descend(searched, device, staged.floor, short, growing),
-                            self.name, device.label)
+        return staged.solve(
+            lambda searched: self._descend(searched, device, staged.floor, short, growing), self.name, device.label
+        )
 
-    def _descend(self, problem: Knapsack, device: Device, floor: int, short: bool = False,
-                 growing: bool = True) -> Solution:
+    def _descend(self, problem: Knapsack, device: Device, floor: int, short: bool = False, growing: bool = True) -> Solution:
         """The search of ``problem`` from incumbent ``floor``, after the descent's guesses (``descent.py``),
         except where the plan's probe saw the lists stay ``short`` (each guess would cost a whole search).
         The searches share the rounded relaxation's rows and the cluster lists; the descent asks for
@@ -253,11 +289,14 @@ class StateListSolver(DeviceSolver):
             if not self.descent or short:
                 return self._search(problem, device, floor, self.strengthen, rows=rows, clusters=clusters)
             budget = DESCENT_STATES[_kind(device)]
-            return descend(problem, floor,
-                           lambda guess: self._search(problem, device, guess - 1, 0, budget, rows, clusters),
-                           lambda: self._search(problem, device, floor, self.strengthen, rows=rows,
-                                                clusters=clusters),
-                           lambda: rows.root_bound() if growing else None, clusters.root_bound)
+            return descend(
+                problem,
+                floor,
+                lambda guess: self._search(problem, device, guess - 1, 0, budget, rows, clusters),
+                lambda: self._search(problem, device, floor, self.strengthen, rows=rows, clusters=clusters),
+                lambda: rows.root_bound() if growing else None,
+                clusters.root_bound,
+            )
         finally:
             rows.release()
             clusters.release()
@@ -271,13 +310,15 @@ class StateListSolver(DeviceSolver):
         def make() -> ClusterLists | None:
             share = self._cluster_bytes(device)
             # lists of slots x LIMIT_BYTES, snapshots of half the share and one list more (16 bytes a state)
-            return ClusterLists.make(device, self._local_size(device), core, found, share // 2 // (LIMIT_BYTES + 16),
-                                     share // 2, self.poison)
+            return ClusterLists.make(
+                device, self._local_size(device), core, found, share // 2 // (LIMIT_BYTES + 16), share // 2, self.poison
+            )
 
         eligible = self.clusters and found.useful() and fits(core) and not core.done()  # once, not per level
 
         def allowed() -> bool:
             return eligible and deadline.allows(CLUSTER_SECONDS[_kind(device)])
+
         return Shared(core, make, allowed)
 
     def _rows(self, problem: Knapsack, device: Device) -> Shared[RelaxedRows]:
@@ -286,13 +327,22 @@ class StateListSolver(DeviceSolver):
         core = Core.of(problem)  # at level 0, never advanced
 
         def make() -> RelaxedRows:
-            return RelaxedRows(device, program(device, self._local_size(device)), core, self._width(device),
-                               self._relaxed_bytes(device), CELLS[_kind(device)], self.poison)
+            return RelaxedRows(
+                device,
+                program(device, self._local_size(device)),
+                core,
+                self._width(device),
+                self._relaxed_bytes(device),
+                CELLS[_kind(device)],
+                self.poison,
+            )
+
         return Shared(core, make, lambda: self._relax(core, device))
 
     def _again(self, staged: Stages, device: Device, strong: Strengthened) -> Solution:
         """The search again, from the stronger incumbent: ``staged`` fixed items against it (all of them
         where it reaches the bound)."""
+
         def search(searched: Knapsack) -> Solution:
             rows, clusters = self._rows(searched, device), self._clusters(searched, device)
             try:
@@ -300,12 +350,20 @@ class StateListSolver(DeviceSolver):
             finally:
                 rows.release()
                 clusters.release()
+
         return _capped(staged.solve(search, self.name, device.label), strong)
 
     # long: the level loop with its stopping rules, the move between host and device, the incumbent
-    def _search(self, problem: Knapsack, device: Device, floor: int, strengthen: int,
-                states: int | None = None, rows: Shared[RelaxedRows] | None = None,
-                clusters: Shared[ClusterLists] | None = None) -> Solution:
+    def _search(
+        self,
+        problem: Knapsack,
+        device: Device,
+        floor: int,
+        strengthen: int,
+        states: int | None = None,
+        rows: Shared[RelaxedRows] | None = None,
+        clusters: Shared[ClusterLists] | None = None,
+    ) -> Solution:
         """The level loop over ``problem`` (a searched core) from incumbent ``floor``; lists of
         ``strengthen`` states (0: none) strengthen the incumbent and the bound once; the search stops
         once it has made more than ``states`` states (None: no such budget); ``rows``: the rounded
@@ -319,12 +377,13 @@ class StateListSolver(DeviceSolver):
         host = HostLists(np.array([W]), np.array([P]), np.zeros(1, np.uint64), np.zeros(1, np.uint32))
         lists: HostLists | DeviceLists = host
         slots = self._slot_limit(device)
-        places = Places(host, lambda: DeviceLists(device, self._local_size(device), slots, self.poison,
-                                                  self._record_bytes(device)),
-                         self.host_states)
+        places = Places(
+            host,
+            lambda: DeviceLists(device, self._local_size(device), slots, self.poison, self._record_bytes(device)),
+            self.host_states,
+        )
         records, budget = Records(), self._budget()
-        rates = {"host": deadline.Rate(*FIRST_RATES["host"]),
-                 "device": deadline.Rate(*FIRST_RATES[_kind(device)])}
+        rates = {"host": deadline.Rate(*FIRST_RATES["host"]), "device": deadline.Rate(*FIRST_RATES[_kind(device)])}
         # a record: at least as long as the last one of its place
         record_rates = {place: deadline.Rate(*rate) for place, rate in FIRST_RECORD_RATES.items()}
         last_record = {"host": 0.0, "device": 0.0}
@@ -341,8 +400,15 @@ class StateListSolver(DeviceSolver):
             if strengthen and strong is None and lists.count >= strengthen:
                 strong = incumbent.strengthen(problem)
                 if strong.value > best:
-                    staged = stages(problem, True, self.fixing, seed=strong.selected, ceiling=strong.bound.value,
-                                    relaxation=strong.bound.relaxation, aggregate=self.aggregate)
+                    staged = stages(
+                        problem,
+                        True,
+                        self.fixing,
+                        seed=strong.selected,
+                        ceiling=strong.bound.value,
+                        relaxation=strong.bound.relaxation,
+                        aggregate=self.aggregate,
+                    )
                     if staged.searched is None or staged.searched.n <= problem.n * AGAIN_SHARE:
                         for shared in (rows, clusters):
                             if shared is not None:
@@ -350,25 +416,30 @@ class StateListSolver(DeviceSolver):
                         return self._again(staged, device, strong)
                     best, chosen, found = strong.value, strong.selected[core.order], None
             if strong is not None and best >= strong.bound.value:
-                break                                          # the incumbent reaches the bound: optimal
+                break  # the incumbent reaches the bound: optimal
             lists = places.next(lists)
             where = "host" if isinstance(lists, HostLists) else "device"
-            if rows is not None and relaxed is None and isinstance(lists, DeviceLists) \
-                    and lists.count >= self.relaxation_states:
+            if rows is not None and relaxed is None and isinstance(lists, DeviceLists) and lists.count >= self.relaxation_states:
                 made_here = not rows.tried
                 relaxed = rows.get()
                 relaxed_seconds = rows.seconds if made_here else 0.0
-            if clusters is not None and clustered is None and isinstance(lists, DeviceLists) \
-                    and (clusters.tables is not None or lists.count >= self.cluster_states):
+            if (
+                clusters is not None
+                and clustered is None
+                and isinstance(lists, DeviceLists)
+                and (clusters.tables is not None or lists.count >= self.cluster_states)
+            ):
                 made_here = not clusters.tried
                 clustered = clusters.get()
                 relaxed_seconds += clusters.seconds if made_here else 0.0
             # a level that ends a block is followed by its record (a copy to the device's or host memory)
             place = record_place(lists, records, 2 * lists.count, on_device)
-            record = max(record_rates[place].predict(RECORD_BYTES * 2 * lists.count), last_record[place]) \
-                if is_block_end(len(core.levels) + 1) else 0.0
-            stop, stopped = stop_reason(rates[where], lists.count, slots, records, budget, record,
-                                         place == "host")
+            record = (
+                max(record_rates[place].predict(RECORD_BYTES * 2 * lists.count), last_record[place])
+                if is_block_end(len(core.levels) + 1)
+                else 0.0
+            )
+            stop, stopped = stop_reason(rates[where], lists.count, slots, records, budget, record, place == "host")
             if not stop and states is not None and made > states:
                 stop, stopped = f"more than {states} states made", "budget"
             if stop:
@@ -377,9 +448,15 @@ class StateListSolver(DeviceSolver):
             number = len(core.levels)
             watch = deadline.Stopwatch()
             if isinstance(lists, DeviceLists):
-                result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number),
-                                     relaxed=relaxed.arguments(number, core) if relaxed else None,
-                                     cluster=clustered.arguments(number, core) if clustered else None)
+                result = lists.level(
+                    core,
+                    level,
+                    best,
+                    reset=(number - 1) % BLOCK == 0,
+                    bit=bit(number),
+                    relaxed=relaxed.arguments(number, core) if relaxed else None,
+                    cluster=clustered.arguments(number, core) if clustered else None,
+                )
             else:
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
             elapsed = watch.seconds
@@ -415,42 +492,75 @@ class StateListSolver(DeviceSolver):
         if strong is not None:
             bound = min(bound, max(strong.bound.value, best))
         device_bytes = places.device.capacity * SLOT_BYTES if places.device else 0
-        notes = [f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
-                 f"{kept} kept, longest list {peak}; {level_seconds['host'] * 1e3:.1f} ms in host levels, "
-                 f"{level_seconds['device'] * 1e3:.1f} ms in device levels ({memory.format_bytes(device_bytes)} of device "
-                 f"buffers), records {memory.format_bytes(record_bytes)}"]
+        notes = [
+            f"{len(core.levels)} levels ({core.n} items, break item {core.breaking}); {made} states made, "
+            f"{kept} kept, longest list {peak}; {level_seconds['host'] * 1e3:.1f} ms in host levels, "
+            f"{level_seconds['device'] * 1e3:.1f} ms in device levels ({memory.format_bytes(device_bytes)} of device "
+            f"buffers), records {memory.format_bytes(record_bytes)}"
+        ]
         if strong is not None:
             notes.append(f"long lists: {strong.describe()}")
         if stop:
             notes.append(f"{stop}: best found {value}, open upper bound {bound} (gap {bound - value})")
         total = watch.seconds
-        stats: dict[str, object] = {"levels": len(core.levels), "states_made": made, "states_kept": kept, "longest_list": peak,
-                 "device_bytes": device_bytes, "record_bytes": record_bytes,
-                 "device_record_bytes": device_record_bytes,
-                 "host_level_seconds": level_seconds["host"], "device_level_seconds": level_seconds["device"],
-                 "stopped": stopped}
+        stats: dict[str, object] = {
+            "levels": len(core.levels),
+            "states_made": made,
+            "states_kept": kept,
+            "longest_list": peak,
+            "device_bytes": device_bytes,
+            "record_bytes": record_bytes,
+            "device_record_bytes": device_record_bytes,
+            "host_level_seconds": level_seconds["host"],
+            "device_level_seconds": level_seconds["device"],
+            "stopped": stopped,
+        }
         if relaxed is not None:
             shape = relaxed.shape
-            stats.update({"relaxed_width": shape.width, "relaxed_grain": shape.grain, "relaxed_stride": shape.stride,
-                          "relaxed_seconds": rows.seconds if rows is not None else 0.0})
-            notes.append(f"rounded relaxation: rows of {shape.width} entries (grain {shape.grain}), one every "
-                         f"{shape.stride} levels, made in {rows.seconds * 1e3 if rows is not None else 0.0:.1f} ms")
+            stats.update(
+                {
+                    "relaxed_width": shape.width,
+                    "relaxed_grain": shape.grain,
+                    "relaxed_stride": shape.stride,
+                    "relaxed_seconds": rows.seconds if rows is not None else 0.0,
+                }
+            )
+            notes.append(
+                f"rounded relaxation: rows of {shape.width} entries (grain {shape.grain}), one every "
+                f"{shape.stride} levels, made in {rows.seconds * 1e3 if rows is not None else 0.0:.1f} ms"
+            )
         if clustered is not None and clusters is not None:
-            stats.update({"cluster_rate": clustered.rate / DENOMINATOR, "cluster_stride": clustered.stride,
-                          "cluster_bytes": clustered.nbytes, "cluster_seconds": clusters.seconds,
-                          "cluster_runs": clustered.runs, "cluster_states_made": clustered.made})
-            notes.append(f"cluster bound: {clustered.clusters.clustered} items in clusters, rate "
-                         f"{clustered.rate}/{DENOMINATOR}, lists of {memory.format_bytes(clustered.nbytes)} (one every "
-                         f"{clustered.stride} levels), made in {clusters.seconds * 1e3:.1f} ms ({clustered.runs} "
-                         f"runs, {clustered.made} states)")
+            stats.update(
+                {
+                    "cluster_rate": clustered.rate / DENOMINATOR,
+                    "cluster_stride": clustered.stride,
+                    "cluster_bytes": clustered.nbytes,
+                    "cluster_seconds": clusters.seconds,
+                    "cluster_runs": clustered.runs,
+                    "cluster_states_made": clustered.made,
+                }
+            )
+            notes.append(
+                f"cluster bound: {clustered.clusters.clustered} items in clusters, rate "
+                f"{clustered.rate}/{DENOMINATOR}, lists of {memory.format_bytes(clustered.nbytes)} (one every "
+                f"{clustered.stride} levels), made in {clusters.seconds * 1e3:.1f} ms ({clustered.runs} "
+                f"runs, {clustered.made} states)"
+            )
         if strong is not None:
             stats.update(strong.stats())
-        return Solution(value=value, selected=selected, optimal=(not stop or bound <= best) and value >= best,
-                        solver=self.name,
-                        device=device.label,
-                        timings=Timings(kernels=level_seconds["device"] + relaxed_seconds,
-                                        host=total - level_seconds["device"] - relaxed_seconds),
-                        notes=notes, bound=bound, stats=stats)
+        return Solution(
+            value=value,
+            selected=selected,
+            optimal=(not stop or bound <= best) and value >= best,
+            solver=self.name,
+            device=device.label,
+            timings=Timings(
+                kernels=level_seconds["device"] + relaxed_seconds, host=total - level_seconds["device"] - relaxed_seconds
+            ),
+            notes=notes,
+            bound=bound,
+            stats=stats,
+        )
 
     def _relax(self, core: Core, device: Device) -> bool:
         """Whether to make the rounded relaxation's rows now: asked for, items left, and time for them."""
@@ -469,6 +579,10 @@ def _kind(device: Device) -> str:
 def _capped(solution: Solution, strong: Strengthened) -> Solution:
     """``solution`` with its bound at most the strong bound (an answer that reaches it is optimal)."""
     bound = min(solution.value if solution.bound is None else solution.bound, max(strong.bound.value, solution.value))
-    return replace(solution, bound=bound, optimal=solution.optimal or solution.value >= bound,
-                   notes=[*solution.notes, f"long lists: {strong.describe()}; searched again from it"],
-                   stats={**solution.stats, **strong.stats(), "searched_again": True})
+    return replace(
+        solution,
+        bound=bound,
+        optimal=solution.optimal or solution.value >= bound,
+        notes=[*solution.notes, f"long lists: {strong.describe()}; searched again from it"],
+        stats={**solution.stats, **strong.stats(), "searched_again": True},
+    )

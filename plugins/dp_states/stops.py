@@ -1,6 +1,7 @@
 """Why a search over state lists stops before its next level: the time limit (counting the next level
 and the block record that may follow it), the room on the device (``max_states``) and the host memory
 of the block records; and where a block record goes."""
+
 from __future__ import annotations
 
 from clsolve.sdk import deadline, memory
@@ -22,8 +23,9 @@ def record_place(lists: object, records: Records, count: int, device_bytes: int)
     return "host"
 
 
-def stop_reason(rate: deadline.Rate, count: int, slots: int, records: Records,
-                 budget: int, record: float = 0.0, host_record: bool = True) -> tuple[str, str]:
+def stop_reason(
+    rate: deadline.Rate, count: int, slots: int, records: Records, budget: int, record: float = 0.0, host_record: bool = True
+) -> tuple[str, str]:
     """Why the search must stop before the next level on a list of ``count`` states (``record``: the
     predicted seconds of the record that follows it, where it ends a block), and the kind of limit
     ("time" or "room"); ("", "") to go on."""
@@ -31,13 +33,19 @@ def stop_reason(rate: deadline.Rate, count: int, slots: int, records: Records,
     if deadline.expired():
         return f"time limit of {deadline.seconds():g} s reached", "time"
     if not deadline.allows(rate.predict(merged) + record):
-        return (f"time limit of {deadline.seconds():g} s reached (the next level, predicted to take "
-                f"{rate.predict(merged) + record:.3f} s with its record, would end past it)"), "time"
+        return (
+            f"time limit of {deadline.seconds():g} s reached (the next level, predicted to take "
+            f"{rate.predict(merged) + record:.3f} s with its record, would end past it)"
+        ), "time"
     if merged > slots:
-        return (f"the next merged list of {merged} states would pass max_states = {slots} "
-                f"({memory.format_bytes(merged * SLOT_BYTES)} of device buffers)"), "room"
+        return (
+            f"the next merged list of {merged} states would pass max_states = {slots} "
+            f"({memory.format_bytes(merged * SLOT_BYTES)} of device buffers)"
+        ), "room"
     held = records.host_bytes + (RECORD_BYTES * count if host_record else 0)
     if held > budget:
-        return (f"host memory budget of {memory.format_bytes(budget)} reached ({memory.format_bytes(held)} of block records; "
-                f"raise memory_limit to search further)"), "room"
+        return (
+            f"host memory budget of {memory.format_bytes(budget)} reached ({memory.format_bytes(held)} of block records; "
+            f"raise memory_limit to search further)"
+        ), "room"
     return "", ""

@@ -4,6 +4,7 @@ Grouped by value, a group's items are sorted lightest first; grouped by weight, 
 Either way, by Theorem 2 some optimal solution takes a prefix of every group, so the DP needs per
 group only the prefix sums of weights (Eq. 5) and of profits.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ def _key(problem: Knapsack, by: str) -> np.ndarray:
 def sizes(problem: Knapsack, by: str) -> np.ndarray:
     """The sizes of the groups ``by`` value or weight, in increasing key (counted once per problem:
     O(N) for narrow keys, a sort otherwise)."""
+
     def count() -> np.ndarray:
         key = _key(problem, by)
         narrow = _narrow(key)
@@ -44,6 +46,7 @@ def sizes(problem: Knapsack, by: str) -> np.ndarray:
             return np.unique(key, return_counts=True)[1]
         counts = np.bincount(narrow)
         return counts[counts > 0]
+
     return cache.per_problem(problem, ("mckp group sizes", by), count)
 
 
@@ -108,8 +111,9 @@ class Groups:
         second = problem.weights[items, 0] if self.by == "value" else -problem.profits[items]
         self.order[lo:hi] = items[np.lexsort((second, group))]
 
-    def prefix_sums(self, problem: Knapsack, begin: int, end: int, states: int,
-                    value_dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    def prefix_sums(
+        self, problem: Knapsack, begin: int, end: int, states: int, value_dtype: np.dtype
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(W_k, P_k) for k = 1..|G| of groups begin .. end - 1 (sorted first), positions lo .. hi - 1.
         W_k is clamped to ``states`` (uint32): a clamped prefix never fits any capacity."""
         lo, hi = int(self.first[begin]), int(self.first[end])

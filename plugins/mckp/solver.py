@@ -16,6 +16,8 @@ them where they fit, and reports which with the bytes:
 * ``recompute``: only a DP value row per segment is kept (in host memory); the trace-back restores
   each segment's starting row, recomputes the segment with its counts, and walks it (twice the work).
 """
+
+# long module: the plan, the kept and recomputed counts and both trace-backs share the layout
 from __future__ import annotations
 
 import numpy as np
@@ -100,10 +102,20 @@ class MultiClassSolver(DeviceSolver):
     name = "mckp"
     summary = "multi-class DP ([HC22]): one launch per group of equal value or weight, m = 1, items returned"
 
-    def __init__(self, grouping: str = "auto", variant: str = "full", counts: str = "auto",
-                 value_bits: int | None = None, local_size: int | None = None, columns: int | None = None,
-                 tile_items: int | None = None, segment_groups: int | None = None, atomics: str = "auto",
-                 presolve: bool = True, poison: bool = False):
+    def __init__(
+        self,
+        grouping: str = "auto",
+        variant: str = "full",
+        counts: str = "auto",
+        value_bits: int | None = None,
+        local_size: int | None = None,
+        columns: int | None = None,
+        tile_items: int | None = None,
+        segment_groups: int | None = None,
+        atomics: str = "auto",
+        presolve: bool = True,
+        poison: bool = False,
+    ):
         """``grouping``: ``value``, ``weight`` or ``auto`` (the one with fewer groups). ``variant``:
         ``full``, ``no-local`` or ``no-opt`` (Table 3 of [HC22]). ``counts``: where the per-group
         counts for the items live, ``auto`` (device, else host, else recompute), ``device``, ``host``
@@ -112,15 +124,23 @@ class MultiClassSolver(DeviceSolver):
         local memory at once. ``atomics`` (``no-opt`` with 64-bit values): ``auto``, ``native``
         (atom_max) or ``cas`` (compare-and-swap loop). ``value_bits``, ``local_size``, ``presolve``
         and ``poison`` as for ``dp-rows``."""
-        checks = [("grouping", grouping, GROUPINGS), ("variant", variant, VARIANTS),
-                  ("counts", counts, COUNT_STORAGE), ("atomics", atomics, ATOMICS)]
+        checks = [
+            ("grouping", grouping, GROUPINGS),
+            ("variant", variant, VARIANTS),
+            ("counts", counts, COUNT_STORAGE),
+            ("atomics", atomics, ATOMICS),
+        ]
         for field_name, value, allowed in checks:
             if value not in allowed:
                 raise InvalidOptionError(f"{field_name} must be one of {', '.join(allowed)}; got {value!r}")
         if value_bits not in (None, 32, 64):
             raise InvalidOptionError(f"value_bits must be 32, 64 or None, got {value_bits!r}")
-        for field_name, size in (("columns", columns), ("tile_items", tile_items),
-                                 ("segment_groups", segment_groups), ("local_size", local_size)):
+        for field_name, size in (
+            ("columns", columns),
+            ("tile_items", tile_items),
+            ("segment_groups", segment_groups),
+            ("local_size", local_size),
+        ):
             if size is not None and (not isinstance(size, int) or size < 1):
                 raise InvalidOptionError(f"{field_name} must be a positive integer, got {size!r}")
         if columns is not None and columns > 16:
@@ -168,7 +188,8 @@ class MultiClassSolver(DeviceSolver):
             raise UnsupportedProblemError(
                 f"{self.name} variant 'no-opt' needs an atomic maximum on 64-bit values (the total profit "
                 f"{problem.total_profit} passes 2^31 - 1) but {device.label} has no cl_khr_int64_base_atomics "
-                f"(atomics={self.atomics!r}); use variant 'full' or 'no-local'")
+                f"(atomics={self.atomics!r}); use variant 'full' or 'no-local'"
+            )
         storage, segment = self._storage(problem, groups, states, dtype, counts_type, device)
         return Layout(by, groups, dtype, counts_type, states, local_size, columns, tile, storage, segment, atomic)
 
@@ -203,8 +224,13 @@ class MultiClassSolver(DeviceSolver):
     def _store(problem: Knapsack, lay: Layout, device: Device) -> StorePlan:
         """Where the counts rows live (``device`` or ``host``), a segment of groups per chunk."""
         other = 2 * lay.row_bytes + problem.n * (4 + lay.dtype.itemsize) + 8 * lay.groups.count + 64
-        return plan_store(f"{problem.describe()}: counts rows", [(g1 - g0) * lay.counts_row_bytes for g0, g1 in lay.segments],
-                          device, other, mode=lay.storage)
+        return plan_store(
+            f"{problem.describe()}: counts rows",
+            [(g1 - g0) * lay.counts_row_bytes for g0, g1 in lay.segments],
+            device,
+            other,
+            mode=lay.storage,
+        )
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         return planned(self.name, problem, self.presolve, lambda reduced: self._plan(reduced, device))
@@ -233,17 +259,36 @@ class MultiClassSolver(DeviceSolver):
         streamed = passes * 2 * lay.row_bytes + m * lay.counts_row_bytes
         copied = host.get("counts", 0) + 2 * host.get("checkpoints", 0)
         launches = passes * (3 if self.variant == "no-opt" else 1)  # no-opt: row copy, scatter, counts
-        seconds = (steps / MODEL_STEPS_PER_SECOND[kind] + streamed / MODEL_BANDWIDTH[kind]
-                   + launches * MODEL_LAUNCH_SECONDS[kind] + copied / MODEL_COPY_BANDWIDTH + 0.002)
+        seconds = (
+            steps / MODEL_STEPS_PER_SECOND[kind]
+            + streamed / MODEL_BANDWIDTH[kind]
+            + launches * MODEL_LAUNCH_SECONDS[kind]
+            + copied / MODEL_COPY_BANDWIDTH
+            + 0.002
+        )
         return Plan(
-            solver=self.name, device_buffers=buffers, host_buffers=host,
-            cell_updates=n * states, launches=launches + len(segments), seconds=seconds,
-            details={"grouping": lay.grouping, "groups": m, "largest_group": lay.groups.largest,
-                     "variant": self.variant, "value_type": opencl_type(lay.dtype),
-                     "count_type": str(lay.count_dtype), "counts": lay.storage,
-                     "counts_bytes": m * lay.counts_row_bytes, "segment_groups": lay.segment_groups,
-                     "segments": len(segments), "local_size": lay.local_size, "columns": lay.columns,
-                     "tile_items": lay.tile_items, "states_per_row": states},
+            solver=self.name,
+            device_buffers=buffers,
+            host_buffers=host,
+            cell_updates=n * states,
+            launches=launches + len(segments),
+            seconds=seconds,
+            details={
+                "grouping": lay.grouping,
+                "groups": m,
+                "largest_group": lay.groups.largest,
+                "variant": self.variant,
+                "value_type": opencl_type(lay.dtype),
+                "count_type": str(lay.count_dtype),
+                "counts": lay.storage,
+                "counts_bytes": m * lay.counts_row_bytes,
+                "segment_groups": lay.segment_groups,
+                "segments": len(segments),
+                "local_size": lay.local_size,
+                "columns": lay.columns,
+                "tile_items": lay.tile_items,
+                "states_per_row": states,
+            },
         )
 
     # -- solving -----------------------------------------------------------------------------
@@ -256,16 +301,27 @@ class MultiClassSolver(DeviceSolver):
         sizes = lay.groups.sizes
         if np.any(taken > sizes):
             bad = int(np.flatnonzero(taken > sizes)[0])
-            raise RuntimeError(f"{self.name}: the trace-back read an unwritten count for group {bad} "
-                               f"({int(taken[bad])} > {int(sizes[bad])} items)")
+            raise RuntimeError(
+                f"{self.name}: the trace-back read an unwritten count for group {bad} "
+                f"({int(taken[bad])} > {int(sizes[bad])} items)"
+            )
         selected = lay.groups.selected(problem.n, taken)
-        notes = [f"{lay.groups.count} groups by {lay.grouping} (largest {lay.groups.largest}), variant "
-                 f"{self.variant}, {opencl_type(lay.dtype)} values, counts {lay.storage} "
-                 f"({len(lay.segments)} segment(s) of {lay.segment_groups} groups, "
-                 f"{lay.groups.count * lay.counts_row_bytes} bytes)"]
-        return Solution(value=value, selected=selected, optimal=True, solver=self.name, device=device.label,
-                        timings=timings, notes=notes,
-                        stats={"groups": lay.groups.count, "grouping": lay.grouping, "counts": lay.storage})
+        notes = [
+            f"{lay.groups.count} groups by {lay.grouping} (largest {lay.groups.largest}), variant "
+            f"{self.variant}, {opencl_type(lay.dtype)} values, counts {lay.storage} "
+            f"({len(lay.segments)} segment(s) of {lay.segment_groups} groups, "
+            f"{lay.groups.count * lay.counts_row_bytes} bytes)"
+        ]
+        return Solution(
+            value=value,
+            selected=selected,
+            optimal=True,
+            solver=self.name,
+            device=device.label,
+            timings=timings,
+            notes=notes,
+            stats={"groups": lay.groups.count, "grouping": lay.grouping, "counts": lay.storage},
+        )
 
     def value_only(self, problem: Knapsack, device: Device) -> tuple[int, Timings]:
         """The optimal value without the items (no counts recorded): the paper's own measure, for
@@ -282,8 +338,9 @@ class MultiClassSolver(DeviceSolver):
         """The value and (with ``record``) the items taken of each group, with the time of each phase."""
         timings = Timings()
         with timings.phase("upload"):
-            work = Workspace(device, Plan(self.name, device_buffers=sweep_buffers(problem, lay)),
-                             poison=POISON_BYTE if self.poison else None)
+            work = Workspace(
+                device, Plan(self.name, device_buffers=sweep_buffers(problem, lay)), poison=POISON_BYTE if self.poison else None
+            )
             sweep = Sweep(problem, lay, work, self.variant, record)
         with timings.phase("kernels"):
             if not record:

@@ -1,5 +1,6 @@
 """mckp on the device: the two value rows, the prefix sums of the groups (sorted and uploaded a
 chunk ahead of the device), the per-group launches (Eq. 4) and the trace-back of the counts."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,9 +33,9 @@ class Layout:
     local_size: int
     columns: int
     tile_items: int
-    storage: str          # device, host or recompute
-    segment_groups: int   # groups whose counts rows share one device buffer
-    atomic: int | None    # scatter variant only
+    storage: str  # device, host or recompute
+    segment_groups: int  # groups whose counts rows share one device buffer
+    atomic: int | None  # scatter variant only
 
     @property
     def row_bytes(self) -> int:
@@ -50,13 +51,17 @@ class Layout:
         return [(g, min(g + s, m)) for g in range(0, m, s)]
 
 
-
 def sweep_buffers(problem: Knapsack, lay: Layout) -> dict[str, int]:
     """The device buffers of a :class:`Sweep` (a plan's, besides a store's counts rows)."""
     m = lay.groups.count
-    buffers = {"row_a": lay.row_bytes, "row_b": lay.row_bytes,
-               "prefix_sums": max(4, 4 * problem.n) + max(8, problem.n * lay.dtype.itemsize),
-               "group_first": 4 * (m + 1), "taken": 4 * m, "backtrack": 4 + 16}
+    buffers = {
+        "row_a": lay.row_bytes,
+        "row_b": lay.row_bytes,
+        "prefix_sums": max(4, 4 * problem.n) + max(8, problem.n * lay.dtype.itemsize),
+        "group_first": 4 * (m + 1),
+        "taken": 4 * m,
+        "backtrack": 4 + 16,
+    }
     if lay.storage == "recompute":
         buffers["counts_segment"] = max(1, lay.segment_groups) * lay.counts_row_bytes
     return buffers
@@ -66,14 +71,20 @@ class Sweep:
     """One solve's device state: two DP rows, the groups' prefix sums (sorted and uploaded chunk by
     chunk, the next chunk while the device runs the current one), and the per-group launches."""
 
+    # long: the sweep's buffers, its first sorted chunk and its kernels by parity
     def __init__(self, problem: Knapsack, lay: Layout, work: Workspace, variant: str, record: bool):
         """Buffers from ``work`` (``sweep_buffers``), poisoned where it poisons."""
         device = work.device
         self.problem, self.lay, self.variant, self.work = problem, lay, variant, work
         self.queue = queue = device.queue
-        defines = {"VALUE_T": opencl_type(lay.dtype), "LOCAL_SIZE": lay.local_size,
-                   "COUNT_T": _COUNT_TYPES[lay.count_dtype] if record else "uchar", "RECORD": int(record),
-                   "TILE_ITEMS": lay.tile_items, "COLUMNS": lay.columns}
+        defines = {
+            "VALUE_T": opencl_type(lay.dtype),
+            "LOCAL_SIZE": lay.local_size,
+            "COUNT_T": _COUNT_TYPES[lay.count_dtype] if record else "uchar",
+            "RECORD": int(record),
+            "TILE_ITEMS": lay.tile_items,
+            "COLUMNS": lay.columns,
+        }
         if lay.atomic is not None:
             defines["ATOMIC"] = lay.atomic
         program = kernels.program(device, SOURCE, defines)
@@ -107,15 +118,24 @@ class Sweep:
         main = {"full": "mckp_gather_local", "no-local": "mckp_gather_global", "no-opt": "mckp_scatter"}[variant]
         self.main, self.counts_kernels = [], []
         for parity in range(2):
-            rows = {"prev": self.rows[parity], "next": self.rows[1 - parity], "prefix_w": self.prefix_w,
-                    "prefix_p": self.prefix_p, "states": np.uint32(states)}
+            rows = {
+                "prev": self.rows[parity],
+                "next": self.rows[1 - parity],
+                "prefix_w": self.prefix_w,
+                "prefix_p": self.prefix_p,
+                "states": np.uint32(states),
+            }
             self.main.append(program.kernel(main).set(**rows))
             if variant == "no-opt":
                 self.counts_kernels.append(program.kernel("mckp_counts").set(**rows))
         self.record = record
         self.backtrack_kernel = program.kernel("mckp_backtrack").set(
-            states=np.uint64(self.lay.states), prefix_w=self.prefix_w, group_first=self.group_first,
-            remaining=self.remaining, taken=self.taken)
+            states=np.uint64(self.lay.states),
+            prefix_w=self.prefix_w,
+            group_first=self.group_first,
+            remaining=self.remaining,
+            taken=self.taken,
+        )
 
     @property
     def row(self) -> cl.Buffer:
@@ -133,8 +153,7 @@ class Sweep:
         self.host_w[lo:hi], self.host_p[lo:hi] = w, p
         if hi > lo:
             cl.enqueue_copy(self.queue, self.prefix_w, self.host_w[lo:hi], dst_offset=4 * lo, is_blocking=False)
-            cl.enqueue_copy(self.queue, self.prefix_p, self.host_p[lo:hi], dst_offset=lo * lay.dtype.itemsize,
-                            is_blocking=False)
+            cl.enqueue_copy(self.queue, self.prefix_p, self.host_p[lo:hi], dst_offset=lo * lay.dtype.itemsize, is_blocking=False)
         self.prepared = end
 
     def counts_buffer(self, groups: int) -> cl.Buffer:
@@ -151,13 +170,23 @@ class Sweep:
             cl.enqueue_copy(self.queue, nxt, prev, wait_for=wait_for)
             event = kernel.set(first=np.uint32(first), size=np.uint32(size)).enqueue(self.queue, (self.global_size,), group)
             if self.record:
-                event = self.counts_kernels[parity].set(
-                    counts=counts if counts is not None else self.no_counts, counts_offset=np.uint64(offset),
-                    first=np.uint32(first), size=np.uint32(size)).enqueue(self.queue, (self.global_size,), group)
+                event = (
+                    self.counts_kernels[parity]
+                    .set(
+                        counts=counts if counts is not None else self.no_counts,
+                        counts_offset=np.uint64(offset),
+                        first=np.uint32(first),
+                        size=np.uint32(size),
+                    )
+                    .enqueue(self.queue, (self.global_size,), group)
+                )
         else:
-            event = kernel.set(counts=counts if counts is not None else self.no_counts, counts_offset=np.uint64(offset),
-                               first=np.uint32(first), size=np.uint32(size)
-                               ).enqueue(self.queue, (self.global_size,), group, wait_for=wait_for)
+            event = kernel.set(
+                counts=counts if counts is not None else self.no_counts,
+                counts_offset=np.uint64(offset),
+                first=np.uint32(first),
+                size=np.uint32(size),
+            ).enqueue(self.queue, (self.global_size,), group, wait_for=wait_for)
         self.current = 1 - parity
         if g + 1 == self.prepared and self.prepared < self.lay.groups.count:
             self._prepare_next()  # the host sorts while the device runs what is queued
@@ -173,8 +202,9 @@ class Sweep:
 
     def backtrack(self, counts: cl.Buffer, g0: int, g1: int, offset: int = 0) -> None:
         """Walk the counts rows of groups g0 .. g1 - 1 back (they start at element ``offset`` of ``counts``)."""
-        self.backtrack_kernel.set(counts=counts, counts_offset=np.uint64(offset), group_begin=np.uint32(g0),
-                                  groups=np.uint32(g1 - g0)).enqueue(self.queue, (1,), (1,))
+        self.backtrack_kernel.set(
+            counts=counts, counts_offset=np.uint64(offset), group_begin=np.uint32(g0), groups=np.uint32(g1 - g0)
+        ).enqueue(self.queue, (1,), (1,))
 
     def read_taken(self) -> np.ndarray:
         out = np.empty(self.lay.groups.count, dtype=np.uint32)

@@ -6,6 +6,7 @@ Every direction gives a valid bound; more directions come closer to the LP bound
 least over all directions is the LP bound itself, the LP dual being a point of that ray) at the cost
 of one O(n^2) evaluation each.
 """
+
 from __future__ import annotations
 
 from functools import cache
@@ -34,7 +35,7 @@ def of(m: int) -> np.ndarray:
     extra = COUNT - len(rows)
     if extra > 0:
         rows += list(np.random.default_rng(SEED).dirichlet(np.ones(m), size=extra))
-    return np.asarray(rows[:max(COUNT, m + 1)])
+    return np.asarray(rows[: max(COUNT, m + 1)])
 
 
 @cache
@@ -47,6 +48,6 @@ def table(widths: int) -> tuple[np.ndarray, np.ndarray]:
     np.cumsum([len(p) for p in parts], out=rows[1:])
     out = np.zeros((int(rows[-1]), max(widths, 1)))
     for m, part in enumerate(parts):
-        out[rows[m]:rows[m + 1], :m] = part
-    out.flags.writeable = rows.flags.writeable = False   # shared by every call (cached)
+        out[rows[m] : rows[m + 1], :m] = part
+    out.flags.writeable = rows.flags.writeable = False  # shared by every call (cached)
     return out, rows

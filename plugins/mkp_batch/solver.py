@@ -9,6 +9,7 @@ the problems not finished, goes on where it stopped, with a budget four times as
 time limit the problems not finished return their best items with ``optimal = False`` and the
 bound of their root. Presolve (``clsolve.dp.presolve``) runs first, on the packed arrays.
 """
+
 # long module: the plan, the launches and the answers share the batch's layout
 from __future__ import annotations
 
@@ -79,8 +80,16 @@ HOST_SECONDS = 1.8e-3
 
 
 #: A problem's place in the batch's arrays: ``layout_t`` of mkp_batch.cl, declared to it from this dtype.
-LAYOUT = np.dtype([("first_item", np.uint32), ("items", np.uint32), ("first_weight", np.uint32),
-                   ("first_capacity", np.uint32), ("dims", np.uint32)], align=True)
+LAYOUT = np.dtype(
+    [
+        ("first_item", np.uint32),
+        ("items", np.uint32),
+        ("first_weight", np.uint32),
+        ("first_capacity", np.uint32),
+        ("dims", np.uint32),
+    ],
+    align=True,
+)
 #: A walker's place in its walk between launches (its subtree, level, best value, whether done): ``walker_t``.
 WALKER = np.dtype([("subtree", np.int32), ("level", np.int32), ("best", np.int32), ("done", np.int32)], align=True)
 
@@ -90,12 +99,12 @@ class _Batch:
     """The reduced batch as the kernel reads it."""
 
     reduction: PackedReduction
-    layout: np.ndarray        # (k,) LAYOUT
-    profits: np.ndarray       # int32
-    weights: np.ndarray       # int32
-    capacities: np.ndarray    # int32
-    widest: int               # the largest m (MAX_DIMS of the build)
-    longest: int              # the largest n, rounded up to 32 (MAX_ITEMS of the build)
+    layout: np.ndarray  # (k,) LAYOUT
+    profits: np.ndarray  # int32
+    weights: np.ndarray  # int32
+    capacities: np.ndarray  # int32
+    widest: int  # the largest m (MAX_DIMS of the build)
+    longest: int  # the largest n, rounded up to 32 (MAX_ITEMS of the build)
 
     @property
     def count(self) -> int:
@@ -105,8 +114,10 @@ class _Batch:
 class ManySmallBranchAndBound(PackedBatchSolver):
     name = "mkp-batch"
     anytime = True
-    summary = ("branch and bound for many small multidimensional 0-1 knapsacks (m >= 2, n <= 256) at once, "
-               "a work-group per problem, surrogate bounds, with items")
+    summary = (
+        "branch and bound for many small multidimensional 0-1 knapsacks (m >= 2, n <= 256) at once, "
+        "a work-group per problem, surrogate bounds, with items"
+    )
 
     def __init__(self, presolve: bool = True, budget: int = FIRST_BUDGET, split: int = SPLIT, poison: bool = False):
         """``presolve`` applies ``clsolve.dp.presolve`` first; ``budget``: nodes a work-item walks in
@@ -162,29 +173,38 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         reduced = reduction.reduced
         rn, rm, wstarts = reduced.segments()
         owner = np.repeat(np.arange(len(rn)), rn)
-        totals = np.bincount(owner, weights=reduced.profits, minlength=len(rn))   # exact where it matters, < 2^53
+        totals = np.bincount(owner, weights=reduced.profits, minlength=len(rn))  # exact where it matters, < 2^53
         tops = np.zeros(len(rn), np.int64)
         for array, sizes in ((reduced.capacities, rm), (reduced.weights, rn * rm)):
             if array.size:
                 np.maximum.at(tops, np.repeat(np.arange(len(rn)), sizes), array)
-        for bad, why in ((rn > MAX_ITEMS, f"more than {MAX_ITEMS} items after presolve"),
-                         (rm > MAX_DIMS, f"more than {MAX_DIMS} dimensions after presolve"),
-                         (totals > INT32_MAX, "profits that sum past 2^31 - 1"),
-                         (tops > INT32_MAX, "a weight or capacity past 2^31 - 1")):
+        for bad, why in (
+            (rn > MAX_ITEMS, f"more than {MAX_ITEMS} items after presolve"),
+            (rm > MAX_DIMS, f"more than {MAX_DIMS} dimensions after presolve"),
+            (totals > INT32_MAX, "profits that sum past 2^31 - 1"),
+            (tops > INT32_MAX, "a weight or capacity past 2^31 - 1"),
+        ):
             if bad.any():
                 row = int(reduction.rows[int(np.argmax(bad))])
                 self._refuse(packed, row, why)
         layout = np.zeros(len(rn), LAYOUT)
         layout["first_item"], layout["items"], layout["first_weight"] = reduced.item_offsets[:-1], rn, wstarts
         layout["first_capacity"], layout["dims"] = reduced.capacity_offsets[:-1], rm
-        return _Batch(reduction, layout, reduced.profits.astype(np.int32), reduced.weights.astype(np.int32),
-                      reduced.capacities.astype(np.int32), int(rm.max(initial=1)),
-                      32 * max(1, -(-int(rn.max(initial=1)) // 32)))
+        return _Batch(
+            reduction,
+            layout,
+            reduced.profits.astype(np.int32),
+            reduced.weights.astype(np.int32),
+            reduced.capacities.astype(np.int32),
+            int(rm.max(initial=1)),
+            32 * max(1, -(-int(rn.max(initial=1)) // 32)),
+        )
 
     def _refuse(self, packed: PackedProblems, row: int, why: str) -> None:
         position = int(packed.knapsack_positions[row])
-        raise UnsupportedProblemError(f"{problem_label(position, packed.unpack_one(position))}: {self.name} "
-                                      f"cannot solve it: {why}")
+        raise UnsupportedProblemError(
+            f"{problem_label(position, packed.unpack_one(position))}: {self.name} cannot solve it: {why}"
+        )
 
     # ------------------------------------------------------------------------------------- the plan
 
@@ -192,17 +212,30 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         batch = self._batch(packed)
         kind = "gpu" if device.is_gpu else "other"
         n = batch.layout["items"].astype(np.float64)
-        seconds = HOST_SECONDS + (LAUNCH_SECONDS[kind] if batch.count else 0.0) + float(_each(n, kind).sum()) + \
-            (len(packed) - batch.count) * PROBLEM_SECONDS + GAP_ITEM_SECONDS * self._searched(packed)
-        return Plan(solver=self.name, device_buffers=self._buffers(packed, device),
-                    host_buffers={"answers": batch.count * 16 + batch.profits.size},
-                    cell_updates=int((NODES_PER_ITEM * n).sum()), launches=2 if batch.count else 0,
-                    seconds=seconds,
-                    details={"instances": len(packed), "searched": batch.count,
-                             "solved_by_presolve": len(packed) - batch.count, "local_size": LOCAL_SIZE,
-                             "note": f"seconds: the launches and {NODES_PER_ITEM} nodes per item (the trees' sizes "
-                                     f"are known only once walked); for batches of at most {PROBED}, "
-                                     f"{GAP_ITEM_SECONDS:g} s per item where greedy does not meet the root's bound"})
+        seconds = (
+            HOST_SECONDS
+            + (LAUNCH_SECONDS[kind] if batch.count else 0.0)
+            + float(_each(n, kind).sum())
+            + (len(packed) - batch.count) * PROBLEM_SECONDS
+            + GAP_ITEM_SECONDS * self._searched(packed)
+        )
+        return Plan(
+            solver=self.name,
+            device_buffers=self._buffers(packed, device),
+            host_buffers={"answers": batch.count * 16 + batch.profits.size},
+            cell_updates=int((NODES_PER_ITEM * n).sum()),
+            launches=2 if batch.count else 0,
+            seconds=seconds,
+            details={
+                "instances": len(packed),
+                "searched": batch.count,
+                "solved_by_presolve": len(packed) - batch.count,
+                "local_size": LOCAL_SIZE,
+                "note": f"seconds: the launches and {NODES_PER_ITEM} nodes per item (the trees' sizes "
+                f"are known only once walked); for batches of at most {PROBED}, "
+                f"{GAP_ITEM_SECONDS:g} s per item where greedy does not meet the root's bound",
+            },
+        )
 
     def _searched(self, packed: PackedProblems) -> int:
         """Items of the problems whose greedy value is below their root bound, for batches of at most
@@ -219,6 +252,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
 
     # ----------------------------------------------------------------------------------- the solve
 
+    # long: the walk or the host's answers, and every answer expanded in input order
     def solve_packed(self, packed: PackedProblems, device: Device, plan: Plan) -> PackedSolutions:
         watch = deadline.Stopwatch()
         batch = self._batch(packed)
@@ -230,9 +264,12 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         walked, launches, phases = np.zeros(k, np.int64), 0, Timings()
         if k:
             try:
-                deadline.check(f"{self.name}: before the walk")   # no time for buffers and a launch
-                work = Workspace(device, Plan(self.name, self._buffers(packed, device)),   # the plan's own count
-                                 poison=POISON_BYTE if self.poison else None)
+                deadline.check(f"{self.name}: before the walk")  # no time for buffers and a launch
+                work = Workspace(
+                    device,
+                    Plan(self.name, self._buffers(packed, device)),  # the plan's own count
+                    poison=POISON_BYTE if self.poison else None,
+                )
                 walk = _Walk(self, batch, work)
                 values, selected, finished, bounds, walked, launches = walk.run()
                 phases = walk.timings
@@ -247,20 +284,38 @@ class ManySmallBranchAndBound(PackedBatchSolver):
         extras = {}
         for row in np.flatnonzero(~finished).tolist():
             whole = int(reduction.rows[row])
-            extras[whole] = (int(reduction.forced_profit[whole] + max(bounds[row], values[row])),
-                             {"nodes": int(walked[row])}, None, None)
+            extras[whole] = (
+                int(reduction.forced_profit[whole] + max(bounds[row], values[row])),
+                {"nodes": int(walked[row])},
+                None,
+                None,
+            )
         seconds = watch.seconds
         device_seconds = phases.upload + phases.kernels + phases.download
-        timings = np.tile([phases.upload, phases.kernels, phases.download, max(seconds - device_seconds, 0.0)],
-                          (count, 1)) / max(count, 1)
-        note = (f"branch and bound in a batch of {count}; {k} searched, {int(walked.sum())} nodes, {launches} "
-                f"launch(es); timings are the batch's divided by {count}")
-        labels = [(self.name, device.label, (note,) + ((reduction.notes[i],) if i >= 0 else ()))
-                  for i in range(-1, len(reduction.notes))]
-        return PackedSolutions(positions=packed.knapsack_positions, values=all_values, item_offsets=packed.item_offsets,
-                               selected=all_selected, optimal=optimal, timings=timings, labels=labels,
-                               label_index=(reduction.note_index + 1).astype(np.int32), extras=extras, failures={},
-                               seconds=seconds)
+        timings = np.tile([phases.upload, phases.kernels, phases.download, max(seconds - device_seconds, 0.0)], (count, 1)) / max(
+            count, 1
+        )
+        note = (
+            f"branch and bound in a batch of {count}; {k} searched, {int(walked.sum())} nodes, {launches} "
+            f"launch(es); timings are the batch's divided by {count}"
+        )
+        labels = [
+            (self.name, device.label, (note,) + ((reduction.notes[i],) if i >= 0 else ()))
+            for i in range(-1, len(reduction.notes))
+        ]
+        return PackedSolutions(
+            positions=packed.knapsack_positions,
+            values=all_values,
+            item_offsets=packed.item_offsets,
+            selected=all_selected,
+            optimal=optimal,
+            timings=timings,
+            labels=labels,
+            label_index=(reduction.note_index + 1).astype(np.int32),
+            extras=extras,
+            failures={},
+            seconds=seconds,
+        )
 
 
 def _device_buffers(batch: _Batch, device: Device) -> dict[str, int]:
@@ -270,9 +325,11 @@ def _device_buffers(batch: _Batch, device: Device) -> dict[str, int]:
     table, rows = directions.table(batch.widest)
     inputs = (batch.layout, batch.profits, batch.weights, batch.capacities, table, rows)
     walkers = max(k, device.compute_units * WIDE_GROUPS_PER_UNIT) * LOCAL_SIZE
-    return {"items": sum(max(a.nbytes, a.itemsize) for a in inputs),
-            "answers": 4 * k + 4 * max(k, 1) + items + 4 * max(k, 1) + 8 * max(k, 1) + 4 * items + 4 * max(k, 1),
-            "walks": walkers * (WALKER.itemsize + 8 * (batch.longest // 32) + 4) + 8 * max(k, 1)}
+    return {
+        "items": sum(max(a.nbytes, a.itemsize) for a in inputs),
+        "answers": 4 * k + 4 * max(k, 1) + items + 4 * max(k, 1) + 8 * max(k, 1) + 4 * items + 4 * max(k, 1),
+        "walks": walkers * (WALKER.itemsize + 8 * (batch.longest // 32) + 4) + 8 * max(k, 1),
+    }
 
 
 def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -283,9 +340,9 @@ def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     selected = np.zeros(batch.profits.size, bool)
     places = zip(*(batch.layout[name].astype(np.int64).tolist() for name in LAYOUT.fields or ()))
     for row, (first, n, weights_at, capacities_at, m) in enumerate(places):
-        p = batch.profits[first:first + n].astype(np.int64)
-        w = batch.weights[weights_at:weights_at + n * m].astype(np.int64).reshape(n, m)
-        c = batch.capacities[capacities_at:capacities_at + m].astype(np.int64)
+        p = batch.profits[first : first + n].astype(np.int64)
+        w = batch.weights[weights_at : weights_at + n * m].astype(np.int64).reshape(n, m)
+        c = batch.capacities[capacities_at : capacities_at + m].astype(np.int64)
         u = 1.0 / np.maximum(c, 1).astype(np.float64)
         u /= u.max()
         taken = mkp_greedy.fill(w, c, mkp_greedy.ratio_order(p, w, u))
@@ -298,8 +355,13 @@ def _greedy(batch: _Batch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _fits_as_given(problem) -> bool:
     """Whether ``problem`` fits the kernel's limits before presolve, which never adds items, dimensions
     or profit, nor makes a weight or capacity larger (so ``accepts`` need not reduce it)."""
-    return (problem.n <= MAX_ITEMS and problem.m <= MAX_DIMS and problem.total_profit <= INT32_MAX
-            and int(problem.weights.max(initial=0)) <= INT32_MAX and int(problem.capacities.max(initial=0)) <= INT32_MAX)
+    return (
+        problem.n <= MAX_ITEMS
+        and problem.m <= MAX_DIMS
+        and problem.total_profit <= INT32_MAX
+        and int(problem.weights.max(initial=0)) <= INT32_MAX
+        and int(problem.capacities.max(initial=0)) <= INT32_MAX
+    )
 
 
 def _each(n: np.ndarray, kind: str) -> np.ndarray:
@@ -322,21 +384,38 @@ class _Walk:
         self.timings = Timings()
         table, rows = directions.table(batch.widest)
         structs = kernels.struct_declaration("layout_t", LAYOUT) + kernels.struct_declaration("walker_t", WALKER)
-        self.program = kernels.program(device, SOURCE, {"LOCAL_SIZE": LOCAL_SIZE, "MAX_ITEMS": batch.longest,
-                                                        "MAX_DIMS": batch.widest}, preamble=structs)
+        self.program = kernels.program(
+            device, SOURCE, {"LOCAL_SIZE": LOCAL_SIZE, "MAX_ITEMS": batch.longest, "MAX_DIMS": batch.widest}, preamble=structs
+        )
         k, items = batch.count, max(batch.profits.size, 1)
         with self.timings.phase("upload"):
             self._make(batch, table, rows, k, items)
 
     def _make(self, batch: _Batch, table: np.ndarray, rows: np.ndarray, k: int, items: int) -> None:
         work = self.work
-        self.inputs = {name: work.upload("items", array if array.size else np.zeros(1, array.dtype)) for name, array in
-                       (("layout", batch.layout.ravel()), ("profits", batch.profits), ("weights", batch.weights),
-                        ("capacities", batch.capacities), ("directions", table.ravel()), ("direction_rows", rows))}
+        self.inputs = {
+            name: work.upload("items", array if array.size else np.zeros(1, array.dtype))
+            for name, array in (
+                ("layout", batch.layout.ravel()),
+                ("profits", batch.profits),
+                ("weights", batch.weights),
+                ("capacities", batch.capacities),
+                ("directions", table.ravel()),
+                ("direction_rows", rows),
+            )
+        }
         self.incumbent = work.upload("answers", np.zeros(k, np.int32), writable=True)
-        self.answers = {name: work.empty("answers", size) for name, size in
-                        (("values", 4 * max(k, 1)), ("selected", items), ("status", 4 * max(k, 1)),
-                         ("bounds", 8 * max(k, 1)), ("order_of", 4 * items), ("chosen_of", 4 * max(k, 1)))}
+        self.answers = {
+            name: work.empty("answers", size)
+            for name, size in (
+                ("values", 4 * max(k, 1)),
+                ("selected", items),
+                ("status", 4 * max(k, 1)),
+                ("bounds", 8 * max(k, 1)),
+                ("order_of", 4 * items),
+                ("chosen_of", 4 * max(k, 1)),
+            )
+        }
 
     def _read(self, buffer: cl.Buffer, dtype, count: int) -> np.ndarray:
         out = np.empty(count, dtype)
@@ -358,7 +437,7 @@ class _Walk:
             slots = self.device.compute_units * WIDE_GROUPS_PER_UNIT
             parts = int(np.clip(slots // left.size, 1, WIDE_PARTS))
             if deadline.limited():
-                answers = self._answers()   # they stand where the second phase does not end in time
+                answers = self._answers()  # they stand where the second phase does not end in time
             try:
                 left, extra = self._phase(left, parts, max(self.solver.split, WIDE_SPLIT), False, rate, walked)
                 launches += extra
@@ -383,17 +462,24 @@ class _Walk:
         return values, flags, roots
 
     # long: one phase's buffers, launches, collection and pacing
-    def _phase(self, members: np.ndarray, parts: int, split: int, first: bool, rate: deadline.Rate,
-               walked: np.ndarray) -> tuple[np.ndarray, int]:
+    def _phase(
+        self, members: np.ndarray, parts: int, split: int, first: bool, rate: deadline.Rate, walked: np.ndarray
+    ) -> tuple[np.ndarray, int]:
         """Walk ``members`` with ``parts`` work-groups each: the ``first`` phase one launch (whose
         answers are the first), the other until done or the time limit; the members left unfinished
         and the launches made."""
         words, walkers = self.batch.longest // 32, parts * LOCAL_SIZE
         slots = members.size * walkers
         with self.timings.phase("upload"):
-            state = {name: self.work.empty("walks", size) for name, size in
-                     (("walker", WALKER.itemsize * slots), ("path", 4 * words * slots), ("kept", 4 * words * slots),
-                      ("nodes", 4 * slots))}
+            state = {
+                name: self.work.empty("walks", size)
+                for name, size in (
+                    ("walker", WALKER.itemsize * slots),
+                    ("path", 4 * words * slots),
+                    ("kept", 4 * words * slots),
+                    ("nodes", 4 * slots),
+                )
+            }
             member_buf = self.work.upload("walks", members.astype(np.uint32))
         active, budget, launches = np.arange(members.size, dtype=np.int64), self.solver.budget, 0
         while active.size and not (first and launches):
@@ -406,8 +492,18 @@ class _Walk:
             with self.timings.phase("upload"):
                 active_buf = self.work.upload("walks", active.astype(np.uint32))
             with self.timings.phase("kernels"):
-                self._walk(state, member_buf, active_buf, active.size, parts, split, budget, launches == 0,
-                           first and launches == 0, first)
+                self._walk(
+                    state,
+                    member_buf,
+                    active_buf,
+                    active.size,
+                    parts,
+                    split,
+                    budget,
+                    launches == 0,
+                    first and launches == 0,
+                    first,
+                )
                 if not deadline.finished(self.device.queue, cl.enqueue_marker(self.device.queue)):
                     deadline.stop(f"{self.solver.name}: launch {launches + 1} of a phase")
                 status = self._read(self.answers["status"], np.int32, self.batch.count)
@@ -423,24 +519,53 @@ class _Walk:
         self.work.release("walks", member_buf, *state.values())
         return members[active], launches
 
-    def _walk(self, state: dict, member_buf: cl.Buffer, active_buf: cl.Buffer, active: int, parts: int, split: int,
-              budget: int, first_launch: bool, choose: bool, replace: bool) -> None:
+    def _walk(
+        self,
+        state: dict,
+        member_buf: cl.Buffer,
+        active_buf: cl.Buffer,
+        active: int,
+        parts: int,
+        split: int,
+        budget: int,
+        first_launch: bool,
+        choose: bool,
+        replace: bool,
+    ) -> None:
         """Enqueue one launch of the walks of ``active`` members (``first_launch``: from their roots;
         ``choose``: the multipliers and order chosen, else read back) and the collection of their
         answers."""
         queue, walkers = self.device.queue, parts * LOCAL_SIZE
         self.program.kernel("mkp_batch_walk").set(
-            **{name: self.inputs[name] for name in ("layout", "profits", "weights", "capacities", "directions",
-                                                    "direction_rows")},
-            members=member_buf, active=active_buf, walker=state["walker"], path=state["path"],
-            kept=state["kept"], nodes=state["nodes"], incumbent=self.incumbent, bounds=self.answers["bounds"],
-            order_of=self.answers["order_of"], chosen_of=self.answers["chosen_of"], parts=np.uint32(parts),
-            split=np.uint32(split), budget=np.uint32(budget), first_launch=np.uint32(first_launch),
+            **{
+                name: self.inputs[name] for name in ("layout", "profits", "weights", "capacities", "directions", "direction_rows")
+            },
+            members=member_buf,
+            active=active_buf,
+            walker=state["walker"],
+            path=state["path"],
+            kept=state["kept"],
+            nodes=state["nodes"],
+            incumbent=self.incumbent,
+            bounds=self.answers["bounds"],
+            order_of=self.answers["order_of"],
+            chosen_of=self.answers["chosen_of"],
+            parts=np.uint32(parts),
+            split=np.uint32(split),
+            budget=np.uint32(budget),
+            first_launch=np.uint32(first_launch),
             choose=np.uint32(choose),
         ).enqueue(queue, (active * walkers,), (LOCAL_SIZE,))
         self.program.kernel("mkp_batch_collect").set(
-            layout=self.inputs["layout"], members=member_buf, active=active_buf, walker=state["walker"],
-            kept=state["kept"], values=self.answers["values"], selected=self.answers["selected"],
-            status=self.answers["status"], order_of=self.answers["order_of"], parts=np.uint32(parts),
+            layout=self.inputs["layout"],
+            members=member_buf,
+            active=active_buf,
+            walker=state["walker"],
+            kept=state["kept"],
+            values=self.answers["values"],
+            selected=self.answers["selected"],
+            status=self.answers["status"],
+            order_of=self.answers["order_of"],
+            parts=np.uint32(parts),
             replace=np.uint32(replace),
         ).enqueue(queue, (active * LOCAL_SIZE,), (LOCAL_SIZE,))

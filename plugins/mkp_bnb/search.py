@@ -12,6 +12,7 @@ Batches are taken from a stack, deepest first, and a batch of more than ``batch`
 pieces: the search goes deep early (incumbents come from the leaves) while every step still works
 on whole arrays, and the nodes held stay within about n x batch.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,11 +48,11 @@ class Nodes:
 
     @property
     def residual(self) -> np.ndarray:
-        return self.table[:, 2:2 + self.m]
+        return self.table[:, 2 : 2 + self.m]
 
     @property
     def bits(self) -> np.ndarray:
-        return self.table[:, 2 + self.m:]
+        return self.table[:, 2 + self.m :]
 
     def take(self, keep) -> Nodes:
         return Nodes(self.level, self.table[keep], self.m)
@@ -60,8 +61,16 @@ class Nodes:
 class Search:
     """The search of one problem in the relaxation's item order (weights (n, m), capacities (m,))."""
 
-    def __init__(self, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray,
-                 relaxation: Relaxation, batch: int, max_nodes: int, floor: int = -1):
+    def __init__(
+        self,
+        profits: np.ndarray,
+        weights: np.ndarray,
+        capacities: np.ndarray,
+        relaxation: Relaxation,
+        batch: int,
+        max_nodes: int,
+        floor: int = -1,
+    ):
         """``floor``: a value the search need not reach (an incumbent held elsewhere); ``found`` says
         whether it went past it."""
         order = relaxation.order
@@ -86,8 +95,8 @@ class Search:
         fits = (nodes.residual >= self.w[k]).all(axis=1)
         taken = nodes.table[fits]
         taken[:, 0] += self.p[k]
-        taken[:, 2:2 + m] -= self.w[k]
-        taken[:, 2 + m + (k >> 6)] |= np.int64(1 << (k & 63)) if k & 63 != 63 else np.int64(-2**63)
+        taken[:, 2 : 2 + m] -= self.w[k]
+        taken[:, 2 + m + (k >> 6)] |= np.int64(1 << (k & 63)) if k & 63 != 63 else np.int64(-(2**63))
         children = Nodes(k + 1, np.concatenate([taken, nodes.table]), m)
         profit = children.profit
         if profit.size and int(profit.max()) > self.best:
@@ -98,7 +107,7 @@ class Search:
 
     def run(self) -> Outcome:
         root = Nodes(0, np.zeros((1, 2 + self.m + self.words), np.int64), self.m)
-        root.table[0, 2:2 + self.m] = self.c
+        root.table[0, 2 : 2 + self.m] = self.c
         root.table[:, 1] = self.relaxation.bounds(0, root.profit, root.residual)
         self.greedy(0, 0, self.c, np.zeros(self.words, np.uint64))
         stack = [root] if int(root.bound[0]) > self.best else []
@@ -111,15 +120,14 @@ class Search:
             watch = deadline.Stopwatch()
             nodes = stack.pop()
             held -= nodes.count
-            nodes = nodes.take(nodes.bound > self.best)    # the incumbent may have moved since
+            nodes = nodes.take(nodes.bound > self.best)  # the incumbent may have moved since
             if not nodes.count or nodes.level >= self.n:
                 continue
             children = self.expand(nodes)
             batches, made = batches + 1, made + 2 * nodes.count
             if children.count:
                 top = int(np.argmax(children.bound))
-                self.greedy(children.level, int(children.profit[top]), children.residual[top],
-                            children.bits[top].view(np.uint64))
+                self.greedy(children.level, int(children.profit[top]), children.residual[top], children.bits[top].view(np.uint64))
                 if held + children.count > self.max_nodes:
                     stack.append(children)
                     held += children.count

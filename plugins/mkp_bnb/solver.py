@@ -8,6 +8,7 @@ dimensions that never bind removed, common divisors taken out). What the search 
 limit would be passed, the search stops with its incumbent (a feasible item vector, checked by the
 engine), ``optimal = False`` and the largest bound of any open node.
 """
+
 from __future__ import annotations
 
 from clsolve.sdk import (
@@ -46,11 +47,16 @@ def node_bytes(n: int, m: int) -> int:
 class MultidimensionalBranchAndBound(HostSolver):
     name = "mkp-bnb"
     anytime = True
-    summary = ("branch and bound for the multidimensional 0-1 knapsack (m >= 2) with surrogate LP bounds, "
-               "on the host, with items")
+    summary = "branch and bound for the multidimensional 0-1 knapsack (m >= 2) with surrogate LP bounds, on the host, with items"
 
-    def __init__(self, max_nodes: int | None = None, batch: int = BATCH, presolve: bool = True,
-                 memory_limit: int | None = None, host_nodes: int = HOST_NODES):
+    def __init__(
+        self,
+        max_nodes: int | None = None,
+        batch: int = BATCH,
+        presolve: bool = True,
+        memory_limit: int | None = None,
+        host_nodes: int = HOST_NODES,
+    ):
         """``max_nodes`` caps the open nodes (default: what ``memory_limit`` holds; ``memory_limit``
         defaults to the host budget); ``batch`` is the number of nodes expanded at once;
         ``presolve`` applies ``clsolve.dp.presolve`` first; ``host_nodes``: nodes walked depth first
@@ -77,19 +83,32 @@ class MultidimensionalBranchAndBound(HostSolver):
         limit = self._node_limit(problem)
         held = min(limit, self.batch * (problem.n + 1))
         settled = walk.planned(problem, self.host_nodes)
-        if settled is not None:   # the walk run by the plan settles the problem: its time is measured
+        if settled is not None:  # the walk run by the plan settles the problem: its time is measured
             seconds, walked = settled
-            details = {"max_nodes": limit, "host_walk": walked,
-                       "note": "host_walk: the walk run by the plan settles the problem (seconds measured)"}
+            details = {
+                "max_nodes": limit,
+                "host_walk": walked,
+                "note": "host_walk: the walk run by the plan settles the problem (seconds measured)",
+            }
         else:
             # cheap on purpose (auto plans every solver): not the fitted multipliers the search uses
             root, greedy, gap = cheap_bounds(problem)
             seconds = problem.n * ITEM_SECONDS * (OPEN_GAP_MARGIN if gap else 1) + 1e-4
-            details = {"max_nodes": limit, "root_bound": root, "greedy": greedy, "root_gap": gap,
-                       "note": "root_bound with the constraints normalised by the capacities (the search fits its "
-                               "multipliers); cell_updates counts items; the nodes expanded depend on the instance"}
-        return Plan(solver=self.name, host_buffers={"open nodes": held * node_bytes(problem.n, problem.m)},
-                    cell_updates=problem.n, seconds=seconds, details=details)
+            details = {
+                "max_nodes": limit,
+                "root_bound": root,
+                "greedy": greedy,
+                "root_gap": gap,
+                "note": "root_bound with the constraints normalised by the capacities (the search fits its "
+                "multipliers); cell_updates counts items; the nodes expanded depend on the instance",
+            }
+        return Plan(
+            solver=self.name,
+            host_buffers={"open nodes": held * node_bytes(problem.n, problem.m)},
+            cell_updates=problem.n,
+            seconds=seconds,
+            details=details,
+        )
 
     # -- solving -----------------------------------------------------------------------------
     def solve(self, problem: Knapsack, device=None, plan: Plan | None = None) -> Solution:
@@ -99,7 +118,10 @@ class MultidimensionalBranchAndBound(HostSolver):
         return branch_and_bound(self.name, "host CPU", problem, self._search, self.host_nodes)
 
     def _search(self, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
-        outcome = Search(core.profits, core.weights, core.capacities, relaxation, self.batch,
-                         self._node_limit(core), floor=floor).run()
-        return outcome, (f"{outcome.nodes} nodes made over the {core.n} free items in {outcome.batches} batches "
-                         f"of at most {self.batch}; at most {outcome.longest} open")
+        outcome = Search(
+            core.profits, core.weights, core.capacities, relaxation, self.batch, self._node_limit(core), floor=floor
+        ).run()
+        return outcome, (
+            f"{outcome.nodes} nodes made over the {core.n} free items in {outcome.batches} batches "
+            f"of at most {self.batch}; at most {outcome.longest} open"
+        )

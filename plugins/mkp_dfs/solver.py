@@ -7,6 +7,7 @@ Around the search the solve is ``mkp-bnb``'s (``clsolve.mkp.outcome``): presolve
 fixing against a greedy solution, the core's relaxation; under a time limit the search stops between
 launches with its incumbent, ``optimal = False`` and the largest bound of a subtree left.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -61,11 +62,12 @@ GAP_ITEM_SECONDS = {"gpu": 2e-5, "other": 3e-4}
 class DeviceDepthFirst(DeviceSolver):
     name = "mkp-dfs"
     anytime = True
-    summary = ("branch and bound for the multidimensional 0-1 knapsack (m >= 2) on the device, a depth-first "
-               "walk per work-item with surrogate LP bounds, with items")
+    summary = (
+        "branch and bound for the multidimensional 0-1 knapsack (m >= 2) on the device, a depth-first "
+        "walk per work-item with surrogate LP bounds, with items"
+    )
 
-    def __init__(self, slots: int | None = None, presolve: bool = True, host_nodes: int = HOST_NODES,
-                 poison: bool = False):
+    def __init__(self, slots: int | None = None, presolve: bool = True, host_nodes: int = HOST_NODES, poison: bool = False):
         """``slots``: work-items (subtrees walked at once; default: 256 per compute unit on a GPU, 16 on a
         CPU), rounded up to a multiple of 64; ``presolve`` applies ``clsolve.dp.presolve`` first;
         ``host_nodes``: nodes the host may walk depth first before the device search
@@ -79,8 +81,10 @@ class DeviceDepthFirst(DeviceSolver):
     def accepts(self, problem) -> str | None:
         reason = refusal(self.name, problem)
         if reason is None and problem.n > MAX_ITEMS:
-            reason = (f"{self.name} takes at most {MAX_ITEMS} items (its bound tables grow as n^2: "
-                      f"{Tables.bytes_for(problem.n, problem.m)} bytes here), got n = {problem.n}; mkp-bnb takes more")
+            reason = (
+                f"{self.name} takes at most {MAX_ITEMS} items (its bound tables grow as n^2: "
+                f"{Tables.bytes_for(problem.n, problem.m)} bytes here), got n = {problem.n}; mkp-bnb takes more"
+            )
         return reason
 
     def _slots(self, device: Device) -> int:
@@ -95,36 +99,63 @@ class DeviceDepthFirst(DeviceSolver):
         tables = Tables.bytes_for(n, m)
         words = max(1, -(-n // 64))
         settled = host_walk.planned(problem, self.host_nodes)
-        if settled is not None:   # the host walk run by the plan settles the problem: its time is measured
+        if settled is not None:  # the host walk run by the plan settles the problem: its time is measured
             seconds, walked = settled
-            details = {"slots": slots, "host_walk": walked,
-                       "note": "host_walk: the host walk run by the plan settles the problem (seconds measured)"}
+            details = {
+                "slots": slots,
+                "host_walk": walked,
+                "note": "host_walk: the host walk run by the plan settles the problem (seconds measured)",
+            }
         else:
             root, greedy, gap = cheap_bounds(problem)
             walk = n * (GAP_ITEM_SECONDS["gpu" if device.is_gpu else "other"] if gap else 0.0)
             seconds = SETUP_SECONDS + n * ITEM_SECONDS + n / REFIT_LEVELS * FIT_SECONDS + n * n * TABLE_SECONDS + walk
-            details = {"slots": slots, "root_bound": root, "greedy": greedy, "root_gap": gap,
-                       "note": "root_bound with the constraints normalised by the capacities; seconds: the level "
-                               "tables, one launch, and where the root's bounds do not meet a walk per item (the "
-                               "nodes walked depend on the instance)"}
-        return Plan(solver=self.name, device_buffers=device_buffers(n, m, slots),
-                    host_buffers={"level bounds": tables, "subtrees": 2 * slots * slot_bytes(words)},
-                    cell_updates=n, launches=1, seconds=seconds, details=details)
+            details = {
+                "slots": slots,
+                "root_bound": root,
+                "greedy": greedy,
+                "root_gap": gap,
+                "note": "root_bound with the constraints normalised by the capacities; seconds: the level "
+                "tables, one launch, and where the root's bounds do not meet a walk per item (the "
+                "nodes walked depend on the instance)",
+            }
+        return Plan(
+            solver=self.name,
+            device_buffers=device_buffers(n, m, slots),
+            host_buffers={"level bounds": tables, "subtrees": 2 * slots * slot_bytes(words)},
+            cell_updates=n,
+            launches=1,
+            seconds=seconds,
+            details=details,
+        )
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan | None = None) -> Solution:
-        return presolved(self.name, problem, self.presolve, device.label,
-                         lambda reduced: branch_and_bound(self.name, device.label, reduced,
-                                                          lambda *args: self._search(device, *args), self.host_nodes))
+        return presolved(
+            self.name,
+            problem,
+            self.presolve,
+            device.label,
+            lambda reduced: branch_and_bound(
+                self.name, device.label, reduced, lambda *args: self._search(device, *args), self.host_nodes
+            ),
+        )
 
     def _search(self, device: Device, core: Knapsack, relaxation: Relaxation, floor: int) -> tuple[Outcome, str]:
         order = relaxation.order
-        if deadline.expired():   # no time for the level tables and a launch: the root's bound
+        if deadline.expired():  # no time for the level tables and a launch: the root's bound
             return _unsearched(core, relaxation, floor, "time limit reached before the search")
         try:
-            subtrees = Subtrees(device, core.profits[order].astype(np.int64), core.weights[order].astype(np.int64),
-                                core.capacities.astype(np.int64), relaxation.tables(core.capacities),
-                                self._slots(device), floor, POISON_BYTE if self.poison else None)
-        except TimeLimitError:   # the first build of the kernel can take longer than a short limit
+            subtrees = Subtrees(
+                device,
+                core.profits[order].astype(np.int64),
+                core.weights[order].astype(np.int64),
+                core.capacities.astype(np.int64),
+                relaxation.tables(core.capacities),
+                self._slots(device),
+                floor,
+                POISON_BYTE if self.poison else None,
+            )
+        except TimeLimitError:  # the first build of the kernel can take longer than a short limit
             return _unsearched(core, relaxation, floor, "time limit reached while the device kernel was built")
         rate = deadline.Rate(*FIRST_RATE)
         budget, launches, widest, stop = FIRST_BUDGET, 0, 1, ""
@@ -147,12 +178,23 @@ class DeviceDepthFirst(DeviceSolver):
             splitting += last_split
         chosen = np.unpackbits(subtrees.best_bits.view(np.uint8), bitorder="little")[: core.n].astype(bool)
         bound = subtrees.open_bound(relaxation) if stop else subtrees.best
-        outcome = Outcome(subtrees.best, chosen, not stop, bound, subtrees.found, nodes=subtrees.made,
-                          batches=launches, longest=widest, device=subtrees.timings)
+        outcome = Outcome(
+            subtrees.best,
+            chosen,
+            not stop,
+            bound,
+            subtrees.found,
+            nodes=subtrees.made,
+            batches=launches,
+            longest=widest,
+            device=subtrees.timings,
+        )
         outcome.stop = stop
-        return outcome, (f"{subtrees.made} nodes walked over the {core.n} free items in {launches} launches "
-                         f"of {subtrees.slots} work-items ({walking:.3f} s walking, transfers included; {splitting:.3f} s "
-                         f"splitting on the host)")
+        return outcome, (
+            f"{subtrees.made} nodes walked over the {core.n} free items in {launches} launches "
+            f"of {subtrees.slots} work-items ({walking:.3f} s walking, transfers included; {splitting:.3f} s "
+            f"splitting on the host)"
+        )
 
 
 def _unsearched(core: Knapsack, relaxation: Relaxation, floor: int, why: str) -> tuple[Outcome, str]:

@@ -7,6 +7,7 @@ order a 0 between the root and the node means that branch with the item is done,
 1 there (at level l) splits the subtree: the slot keeps the nodes with that 1 (its root moves
 below l) and an idle slot takes those with a 0 at l (root and node at level l + 1).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,16 +33,28 @@ def slot_bytes(words: int) -> int:
 def device_buffers(n: int, m: int, slots: int) -> dict[str, int]:
     """The device buffers of :class:`Subtrees` (a plan's): the level tables, the slots (and the one
     shared best value), the items (profits, weights, capacities)."""
-    return {"level bounds": Tables.bytes_for(n, m), "subtrees": slots * slot_bytes(max(1, -(-n // 64))) + 4,
-            "items": 8 * n * (m + 1) + 8 * m}
+    return {
+        "level bounds": Tables.bytes_for(n, m),
+        "subtrees": slots * slot_bytes(max(1, -(-n // 64))) + 4,
+        "items": 8 * n * (m + 1) + 8 * m,
+    }
 
 
 class Subtrees:
     """``slots`` subtrees of the search over items in branching order (profits (n,), weights (n, m),
     capacities (m,)), walked on ``device`` with the bounds of ``tables``."""
 
-    def __init__(self, device: Device, profits: np.ndarray, weights: np.ndarray, capacities: np.ndarray,
-                 tables: Tables, slots: int, floor: int, poison: int | None = None):
+    def __init__(
+        self,
+        device: Device,
+        profits: np.ndarray,
+        weights: np.ndarray,
+        capacities: np.ndarray,
+        tables: Tables,
+        slots: int,
+        floor: int,
+        poison: int | None = None,
+    ):
         """``floor``: the value to beat; ``poison``: a byte the buffers the kernel writes are filled with
         first (so a value it failed to write shows)."""
         self.device, self.n, self.m = device, profits.size, weights.shape[1]
@@ -52,11 +65,11 @@ class Subtrees:
         self.path = np.zeros((slots, self.words), np.uint64)
         self.root = np.zeros(slots, np.int32)
         self.depth = np.full(slots, -1, np.int32)
-        self.depth[0] = 0                                   # one slot holds the whole tree
+        self.depth[0] = 0  # one slot holds the whole tree
         total = int(profits.sum())
-        self.shift = max(0, total.bit_length() - 31)        # profit >> shift fits the shared int32
+        self.shift = max(0, total.bit_length() - 31)  # profit >> shift fits the shared int32
         self.made = 0
-        self.left_running = False   # a launch still runs in the queue: the open bound is made on the host
+        self.left_running = False  # a launch still runs in the queue: the open bound is made on the host
         self.timings = Timings()
         self._buffers(tables, Workspace(device, Plan("mkp-dfs", device_buffers=device_buffers(self.n, self.m, slots))))
         if poison is not None:
@@ -72,12 +85,23 @@ class Subtrees:
 
         self.program = kernels.program(self.device, SOURCE, {"M": self.m, "WORDS": self.words})
         s, words = self.slots, self.words
-        self.buffers = {"p": work.upload("items", self.p.astype(np.int64)), "w": work.upload("items", self.w.astype(np.int64)),
-                        "c": work.upload("items", self.c.astype(np.int64)), "u": table(tables.u), "start": table(tables.start),
-                        "wsum": table(tables.weight_sums), "psum": table(tables.profit_sums),
-                        "surr": table(tables.surrogate), "path": state(8 * s * words), "root": state(4 * s),
-                        "depth": state(4 * s), "best": state(8 * s), "best_path": state(8 * s * words),
-                        "made": state(8 * s), "shared": state(4)}
+        self.buffers = {
+            "p": work.upload("items", self.p.astype(np.int64)),
+            "w": work.upload("items", self.w.astype(np.int64)),
+            "c": work.upload("items", self.c.astype(np.int64)),
+            "u": table(tables.u),
+            "start": table(tables.start),
+            "wsum": table(tables.weight_sums),
+            "psum": table(tables.profit_sums),
+            "surr": table(tables.surrogate),
+            "path": state(8 * s * words),
+            "root": state(4 * s),
+            "depth": state(4 * s),
+            "best": state(8 * s),
+            "best_path": state(8 * s * words),
+            "made": state(8 * s),
+            "shared": state(4),
+        }
         self.kernel = self.program.kernel("mkp_dfs").set(n=np.int32(self.n), shift=np.int32(self.shift), **self.buffers)
 
     @property
@@ -90,9 +114,13 @@ class Subtrees:
         (the subtrees are then as they were before it)."""
         watch, queue, b = deadline.Stopwatch(), self.device.queue, self.buffers
         with self.timings.phase("upload"):
-            for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth),
-                                ("best", np.full(self.slots, self.best, np.int64)),
-                                ("shared", np.array([self.best >> self.shift], np.int32))):
+            for name, array in (
+                ("path", self.path),
+                ("root", self.root),
+                ("depth", self.depth),
+                ("best", np.full(self.slots, self.best, np.int64)),
+                ("shared", np.array([self.best >> self.shift], np.int32)),
+            ):
                 cl.enqueue_copy(queue, b[name], array)
             queue.finish()
         with self.timings.phase("kernels"):
@@ -100,7 +128,7 @@ class Subtrees:
             # a launch allowed to start ends within a quarter of the margin
             if not deadline.finished(queue, cl.enqueue_marker(queue), deadline.grace(1 / 4)):
                 self.left_running = True
-                return None   # the limit passed first (PoCL compiles a kernel at its first launch): state as before
+                return None  # the limit passed first (PoCL compiles a kernel at its first launch): state as before
         best, made = np.empty(self.slots, np.int64), np.empty(self.slots, np.int64)
         with self.timings.phase("download"):
             for name, array in (("path", self.path), ("depth", self.depth), ("best", best), ("made", made)):
@@ -120,7 +148,7 @@ class Subtrees:
         one subtree (at its shallowest 1s, in order); how many subtrees were made."""
         idle = np.flatnonzero(~self.busy)
         if idle.size * IDLE_SHARE < self.slots and idle.size < self.slots - idle.size:
-            return 0                                    # too few idle to pay for a split
+            return 0  # too few idle to pay for a split
         level = self._shallowest_taken()
         donors = np.flatnonzero(level < _NOT_FOUND)
         if not idle.size or not donors.size:
@@ -131,15 +159,15 @@ class Subtrees:
         bits = np.unpackbits(self.path[donors].view(np.uint8), axis=1, bitorder="little")[:, : self.n].astype(bool)
         columns = np.arange(self.n)[None, :]
         bits &= (columns >= self.root[donors][:, None]) & (columns < self.depth[donors][:, None])
-        most = min(most, -(-2 * idle.size // donors.size))   # about twice the splits needed, not more
+        most = min(most, -(-2 * idle.size // donors.size))  # about twice the splits needed, not more
         bits &= np.cumsum(bits, axis=1, dtype=np.int32) <= most
-        row, at = np.nonzero(bits)                     # by subtree, then by level
+        row, at = np.nonzero(bits)  # by subtree, then by level
         pick = np.argsort(at, kind="stable")[: idle.size]  # a subtree's picks are its shallowest 1s
         row, at = row[pick], at[pick].astype(np.int32)
         takers, donor = idle[: row.size], donors[row]
         self.path[takers] = self.path[donor] & _below(at, self.words)
         self.root[takers] = self.depth[takers] = at + 1
-        order = np.lexsort((at, row))                  # by subtree, its deepest pick last
+        order = np.lexsort((at, row))  # by subtree, its deepest pick last
         ends = np.r_[row[order][1:] != row[order][:-1], True]
         self.root[donor[order][ends]] = at[order][ends] + 1
         return int(row.size)
@@ -177,7 +205,7 @@ class Subtrees:
         # half the margin past the limit, or a quarter from now where later
         grace = max(deadline.grace(1 / 2), deadline.grace(1 / 4) - deadline.remaining())
         if not deadline.finished(queue, cl.enqueue_marker(queue), grace, pending):
-            self.left_running = True   # its first launch on PoCL compiles it: the host bounds meanwhile
+            self.left_running = True  # its first launch on PoCL compiles it: the host bounds meanwhile
             return self._host_open_bound(relaxation)
         return max(self.best, int(bounds.max()))
 
@@ -206,5 +234,5 @@ def _below(levels: np.ndarray, words: int) -> np.ndarray:
     """Per row, the mask (``words`` uint64 words) of the bits below ``levels`` (clipped to 0..64 x words)."""
     bit = np.clip(np.asarray(levels, np.int64)[:, None] - 64 * np.arange(words)[None, :], 0, 64)
     full = bit >= 64
-    ones = (np.left_shift(np.uint64(1), np.minimum(bit, 63).astype(np.uint64)) - np.uint64(1))
+    ones = np.left_shift(np.uint64(1), np.minimum(bit, 63).astype(np.uint64)) - np.uint64(1)
     return np.where(full, np.uint64(0xFFFFFFFFFFFFFFFF), ones).astype(np.uint64)

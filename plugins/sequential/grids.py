@@ -1,4 +1,5 @@
 """Host references for the grid DPs of [OM]: LCS and Held-Karp TSP, in plain Python/NumPy."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -73,8 +74,9 @@ def solve_tsp(problem: TSP) -> tuple[int, np.ndarray]:
             candidates = table[previous] + d[1:, i + 1][None, :]
             present = ((previous[:, None] >> np.arange(members)[None, :]) & 1) == 1
             candidates = np.where(present, candidates, infinite)
-            best = np.array([min(range(members), key=row.__getitem__) for row in candidates]) \
-                if exact else candidates.argmin(axis=1)
+            best = (
+                np.array([min(range(members), key=row.__getitem__) for row in candidates]) if exact else candidates.argmin(axis=1)
+            )
             table[with_i, i] = candidates[np.arange(len(with_i)), best]
             parent[with_i, i] = best
     full = (1 << members) - 1

@@ -5,6 +5,7 @@ f_i(c) = max(f_{i-1}(c), f_{i-1}(c - w_i) + p_i), keeping one decision bit per (
 recovering the items by backtracking from the full capacities. Each item is one vectorised NumPy
 step over the whole state grid; values are int64 (the Knapsack type guarantees the sum fits).
 """
+
 from __future__ import annotations
 
 import math
@@ -67,17 +68,28 @@ class SequentialSolver(HostSolver):
 
     def plan(self, problem, device=None) -> Plan:
         if isinstance(problem, LCS):
-            return Plan(solver=self.name, host_buffers={"bit_rows": problem.cells() // 8 + 64 * (problem.n + 1)},
-                        cell_updates=problem.cells(), seconds=problem.cells() / 5e9 + problem.n * 1e-6 + 1e-4)
+            return Plan(
+                solver=self.name,
+                host_buffers={"bit_rows": problem.cells() // 8 + 64 * (problem.n + 1)},
+                cell_updates=problem.cells(),
+                seconds=problem.cells() / 5e9 + problem.n * 1e-6 + 1e-4,
+            )
         if isinstance(problem, TSP):
             states = (problem.n - 1) * 2 ** (problem.n - 1)
-            return Plan(solver=self.name, host_buffers={"table": states * 9}, cell_updates=states * problem.n,
-                        seconds=states * problem.n / 5e7 + 1e-3)
+            return Plan(
+                solver=self.name,
+                host_buffers={"table": states * 9},
+                cell_updates=states * problem.n,
+                seconds=states * problem.n / 5e7 + 1e-3,
+            )
         states, shape = problem.cells(), tuple(int(c) + 1 for c in problem.capacities)
         return Plan(
             solver=self.name,
-            host_buffers={"row": 8 * states, "decisions": problem.n * (-(-states // 8)),
-                          "block": BLOCK_BYTES_PER_STATE * min(states, block_rows(shape) * (states // shape[0]))},
+            host_buffers={
+                "row": 8 * states,
+                "decisions": problem.n * (-(-states // 8)),
+                "block": BLOCK_BYTES_PER_STATE * min(states, block_rows(shape) * (states // shape[0])),
+            },
             cell_updates=problem.n * states,
             seconds=problem.n * states / UPDATES_PER_SECOND + problem.n * 2e-6,
         )
@@ -105,7 +117,7 @@ class SequentialSolver(HostSolver):
                     deadline.stop(f"{where}, the rest at their rate")  # cannot end in time
                 hi = min(lo + rows, shape[0])
                 taken = step(row, lo, hi, [int(w) for w in problem.weights[i]], np.int64(problem.profits[i]))
-                packed[i, lo * inner // 8: lo * inner // 8 + taken.size] = taken
+                packed[i, lo * inner // 8 : lo * inner // 8 + taken.size] = taken
                 done += (hi - lo) * inner
         return row.reshape(-1), packed
 
@@ -113,12 +125,10 @@ class SequentialSolver(HostSolver):
         watch = deadline.Stopwatch()
         if isinstance(problem, LCS):
             length, positions = grids.solve_lcs(problem)
-            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds),
-                            positions=positions)
+            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds), positions=positions)
         if isinstance(problem, TSP):
             length, tour = grids.solve_tsp(problem)
-            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds),
-                            tour=tour)
+            return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds), tour=tour)
         row, packed = self.decisions(problem)
         shape = tuple(int(c) + 1 for c in problem.capacities)
         remaining = [int(c) for c in problem.capacities]
@@ -129,5 +139,6 @@ class SequentialSolver(HostSolver):
                 selected[i] = True
                 remaining = [r - int(w) for r, w in zip(remaining, problem.weights[i])]
         value = int(row[-1])
-        return Solution(value=value, selected=selected, optimal=True, solver=self.name, device="",
-                        timings=Timings(host=watch.seconds))
+        return Solution(
+            value=value, selected=selected, optimal=True, solver=self.name, device="", timings=Timings(host=watch.seconds)
+        )

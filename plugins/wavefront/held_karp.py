@@ -4,6 +4,7 @@ One launch (or a few, beyond 2^31 work-items) per subset size k = 2 .. n-1; two 
 the device, and the predecessors of level k (C(n-1, k) x k bytes) are the chunk the tour needs:
 kept on the device when all of them fit, else copied to host memory while level k + 1 computes.
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -53,8 +54,10 @@ def level_sizes(n: int) -> list[int]:
 def held_karp_accepts(problem: TSP) -> str | None:
     if problem.n > MAX_HELD_KARP_CITIES:
         states = (problem.n - 1) * 2 ** (problem.n - 2)
-        return (f"Held-Karp needs (n-1) x 2^(n-2) = {states} states for n = {problem.n}; this solver takes "
-                f"n <= {MAX_HELD_KARP_CITIES}")
+        return (
+            f"Held-Karp needs (n-1) x 2^(n-2) = {states} states for n = {problem.n}; this solver takes "
+            f"n <= {MAX_HELD_KARP_CITIES}"
+        )
     return None
 
 
@@ -63,27 +66,46 @@ def plan_held_karp(name: str, problem: TSP, device: Device, options) -> Plan:
     dtype, _ = value_type(problem)
     sizes = level_sizes(n)
     largest = max(sizes)
-    buffers = {"distances": n * n * dtype.itemsize, "binomials": MAX_HELD_KARP_CITIES**2 * 4,  # _binomials' table
-               "level_a": largest * dtype.itemsize, "level_b": largest * dtype.itemsize}
+    buffers = {
+        "distances": n * n * dtype.itemsize,
+        "binomials": MAX_HELD_KARP_CITIES**2 * 4,  # _binomials' table
+        "level_a": largest * dtype.itemsize,
+        "level_b": largest * dtype.itemsize,
+    }
     for key in ("level_a", "level_b"):
         if buffers[key] > device.max_allocation:
             raise DoesNotFitError(
                 f"Held-Karp for n = {n}: a level of {largest} states takes {format_bytes(buffers[key])} in one buffer, "
-                f"{device.label} allows {format_bytes(device.max_allocation)} per buffer")
+                f"{device.label} allows {format_bytes(device.max_allocation)} per buffer"
+            )
     chunks = sizes[1:]  # predecessors of levels 2 .. n-1
-    store = plan_store(f"Held-Karp for n = {n}: predecessors (one byte per state, {sum(chunks)} states)",
-                       chunks, device, sum(buffers.values()), options.device_memory_limit, options.store)
+    store = plan_store(
+        f"Held-Karp for n = {n}: predecessors (one byte per state, {sum(chunks)} states)",
+        chunks,
+        device,
+        sum(buffers.values()),
+        options.device_memory_limit,
+        options.store,
+    )
     other = sum(buffers.values())
     buffers.update(store.device_buffers("predecessors", device))
     evaluations = sum(comb(n - 1, k) * k * (k - 1) for k in range(2, n))
     launches = sum(-(-size // LAUNCH_ITEMS) for size in sizes[1:]) + 1
     return Plan(
-        solver=name, device_buffers=buffers,
+        solver=name,
+        device_buffers=buffers,
         host_buffers={"predecessors": store.host_bytes} if store.host_bytes else {},
-        cell_updates=evaluations, launches=launches,
+        cell_updates=evaluations,
+        launches=launches,
         seconds=evaluations / RATES[device.is_gpu] + launches * 1.2e-5 + 0.001,
-        details={"value_type": value_type(problem)[1], "store": store.mode, "states": sum(sizes), "other_device_bytes": other,
-                 "largest_level": largest})
+        details={
+            "value_type": value_type(problem)[1],
+            "store": store.mode,
+            "states": sum(sizes),
+            "other_device_bytes": other,
+            "largest_level": largest,
+        },
+    )
 
 
 def _binomials(members: int) -> np.ndarray:
@@ -94,6 +116,7 @@ def _binomials(members: int) -> np.ndarray:
     return table
 
 
+# long: one sweep of the levels, the store of predecessors and the tour read back
 def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Solution:
     timings = Timings()
     with timings.phase("upload"):
@@ -109,14 +132,16 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
         largest = max(sizes)
         levels = [work.empty(key, largest * dtype.itemsize) for key in ("level_b", "level_a")]
         other = int(plan.details["other_device_bytes"])
-        store_plan = plan_store("Held-Karp predecessors", sizes[1:], device, other, options.device_memory_limit,
-                                str(plan.details["store"]))
+        store_plan = plan_store(
+            "Held-Karp predecessors", sizes[1:], device, other, options.device_memory_limit, str(plan.details["store"])
+        )
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
         deadline.drain(queue, "wavefront Held-Karp: buffers set")
     try:
         with timings.phase("kernels"):
-            program.kernel("held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)
-                                                  ).enqueue(queue, (-(-members // 64) * 64,), None)
+            program.kernel("held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)).enqueue(
+                queue, (-(-members // 64) * 64,), None
+            )
             kernel = program.kernel("held_karp_level").set(distances=distance_buffer, binom=binom_buffer, n=np.uint32(n))
             pacer = Pacer(queue, "wavefront Held-Karp levels", members - 1)
             for k in range(2, members + 1):
@@ -126,8 +151,15 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
                 for first in range(0, size, LAUNCH_ITEMS):
                     count = min(LAUNCH_ITEMS, size - first)
                     global_size = -(-count // 256) * 256
-                    kernel.set(previous=levels[(k - 1) & 1], level=levels[k & 1], pred=buffer, pred_offset=np.uint64(offset),
-                               k=np.uint32(k), first=np.uint64(first), count=np.uint64(count))
+                    kernel.set(
+                        previous=levels[(k - 1) & 1],
+                        level=levels[k & 1],
+                        pred=buffer,
+                        pred_offset=np.uint64(offset),
+                        k=np.uint32(k),
+                        first=np.uint64(first),
+                        count=np.uint64(count),
+                    )
                     event = kernel.enqueue(queue, (global_size,), None, wait_for=(wait or None) if first == 0 else None)
                 store.finished(k - 2, event)
                 pacer.launch()
@@ -143,11 +175,14 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
             tour = _tour(store, members, end, binom)
     finally:
         store.release()
-    stats = {"store": store_plan.mode, "states": sum(sizes), "predecessor_bytes": store_plan.total_bytes,
-             "value_type": type_name}
+    stats = {"store": store_plan.mode, "states": sum(sizes), "predecessor_bytes": store_plan.total_bytes, "value_type": type_name}
     if store_plan.mode == "host":
-        stats.update(copied_bytes=store.stats.bytes, copy_seconds=store.stats.copy_seconds,
-                     copy_exposed_seconds=store.stats.exposed_seconds, copies_hidden_share=store.stats.hidden_share)
+        stats.update(
+            copied_bytes=store.stats.bytes,
+            copy_seconds=store.stats.copy_seconds,
+            copy_exposed_seconds=store.stats.exposed_seconds,
+            copies_hidden_share=store.stats.hidden_share,
+        )
     return Solution(value, np.zeros(0, bool), True, "", "", timings, stats=stats, tour=tour)
 
 

@@ -3,6 +3,7 @@ model against ``dp-rows`` on the same problems. One launch per item, or per run 
 applied on chip (``kp_block``, temporal blocking: ``clsolve.dp.blocking``); the decision rows of
 each launch are one chunk of the store, streamed to host memory when they do not all fit on the
 device."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -82,8 +83,9 @@ def _weights(problem: Knapsack) -> np.ndarray:
     return clamped_weights(problem)[:, 0].astype(np.int64)
 
 
-def launches(problem: Knapsack, device: Device, dtype: np.dtype, local: int,
-             block: int | None) -> tuple[list[tuple[int, int]], int]:
+def launches(
+    problem: Knapsack, device: Device, dtype: np.dtype, local: int, block: int | None
+) -> tuple[list[tuple[int, int]], int]:
     """The launches, (first item, items), and the halo rows of the blocks: ``block`` items a block at
     most (0: none); None: MAX_BLOCK on a GPU where at least BLOCKED_SHARE of the items start a run of
     BLOCK_ITEMS or more that fits the halo, else none."""
@@ -106,21 +108,42 @@ def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan
     if local < 32:
         raise InvalidProblemError(f"{device.label}: work-groups of {local} are smaller than a 32-bit decision word")
     planned, rows = launches(problem, device, dtype, local, options.block)
-    buffers = {"row_a": (capacity + 1) * dtype.itemsize, "row_b": (capacity + 1) * dtype.itemsize,
-               "items": problem.n * (4 + dtype.itemsize), "trace-back": problem.n * 9 + 4}
-    store = plan_store(f"{problem.describe()}: decision rows", _chunks(capacity, planned), device,
-                       sum(buffers.values()), options.device_memory_limit, options.store)
+    buffers = {
+        "row_a": (capacity + 1) * dtype.itemsize,
+        "row_b": (capacity + 1) * dtype.itemsize,
+        "items": problem.n * (4 + dtype.itemsize),
+        "trace-back": problem.n * 9 + 4,
+    }
+    store = plan_store(
+        f"{problem.describe()}: decision rows",
+        _chunks(capacity, planned),
+        device,
+        sum(buffers.values()),
+        options.device_memory_limit,
+        options.store,
+    )
     other = sum(buffers.values())
     buffers.update(store.device_buffers("decisions", device))
     cells = problem.n * (capacity + 1)
-    return Plan(solver=name, device_buffers=buffers,
-                host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
-                cell_updates=cells, launches=len(planned) + 1,
-                seconds=_seconds(problem, device, len(planned)),
-                details={"value_type": opencl_type(dtype), "store": store.mode, "local_size": local,
-                         "other_device_bytes": other, "block": max(count for _, count in planned) if rows else 0,
-                         "tile_rows": TILE_ROWS, "halo_rows": rows, "blocks": sum(count > 1 for _, count in planned),
-                         "blocked_items": sum(count for _, count in planned if count > 1)})
+    return Plan(
+        solver=name,
+        device_buffers=buffers,
+        host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
+        cell_updates=cells,
+        launches=len(planned) + 1,
+        seconds=_seconds(problem, device, len(planned)),
+        details={
+            "value_type": opencl_type(dtype),
+            "store": store.mode,
+            "local_size": local,
+            "other_device_bytes": other,
+            "block": max(count for _, count in planned) if rows else 0,
+            "tile_rows": TILE_ROWS,
+            "halo_rows": rows,
+            "blocks": sum(count > 1 for _, count in planned),
+            "blocked_items": sum(count for _, count in planned if count > 1),
+        },
+    )
 
 
 def _chunks(capacity: int, planned: list[tuple[int, int]]) -> list[int]:
@@ -132,8 +155,9 @@ def solve_knapsack(problem: Knapsack, device: Device, plan: Plan, options) -> So
     return run_knapsack(problem, device, plan, options)[0]
 
 
-def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
-                 table: bool = False) -> tuple[Solution, np.ndarray | None]:
+def run_knapsack(
+    problem: Knapsack, device: Device, plan: Plan, options, table: bool = False
+) -> tuple[Solution, np.ndarray | None]:
     """The DP with the plan's launches, and with ``table`` (tests) the whole decision table read back,
     shape (n, capacity + 1)."""
     timings = Timings()
@@ -152,9 +176,14 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
         weights = _weights(problem)
         items = (work.upload("items", weights.astype(np.uint32)), work.upload("items", problem.profits.astype(dtype)))
         fill(queue, values[0], 0)
-        store_plan = plan_store("knapsack decision rows", _chunks(capacity, planned), device,
-                                int(plan.details["other_device_bytes"]), options.device_memory_limit,
-                                str(plan.details["store"]))
+        store_plan = plan_store(
+            "knapsack decision rows",
+            _chunks(capacity, planned),
+            device,
+            int(plan.details["other_device_bytes"]),
+            options.device_memory_limit,
+            str(plan.details["store"]),
+        )
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
         deadline.drain(queue, "wavefront knapsack: buffers set")
     try:
@@ -164,7 +193,7 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
             store.drain(exposed=True)
             value = np.empty(1, dtype=dtype)
             pending: list[cl.Event] = []
-            if store_plan.mode == "device":   # enqueued before the value is read: the device goes on
+            if store_plan.mode == "device":  # enqueued before the value is read: the device goes on
                 walked = _trace_back_on_device(problem, work, program, planned, store, items[0])
                 pending.extend(walked[1])
             copy_later(queue, value, last, pending, capacity * dtype.itemsize)
@@ -185,56 +214,83 @@ def run_knapsack(problem: Knapsack, device: Device, plan: Plan, options,
 
 def _table(capacity: int, planned: list[tuple[int, int]], store: RowStore) -> np.ndarray:
     """Every decision row, read back and unpacked: (n, capacity + 1) booleans."""
-    words = np.concatenate([store.host(k).view(np.uint32).reshape(count, _row_words(capacity))
-                            for k, (_, count) in enumerate(planned)])
+    words = np.concatenate(
+        [store.host(k).view(np.uint32).reshape(count, _row_words(capacity)) for k, (_, count) in enumerate(planned)]
+    )
     bits = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")
-    return bits[:, :capacity + 1].astype(bool)
+    return bits[:, : capacity + 1].astype(bool)
 
 
-def _sweep(problem: Knapsack, device: Device, program: kernels.Program, planned: list[tuple[int, int]],
-           values: list[cl.Buffer], items: tuple[cl.Buffer, cl.Buffer], store: RowStore, local: int,
-           dtype: np.dtype, clamped: np.ndarray) -> cl.Buffer:
+def _sweep(
+    problem: Knapsack,
+    device: Device,
+    program: kernels.Program,
+    planned: list[tuple[int, int]],
+    values: list[cl.Buffer],
+    items: tuple[cl.Buffer, cl.Buffer],
+    store: RowStore,
+    local: int,
+    dtype: np.dtype,
+    clamped: np.ndarray,
+) -> cl.Buffer:
     """Every launch of ``planned`` (enqueued), the value rows ping-ponging, each launch's decision rows
     the store's chunk of that index; returns the buffer that will hold the last row."""
     capacity = int(problem.capacities[0])
     queue = device.queue
     one = program.kernel("kp_row").set(capacity=np.uint32(capacity))
-    block = program.kernel("kp_block").set(capacity=np.uint32(capacity), weights=items[0], profits=items[1],
-                                           row_words=np.uint64(_row_words(capacity))) if len(planned) < problem.n else None
+    block = (
+        program.kernel("kp_block").set(
+            capacity=np.uint32(capacity), weights=items[0], profits=items[1], row_words=np.uint64(_row_words(capacity))
+        )
+        if len(planned) < problem.n
+        else None
+    )
     row_size = -(-(capacity + 1) // local) * local
     block_size = -(-(capacity + 1) // (TILE_ROWS * local)) * local
     weights, profits = clamped.tolist(), problem.profits.tolist()
     pacer = Pacer(queue, "wavefront knapsack rows", len(planned))
     for k, (item, count) in enumerate(planned):
         buffer, offset, wait = store.slot(k)
-        rows = {"previous": values[k & 1], "next": values[(k + 1) & 1], "decisions": buffer,
-                "decision_offset": np.uint64(offset // 4)}
+        rows = {
+            "previous": values[k & 1],
+            "next": values[(k + 1) & 1],
+            "decisions": buffer,
+            "decision_offset": np.uint64(offset // 4),
+        }
         if count == 1:
             event = one.set(weight=np.uint32(weights[item]), profit=dtype.type(profits[item]), **rows).enqueue(
-                queue, (row_size,), (local,), wait_for=wait or None)
+                queue, (row_size,), (local,), wait_for=wait or None
+            )
         else:
             assert block is not None
             event = block.set(item=np.uint32(item), count=np.uint32(count), **rows).enqueue(
-                queue, (block_size,), (local,), wait_for=wait or None)
+                queue, (block_size,), (local,), wait_for=wait or None
+            )
         store.finished(k, event)
         pacer.launch()
     return values[len(planned) & 1]
 
 
-def _trace_back_on_device(problem: Knapsack, work: Workspace, program: kernels.Program, planned: list[tuple[int, int]],
-                          store: RowStore, weights: cl.Buffer) -> tuple[np.ndarray, list[cl.Event]]:
+def _trace_back_on_device(
+    problem: Knapsack,
+    work: Workspace,
+    program: kernels.Program,
+    planned: list[tuple[int, int]],
+    store: RowStore,
+    weights: cl.Buffer,
+) -> tuple[np.ndarray, list[cl.Event]]:
     """The items taken, walked back on the device (``kp_backtrack``): a launch per buffer of the store,
     the rows' first words in a table; only the item flags are read back (enqueued: the array and the
     read's event, see ``_flags``)."""
     queue = work.device.queue
     words = _row_words(int(problem.capacities[0]))
     rows = np.empty(problem.n, dtype=np.uint64)
-    walks: list[tuple[cl.Buffer, int, int]] = []   # (buffer, first item, items), from the last items
+    walks: list[tuple[cl.Buffer, int, int]] = []  # (buffer, first item, items), from the last items
     for k in range(len(planned) - 1, -1, -1):
         item, count = planned[k]
         buffer, offset = store.readable(k)
-        rows[item: item + count] = offset // 4 + words * np.arange(count, dtype=np.uint64)
-        if walks and walks[-1][0] is buffer:   # the chunks of one buffer in one launch
+        rows[item : item + count] = offset // 4 + words * np.arange(count, dtype=np.uint64)
+        if walks and walks[-1][0] is buffer:  # the chunks of one buffer in one launch
             walks[-1] = (buffer, item, walks[-1][2] + count)
         else:
             walks.append((buffer, item, count))

@@ -14,6 +14,8 @@ Two schedules of the same bit-parallel sweep:
 
 The trace-back walks the chunks from the last one down, on the device.
 """
+
+# long module: the LCS sweep's schedules (diagonals, stripes, the mirrored sweep) share its buffers
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -84,8 +86,7 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         return Plan(solver=name, details={"method": "empty"})
     sigma = symbol_codes(problem)[2]
     method = choose_method(problem, options.method, sigma)
-    schedule = _in_time(problem, device, options, choose_schedule(problem, device, method, sigma, options,
-                                                                  bit_rows=True), sigma)
+    schedule = _in_time(problem, device, options, choose_schedule(problem, device, method, sigma, options, bit_rows=True), sigma)
     if schedule == "stripes":
         try:
             geo, buffers, store = _plan_stripes(problem, device, method, sigma, options)
@@ -101,15 +102,27 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
     sweep = stripes_seconds(geo, device) if geo.schedule == "stripes" else problem.cells() / rate
     launches = geo.diagonals * 2 + 3
     return Plan(
-        solver=name, device_buffers=buffers,
+        solver=name,
+        device_buffers=buffers,
         host_buffers={"bit_rows": store.host_bytes} if store.host_bytes else {},
-        cell_updates=problem.cells(), launches=launches,
+        cell_updates=problem.cells(),
+        launches=launches,
         seconds=sweep + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
-        details={"method": method, "schedule": geo.schedule, "sigma": sigma, "store": store.mode,
-                 "trace": "stripes" if "reverse_edges" in buffers else "serial",
-                 "words_per_block": geo.words_per_block,
-                 "rows_per_block": geo.rows, "rows_per_step": geo.step_rows, "diagonals": geo.diagonals,
-                 "steps": geo.steps, "bit_row_bytes": store.total_bytes, "other_device_bytes": other})
+        details={
+            "method": method,
+            "schedule": geo.schedule,
+            "sigma": sigma,
+            "store": store.mode,
+            "trace": "stripes" if "reverse_edges" in buffers else "serial",
+            "words_per_block": geo.words_per_block,
+            "rows_per_block": geo.rows,
+            "rows_per_step": geo.step_rows,
+            "diagonals": geo.diagonals,
+            "steps": geo.steps,
+            "bit_row_bytes": store.total_bytes,
+            "other_device_bytes": other,
+        },
+    )
 
 
 def stripes_seconds(geo: Geometry, device: Device) -> float:
@@ -132,9 +145,16 @@ def _in_time(problem: LCS, device: Device, options, schedule: str, sigma: int) -
 
 def _buffers(problem: LCS, geo: Geometry, sigma: int) -> dict[str, int]:
     """The sweep's device buffers besides the bit rows."""
-    return {"a_codes": problem.m * 4, "b_codes": problem.n * 4, "v_row": geo.words * 8,
-            "edges": geo.edge_words * 4, "masks": (sigma + 2) * geo.words * 8 if geo.method == "bits" else 8,
-            "scratch": 8, "pairs": max(min(problem.m, problem.n), 1) * 8, "trace_state": 16}
+    return {
+        "a_codes": problem.m * 4,
+        "b_codes": problem.n * 4,
+        "v_row": geo.words * 8,
+        "edges": geo.edge_words * 4,
+        "masks": (sigma + 2) * geo.words * 8 if geo.method == "bits" else 8,
+        "scratch": 8,
+        "pairs": max(min(problem.m, problem.n), 1) * 8,
+        "trace_state": 16,
+    }
 
 
 def _plan_diagonals(problem: LCS, device: Device, method: str, sigma: int, options):
@@ -144,8 +164,14 @@ def _plan_diagonals(problem: LCS, device: Device, method: str, sigma: int, optio
         geo = geometry(problem, device, method, options.words_per_block, rows, options.rows_per_step)
         buffers = _buffers(problem, geo, sigma)
         try:
-            store = plan_store(f"LCS {problem.m} x {problem.n}: bit rows", geo.chunk_bytes(), device,
-                               sum(buffers.values()), options.device_memory_limit, options.store)
+            store = plan_store(
+                f"LCS {problem.m} x {problem.n}: bit rows",
+                geo.chunk_bytes(),
+                device,
+                sum(buffers.values()),
+                options.device_memory_limit,
+                options.store,
+            )
             return geo, buffers, store
         except DoesNotFitError as exc:
             if options.rows_per_block is None and geo.rows > MIN_DEFAULT_ROWS:
@@ -156,30 +182,45 @@ def _plan_diagonals(problem: LCS, device: Device, method: str, sigma: int, optio
 
 def _plan_stripes(problem: LCS, device: Device, method: str, sigma: int, options):
     """Geometry, buffers and store of the stripes: every bit row on the device, in one allocation."""
-    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,
-                   "stripes", sigma)
+    geo = geometry(
+        problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step, "stripes", sigma
+    )
     buffers = _buffers(problem, geo, sigma)
     if geo.word_blocks > 1:  # the trace-back by stripes: the reversed sweep beside it (``_reverse``)
         m_reversed = geo.word_blocks * 64 * geo.words_per_block
-        buffers.update(reverse_a_codes=m_reversed * 4, reverse_b_codes=problem.n * 4, reverse_v_row=m_reversed // 8,
-                       reverse_edges=geo.edge_words * 4,
-                       reverse_masks=(sigma + 2) * m_reversed // 8 if geo.method == "bits" else 8,
-                       crossings=8 * (geo.word_blocks + 1), trace_states=16 * geo.word_blocks)
+        buffers.update(
+            reverse_a_codes=m_reversed * 4,
+            reverse_b_codes=problem.n * 4,
+            reverse_v_row=m_reversed // 8,
+            reverse_edges=geo.edge_words * 4,
+            reverse_masks=(sigma + 2) * m_reversed // 8 if geo.method == "bits" else 8,
+            crossings=8 * (geo.word_blocks + 1),
+            trace_states=16 * geo.word_blocks,
+        )
     what = f"LCS {problem.m} x {problem.n}: bit rows (schedule='stripes' keeps them on the device in one allocation)"
     if options.store == "host":
         raise DoesNotFitError(f"{what}: store='host' streams block diagonals; use schedule='diagonals'")
     store = plan_store(what, geo.chunk_bytes(), device, sum(buffers.values()), options.device_memory_limit, "device")
     if geo.tile_stride * geo.word_blocks > device.max_allocation:
-        raise DoesNotFitError(f"{what}: {format_bytes(geo.tile_stride * geo.word_blocks)} pass {device.label}'s "
-                              f"largest allocation ({format_bytes(device.max_allocation)})")
+        raise DoesNotFitError(
+            f"{what}: {format_bytes(geo.tile_stride * geo.word_blocks)} pass {device.label}'s "
+            f"largest allocation ({format_bytes(device.max_allocation)})"
+        )
     return geo, buffers, store
 
 
 class _Sweep:
     """Device state of one LCS sweep: codes, masks, the carried row and edges, and the program."""
 
-    def __init__(self, problem: Grid, work: Workspace, geo: Geometry, timings: Timings,
-                 codes: tuple[np.ndarray, np.ndarray, int] | None = None, prefix: str = ""):
+    def __init__(
+        self,
+        problem: Grid,
+        work: Workspace,
+        geo: Geometry,
+        timings: Timings,
+        codes: tuple[np.ndarray, np.ndarray, int] | None = None,
+        prefix: str = "",
+    ):
         """The sweep's buffers are made under the plan's names, behind ``prefix`` (``reverse_``)."""
         device = work.device
         self.problem, self.device, self.geo, self.method, self.work = problem, device, geo, geo.method, work
@@ -195,10 +236,15 @@ class _Sweep:
             # stripes run lcs_stripes alone: lcs_sweep's block height is then one step (its local
             # arrays stay small, and one program serves every n)
             stripes = geo.schedule == "stripes"
-            defines: dict[str, object] = {"ROWS": geo.step_rows if stripes else geo.rows, "STEP_ROWS": geo.step_rows,
-                                          "GROUPS": 1 if stripes else geo.groups, "STAGE": geo.stage,
-                                          "WORDS_PER_BLOCK": geo.words_per_block, "LOCAL_SIZE": self.trace_size,
-                                          "TRACE_WORDS": TRACE_WORDS}
+            defines: dict[str, object] = {
+                "ROWS": geo.step_rows if stripes else geo.rows,
+                "STEP_ROWS": geo.step_rows,
+                "GROUPS": 1 if stripes else geo.groups,
+                "STAGE": geo.stage,
+                "WORDS_PER_BLOCK": geo.words_per_block,
+                "LOCAL_SIZE": self.trace_size,
+                "TRACE_WORDS": TRACE_WORDS,
+            }
             if stripes:
                 defines.update(geo.stripe_defines())
             if method == "cells":
@@ -214,9 +260,9 @@ class _Sweep:
             self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
             self.masks = work.empty(prefix + "masks", (sigma + 2) * geo.words * 8 if method == "bits" else 8)
             if method == "bits":
-                self.program.kernel("lcs_masks").set(a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m),
-                                                     words=words, sigma=np.uint32(sigma)
-                                                     ).enqueue(queue, (_round(geo.words, 64),), None)
+                self.program.kernel("lcs_masks").set(
+                    a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m), words=words, sigma=np.uint32(sigma)
+                ).enqueue(queue, (_round(geo.words, 64),), None)
             # no wait here: the queue is in order, so the sweep's phase also counts these two short kernels
 
     def run(self, store: RowStore | None, mirror: _Sweep | None = None) -> cl.Event | None:
@@ -226,8 +272,16 @@ class _Sweep:
             return self._run_stripes(store, mirror)
         geo, queue = self.geo, self.device.queue
         kernel = self.program.kernel("lcs_sweep").set(
-            masks=self.masks, a_codes=self.a_codes, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges,
-            store=np.int32(store is not None), m=np.uint32(geo.m), words=np.uint32(geo.words), n=np.uint32(geo.n))
+            masks=self.masks,
+            a_codes=self.a_codes,
+            b_codes=self.b_codes,
+            v_row=self.v_row,
+            edges=self.edges,
+            store=np.int32(store is not None),
+            m=np.uint32(geo.m),
+            words=np.uint32(geo.words),
+            n=np.uint32(geo.n),
+        )
         scratch = self.work.empty("scratch", 8) if store is None else None  # the chunk argument when nothing is kept
         event = None
         pacer = Pacer(queue, "wavefront LCS block diagonals", geo.diagonals)
@@ -250,9 +304,11 @@ class _Sweep:
         predicted = stripes_seconds(self.geo, self.device)
         if not deadline.allows(predicted):
             deadline.check("before the sweep")  # past the limit already: say so
-            raise TimeLimitError(f"time limit of {deadline.seconds():g} s: the stripes' sweep is one launch, predicted "
-                                 f"to take {predicted:.3g} s, and {max(deadline.remaining(), 0):.3g} s are left; "
-                                 "schedule='diagonals' can be stopped between launches; no answer was found in time")
+            raise TimeLimitError(
+                f"time limit of {deadline.seconds():g} s: the stripes' sweep is one launch, predicted "
+                f"to take {predicted:.3g} s, and {max(deadline.remaining(), 0):.3g} s are left; "
+                "schedule='diagonals' can be stopped between launches; no answer was found in time"
+            )
 
     def _run_stripes(self, store: RowStore | None, mirror: _Sweep | None) -> cl.Event:
         """One launch of lcs_stripes (with ``mirror``'s stripes after these); its chunks are the store's
@@ -267,13 +323,27 @@ class _Sweep:
             bits = self.work.empty("scratch", 8)
         other = self if mirror is None else mirror
         blocks = geo.word_blocks + (0 if mirror is None else mirror.geo.word_blocks)
-        return self.program.kernel("lcs_stripes").set(
-            masks=self.masks, b_codes=self.b_codes, v_row=self.v_row, edges=self.edges, bits=bits,
-            tile_words=np.uint64(geo.tile_stride // 8), store=np.int32(store is not None),
-            words=np.uint32(geo.words), n=np.uint32(geo.n), mirror_masks=other.masks, mirror_codes=other.b_codes,
-            mirror_v_row=other.v_row, mirror_edges=other.edges, mirror_words=np.uint32(other.geo.words),
-            blocks=np.uint32(geo.word_blocks)
-        ).enqueue(self.device.queue, (blocks * geo.words_per_block,), (geo.words_per_block,))
+        return (
+            self.program.kernel("lcs_stripes")
+            .set(
+                masks=self.masks,
+                b_codes=self.b_codes,
+                v_row=self.v_row,
+                edges=self.edges,
+                bits=bits,
+                tile_words=np.uint64(geo.tile_stride // 8),
+                store=np.int32(store is not None),
+                words=np.uint32(geo.words),
+                n=np.uint32(geo.n),
+                mirror_masks=other.masks,
+                mirror_codes=other.b_codes,
+                mirror_v_row=other.v_row,
+                mirror_edges=other.edges,
+                mirror_words=np.uint32(other.geo.words),
+                blocks=np.uint32(geo.word_blocks),
+            )
+            .enqueue(self.device.queue, (blocks * geo.words_per_block,), (geo.words_per_block,))
+        )
 
     def length(self) -> int:
         row = np.empty(self.geo.words, dtype=np.uint64)
@@ -291,35 +361,58 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
     with timings.phase("upload"):
         codes = symbol_codes(problem)
     method = choose_method(problem, options.method, codes[2])
-    schedule = _in_time(problem, device, options, choose_schedule(problem, device, method, codes[2], options,
-                                                                  bit_rows=False), codes[2])
-    geo = geometry(problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step,
-                   schedule, codes[2])
-    sweep = _Sweep(problem, Workspace(device, Plan("wavefront", device_buffers=_buffers(problem, geo, codes[2]))),
-                   geo, timings, codes)
+    schedule = _in_time(
+        problem, device, options, choose_schedule(problem, device, method, codes[2], options, bit_rows=False), codes[2]
+    )
+    geo = geometry(
+        problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step, schedule, codes[2]
+    )
+    sweep = _Sweep(
+        problem, Workspace(device, Plan("wavefront", device_buffers=_buffers(problem, geo, codes[2]))), geo, timings, codes
+    )
     with timings.phase("kernels"):
         sweep.run(None)
         deadline.drain(device.queue, "wavefront LCS: the last diagonals")
-    details = {"method": sweep.method, "schedule": geo.schedule, "words_per_block": geo.words_per_block,
-               "rows_per_block": geo.rows,
-               "rows_per_step": geo.step_rows, "diagonals": geo.diagonals, "steps": geo.steps}
+    details = {
+        "method": sweep.method,
+        "schedule": geo.schedule,
+        "words_per_block": geo.words_per_block,
+        "rows_per_block": geo.rows,
+        "rows_per_step": geo.step_rows,
+        "diagonals": geo.diagonals,
+        "steps": geo.steps,
+    }
     return sweep.length(), timings, details
 
 
+# long: the sweep, its mirror, the store of bit rows and the trace-back share one plan
 def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
     timings = Timings()
     if problem.m == 0 or problem.n == 0:
         return Solution(0, np.zeros(0, bool), True, "", "", timings, positions=np.zeros((0, 2), np.int64))
     details = plan.details
     stripes = details["schedule"] == "stripes"
-    geo = geometry(problem, device, str(details["method"]), details["words_per_block"],
-                   None if stripes else details["rows_per_block"], details["rows_per_step"], str(details["schedule"]),
-                   int(details["sigma"]))
+    geo = geometry(
+        problem,
+        device,
+        str(details["method"]),
+        details["words_per_block"],
+        None if stripes else details["rows_per_block"],
+        details["rows_per_step"],
+        str(details["schedule"]),
+        int(details["sigma"]),
+    )
     work = Workspace(device, plan, poison=None)
     sweep = _Sweep(problem, work, geo, timings)
     reverse = _reverse(problem, work, geo, timings) if details.get("trace") == "stripes" else None
-    store_plan = plan_store("LCS bit rows", geo.chunk_bytes(), device, int(details["other_device_bytes"]),
-                            options.device_memory_limit, str(details["store"]))
+    store_plan = plan_store(
+        "LCS bit rows",
+        geo.chunk_bytes(),
+        device,
+        int(details["other_device_bytes"]),
+        options.device_memory_limit,
+        str(details["store"]),
+    )
     with timings.phase("upload"):  # page-locked host memory takes a while to allocate
         store = RowStore(device, store_plan, poison=0xA5 if options.poison else None)
     try:
@@ -329,18 +422,32 @@ def solve_lcs(problem: LCS, device: Device, plan: Plan, options) -> Solution:
             store.drain(exposed=True)
         length = sweep.length()
         with timings.phase("download"):
-            positions = (lcs_trace.serial(sweep, store, length, options.poison) if reverse is None
-                         else lcs_trace.by_stripes(sweep, reverse, store, length, options.poison))
+            positions = (
+                lcs_trace.serial(sweep, store, length, options.poison)
+                if reverse is None
+                else lcs_trace.by_stripes(sweep, reverse, store, length, options.poison)
+            )
     finally:
         store.release()
-    stats = {"method": sweep.method, "schedule": geo.schedule, "store": store_plan.mode, "diagonals": geo.diagonals,
-             "trace": "stripes" if reverse is not None else "serial",
-             "steps": geo.steps,
-             "words_per_block": geo.words_per_block, "rows_per_block": geo.rows, "rows_per_step": geo.step_rows,
-             "bit_row_bytes": store_plan.total_bytes}
+    stats = {
+        "method": sweep.method,
+        "schedule": geo.schedule,
+        "store": store_plan.mode,
+        "diagonals": geo.diagonals,
+        "trace": "stripes" if reverse is not None else "serial",
+        "steps": geo.steps,
+        "words_per_block": geo.words_per_block,
+        "rows_per_block": geo.rows,
+        "rows_per_step": geo.step_rows,
+        "bit_row_bytes": store_plan.total_bytes,
+    }
     if store_plan.mode == "host":
-        stats.update(copied_bytes=store.stats.bytes, copy_seconds=store.stats.copy_seconds,
-                     copy_exposed_seconds=store.stats.exposed_seconds, copies_hidden_share=store.stats.hidden_share)
+        stats.update(
+            copied_bytes=store.stats.bytes,
+            copy_seconds=store.stats.copy_seconds,
+            copy_exposed_seconds=store.stats.exposed_seconds,
+            copies_hidden_share=store.stats.hidden_share,
+        )
     return Solution(length, np.zeros(0, bool), True, "", "", timings, stats=stats, positions=positions)
 
 

@@ -1,6 +1,7 @@
 """The tilings of the LCS sweep (``lcs.py``): block diagonals (blocks of words x rows, one launch
 per block diagonal) or stripes (a work-group per block of words for all n rows, one launch), their
 geometry checked against the device's limits, and the choice between them."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ STRIPE_MASK_BYTES = 16 * 1024
 CHUNK_ALIGN = 256
 #: The trace-back needs work-groups of at least this many work-items (rows of its window).
 TRACE_MIN_LOCAL_SIZE = 64
+
 
 class Grid(Protocol):
     """What a tiling reads of a problem: m symbols of a (the columns, 64 to a word) by n of b (the rows)."""
@@ -115,8 +117,7 @@ class Geometry:
     @property
     def edge_words(self) -> int:
         """uints of the edges buffer: crossing bits of each row group into each word block (and past the last)."""
-        return (self.word_blocks + 1) * 2 * self.groups if self.schedule == "diagonals" else \
-            (self.word_blocks + 1) * self.groups
+        return (self.word_blocks + 1) * 2 * self.groups if self.schedule == "diagonals" else (self.word_blocks + 1) * self.groups
 
     def blocks_of(self, diagonal: int) -> tuple[int, int]:
         """First word block and number of blocks on a block diagonal."""
@@ -128,8 +129,16 @@ class Geometry:
         return [self.blocks_of(d)[1] * self.tile_bytes for d in range(self.diagonals)]
 
 
-def geometry(problem: Grid, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
-             rows_per_step: int | None = None, schedule: str = "diagonals", sigma: int = 0) -> Geometry:
+def geometry(
+    problem: Grid,
+    device: Device,
+    method: str,
+    words_per_block: int | None,
+    rows_per_block: int | None,
+    rows_per_step: int | None = None,
+    schedule: str = "diagonals",
+    sigma: int = 0,
+) -> Geometry:
     """The block tiling for ``method`` ("bits" or "cells") and ``schedule`` ("diagonals" or
     "stripes", whose kernel depends on the ``sigma`` common symbols), checked against the device's limits."""
     if schedule == "stripes":
@@ -155,10 +164,11 @@ def geometry(problem: Grid, device: Device, method: str, words_per_block: int | 
         raise InvalidOptionError(f"rows_per_block must be in 1..8192, got {rows_per_block}")
     local_bytes = _local_bytes(method, words_per_block, rows_per_block, rows_per_step)
     if local_bytes > device.local_memory:
-        raise InvalidOptionError(f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
-                                 f"of local memory; {device.label} has {device.local_memory}")
-    return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step),
-                    method)
+        raise InvalidOptionError(
+            f"blocks of {words_per_block} words x {rows_per_block} rows need {local_bytes} bytes "
+            f"of local memory; {device.label} has {device.local_memory}"
+        )
+    return Geometry(problem.m, problem.n, words, int(words_per_block), int(rows_per_block), int(rows_per_step), method)
 
 
 def _check_step(device: Device, words_per_block: int, rows_per_step: int, most_rows: int, why: str) -> None:
@@ -166,16 +176,22 @@ def _check_step(device: Device, words_per_block: int, rows_per_step: int, most_r
     large enough for the trace-back."""
     limit = device.max_work_group_size
     if not 1 <= int(words_per_block) <= limit:
-        raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), "
-                                 f"got {words_per_block}")
+        raise InvalidOptionError(f"words_per_block must be in 1..{limit} (the device's work-group limit), got {words_per_block}")
     if not 1 <= int(rows_per_step) <= most_rows:
         raise InvalidOptionError(f"rows_per_step must be in 1..{most_rows} {why}, got {rows_per_step}")
     if limit < TRACE_MIN_LOCAL_SIZE:
         raise InvalidOptionError(f"the trace-back needs work-groups of {TRACE_MIN_LOCAL_SIZE}; {device.label} allows {limit}")
 
 
-def _stripes(problem: Grid, device: Device, method: str, words_per_block: int | None, rows_per_block: int | None,
-             rows_per_step: int | None, sigma: int) -> Geometry:
+def _stripes(
+    problem: Grid,
+    device: Device,
+    method: str,
+    words_per_block: int | None,
+    rows_per_block: int | None,
+    rows_per_step: int | None,
+    sigma: int,
+) -> Geometry:
     """The stripes of ``lcs_stripes``: words_per_block words for all n rows each."""
     if method != "bits":
         raise InvalidOptionError("schedule='stripes' runs the bit-parallel sweep only (method='bits' or 'auto')")
@@ -188,13 +204,24 @@ def _stripes(problem: Grid, device: Device, method: str, words_per_block: int | 
     # rows of a stripe's words, skewed by step (SKEWED in the kernels): a word's rows start as many
     # steps after the stripe's first word as its place in the stripe
     rows = (-(-problem.n // int(rows_per_step)) + int(words_per_block) - 1) * int(rows_per_step)
-    geo = Geometry(problem.m, problem.n, -(-problem.m // 64), int(words_per_block), rows, int(rows_per_step),
-                   method, "stripes", STRIPE_STAGE, sigma)
-    local_bytes = (geo.words_per_block * 8 + geo.stage * 4 + geo.ring_groups * geo.step_rows * geo.code_type[1]
-                   + geo.mask_bytes)
+    geo = Geometry(
+        problem.m,
+        problem.n,
+        -(-problem.m // 64),
+        int(words_per_block),
+        rows,
+        int(rows_per_step),
+        method,
+        "stripes",
+        STRIPE_STAGE,
+        sigma,
+    )
+    local_bytes = geo.words_per_block * 8 + geo.stage * 4 + geo.ring_groups * geo.step_rows * geo.code_type[1] + geo.mask_bytes
     if local_bytes > device.local_memory:
-        raise InvalidOptionError(f"stripes of {geo.words_per_block} words with {geo.step_rows} rows per step need "
-                                 f"{local_bytes} bytes of local memory; {device.label} has {device.local_memory}")
+        raise InvalidOptionError(
+            f"stripes of {geo.words_per_block} words with {geo.step_rows} rows per step need "
+            f"{local_bytes} bytes of local memory; {device.label} has {device.local_memory}"
+        )
     return geo
 
 
@@ -229,4 +256,3 @@ def _local_bytes(method: str, words_per_block: int, rows_per_block: int, rows_pe
     if method == "cells":
         local_bytes += int(words_per_block) * 64 * 4
     return local_bytes
-

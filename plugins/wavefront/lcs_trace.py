@@ -6,6 +6,7 @@ a second sweep over both strings reversed, run in the same launch (``lcs_crossin
 Both walk the same path, the topmost optimal one (a step to i - 1 wherever D allows), so they return
 the same pairs.
 """
+
 from __future__ import annotations
 
 from typing import Protocol
@@ -45,7 +46,7 @@ def _positions(device: Device, pairs: cl.Buffer, capacity: int, length: int) -> 
     """The ``length`` pairs found, as (a-position, b-position) rows."""
     found = np.empty(capacity * 2, dtype=np.uint32)
     cl.enqueue_copy(device.queue, found, pairs, is_blocking=True)
-    return found.reshape(capacity, 2)[capacity - length:].astype(np.int64)
+    return found.reshape(capacity, 2)[capacity - length :].astype(np.int64)
 
 
 def serial(sweep: Sweep, store: RowStore, length: int, poison: bool) -> np.ndarray:
@@ -57,10 +58,16 @@ def serial(sweep: Sweep, store: RowStore, length: int, poison: bool) -> np.ndarr
     pairs, capacity = _pairs(sweep.work, length, poison)
     state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
     state_buffer = sweep.work.upload("trace_state", state, writable=True)
-    kernel = sweep.program.kernel("lcs_trace").set(a_codes=sweep.a_codes, b_codes=sweep.b_codes, state=state_buffer,
-                                                   chunk_stride=np.uint64(0),
-                                                   pairs=pairs, capacity=np.uint32(capacity), m=np.uint32(problem.m),
-                                                   rows=np.uint32(geo.rows))
+    kernel = sweep.program.kernel("lcs_trace").set(
+        a_codes=sweep.a_codes,
+        b_codes=sweep.b_codes,
+        state=state_buffer,
+        chunk_stride=np.uint64(0),
+        pairs=pairs,
+        capacity=np.uint32(capacity),
+        m=np.uint32(problem.m),
+        rows=np.uint32(geo.rows),
+    )
     host_mode = store.plan.mode == "host"
     for d in range(geo.diagonals - 1, -1, -1):
         first, count = geo.blocks_of(d)
@@ -75,8 +82,9 @@ def serial(sweep: Sweep, store: RowStore, length: int, poison: bool) -> np.ndarr
             buffer, offset = store.readable(d, part=((wb - first) * geo.tile_bytes, geo.tile_bytes))
         else:
             buffer, offset = store.readable(d)
-        kernel.set(chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d)
-                   ).enqueue(queue, (sweep.trace_size,), (sweep.trace_size,))
+        kernel.set(
+            chunk=buffer, chunk_offset=np.uint64(offset // 8), first_block=np.uint32(first), diagonal=np.uint32(d)
+        ).enqueue(queue, (sweep.trace_size,), (sweep.trace_size,))
     cl.enqueue_copy(queue, state, state_buffer, is_blocking=True)
     if int(state[2]) != length:
         raise SolutionCheckError(f"wavefront LCS trace-back found {int(state[2])} pairs, the sweep's length is {length}")
@@ -103,13 +111,17 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     crossings = np.zeros(2 * (stripes + 1), dtype=np.uint32)
     found = sweep.work.empty("crossings", crossings.nbytes)
     sweep.program.kernel("lcs_crossings").set(
-        forward=sweep.edges, reverse=reverse.edges, groups=np.uint32(-(-problem.n // geo.step_rows)),  # as lcs_stripes
+        forward=sweep.edges,
+        reverse=reverse.edges,
+        groups=np.uint32(-(-problem.n // geo.step_rows)),  # as lcs_stripes
         n=np.uint32(problem.n),
-        stripes=np.uint32(stripes), length=np.uint32(length), crossings=found
+        stripes=np.uint32(stripes),
+        length=np.uint32(length),
+        crossings=found,
     ).enqueue(queue, ((stripes - 1) * sweep.trace_size,), (sweep.trace_size,))
     cl.enqueue_copy(queue, crossings, found, is_blocking=True)
     crossings[0:2] = 0
-    crossings[2 * stripes:] = problem.n, length
+    crossings[2 * stripes :] = problem.n, length
     rows, left = crossings[0::2].astype(np.int64), crossings[1::2].astype(np.int64)
     if (rows > problem.n).any() or (np.diff(rows) < 0).any() or (np.diff(left) < 0).any():
         raise SolutionCheckError(f"wavefront LCS: the path's stripe entries are not monotone: rows {rows.tolist()}")
@@ -120,10 +132,18 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     states = sweep.work.upload("trace_states", starts, writable=True)
     buffer, offset = store.readable(0)
     sweep.program.kernel("lcs_trace").set(
-        chunk=buffer, chunk_offset=np.uint64(offset // 8), chunk_stride=np.uint64(geo.tile_stride // 8),
-        a_codes=sweep.a_codes, b_codes=sweep.b_codes, state=states,
-        pairs=pairs, capacity=np.uint32(capacity), first_block=np.uint32(0), diagonal=np.uint32(0),
-        m=np.uint32(problem.m), rows=np.uint32(geo.rows)
+        chunk=buffer,
+        chunk_offset=np.uint64(offset // 8),
+        chunk_stride=np.uint64(geo.tile_stride // 8),
+        a_codes=sweep.a_codes,
+        b_codes=sweep.b_codes,
+        state=states,
+        pairs=pairs,
+        capacity=np.uint32(capacity),
+        first_block=np.uint32(0),
+        diagonal=np.uint32(0),
+        m=np.uint32(problem.m),
+        rows=np.uint32(geo.rows),
     ).enqueue(queue, (stripes * sweep.trace_size,), (sweep.trace_size,))
     ends = np.empty_like(starts)
     cl.enqueue_copy(queue, ends, states, is_blocking=True)
@@ -132,6 +152,8 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     stopped = (rows[:-1] == 0) | (np.arange(stripes) == 0)
     expected[stopped, :2] = ends[stopped, :2]
     if not (ends[:, :3] == expected).all() or (np.minimum(ends[stopped, 0], ends[stopped, 1]) != 0).any():
-        raise SolutionCheckError(f"wavefront LCS trace-back by stripes: walks ended at {ends[:, :3].tolist()}, "
-                                 f"the next stripes' entries are {expected.tolist()}")
+        raise SolutionCheckError(
+            f"wavefront LCS trace-back by stripes: walks ended at {ends[:, :3].tolist()}, "
+            f"the next stripes' entries are {expected.tolist()}"
+        )
     return _positions(device, pairs, capacity, length)

@@ -7,6 +7,7 @@ part of the grid the answer needs stays on the device or streams to host memory.
 * ``Knapsack`` KP1, row by row (item by item), decision rows kept for the items (``knapsack.py``).
 * ``TSP``      Held-Karp, one level per subset size, predecessors kept for the tour (``held_karp.py``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,10 +50,18 @@ class WavefrontSolver(DeviceSolver):
     summary = "[OM]'s wavefront DP: LCS (bit-parallel), KP1 by rows, TSP by Held-Karp; rows streamed to host"
     problem_kinds = ("lcs", "tsp", "knapsack")
 
-    def __init__(self, method: str = "auto", store: str = "auto", device_memory_limit: int | None = None,
-                 words_per_block: int | None = None, rows_per_block: int | None = None,
-                 rows_per_step: int | None = None, schedule: str = "auto", poison: bool = False,
-                 block: int | None = None):
+    def __init__(
+        self,
+        method: str = "auto",
+        store: str = "auto",
+        device_memory_limit: int | None = None,
+        words_per_block: int | None = None,
+        rows_per_block: int | None = None,
+        rows_per_step: int | None = None,
+        schedule: str = "auto",
+        poison: bool = False,
+        block: int | None = None,
+    ):
         """``method`` (LCS): ``bits`` (bit-parallel), ``cells`` (eq. 2 cell by cell, any alphabet) or
         ``auto`` (bits unless the match masks would pass 1 GiB). ``store``: where the rows the answer
         needs are kept, ``device``, ``host`` (streamed during the sweep) or ``auto`` (the device when they
@@ -74,9 +83,17 @@ class WavefrontSolver(DeviceSolver):
         if store not in STORES:
             raise InvalidOptionError(f"store must be one of {', '.join(STORES)}, got {store!r}")
         device_memory_limit = options.integer("device_memory_limit", device_memory_limit, minimum=1, none=True)
-        self.options = Options(method, store, device_memory_limit,
-                               words_per_block, rows_per_block, rows_per_step, schedule, bool(poison),
-                               options.choice("block", block, (None, 0, *range(2, knapsack.MAX_BLOCK + 1))))
+        self.options = Options(
+            method,
+            store,
+            device_memory_limit,
+            words_per_block,
+            rows_per_block,
+            rows_per_step,
+            schedule,
+            bool(poison),
+            options.choice("block", block, (None, 0, *range(2, knapsack.MAX_BLOCK + 1))),
+        )
 
     def accepts(self, problem) -> str | None:
         if isinstance(problem, LCS):

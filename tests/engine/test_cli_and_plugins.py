@@ -9,7 +9,7 @@ import pytest
 import clsolve
 from clsolve.cli import main
 
-HERE = Path(__file__).resolve().parents[1]   # tests/
+HERE = Path(__file__).resolve().parents[1]  # tests/
 
 
 def run(argv, capsys):
@@ -45,13 +45,16 @@ def test_plan_option_and_instance_filter(tmp_path, capsys):
     assert code == 0 and [json.loads(line)["value"] for line in out.splitlines()] == [20, 187]
 
 
-@pytest.mark.parametrize("argv, code, words", [
-    (["solve", "MISSING", "--solver", "sequential"], 2, "No such file"),
-    (["solve", "{instance}", "--solver", "nope"], 2, "installed solvers"),
-    (["solve", "{instance}", "--device", "no-such-device"], 2, "no OpenCL device matches"),
-    (["solve", "{instance}", "--solver", "dp-rows", "-o", "colour=1"], 2, "does not take"),
-    (["solve", "{instance}", "--instance", "zz"], 2, "no instance named zz"),
-])
+@pytest.mark.parametrize(
+    "argv, code, words",
+    [
+        (["solve", "MISSING", "--solver", "sequential"], 2, "No such file"),
+        (["solve", "{instance}", "--solver", "nope"], 2, "installed solvers"),
+        (["solve", "{instance}", "--device", "no-such-device"], 2, "no OpenCL device matches"),
+        (["solve", "{instance}", "--solver", "dp-rows", "-o", "colour=1"], 2, "does not take"),
+        (["solve", "{instance}", "--instance", "zz"], 2, "no instance named zz"),
+    ],
+)
 def test_errors_exit_codes(argv, code, words, instance, capsys):
     argv = [a.replace("{instance}", str(instance)) for a in argv]
     got, out, err = run(argv, capsys)
@@ -60,9 +63,16 @@ def test_errors_exit_codes(argv, code, words, instance, capsys):
 
 def test_too_large_exits_3_before_any_output(tmp_path, capsys):
     path = tmp_path / "big.json"
-    path.write_text(json.dumps({"problems": [
-        {"profits": [1], "weights": [1], "capacities": 1},
-        {"profits": [1] * 50000, "weights": [10**5 + i for i in range(50000)], "capacities": 4_000_000_000}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "problems": [
+                    {"profits": [1], "weights": [1], "capacities": 1},
+                    {"profits": [1] * 50000, "weights": [10**5 + i for i in range(50000)], "capacities": 4_000_000_000},
+                ]
+            }
+        )
+    )
     code, out, err = run(["solve", str(path), "--solver", "dp-rows"], capsys)
     assert code == 3 and "error: problem 1 " in err and "needs" in err and "1 of 2 problems failed" in err
     assert "value    1 (optimal)" in out and "n = 50000" not in out  # refused before solving, the other solved
@@ -100,18 +110,39 @@ def test_bench_quick_writes_json(tmp_path, capsys):
 def test_solver_from_another_distribution_is_found_by_name(tmp_path):
     """Install a tiny plugin package with pip (no index, no network) and use it by name."""
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--no-index", "--target", str(target), str(HERE / "third_party_solver")],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(target),
+            str(HERE / "third_party_solver"),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")])}
-    listing = subprocess.run([sys.executable, "-m", "clsolve.cli", "solvers"], env=env, capture_output=True,
-                             text=True, check=True).stdout
+    listing = subprocess.run(
+        [sys.executable, "-m", "clsolve.cli", "solvers"], env=env, capture_output=True, text=True, check=True
+    ).stdout
     assert "exhaustive" in listing
     problem = tmp_path / "p.json"
-    problem.write_text(json.dumps({"profits": [10, 40, 30, 50], "weights": [[5, 1], [4, 1], [6, 1], [3, 1]],
-                                   "capacities": [10, 2]}))
-    result = subprocess.run([sys.executable, "-m", "clsolve.cli", "solve", str(problem), "--solver", "exhaustive",
-                             "--json"], env=env, capture_output=True, text=True)
+    problem.write_text(
+        json.dumps({"profits": [10, 40, 30, 50], "weights": [[5, 1], [4, 1], [6, 1], [3, 1]], "capacities": [10, 2]})
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "clsolve.cli", "solve", str(problem), "--solver", "exhaustive", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert answer["solver"] == "exhaustive" and answer["value"] == 90 and answer["device"] == "host CPU"
@@ -136,8 +167,8 @@ def test_bench_without_its_data_is_a_usage_error(tmp_path, capsys):
 
 def test_solvers_listing_lines_up(capsys):
     assert main(["solvers"]) == 0
-    table, legend = capsys.readouterr().out.split("\n\n", 1)   # the rows, then what "anytime" means
+    table, legend = capsys.readouterr().out.split("\n\n", 1)  # the rows, then what "anytime" means
     lines = table.splitlines()
     assert "anytime" in legend and sum("anytime" in line for line in lines) == 5
-    starts = {len(line) - len(line[line.index("  "):].lstrip()) for line in lines}  # where the kinds column starts
+    starts = {len(line) - len(line[line.index("  ") :].lstrip()) for line in lines}  # where the kinds column starts
     assert len(starts) == 1

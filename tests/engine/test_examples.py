@@ -1,5 +1,6 @@
 """The bundled example instances: each loads, the known optima are reached, and the CLI solves one by
 name from the installed package."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """The command line as a new user meets it: folders of folders, files beside instances, standard
 input, listing and selecting instances, batches where some problems fail, progress, and answers
 written to be read (compact items, readable plans, the file's units, TSPLIB city numbers)."""
+
 from __future__ import annotations
 
 import io

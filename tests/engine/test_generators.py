@@ -1,5 +1,6 @@
 """Instance generators: Pisinger's classic families as [Pisinger05] defines them, reproducible by seed,
 and solved exactly; the hard-kp benchmark's rows over them."""
+
 from __future__ import annotations
 
 import argparse
@@ -39,8 +40,10 @@ def test_family_definitions():
     similar = pisinger("similar-weights", 500, R, seed=1)
     assert similar.weights.min() >= 100_000 and similar.weights.max() <= 100_100 and similar.profits.max() <= 1000
     spanner = pisinger("spanner", 500, R, seed=1)
-    ratios = {(int(p) // np.gcd(int(p), int(w)), int(w) // np.gcd(int(p), int(w)))
-              for p, w in zip(spanner.profits, spanner.weights[:, 0])}
+    ratios = {
+        (int(p) // np.gcd(int(p), int(w)), int(w) // np.gcd(int(p), int(w)))
+        for p, w in zip(spanner.profits, spanner.weights[:, 0])
+    }
     assert len(ratios) <= 2  # every item is a multiple of one of two spanner items
     big = pisinger("uncorrelated", 10_000, 10**10, h=99, seed=2)
     assert int(big.capacities[0]) > 10**13 and big.total_profit < 2**63
@@ -49,8 +52,7 @@ def test_family_definitions():
 
 
 def test_the_hard_kp_benchmark_reports_every_instance(monkeypatch, device, tmp_path):
-    instances = [(jooken(30, 10**6, 4, 0.2, 0.0, 100, seed=1), {"optimum": None}),
-                 (pisinger("strongly", 40, 10**4, seed=1), {})]
+    instances = [(jooken(30, 10**6, 4, 0.2, 0.0, 100, seed=1), {"optimum": None}), (pisinger("strongly", 40, 10**4, seed=1), {})]
     monkeypatch.setattr(hard_kp, "_development_sample", lambda root: [instances[0]])
     monkeypatch.setattr(hard_kp, "_generated", lambda quick: [])
     monkeypatch.setattr(hard_kp, "_families", lambda quick: [instances[1]])
@@ -61,8 +63,13 @@ def test_the_hard_kp_benchmark_reports_every_instance(monkeypatch, device, tmp_p
     for row, (problem, _) in zip(rows, instances):
         assert row["answer"] and row["optimal"] and row["value"] == clsolve.solve(problem, solver="sequential").value
         assert row["seconds"] < 5.0 + 0.5 and row["name"] == problem.name
-    assert result["summary"]["pisinger"] == {"instances": 1, "proved_optimal": 1, "no_answer": 0,
-                                             "seconds_max": rows[1]["seconds"], "wrong_optimum": 0}
+    assert result["summary"]["pisinger"] == {
+        "instances": 1,
+        "proved_optimal": 1,
+        "no_answer": 0,
+        "seconds_max": rows[1]["seconds"],
+        "wrong_optimum": 0,
+    }
 
 
 def test_chu_beasley_follows_its_rules():

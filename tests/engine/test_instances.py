@@ -1,4 +1,5 @@
 """Real public instances (../shared/data), solved to their published optima; skipped when absent."""
+
 from fractions import Fraction
 
 import pytest
@@ -33,8 +34,7 @@ def test_large_scale_to_published_optimum(data, device):
 def test_large_scale_small_ones_with_sequential(data):
     for path in _large_scale(data)[:6]:
         (problem,) = formats.read(path)
-        assert clsolve.solve(problem, solver="sequential").value == \
-            _optimum(data / KP01 / "large_scale-optimum" / path.name)
+        assert clsolve.solve(problem, solver="sequential").value == _optimum(data / KP01 / "large_scale-optimum" / path.name)
 
 
 def test_low_dimensional_to_published_optimum(data, device):
@@ -82,8 +82,7 @@ def test_msb_files_read_as_kp2(data, device):
     assert len(files) == 630
     (problem,) = formats.read(files[0])
     assert problem.n == 20 and problem.capacities.tolist() == [1000, 1000]
-    assert clsolve.solve(problem, solver="dp-rows", device=device).value == \
-        clsolve.solve(problem, solver="sequential").value
+    assert clsolve.solve(problem, solver="dp-rows", device=device).value == clsolve.solve(problem, solver="sequential").value
 
 
 def test_mknap1_is_read_and_refused_by_dp_solvers(data):

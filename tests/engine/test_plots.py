@@ -1,4 +1,5 @@
 """Benchmark figures: every committed result draws, from the command line, without running anything."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,10 +9,18 @@ import pytest
 from clsolve.cli import main
 
 RESULTS = Path(__file__).resolve().parents[2] / "ci" / "results"
-FIGURES = {"msb": "bench-msb-h100", "class-a": "bench-class-a-h100", "dp-rows": "bench-dp-rows-h100",
-           "bnb": "bench-bnb-h100", "mckp": "bench-mckp-h100", "wavefront": "bench-wavefront-h100",
-           "scale": "bench-scale-h200x2", "hard-kp": "bench-hard-kp-h100",
-           "kpm": "bench-kpm-h100", "small-rows": "bench-small-rows-h100"}
+FIGURES = {
+    "msb": "bench-msb-h100",
+    "class-a": "bench-class-a-h100",
+    "dp-rows": "bench-dp-rows-h100",
+    "bnb": "bench-bnb-h100",
+    "mckp": "bench-mckp-h100",
+    "wavefront": "bench-wavefront-h100",
+    "scale": "bench-scale-h200x2",
+    "hard-kp": "bench-hard-kp-h100",
+    "kpm": "bench-kpm-h100",
+    "small-rows": "bench-small-rows-h100",
+}
 #: Results of other modes of a benchmark (``bench mckp --searches``).
 MODES = [("mckp", "bench-mckp-searches-cpu"), ("wavefront", "bench-wavefront-kp-h100")]
 

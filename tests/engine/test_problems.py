@@ -20,22 +20,25 @@ def test_arrays_are_read_only():
         p.profits[0] = 9
 
 
-@pytest.mark.parametrize("profits, weights, caps, field", [
-    ([1, -2], [1, 1], 3, "profits[1]"),
-    ([1, 2], [1, -1], 3, "weights[1]"),
-    ([1, 2], [1, 1], -3, "capacities"),
-    ([1.5, 2], [1, 1], 3, "profits[0]"),
-    ([1, 2], [1, 0.25], 3, "weights[1]"),
-    ([1, math.nan], [1, 1], 3, "profits[1]"),
-    ([1, 2], [1, math.inf], 3, "weights[1]"),
-    ([1, 2], [1, 1, 1], 3, "weights"),
-    ([1, 2], [[1, 1], [1, 1]], [3], "weights"),
-    ([], [], 3, "profits"),
-    ([[1, 2]], [1, 2], 3, "profits"),
-    ([1, 2], [1, 1], [], "capacities"),
-    ([2**63], [1], 3, "2^62"),
-    (["a", 1], [1, 1], 3, "profits"),
-])
+@pytest.mark.parametrize(
+    "profits, weights, caps, field",
+    [
+        ([1, -2], [1, 1], 3, "profits[1]"),
+        ([1, 2], [1, -1], 3, "weights[1]"),
+        ([1, 2], [1, 1], -3, "capacities"),
+        ([1.5, 2], [1, 1], 3, "profits[0]"),
+        ([1, 2], [1, 0.25], 3, "weights[1]"),
+        ([1, math.nan], [1, 1], 3, "profits[1]"),
+        ([1, 2], [1, math.inf], 3, "weights[1]"),
+        ([1, 2], [1, 1, 1], 3, "weights"),
+        ([1, 2], [[1, 1], [1, 1]], [3], "weights"),
+        ([], [], 3, "profits"),
+        ([[1, 2]], [1, 2], 3, "profits"),
+        ([1, 2], [1, 1], [], "capacities"),
+        ([2**63], [1], 3, "2^62"),
+        (["a", 1], [1, 1], 3, "profits"),
+    ],
+)
 def test_bad_input_names_the_field(profits, weights, caps, field):
     with pytest.raises(InvalidProblemError) as info:
         clsolve.Knapsack(profits, weights, caps)
@@ -55,8 +58,12 @@ def test_integral_floats_and_big_python_ints_are_accepted():
 @pytest.mark.parametrize("bad", [-1, 2.5, "7", 2**63])
 def test_a_known_optimum_must_be_a_non_negative_integer(bad):
     from clsolve.problems import LCS, TSP
-    for make in (lambda: clsolve.Knapsack([1, 2], [1, 1], 2, known_optimum=bad), lambda: LCS("AB", "B", known_optimum=bad),
-                 lambda: TSP([[0, 1], [1, 0]], known_optimum=bad)):
+
+    for make in (
+        lambda: clsolve.Knapsack([1, 2], [1, 1], 2, known_optimum=bad),
+        lambda: LCS("AB", "B", known_optimum=bad),
+        lambda: TSP([[0, 1], [1, 0]], known_optimum=bad),
+    ):
         with pytest.raises(InvalidProblemError, match="known_optimum"):
             make()
     assert clsolve.Knapsack([1, 2], [1, 1], 2, known_optimum=3.0).known_optimum == 3
@@ -66,6 +73,7 @@ def test_a_known_optimum_must_be_a_non_negative_integer(bad):
 def test_exact_sum_matches_python_integers(shape):
     """``exact_sum`` of values up to 2^62, whole and per column: Python's sums, where int64 overflows."""
     from clsolve.problems import exact_sum
+
     rng = np.random.default_rng(3)
     for top in (10, 2**62):
         values = rng.integers(0, top, shape, dtype=np.int64, endpoint=True)

@@ -1,5 +1,6 @@
 """The solver registry: one listing of the plugins per process, a clear refusal of a name two packages
 claim, and the test hook that stands in for installed plugins."""
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,7 @@ import pytest
 import clsolve
 from clsolve.plugin import registry
 
-HERE = Path(__file__).resolve().parents[1]   # tests/
+HERE = Path(__file__).resolve().parents[1]  # tests/
 
 
 def test_the_plugins_are_listed_once(monkeypatch):
@@ -67,9 +68,11 @@ def test_a_name_two_packages_claim_is_refused_naming_both(tmp_path):
     _distribution(site, "first_twin", "clsolve_plugins.sequential:SequentialSolver")
     _distribution(site, "second_twin", "clsolve_plugins.dp_rows:RowParallelSolver")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])}
-    code = ("import clsolve\n"
-            "try:\n    clsolve.solve(clsolve.Knapsack([1], [1], 1), solver='twin')\n"
-            "except clsolve.UnknownSolverError as e:\n    print(e)\n")
+    code = (
+        "import clsolve\n"
+        "try:\n    clsolve.solve(clsolve.Knapsack([1], [1], 1), solver='twin')\n"
+        "except clsolve.UnknownSolverError as e:\n    print(e)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120).stdout
     assert "more than one installed package" in out
     assert "SequentialSolver" in out and "RowParallelSolver" in out
@@ -78,9 +81,11 @@ def test_a_name_two_packages_claim_is_refused_naming_both(tmp_path):
 def test_a_solver_whose_name_is_not_its_entry_points_is_refused():
     """Registered as ``reference`` while its class says ``sequential``: answers would name the other."""
     from clsolve_plugins.sequential import SequentialSolver
+
     with registry.testing({"reference": SequentialSolver}):
-        with pytest.raises(clsolve.UnknownSolverError, match="'reference' registers .*SequentialSolver, whose name is "
-                                                              "'sequential'"):
+        with pytest.raises(
+            clsolve.UnknownSolverError, match="'reference' registers .*SequentialSolver, whose name is 'sequential'"
+        ):
             registry.load("reference")
         problem = clsolve.Knapsack([10, 40, 30, 50], [5, 4, 6, 3], 10)
         with pytest.raises(clsolve.UnsupportedProblemError, match="reference: entry point 'reference'"):

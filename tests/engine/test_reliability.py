@@ -1,5 +1,6 @@
 """Anytime answers, time limits, wrong types, ambiguous weights, host budgets and signals: each case
 guards against a crash, a hang or a broken promise."""
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,7 @@ def test_bnb_anytime_answer_on_the_regression_instance(device, data):
 def test_bnb_value_items_and_bound_agree_when_stopped_early(device, seed):
     clsolve.solve(jooken(40, 10**6, 10, 0.2, 0, 100), solver="bnb", device=device, host_threshold=0)  # kernels
     rng = np.random.default_rng(seed)
-    problem = jooken(int(rng.choice([200, 400])), 10**10, int(rng.choice([10, 14])), 0.2,
-                     float(rng.choice([0, 1e-4])), 100, seed)
+    problem = jooken(int(rng.choice([200, 400])), 10**10, int(rng.choice([10, 14])), 0.2, float(rng.choice([0, 1e-4])), 100, seed)
     for limit in (0.0, 0.05, 0.2):
         solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=limit)
         assert solution.value == int(problem.profits[solution.selected].sum())
@@ -60,7 +60,7 @@ def test_dp_solvers_keep_the_time_limit(device, solver, monkeypatch):
     """The stops inside a run (the pacer's, the host's blocks): the engine's refusal to start a plan
     far past the limit (``Deadline.hopeless``) is switched off here."""
     monkeypatch.setattr(deadline, "HOPELESS_FACTOR", math.inf)
-    registry.solver_classes()   # a process's first call imports the plugins before its clock starts
+    registry.solver_classes()  # a process's first call imports the plugins before its clock starts
     rng = np.random.default_rng(0)
     capacity = 4_000_000 if device.is_gpu and solver != "sequential" else 400_000
     problem = clsolve.Knapsack(rng.integers(1, 1000, 3000), rng.integers(1, 1000, 3000), capacity)
@@ -73,7 +73,7 @@ def test_dp_solvers_keep_the_time_limit(device, solver, monkeypatch):
     elif solver == "wavefront":
         clsolve.solve(warm, solver=solver, device=device)
     for limit in (0.05, 0.3):
-        settle_left_work()   # a call waits for what an earlier one left running (a build) before its clock starts
+        settle_left_work()  # a call waits for what an earlier one left running (a build) before its clock starts
         began = time.perf_counter()
         try:
             clsolve.solve(problem, solver=solver, device=device, time_limit=limit)
@@ -89,9 +89,9 @@ def test_a_dp_whose_plan_is_far_past_the_limit_does_not_start(device, solver, mo
     rng = np.random.default_rng(2)
     profits, weights = rng.integers(1, 1000, 1000), rng.integers(1, 1000, 1000)
     problem = clsolve.Knapsack(profits, weights, 20_000)
-    for scale in (1, 10, 100, 1000):   # an estimate of 0.4 s or more, where one fits
+    for scale in (1, 10, 100, 1000):  # an estimate of 0.4 s or more, where one fits
         try:
-            heavier = weights * scale + rng.integers(0, scale, weights.size)   # no common divisor
+            heavier = weights * scale + rng.integers(0, scale, weights.size)  # no common divisor
             bigger = clsolve.Knapsack(profits, heavier, int(heavier.sum()) // 2)
             if clsolve.plan(bigger, solver, device).seconds >= 0.4:
                 problem = bigger
@@ -112,11 +112,11 @@ def test_a_pruned_dense_dp_keeps_the_time_limit(device):
     """class A's a33 through dp-rows' reduced-cost fixing and pruned passes (the shipped example):
     within a short limit it answers optimally or stops with no answer, in time either way."""
     problem = clsolve.examples.load("a33")
-    clsolve.solve(problem, solver="dp-rows", device=device)   # builds the kernels
+    clsolve.solve(problem, solver="dp-rows", device=device)  # builds the kernels
     assert clsolve.plan(problem, "dp-rows", device).details["pruning"]
     for limit in (0.05, 0.3):
-        fresh = clsolve.examples.load("a33")   # read before the clock starts: the limit is the solve's
-        settle_left_work()   # what the call before left running, waited for before a call's clock
+        fresh = clsolve.examples.load("a33")  # read before the clock starts: the limit is the solve's
+        settle_left_work()  # what the call before left running, waited for before a call's clock
         began = time.perf_counter()
         try:
             solution = clsolve.solve(fresh, solver="dp-rows", device=device, time_limit=limit)
@@ -145,10 +145,15 @@ def test_bad_time_limits_are_refused(bad):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="sequential", time_limit=bad)
 
 
-@pytest.mark.parametrize("value, message", [
-    (None, "expected a problem"), ({}, "expected a problem"), (5, "expected a problem"),
-    ("kp.json", "expected a problem"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (None, "expected a problem"),
+        ({}, "expected a problem"),
+        (5, "expected a problem"),
+        ("kp.json", "expected a problem"),
+    ],
+)
 def test_solve_refuses_what_is_not_a_problem(value, message):
     with pytest.raises(clsolve.InvalidProblemError, match=message):
         clsolve.solve(value)
@@ -173,19 +178,30 @@ def test_pyopencl_devices_and_contexts_work_as_devices(device):
             clsolve.solve(p, solver="dp-rows", device=bad)
 
 
-@pytest.mark.parametrize("options, name", [
-    ({"local_size": 0}, "local_size"), ({"local_size": 1.5}, "local_size"), ({"local_size": 48}, "local_size"),
-    ({"value_bits": True}, "value_bits"), ({"presolve": "no"}, "presolve"),
-])
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        ({"local_size": 0}, "local_size"),
+        ({"local_size": 1.5}, "local_size"),
+        ({"local_size": 48}, "local_size"),
+        ({"value_bits": True}, "value_bits"),
+        ({"presolve": "no"}, "presolve"),
+    ],
+)
 def test_bad_option_values_are_refused(options, name):
     with pytest.raises(clsolve.InvalidOptionError, match=name):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", **options)
 
 
-@pytest.mark.parametrize("options, name", [
-    ({"memory_limit": float("nan")}, "memory_limit"), ({"dominance_max_nodes": -1}, "dominance_max_nodes"),
-    ({"max_nodes": 2}, "max_nodes"), ({"host_threshold": 1.5}, "host_threshold"),
-])
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        ({"memory_limit": float("nan")}, "memory_limit"),
+        ({"dominance_max_nodes": -1}, "dominance_max_nodes"),
+        ({"max_nodes": 2}, "max_nodes"),
+        ({"host_threshold": 1.5}, "host_threshold"),
+    ],
+)
 def test_bad_bnb_options_are_refused(options, name):
     with pytest.raises(clsolve.InvalidOptionError, match=name):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="bnb", **options)
@@ -227,8 +243,7 @@ def test_dp_batch_solves_what_presolve_makes_trivial(device):
 
 def test_bnb_stays_within_its_host_memory_budget(device):
     problem = jooken(400, 10**10, 10, 0.2, 0, 100, seed=100)
-    solution = clsolve.solve(problem, solver="bnb", device=device, memory_limit=2**20, host_threshold=10**9,
-                             time_limit=30)
+    solution = clsolve.solve(problem, solver="bnb", device=device, memory_limit=2**20, host_threshold=10**9, time_limit=30)
     assert not solution.optimal and any("host memory budget" in note for note in solution.notes)
     assert solution.bound >= solution.value
 
@@ -244,6 +259,7 @@ def test_simulators_are_taken_only_when_named():
             assert spec == "gpu"
     assert is_simulator(clsolve.get_device("oclgrind"))
     from clsolve.scaleout import multidevice
+
     assert not any(is_simulator(d) for d in multidevice.resolve("all")[0])  # device="all": real GPUs only
     assert not any(d.is_gpu for d in simulators)
 
@@ -258,9 +274,14 @@ def test_cli_stops_cleanly_on_signals(tmp_path, sig, code):
     env = dict(os.environ)
     # the CLI as a shell's foreground job has it: where the tests run as a background job, SIGINT is
     # ignored, which the child would inherit (and rightly ignore)
-    process = subprocess.Popen([sys.executable, "-m", "clsolve.cli", "solve", str(path), "--solver", "sequential"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clsolve.cli", "solve", str(path), "--solver", "sequential"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(4)
     process.send_signal(sig)
     try:
@@ -275,8 +296,7 @@ def test_bnb_answers_when_the_limit_passes_during_its_first_kernel_build(device,
     monkeypatch.setattr(kernels, "_programs", {})  # every program is built again inside the call
     build = kernels._build
     monkeypatch.setattr(kernels, "_build", lambda *args: (time.sleep(0.5), build(*args))[1])  # a slow compiler
-    solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0, fixing=False,
-                             time_limit=0.1)
+    solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0, fixing=False, time_limit=0.1)
     assert not solution.optimal and solution.bound >= solution.value
     assert solution.value == int(problem.profits[solution.selected].sum())
 
@@ -304,11 +324,11 @@ def test_mkp_batch_answers_when_the_limit_passes_while_its_kernels_build(device,
     _slow_builds(monkeypatch)
     problems = [clsolve.Knapsack([10, 40, 30, 50], [[5, 1], [4, 2], [6, 3], [3, 4]], [10, 6])] * 3
     for limit in (0.0, 0.01, 0.1):
-        settle_left_work()   # what the call before left running, waited for before a call's clock
+        settle_left_work()  # what the call before left running, waited for before a call's clock
         began = time.perf_counter()
         solutions = clsolve.solve_many(problems, solver="mkp-batch", device=device, time_limit=limit)
         assert _within_margin(time.perf_counter() - began, limit)
-        for solution in solutions:   # the engine checked each: feasible, value = its items' profit
+        for solution in solutions:  # the engine checked each: feasible, value = its items' profit
             assert solution.value <= 90 and (solution.optimal or solution.bound >= 90)
 
 
@@ -316,6 +336,7 @@ def test_mkp_batch_answers_when_the_limit_passes_during_a_first_launch(device, m
     """A launch that has not ended at the limit (PoCL compiles a kernel at its first launch) is not
     waited for: the host's answers come in time, and the device stays usable."""
     from clsolve.runtime import deadline
+
     monkeypatch.setattr(deadline, "finished", lambda *args, **kwargs: False)
     problems = [clsolve.Knapsack([10, 40, 30, 50], [[5, 1], [4, 2], [6, 3], [3, 4]], [10, 6])] * 2
     solutions = clsolve.solve_many(problems, solver="mkp-batch", device=device, time_limit=0.5)
@@ -330,30 +351,51 @@ def test_dp_states_answers_when_the_limit_passes_while_its_kernels_build(device,
     w = np.random.default_rng(1).integers(1, 1001, 100)
     problem = clsolve.Knapsack(w + 100, w, int(w.sum()) // 2)
     for limit in (0.01, 0.1):
-        settle_left_work()   # what the call before left running, waited for before a call's clock
+        settle_left_work()  # what the call before left running, waited for before a call's clock
         began = time.perf_counter()
         solution = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, time_limit=limit)
         assert _within_margin(time.perf_counter() - began, limit)
         assert solution.optimal or solution.bound >= solution.value
 
 
-@pytest.mark.parametrize("make, error, words", [
-    (lambda: clsolve.LCS("ab\udc80", "abc"), clsolve.InvalidProblemError, "a: position 2 .* lone surrogate"),
-    (lambda: clsolve.LCS("ab", "ab", name="x\ud800"), clsolve.InvalidProblemError, "name: position 1"),
-    (lambda: clsolve.Knapsack([1], [1], 1, name="\udfff"), clsolve.InvalidProblemError, "name: position 0"),
-    (lambda: clsolve.solve(clsolve.LCS("abc", "abd"), solver="wavefront", device_memory_limit="abc"),
-     clsolve.InvalidOptionError, "device_memory_limit"),
-    (lambda: clsolve.solve(clsolve.Knapsack([2**40, 3], [1, 2], 2), solver="dp-rows", value_bits=32),
-     clsolve.InvalidOptionError, "value_bits=32 cannot hold"),
-    (lambda: clsolve.solve(clsolve.Knapsack([2**40, 3], [1, 2], 2), solver="mckp", value_bits=32),
-     clsolve.InvalidOptionError, "value_bits=32 cannot hold"),
-    (lambda: clsolve.solve_many([clsolve.Knapsack([2, 3], [1, 2], 2)] * 2, solver="dp-batch", memory_limit=float("nan")),
-     clsolve.InvalidOptionError, "memory_limit"),
-    (lambda: clsolve.solve(clsolve.Knapsack([2, 3], [1, 2], 2), host_memory_limit=0), clsolve.InvalidOptionError,
-     "host_memory_limit"),
-    (lambda: clsolve.solve(clsolve.Knapsack([2, 3], [1, 2], 2), host_memory_limit=1.5), clsolve.InvalidOptionError,
-     "host_memory_limit"),
-])
+@pytest.mark.parametrize(
+    "make, error, words",
+    [
+        (lambda: clsolve.LCS("ab\udc80", "abc"), clsolve.InvalidProblemError, "a: position 2 .* lone surrogate"),
+        (lambda: clsolve.LCS("ab", "ab", name="x\ud800"), clsolve.InvalidProblemError, "name: position 1"),
+        (lambda: clsolve.Knapsack([1], [1], 1, name="\udfff"), clsolve.InvalidProblemError, "name: position 0"),
+        (
+            lambda: clsolve.solve(clsolve.LCS("abc", "abd"), solver="wavefront", device_memory_limit="abc"),
+            clsolve.InvalidOptionError,
+            "device_memory_limit",
+        ),
+        (
+            lambda: clsolve.solve(clsolve.Knapsack([2**40, 3], [1, 2], 2), solver="dp-rows", value_bits=32),
+            clsolve.InvalidOptionError,
+            "value_bits=32 cannot hold",
+        ),
+        (
+            lambda: clsolve.solve(clsolve.Knapsack([2**40, 3], [1, 2], 2), solver="mckp", value_bits=32),
+            clsolve.InvalidOptionError,
+            "value_bits=32 cannot hold",
+        ),
+        (
+            lambda: clsolve.solve_many([clsolve.Knapsack([2, 3], [1, 2], 2)] * 2, solver="dp-batch", memory_limit=float("nan")),
+            clsolve.InvalidOptionError,
+            "memory_limit",
+        ),
+        (
+            lambda: clsolve.solve(clsolve.Knapsack([2, 3], [1, 2], 2), host_memory_limit=0),
+            clsolve.InvalidOptionError,
+            "host_memory_limit",
+        ),
+        (
+            lambda: clsolve.solve(clsolve.Knapsack([2, 3], [1, 2], 2), host_memory_limit=1.5),
+            clsolve.InvalidOptionError,
+            "host_memory_limit",
+        ),
+    ],
+)
 def test_the_last_hostile_inputs_end_in_clsolve_errors(device, make, error, words):
     with pytest.raises(error, match=words):
         make()
@@ -364,8 +406,7 @@ def test_a_json_file_with_a_lone_surrogate_is_a_format_error(tmp_path):
     path.write_text('{"kind": "lcs", "a": "ab\\udc80", "b": "abc"}')
     with pytest.raises(clsolve.FormatError, match="lone surrogate"):
         formats.read(path)
-    done = subprocess.run([sys.executable, "-m", "clsolve", "solve", str(path)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-m", "clsolve", "solve", str(path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "lone surrogate" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -374,9 +415,8 @@ def test_a_plan_counts_the_host_memory_it_takes_against_the_budget(device):
     a dense DP that passes the budget is refused before anything is allocated, with the numbers;
     ``host_memory_limit`` sets the budget (default: half of what is available)."""
     rng = np.random.default_rng(0)
-    problem = clsolve.Knapsack(rng.integers(1, 1000, 300), rng.integers(1, 1000, (300, 2)), [6000, 6000],
-                               weights_by="item")
-    options = {"fixing": False, "store": "host"}   # the decision rows in host memory on every device
+    problem = clsolve.Knapsack(rng.integers(1, 1000, 300), rng.integers(1, 1000, (300, 2)), [6000, 6000], weights_by="item")
+    options = {"fixing": False, "store": "host"}  # the decision rows in host memory on every device
     plan = clsolve.plan(problem, solver="dp-rows", device=device, **options)
     taken = sum(plan.host_memory(device).values())
     assert taken == plan.host_bytes + (plan.device_bytes if device.shares_host_memory else 0) and plan.host_bytes
@@ -388,12 +428,35 @@ def test_a_plan_counts_the_host_memory_it_takes_against_the_budget(device):
 
 
 def test_the_cli_takes_a_host_memory_limit(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--solver", "dp-rows",
-                           "--option", "fixing=false", "--option", "store=host", "--host-memory-limit", "1K", "--plan"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "clsolve",
+            "solve",
+            "--example",
+            "a33",
+            "--solver",
+            "dp-rows",
+            "--option",
+            "fixing=false",
+            "--option",
+            "store=host",
+            "--host-memory-limit",
+            "1K",
+            "--plan",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 3 and "host_memory_limit" in done.stderr + done.stdout
-    bad = subprocess.run([sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--host-memory-limit", "lots"],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "clsolve", "solve", "--example", "a33", "--host-memory-limit", "lots"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "8G or 500M" in bad.stderr
 
 

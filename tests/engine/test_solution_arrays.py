@@ -1,4 +1,5 @@
 """solve_many(..., arrays=True): the same checked answers as NumPy arrays (SolutionArrays)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,15 @@ def _random(count: int, seed: int, n: int = 10) -> list[clsolve.Knapsack]:
         m = int(rng.integers(1, 4))
         size = int(rng.integers(1, n + 1))
         weights = rng.integers(0, 30, size=(size, m))
-        out.append(clsolve.Knapsack(rng.integers(0, 50, size=size), weights,
-                                    (weights.sum(axis=0) * rng.uniform(0.2, 0.8)).astype(int), name=f"r{k}", weights_by="item"))
+        out.append(
+            clsolve.Knapsack(
+                rng.integers(0, 50, size=size),
+                weights,
+                (weights.sum(axis=0) * rng.uniform(0.2, 0.8)).astype(int),
+                name=f"r{k}",
+                weights_by="item",
+            )
+        )
     return out
 
 
@@ -87,9 +95,15 @@ def test_joined_parts_equal_the_whole(seed, cuts, same_n):
     width = int(rng.integers(0, 6))
     for k in range(count):
         n = width if same_n else int(rng.integers(0, 6))
-        s = clsolve.Solution(int(rng.integers(0, 100)), rng.random(n) < 0.5, bool(rng.random() < 0.8),
-                             str(rng.choice(["a", "b"])), "dev", clsolve.Timings(*rng.random(4).tolist()),
-                             ["note"] if rng.random() < 0.3 else [])
+        s = clsolve.Solution(
+            int(rng.integers(0, 100)),
+            rng.random(n) < 0.5,
+            bool(rng.random() < 0.8),
+            str(rng.choice(["a", "b"])),
+            "dev",
+            clsolve.Timings(*rng.random(4).tolist()),
+            ["note"] if rng.random() < 0.3 else [],
+        )
         if not s.optimal:
             s.bound, s.stats = s.value + 3, {"nodes": k}
         solutions.append(s)
@@ -101,8 +115,14 @@ def test_joined_parts_equal_the_whole(seed, cuts, same_n):
     pieces = [s for part in parts for s in part.unpack()]
     for got, again, want in zip(joined.unpack(), pieces, solutions, strict=True):
         for answer in (got, again):
-            assert (answer.value, answer.optimal, answer.solver, answer.notes, answer.bound, answer.stats) == \
-                   (want.value, want.optimal, want.solver, want.notes, want.bound, want.stats)
+            assert (answer.value, answer.optimal, answer.solver, answer.notes, answer.bound, answer.stats) == (
+                want.value,
+                want.optimal,
+                want.solver,
+                want.notes,
+                want.bound,
+                want.stats,
+            )
             assert np.array_equal(answer.selected, want.selected) and answer.timings == want.timings
             assert answer.selected.dtype == want.selected.dtype and answer.selected.shape == want.selected.shape
 
@@ -131,8 +151,7 @@ def test_collector_gives_arrays_and_a_batch_error_with_objects(device):
 def test_arrays_over_two_worker_processes(device):
     problems = _random(150, 4)
     seen = []
-    spread = clsolve.solve_many(problems, device=[f"#{device.index}"] * 2, chunk_count=6, arrays=True,
-                                progress=seen.append)
+    spread = clsolve.solve_many(problems, device=[f"#{device.index}"] * 2, chunk_count=6, arrays=True, progress=seen.append)
     assert isinstance(spread, clsolve.SolutionArrays) and seen[-1].chunks_done == 6
     _equal(spread, clsolve.solve_many(problems, device=device), notes=False)
 

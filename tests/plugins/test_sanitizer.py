@@ -7,6 +7,7 @@ Oclgrind's own ``clGetDeviceInfo`` answers CL_INVALID_VALUE for parameter names 
 which pyopencl asks for while listing devices: those lines are the simulator's, not a kernel's, and
 are not findings.
 """
+
 from __future__ import annotations
 
 import os
@@ -65,8 +66,7 @@ def _has_oclgrind() -> bool:
 
 def _findings(code: str, checks: dict) -> tuple[bool, list[str]]:
     """Run ``code`` in a fresh process under the simulator's ``checks``; (ran clean, findings)."""
-    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, **checks}, capture_output=True,
-                         text=True, timeout=600)
+    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, **checks}, capture_output=True, text=True, timeout=600)
     findings = [line for line in run.stderr.splitlines() if line.strip() and not any(n in line for n in NOISE)]
     if run.returncode != 0:
         findings.insert(0, f"exit {run.returncode}")

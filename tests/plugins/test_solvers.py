@@ -1,5 +1,6 @@
 """Every solver through the engine: auto's choice, batches in order, the engine's check of a wrong
 answer, refusals, options, estimates, and no state kept on a solver between calls."""
+
 import numpy as np
 import pytest
 from conftest import brute_force
@@ -87,6 +88,7 @@ def test_items_per_pass_by_default(device):
     """4 items per pass on short 1-D rows (pairs where they are chained), 3 on long ones, pairs for
     m = 2 and 3; asked for, as asked."""
     from clsolve_plugins.dp_rows.solver import SMALL_ROW
+
     rng = np.random.default_rng(11)
     short = clsolve.Knapsack(rng.integers(1, 100, 9), rng.integers(1, 50, 9), 200)
     long = clsolve.Knapsack(rng.integers(1, 100, 9), rng.integers(SMALL_ROW // 4, SMALL_ROW, 9), SMALL_ROW + 5)
@@ -98,8 +100,9 @@ def test_items_per_pass_by_default(device):
         solution = clsolve.solve(problem, solver="dp-rows", device=device, presolve=False, poison=True)
         assert solution.value == clsolve.solve(problem, solver="sequential").value
         assert f"{default} item(s) per pass" in solution.notes[0]
-    assert clsolve.plan(long, solver="dp-rows", device=device, presolve=False,
-                        items_per_launch=1).details["items_per_launch"] == 1
+    assert (
+        clsolve.plan(long, solver="dp-rows", device=device, presolve=False, items_per_launch=1).details["items_per_launch"] == 1
+    )
 
 
 def _planned(problem, device):
@@ -107,6 +110,7 @@ def _planned(problem, device):
     ``problem``."""
     from clsolve.errors import ClsolveError
     from clsolve.plugin import registry
+
     out = []
     for name in registry.names():
         solver = registry.load(name)
@@ -136,28 +140,37 @@ def test_auto_chooses_as_if_every_solver_were_planned(device):
     lose, or cannot run (a large easy knapsack)."""
     from clsolve import solving
     from clsolve.bench.mckp import table2
-    problems = [clsolve.Knapsack([5, 4, 3, 7], [2, 3, 1, 4], 6), table2(3000, 50, seed=2), table2(20000, 1000, seed=3),
-                clsolve.Knapsack(np.arange(1, 41), np.arange(41, 1, -1), 300),
-                clsolve.Knapsack([7, 9], [[3, 4], [5, 2]], [8, 6], weights_by="item")]   # presolve settles it
+
+    problems = [
+        clsolve.Knapsack([5, 4, 3, 7], [2, 3, 1, 4], 6),
+        table2(3000, 50, seed=2),
+        table2(20000, 1000, seed=3),
+        clsolve.Knapsack(np.arange(1, 41), np.arange(41, 1, -1), 300),
+        clsolve.Knapsack([7, 9], [[3, 4], [5, 2]], [8, 6], weights_by="item"),
+    ]  # presolve settles it
     for problem in problems:
         planned = _planned(problem, device)
-        assert min((seconds, on_device, name) for name, _, seconds, on_device in planned)[2] == \
-            solving.choose(problem, device)[0].name
+        assert (
+            min((seconds, on_device, name) for name, _, seconds, on_device in planned)[2]
+            == solving.choose(problem, device)[0].name
+        )
 
 
 def test_the_searches_are_the_anytime_solvers():
     """The solvers that answer under any limit (the fuzzer holds them to it) say so; the DPs do not."""
-    assert {info.name for info in clsolve.solvers() if info.anytime} == {"bnb", "dp-states", "mkp-bnb", "mkp-dfs",
-                                                                       "mkp-batch"}
+    assert {info.name for info in clsolve.solvers() if info.anytime} == {"bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch"}
 
 
 @pytest.mark.parametrize("name", sorted(registry.names()))
 def test_a_solver_keeps_nothing_on_itself_between_calls(device, name):
     """What a plan computes for its solve travels in the plan or the batch's memo, never on the
     instance: a solver's attributes after two solves are those it was made with."""
-    problems = [clsolve.Knapsack([6, 5, 4, 3], [[3, 1], [2, 3], [2, 2], [1, 2]], [4, 4], weights_by="item"),
-                clsolve.Knapsack([6, 5, 4, 3], [3, 2, 2, 1], 4), clsolve.LCS("GATTACA", "TACGAT"),
-                clsolve.TSP([[0, 2, 9], [1, 0, 6], [15, 7, 0]])]
+    problems = [
+        clsolve.Knapsack([6, 5, 4, 3], [[3, 1], [2, 3], [2, 2], [1, 2]], [4, 4], weights_by="item"),
+        clsolve.Knapsack([6, 5, 4, 3], [3, 2, 2, 1], 4),
+        clsolve.LCS("GATTACA", "TACGAT"),
+        clsolve.TSP([[0, 2, 9], [1, 0, 6], [15, 7, 0]]),
+    ]
     solver = registry.load(name)
     made = dict(vars(solver))
     where = device if checked.uses_device(solver) else None

@@ -8,6 +8,7 @@ block below a ``<!-- not run in CI ...: why -->`` comment (a GPU, a Dask cluster
 benchmarks' data, CI's own command) is not run; each ``clsolve`` command in it must still parse. A
 block with a ``title=`` is a file of the plugin tutorial, which ``test_plugin_tutorial`` checks.
 """
+
 from __future__ import annotations
 
 import os
@@ -89,8 +90,7 @@ def test_the_first_command_in_a_bare_clone(tmp_path):
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, timeout=120)
     first = re.search(r"```bash\n(.*?)```", (clone / "README.md").read_text(), re.S).group(1)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLSOLVE_DATA", "VIRTUAL_ENV", "PYTHON"))}
-    result = subprocess.run(["bash", "-e", "-c", first], cwd=clone, env=env, capture_output=True, text=True,
-                            timeout=900)
+    result = subprocess.run(["bash", "-e", "-c", first], cwd=clone, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
     assert "a33: KP2 with n = 134" in result.stdout and "value    3050317 (optimal)" in result.stdout
     assert not (tmp_path / "bare" / "shared").exists()
@@ -100,8 +100,9 @@ def test_the_plugin_guide_lists_every_field_of_plan_timings_and_solution():
     import dataclasses
 
     from clsolve.sdk import Plan, Solution, Timings
+
     page = (ROOT / "docs" / "plugins.md").read_text()
     for cls in (Plan, Timings, Solution):
-        section = page.split(f"`{cls.__name__}` (", 1)[1].split("\n\n", 2)[1]   # the table after its heading line
+        section = page.split(f"`{cls.__name__}` (", 1)[1].split("\n\n", 2)[1]  # the table after its heading line
         missing = [f.name for f in dataclasses.fields(cls) if f"`{f.name}`" not in section]
         assert not missing, f"{cls.__name__}: {missing}"

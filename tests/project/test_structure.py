@@ -1,5 +1,6 @@
 """The package's structure: no import cycle among clsolve's modules (imports inside functions count:
 they only hide a cycle)."""
+
 from __future__ import annotations
 
 import ast
@@ -48,7 +49,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         path.pop()
@@ -64,8 +65,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_cycles():
     modules = _modules()
     # a package's __init__ importing its own sub-modules is how a package is built, not a cycle
-    graph = {name: {m for m in _imports(name, path, modules) if not name.startswith(m + ".")}
-             for name, path in modules.items()}
+    graph = {name: {m for m in _imports(name, path, modules) if not name.startswith(m + ".")} for name, path in modules.items()}
     cycle = _cycle(graph)
     assert cycle is None, " -> ".join(cycle)
 
@@ -128,8 +128,12 @@ def test_plugins_use_clsolve_through_the_sdk_only():
     """The built-in plugins and the tutorial's plugin import ``clsolve.sdk`` and nothing else of
     clsolve: a built-in plugin and a stranger's look the same."""
     files = sorted((ROOT / "plugins").rglob("*.py")) + sorted((ROOT / "docs" / "example-plugin").rglob("*.py"))
-    others = {f"{path.relative_to(ROOT)}: {module}" for path in files for module in _clsolve_imports(path)
-              if module != "clsolve.sdk" and not path.name.startswith("test_")}
+    others = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in files
+        for module in _clsolve_imports(path)
+        if module != "clsolve.sdk" and not path.name.startswith("test_")
+    }
     assert not others, "\n".join(sorted(others))
 
 
@@ -140,11 +144,18 @@ BENCH_MAY_IMPORT = {"clsolve", "clsolve.sdk", "clsolve.generators"}
 
 def test_bench_uses_the_public_api_and_the_sdk_only():
     files = sorted((ROOT / "engine" / "bench").rglob("*.py"))
-    wrong = {f"{path.relative_to(ROOT)}: {module}" for path in files for module in _clsolve_imports(path)
-             if module not in BENCH_MAY_IMPORT}
-    upward = {f"{path.relative_to(ROOT)}: from {'.' * node.level}{node.module or ''}" for path in files
-              for node in ast.walk(ast.parse(path.read_text()))
-              if isinstance(node, ast.ImportFrom) and node.level > 1}   # from .. import: the engine's insides
+    wrong = {
+        f"{path.relative_to(ROOT)}: {module}"
+        for path in files
+        for module in _clsolve_imports(path)
+        if module not in BENCH_MAY_IMPORT
+    }
+    upward = {
+        f"{path.relative_to(ROOT)}: from {'.' * node.level}{node.module or ''}"
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.level > 1
+    }  # from .. import: the engine's insides
     assert not wrong | upward, "\n".join(sorted(wrong | upward))
 
 
@@ -155,13 +166,19 @@ ENGINE_ONLY = ("cl.Buffer(", "perf_counter", "deadline.current(")
 
 def test_plugins_make_no_buffer_and_read_no_clock_of_their_own():
     files = sorted((ROOT / "plugins").rglob("*.py")) + sorted((ROOT / "docs" / "example-plugin").rglob("*.py"))
-    raw = {f"{path.relative_to(ROOT)}:{number}: {word}" for path in files
-           for number, line in enumerate(path.read_text().splitlines(), 1) for word in ENGINE_ONLY if word in line}
+    raw = {
+        f"{path.relative_to(ROOT)}:{number}: {word}"
+        for path in files
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        for word in ENGINE_ONLY
+        if word in line
+    }
     assert not raw, "\n".join(sorted(raw))
 
 
 def test_the_sdk_lists_what_it_exports():
     import clsolve.sdk as sdk
+
     assert sorted(sdk.__all__) == sorted(set(sdk.__all__))
     public = {name for name in vars(sdk) if not name.startswith("_") and name != "annotations"}
     assert public == set(sdk.__all__)

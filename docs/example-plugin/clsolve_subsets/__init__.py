@@ -1,5 +1,6 @@
 """An example clsolve device solver: every subset of a small knapsack on the device, one work-item
 per subset; the host picks the best. Exact for n <= 24 items and any number of dimensions."""
+
 import numpy as np
 import pyopencl as cl
 
@@ -30,25 +31,37 @@ class SubsetSolver(DeviceSolver):
 
     def plan(self, problem: Knapsack, device: Device) -> Plan:
         subsets = 2**problem.n
-        return Plan(solver=self.name,
-                    device_buffers={"values": 8 * subsets, "items": 8 * (problem.n * (problem.m + 1) + problem.m)},
-                    host_buffers={"values": 8 * subsets}, cell_updates=subsets * problem.n, launches=1,
-                    seconds=1e-4 + subsets * problem.n * 1e-10)
+        return Plan(
+            solver=self.name,
+            device_buffers={"values": 8 * subsets, "items": 8 * (problem.n * (problem.m + 1) + problem.m)},
+            host_buffers={"values": 8 * subsets},
+            cell_updates=subsets * problem.n,
+            launches=1,
+            seconds=1e-4 + subsets * problem.n * 1e-10,
+        )
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         timings, subsets = Timings(), 2**problem.n
         work = Workspace(device, plan)  # buffers by the plan's names: more than it counts is a PlanError
         with timings.phase("upload"):
-            items = {name: work.upload("items", array.astype(np.uint64)) for name, array in
-                     (("weights", problem.weights), ("profits", problem.profits), ("capacities", problem.capacities))}
+            items = {
+                name: work.upload("items", array.astype(np.uint64))
+                for name, array in (
+                    ("weights", problem.weights),
+                    ("profits", problem.profits),
+                    ("capacities", problem.capacities),
+                )
+            }
             values = work.empty("values", 8 * subsets)
             program = kernels.program(device, SOURCE, {"DIMS": problem.m})
         with timings.phase("kernels"):
-            program.kernel("subset_values").set(n=np.uint32(problem.n), values=values, **items
-                                                ).enqueue(device.queue, (subsets,), None)
+            program.kernel("subset_values").set(n=np.uint32(problem.n), values=values, **items).enqueue(
+                device.queue, (subsets,), None
+            )
             found = np.empty(subsets, dtype=np.int64)
             cl.enqueue_copy(device.queue, found, values)  # blocking: waits for the kernel
         best = int(np.argmax(found))  # the empty subset (value 0) always fits
         selected = (best >> np.arange(problem.n)) & 1 == 1
-        return Solution(value=int(found[best]), selected=selected, optimal=True, solver=self.name,
-                        device=device.label, timings=timings)
+        return Solution(
+            value=int(found[best]), selected=selected, optimal=True, solver=self.name, device=device.label, timings=timings
+        )

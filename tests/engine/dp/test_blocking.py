@@ -1,4 +1,5 @@
 """Which runs of light items fit a halo (``clsolve.dp.blocking``), for dp-rows' and wavefront's blocks."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,7 +14,7 @@ def test_fits_is_the_longest_run_within_the_halo(weights, halo, most):
     found = fits(np.array(weights, dtype=np.int64), halo, most).tolist()
     for i, count in enumerate(found):
         longest = 0
-        while i + longest < len(weights) and longest < most and sum(weights[i: i + longest + 1]) <= halo:
+        while i + longest < len(weights) and longest < most and sum(weights[i : i + longest + 1]) <= halo:
             longest += 1
         assert count == longest
 
@@ -25,9 +26,9 @@ def test_runs_cut_the_items_in_order_into_runs_that_fit_and_single_items(weights
     assert sum(count for _, count in planned) == len(weights)
     for first, count in planned:
         if count > 1:
-            assert count <= most and sum(weights[first: first + count]) <= halo
+            assert count <= most and sum(weights[first : first + count]) <= halo
         else:  # on its own only where no run of two starts here
-            assert most < 2 or first + 1 == len(weights) or sum(weights[first: first + 2]) > halo
+            assert most < 2 or first + 1 == len(weights) or sum(weights[first : first + 2]) > halo
 
 
 def test_zero_weights_and_an_item_heavier_than_the_halo():

@@ -4,6 +4,7 @@ closed forms on strongly and inversely correlated instances, divisibility; excha
 feasible and fill subset sums to the unit; fixing from a seed and a ceiling; dp-states strengthening
 its search (triggered at any list length) against brute force, and proving large-range Pisinger
 instances through the bounds."""
+
 import math
 from fractions import Fraction
 
@@ -32,10 +33,14 @@ def instances(draw, max_n=13):
     spread = draw(st.sampled_from([5, 100, 10**9]))
     weights = rng.integers(1, spread + 1, n)
     kind = draw(st.sampled_from(["uncorrelated", "strong", "inverse", "subset", "ceiling", "huge"]))
-    profits = {"uncorrelated": rng.integers(1, spread + 1, n), "huge": rng.integers(1, 2**57, n),
-               "strong": weights + max(spread // 10, 1),
-               "inverse": np.maximum(weights - max(spread // 10, 1), 1), "subset": weights.copy(),
-               "ceiling": 3 * -(-weights // 3)}[kind]
+    profits = {
+        "uncorrelated": rng.integers(1, spread + 1, n),
+        "huge": rng.integers(1, 2**57, n),
+        "strong": weights + max(spread // 10, 1),
+        "inverse": np.maximum(weights - max(spread // 10, 1), 1),
+        "subset": weights.copy(),
+        "ceiling": 3 * -(-weights // 3),
+    }[kind]
     capacity = draw(st.integers(int(weights.max()), int(weights.sum())))
     return clsolve.Knapsack(profits, weights, capacity)
 
@@ -65,7 +70,7 @@ def test_dantzig_is_the_exact_lp_bound(problem):
     for j in order:
         take = min(Fraction(1), room / int(w[j]))
         total, room = total + take * int(p[j]), room - take * int(w[j])
-    assert bounds.dantzig(p, w, c) == int(total)   # floor of the LP optimum
+    assert bounds.dantzig(p, w, c) == int(total)  # floor of the LP optimum
 
 
 @SETTINGS
@@ -80,7 +85,7 @@ def test_martello_toth_lies_between_the_optimum_and_u2(problem):
         return
     order = sorted(range(problem.n), key=lambda j: -Fraction(int(p[j]), int(w[j])))
     ps, ws = [int(p[j]) for j in order], [int(w[j]) for j in order]
-    s = next(i for i in range(len(ws)) if sum(ws[:i + 1]) > c)
+    s = next(i for i in range(len(ws)) if sum(ws[: i + 1]) > c)
     room, before = c - sum(ws[:s]), sum(ps[:s])
     u0 = before + (room * ps[s + 1] // ws[s + 1] if s + 1 < len(ws) else 0)
     u1 = math.floor(before + ps[s] - Fraction((ws[s] - room) * ps[s - 1], ws[s - 1])) if s else ps[s]
@@ -122,7 +127,7 @@ def test_exchanges_keep_solutions_feasible_and_never_worse(problem, seed):
     p, w, c = _arrays(problem)
     rng = np.random.default_rng(seed)
     start = np.zeros(problem.n, dtype=bool)
-    for j in rng.permutation(problem.n):   # a random feasible start
+    for j in rng.permutation(problem.n):  # a random feasible start
         if int(w[start].sum()) + int(w[j]) <= c:
             start[j] = True
     better, moves = exchange.improve(p, w, c, start, ratio_order(problem), 2**62, 1.0)
@@ -188,10 +193,11 @@ def test_fixing_with_a_cardinality_relaxation_keeps_the_optimum(problem, below):
     """Items fixed by the surrogate constraint's flipped bounds (against an incumbent up to 3 below the
     optimum) leave a core whose optimum, with the fixed items, is the optimum."""
     from clsolve.dp.fixing import stages
+
     optimum = brute_force(problem)
     p, w, c = _arrays(problem)
     seed = np.zeros(problem.n, dtype=bool)
-    for j in ratio_order(problem):              # a feasible seed, greedy in ratio order
+    for j in ratio_order(problem):  # a feasible seed, greedy in ratio order
         if int(w[seed].sum()) + int(w[j]) <= c:
             seed[j] = True
     found = bounds.max_cardinality(p, w, c)
@@ -210,6 +216,7 @@ def _exhaustive(problem):
     import itertools
 
     from clsolve.solution import Solution, Timings
+
     p, w, c = _arrays(problem)
     best, chosen = 0, np.zeros(problem.n, dtype=bool)
     for mask in itertools.product((False, True), repeat=problem.n):

@@ -1,5 +1,6 @@
 """Fixing by dominance (clsolve.dp.dominance): the dominance sums against a quadratic count, the items
 it fixes leave the optimum where it was (brute force), and the searches that use it stay exact."""
+
 import numpy as np
 import pytest
 from conftest import brute_force
@@ -30,7 +31,7 @@ def _quadratic(weights: np.ndarray, profits: np.ndarray) -> np.ndarray:
     order = np.lexsort((np.arange(n), -profits, weights))
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
-    dominates = (profits[:, None] >= profits[None, :]) & (rank[:, None] < rank[None, :])   # row j dominates k
+    dominates = (profits[:, None] >= profits[None, :]) & (rank[:, None] < rank[None, :])  # row j dominates k
     return (dominates * weights[:, None].astype(object)).sum(axis=0)
 
 
@@ -54,6 +55,7 @@ def test_items_fixed_by_dominance_leave_the_optimum(problem):
 
 def test_dominance_fixes_items_of_a_jooken_style_instance():
     from clsolve.generators import jooken
+
     problem = jooken(400, 10**10, 10, 0.2, 1e-3, 300)
     fixed = dominance.fixed_out(problem)
     assert fixed.sum() > 0
@@ -72,6 +74,7 @@ def test_searches_with_dominance_match_brute_force(problem, solver):
 def every_dense_dp(monkeypatch):
     """Fixing by dominance for dense DPs of every size (by default only for large ones)."""
     from clsolve.dp import presolve
+
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
 
 
@@ -86,6 +89,7 @@ def test_presolve_with_dominance_composes_the_two_reductions(every_dense_dp):
     """Presolve drops a too-heavy item and takes a weightless one; dominance then fixes items of what is
     left: the composed reduction maps back to the original items, and is computed once per problem."""
     from clsolve.dp.presolve import reduction
+
     problem = clsolve.Knapsack([5, 9, 4, 4, 7, 3, 100], [0, 4, 5, 6, 3, 6, 50], 10)
     first, both = reduction(problem), reduction(problem, dominance=True)
     assert first.problem is not None and both.problem is not None
@@ -101,6 +105,7 @@ def test_dense_dp_plans_on_the_items_dominance_leaves(device, monkeypatch):
     """A Jooken-style instance (4e8 cell updates): dp-rows plans fewer with dominance, finds the same
     optimum; a small DP is left as it is (dominance would cost more than it saves)."""
     from clsolve.generators import jooken
+
     problem = jooken(400, 10**6, 10, 0.2, 1e-3, 300)
     with_dominance = clsolve.plan(problem, "dp-rows", device)
     without = clsolve.plan(problem, "dp-rows", device, dominance=False)
@@ -111,5 +116,6 @@ def test_dense_dp_plans_on_the_items_dominance_leaves(device, monkeypatch):
     small = jooken(40, 10**4, 10, 0.2, 1e-3, 300)
     assert "presolve" not in clsolve.plan(small, "dp-rows", device).details
     from clsolve.dp import presolve
+
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     assert "dominance" in clsolve.plan(jooken(40, 10**4, 10, 0.2, 1e-3, 300), "dp-rows", device).details["presolve"]

@@ -1,6 +1,7 @@
 """Variable fixing by bounds (clsolve.dp.fixing): the core's optimum with the fixed items, or the incumbent,
 equals brute force; the incumbent is feasible and its value right; on [HC22]'s easy instances the
 core is small, on the correlated-classes family it is not; bnb with fixing matches sequential."""
+
 import numpy as np
 from conftest import brute_force
 from hypothesis import HealthCheck, given, settings
@@ -18,8 +19,7 @@ def knapsacks(draw):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     weights = rng.integers(1, 50, n)
     kind = draw(st.sampled_from(("uncorrelated", "strong", "equal-value")))
-    profits = {"uncorrelated": rng.integers(1, 60, n), "strong": weights + 5,
-               "equal-value": np.full(n, 7)}[kind]
+    profits = {"uncorrelated": rng.integers(1, 60, n), "strong": weights + 5, "equal-value": np.full(n, 7)}[kind]
     capacity = draw(st.integers(int(weights.max()), max(int(weights.max()), int(weights.sum()) - 1)))
     return clsolve.Knapsack(profits, weights, capacity)
 
@@ -76,6 +76,7 @@ def test_ratio_order_is_exact_where_floats_cannot_tell():
     from fractions import Fraction
 
     from clsolve.dp.ratios import sort_by_ratio
+
     rng = np.random.default_rng(7)
     base = 2**55
     k = rng.permutation(40)
@@ -88,8 +89,11 @@ def test_ratio_order_is_exact_where_floats_cannot_tell():
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(("uncorrelated", "classes", "strong", "spread")),
-       where=st.floats(0.01, 0.99))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    kind=st.sampled_from(("uncorrelated", "classes", "strong", "spread")),
+    where=st.floats(0.01, 0.99),
+)
 def test_partial_order_sorts_the_window_and_splits_the_rest(seed, kind, where):
     """``partial_order``: a permutation; the items before the window weigh at most ``low`` and have
     ratios at least every later item's, the window is in exact ratio order, the items after it have
@@ -98,11 +102,16 @@ def test_partial_order_sorts_the_window_and_splits_the_rest(seed, kind, where):
     from fractions import Fraction
 
     from clsolve.dp.ratios import PARTIAL_ITEMS, partial_order
+
     rng = np.random.default_rng(seed)
     n = PARTIAL_ITEMS + int(rng.integers(0, 3000))
     weights = rng.integers(1, 1001, n)
-    profits = {"uncorrelated": rng.integers(1, 1001, n), "classes": rng.choice([7, 70, 700], n),
-               "strong": weights + 100, "spread": rng.integers(1, 2**40, n)}[kind]
+    profits = {
+        "uncorrelated": rng.integers(1, 1001, n),
+        "classes": rng.choice([7, 70, 700], n),
+        "strong": weights + 100,
+        "spread": rng.integers(1, 2**40, n),
+    }[kind]
     heaviest = int(weights.max())
     capacity = max(heaviest, int(where * int(weights.sum())))
     low, high = capacity - heaviest, capacity + heaviest
@@ -112,7 +121,7 @@ def test_partial_order_sorts_the_window_and_splits_the_rest(seed, kind, where):
     ratio = [Fraction(int(profits[i]), int(weights[i])) for i in order]
     assert int(weights[order[:start]].sum()) <= low
     assert end == n or int(weights[order[:end]].sum()) > high
-    assert all(a >= b for a, b in zip(ratio[start:end], ratio[start + 1:end]))
+    assert all(a >= b for a, b in zip(ratio[start:end], ratio[start + 1 : end]))
     if start:
         assert min(ratio[:start]) >= max(ratio[start:])
     if end < n:
@@ -127,6 +136,7 @@ def test_flipped_bounds_are_the_same_with_the_partial_order(seed, classes):
     the break item (items of the break item's ratio may change sides)."""
     from clsolve.dp.fixing import _flips
     from clsolve.dp.ratios import partial_order, sort_by_ratio
+
     problem = table2(6000, classes, seed=seed)
     profits, weights = problem.profits, problem.weights[:, 0]
     capacity, heaviest = int(problem.capacities[0]), int(weights.max())
@@ -137,8 +147,8 @@ def test_flipped_bounds_are_the_same_with_the_partial_order(seed, classes):
     for order, start, end in ((full, 0, problem.n), (partial.order, partial.start, partial.end)):
         flips = _flips(weights[order], profits[order], capacity, start, end)
         upper, before = np.empty(problem.n, np.int64), np.zeros(problem.n, bool)
-        upper[order[:flips.b]], upper[order[flips.b:]] = flips.upper0, flips.upper1
-        before[order[:flips.b]] = True
+        upper[order[: flips.b]], upper[order[flips.b :]] = flips.upper0, flips.upper1
+        before[order[: flips.b]] = True
         sides.append((upper, before, order[flips.b]))
     (upper, before, breaking), (other, other_before, _) = sides
     same = before == other_before

@@ -2,6 +2,7 @@
 blocks and no subset passes it; the reduced problem has the original's optimum; expanded answers
 have the reduced answers' value and weight; dp-states and bnb with and without it equal brute force
 on instances full of equal items, on the device with poisoned buffers."""
+
 import itertools
 
 import numpy as np
@@ -49,8 +50,7 @@ def test_types_past_the_capacity_are_cut_to_what_fits():
     merged = aggregate(problem)
     assert merged is not None
     # three copies of (5, 4) fit: blocks of 1 and 2; the lone (1, 1) stays
-    assert sorted(zip(merged.problem.profits.tolist(), merged.problem.weights[:, 0].tolist())) == \
-        [(1, 1), (5, 4), (10, 8)]
+    assert sorted(zip(merged.problem.profits.tolist(), merged.problem.weights[:, 0].tolist())) == [(1, 1), (5, 4), (10, 8)]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -68,15 +68,15 @@ def test_reduced_optimum_and_expanded_answers_match(problem):
         if weight > capacity:
             continue
         value = int(reduced.profits[chosen].sum())
-        answer = merged.expand(Solution(value=value, selected=chosen, optimal=False, solver="test", device="host",
-                                        timings=Timings()))
+        answer = merged.expand(
+            Solution(value=value, selected=chosen, optimal=False, solver="test", device="host", timings=Timings())
+        )
         assert int(problem.profits[answer.selected].sum()) == value
         assert int(problem.weights[answer.selected, 0].sum()) == weight
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problem=repetitive(), solver=st.sampled_from(["dp-states", "bnb"]), aggregated=st.booleans(),
-       fixing=st.booleans())
+@given(problem=repetitive(), solver=st.sampled_from(["dp-states", "bnb"]), aggregated=st.booleans(), fixing=st.booleans())
 def test_solvers_with_equal_items_match_brute_force(problem, solver, aggregated, fixing, device):
     extra = {"poison": True, "host_states": 0} if solver == "dp-states" else {"host_threshold": 0}
     solution = clsolve.solve(problem, solver=solver, device=device, aggregate=aggregated, fixing=fixing, **extra)
@@ -103,6 +103,9 @@ def test_copies_that_never_fit_leave_one_item_for_the_solver(solver, device):
     problem = clsolve.Knapsack([5, 5, 5, 9, 9], [8, 8, 8, 2, 2], 3)
     merged = aggregate(problem)
     assert merged is not None and merged.problem.n == 2
-    solution = clsolve.solve(problem, solver=solver, device=device, presolve=False, fixing=False) \
-        if solver == "bnb" else clsolve.solve(problem, solver=solver, device=device, fixing=False)
+    solution = (
+        clsolve.solve(problem, solver=solver, device=device, presolve=False, fixing=False)
+        if solver == "bnb"
+        else clsolve.solve(problem, solver=solver, device=device, fixing=False)
+    )
     assert solution.optimal and solution.value == 9

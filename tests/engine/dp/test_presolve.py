@@ -1,5 +1,6 @@
 """The exact reductions of clsolve.dp.presolve: each rule alone, and random problems built to trigger
 them, solved through the reduction and expanded back, against brute force on the original."""
+
 import numpy as np
 import pytest
 from conftest import brute_force, efficiency_classes
@@ -107,6 +108,7 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
     problem, forced items and note of reduce_many, and expands answers the same way."""
     from clsolve.batch.packed import PackedProblems
     from clsolve.dp.presolve import reduce_many, reduce_packed
+
     only = data.draw(st.lists(st.booleans(), min_size=len(problems), max_size=len(problems)))
     fresh = [clsolve.Knapsack(p.profits, p.weights, p.capacities, weights_by="item") for p in problems]  # no cached reductions
     expected = reduce_many(fresh, items_only=only)
@@ -127,11 +129,18 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
         note = got.notes[got.note_index[k]] if got.note_index[k] >= 0 else None
         assert note == ("presolve: " + "; ".join(r.notes) if r.changed else None)
     # expanding "take every reduced item" matches Reduction.expand
-    values, selected = got.expand(np.add.reduceat(reduced.profits, reduced.item_offsets[:-1]) if len(reduced) else
-                                  np.zeros(0, np.int64), np.ones(reduced.profits.size, dtype=bool))
+    values, selected = got.expand(
+        np.add.reduceat(reduced.profits, reduced.item_offsets[:-1]) if len(reduced) else np.zeros(0, np.int64),
+        np.ones(reduced.profits.size, dtype=bool),
+    )
     for k, r in enumerate(expected):
-        everything = clsolve.Solution(int(r.problem.profits.sum()) if r.problem is not None else 0,
-                                      np.ones(r.problem.n if r.problem is not None else 0, dtype=bool), True, "t", "t")
+        everything = clsolve.Solution(
+            int(r.problem.profits.sum()) if r.problem is not None else 0,
+            np.ones(r.problem.n if r.problem is not None else 0, dtype=bool),
+            True,
+            "t",
+            "t",
+        )
         want = r.expand(everything) if r.problem is not None else r.trivial("t", "t")
         a, b = packed.item_offsets[k], packed.item_offsets[k + 1]
         assert int(values[k]) == int(want.value) and selected[a:b].tolist() == want.selected.tolist()
@@ -139,10 +148,14 @@ def test_packed_reduction_equals_the_reduction_of_each_problem(problems, data):
 
 def test_packed_rows_are_views_equal_to_taking_them():
     from clsolve.batch.packed import PackedProblems
+
     rng = np.random.default_rng(2)
-    problems = [clsolve.Knapsack(rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}",
-                                 weights_by="item")
-                for k, (n, m) in enumerate(zip(rng.integers(1, 6, 9), rng.integers(1, 4, 9)))]
+    problems = [
+        clsolve.Knapsack(
+            rng.integers(0, 9, n), rng.integers(0, 9, (n, m)), rng.integers(5, 20, m), name=f"p{k}", weights_by="item"
+        )
+        for k, (n, m) in enumerate(zip(rng.integers(1, 6, 9), rng.integers(1, 4, 9)))
+    ]
     packed = PackedProblems.pack(problems)
     for first, stop in ((0, 9), (2, 5), (8, 9), (0, 1)):
         view, taken = packed.rows(first, stop), packed.take(np.arange(first, stop))
@@ -159,6 +172,7 @@ def test_heavy_first_and_dominance_for_a_dense_dp_match_brute_force(problem, dom
     """dp-rows' large-table steps (fixing by dominance, the items heaviest first) on every size: the
     answer maps back to the original items."""
     from clsolve.dp import presolve
+
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, dominance=dominance)
     check(problem, solution)
@@ -169,14 +183,14 @@ def test_heavy_first_gives_a_shuffled_instance_the_same_table(device):
     """A Jooken-style instance and its items shuffled: the same planned cell updates, well under the
     full table (passes launched one by one: chained passes sweep whole rows), and the same optimum."""
     from clsolve.generators import jooken
+
     problem = jooken(400, 10**6, 10, 0.2, 1e-3, 300)
     order = np.random.default_rng(0).permutation(problem.n)
     shuffled = clsolve.Knapsack(problem.profits[order], problem.weights[order], problem.capacities)
     plans = [clsolve.plan(p, "dp-rows", device, dominance=False, chain=1) for p in (problem, shuffled)]
     assert plans[0].cell_updates == plans[1].cell_updates < 0.7 * problem.n * problem.cells()
     assert "heaviest first" in plans[1].details["presolve"]
-    assert clsolve.solve(shuffled, solver="dp-rows", device=device).value == \
-        clsolve.solve(problem, solver="sequential").value
+    assert clsolve.solve(shuffled, solver="dp-rows", device=device).value == clsolve.solve(problem, solver="sequential").value
 
 
 @st.composite
@@ -196,6 +210,7 @@ def test_fixing_by_reduced_costs_for_a_dense_dp_matches_brute_force(problem, dev
     """dp-rows' reduced-cost fixing (m = 2, 3) on every size: the core's best, or the incumbent where
     the core holds nothing better, is the optimum, with its items."""
     from clsolve.dp import presolve
+
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True)
     check(problem, solution)
@@ -208,6 +223,7 @@ def test_fixing_by_reduced_costs_answers_with_the_core_or_the_incumbent(seed, in
     where the greedy incumbent is optimal the core's DP finds nothing better and the incumbent is the
     answer, else the core's best is; the plan counts the core's table only."""
     from clsolve.dp import presolve
+
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     problem = efficiency_classes(seed)
     reduced = reduction(problem, fixing=True)
@@ -224,11 +240,24 @@ def test_fixing_by_reduced_costs_answers_with_the_core_or_the_incumbent(seed, in
 
 def test_a_reduction_keeps_the_better_floor_through_a_second_step():
     from clsolve.dp.reduction import Reduction
+
     original = clsolve.Knapsack([5, 4, 3, 2], [[1, 1], [1, 1], [1, 1], [1, 1]], [3, 3], weights_by="item")
-    first = Reduction(original, clsolve.Knapsack([4, 3, 2], [[1, 1]] * 3, [2, 2], weights_by="item"),
-                      np.array([1, 2, 3]), np.array([0]), ("first",), (7, np.array([True, False, False, True])))
-    second = Reduction(first.problem, clsolve.Knapsack([2], [[1, 1]], [1, 1], weights_by="item"), np.array([2]),
-                       np.array([0]), ("second",), (4, np.array([True, False, False])))
+    first = Reduction(
+        original,
+        clsolve.Knapsack([4, 3, 2], [[1, 1]] * 3, [2, 2], weights_by="item"),
+        np.array([1, 2, 3]),
+        np.array([0]),
+        ("first",),
+        (7, np.array([True, False, False, True])),
+    )
+    second = Reduction(
+        first.problem,
+        clsolve.Knapsack([2], [[1, 1]], [1, 1], weights_by="item"),
+        np.array([2]),
+        np.array([0]),
+        ("second",),
+        (4, np.array([True, False, False])),
+    )
     both = first.then(second)
     assert both.forced.tolist() == [0, 1] and both.items.tolist() == [3]
     assert both.floor[0] == 9 and both.floor[1].tolist() == [True, True, False, False]  # 5 + 4 beats 7

@@ -1,5 +1,6 @@
 """The row store's host mode: chunks streamed into page-locked arenas made as the sweep first reaches
 them (page-locking costs about 0.5 s per GiB), each only where the time limit leaves room for it."""
+
 import numpy as np
 import pyopencl as cl
 import pytest
@@ -33,7 +34,7 @@ def test_arenas_are_made_as_the_sweep_reaches_them_and_keep_what_was_copied(devi
 
 
 def test_an_arena_the_time_limit_has_no_room_for_is_not_made(device, monkeypatch):
-    monkeypatch.setattr(rowstore, "PIN_BYTES_PER_SECOND", 1.0)   # every arena would take far past the limit
+    monkeypatch.setattr(rowstore, "PIN_BYTES_PER_SECOND", 1.0)  # every arena would take far past the limit
     store = _streamed(device, [4096])
     try:
         buffer, offset, wait = store.slot(0)

@@ -3,6 +3,7 @@ capacity 0) are answered by the engine before any solver plans or searches, for 
 solver; and the surrogate bound of the multidimensional branch and bounds is exact where no item is
 taken in part, so their own searches prove such problems too (before, all-zero profits with m >= 2
 made mkp-bnb and mkp-dfs enumerate the whole tree)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,8 +14,19 @@ import clsolve
 from clsolve.mkp.surrogate import Suffix
 from clsolve.plugin import checked
 
-KNAPSACK_SOLVERS = ["auto", "sequential", "dp-rows", "dp-batch", "bnb", "dp-states", "mckp", "wavefront",
-                    "mkp-bnb", "mkp-dfs", "mkp-batch"]
+KNAPSACK_SOLVERS = [
+    "auto",
+    "sequential",
+    "dp-rows",
+    "dp-batch",
+    "bnb",
+    "dp-states",
+    "mckp",
+    "wavefront",
+    "mkp-bnb",
+    "mkp-dfs",
+    "mkp-batch",
+]
 
 
 def _settled(kind: str, m: int, seed: int = 0) -> clsolve.Knapsack:
@@ -79,12 +91,12 @@ def test_the_reported_hang_is_proved_by_each_search_without_presolve(device):
 
 def test_the_surrogate_bound_is_exact_where_no_item_is_taken_in_part():
     profits = np.array([5, 3, 0, 0])
-    weights = np.array([[2, 1], [2, 2], [3, 1], [1, 4]])   # ratio order with u = (1, 1): the items in turn
+    weights = np.array([[2, 1], [2, 2], [3, 1], [1, 4]])  # ratio order with u = (1, 1): the items in turn
     suffix = Suffix.of(profits, weights, np.array([1.0, 1.0]))
     residual = np.array([[100, 100], [4, 3], [3, 2]])
     bounds = suffix.bounds(np.array([7, 7, 7]), residual)
-    assert bounds[0] == 7 + 8          # every item fits: the profits' sum, no margin
-    assert bounds[1] == 7 + 8          # the first item that does not fit has no profit, nor any after it
-    assert bounds[2] == 14             # item 1 in part (2 of its 4: 7 + 5 + 1.5), rounded up with the margin
+    assert bounds[0] == 7 + 8  # every item fits: the profits' sum, no margin
+    assert bounds[1] == 7 + 8  # the first item that does not fit has no profit, nor any after it
+    assert bounds[2] == 14  # item 1 in part (2 of its 4: 7 + 5 + 1.5), rounded up with the margin
     zero = Suffix.of(np.zeros(4, int), weights, np.array([1.0, 1.0]))
     assert zero.bounds(np.array([0]), np.array([[3, 3]]))[0] == 0

@@ -1,6 +1,7 @@
 """A bad-input corpus for every reader and the CLI: each file must end in a FormatError naming the
 file (and the line where there is one), quickly: never a hang, a crash, another exception or a
 silent answer. The CLI exits 2 for each."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ MKNAP = "1\n2 1 0\n5 6\n4 5\n9\n"
 CLASS_A = "a1;2;10;10;3,4;5,6\n"
 MSB = json.dumps({"Name": "x", "Container": {"Dx": 10, "Dy": 10}, "Items": [{"Dx": 3, "Dy": 4}]})
 KP_JSON = json.dumps({"profits": [5, 6], "weights": [4, 5], "capacities": 9})
-TSP_EXPLICIT = "NAME: t\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\n" \
-               "EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n"
+TSP_EXPLICIT = (
+    "NAME: t\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\n"
+    "EDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n"
+)
 TSP_COORDS = "NAME: t\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 3 4\n3 6 8\nEOF\n"
 
 

@@ -1,6 +1,7 @@
 """The LP duals of two-constraint knapsacks (clsolve.mkp.arrangement): the walk's value is the least
 of the Lagrangian bound over every vertex of the arrangement (brute force), it bounds the optimum,
 and the solvers that fix items by the reduced costs of these prices stay exact."""
+
 import itertools
 
 import numpy as np
@@ -41,7 +42,7 @@ def _least_over_vertices(problem: clsolve.Knapsack) -> float:
 def test_duals_reach_the_least_bound_over_every_vertex(problem):
     y, value = arrangement.duals(problem.profits, problem.weights, problem.capacities)
     assert (y >= 0).all()
-    scale = float(problem.profits.sum()) + 1.0       # the terms' size: their sum may cancel them
+    scale = float(problem.profits.sum()) + 1.0  # the terms' size: their sum may cancel them
     assert value == pytest.approx(_lagrangian(problem, y), abs=1e-12 * scale)
     least = _least_over_vertices(problem)
     assert value <= least + 1e-9 * scale
@@ -59,8 +60,11 @@ def test_two_constraints_take_the_duals_and_others_the_descent():
 
 
 @SETTINGS
-@given(problem=multidimensional(max_n=12, max_m=2), solver=st.sampled_from(["mkp-bnb", "mkp-dfs"]),
-       host_nodes=st.sampled_from([0, 4096]))
+@given(
+    problem=multidimensional(max_n=12, max_m=2),
+    solver=st.sampled_from(["mkp-bnb", "mkp-dfs"]),
+    host_nodes=st.sampled_from([0, 4096]),
+)
 def test_two_constraint_solvers_fixing_by_the_duals_match_brute_force(problem, solver, host_nodes):
     solution = clsolve.solve(problem, solver=solver, host_nodes=host_nodes)
     assert solution.optimal and solution.value == brute_force(problem)

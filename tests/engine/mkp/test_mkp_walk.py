@@ -1,6 +1,7 @@
 """The host walk before the multidimensional searches (clsolve.mkp.walk): the core's optimum against
 brute force from any floor; a budget or a time limit makes it give up (None) and the search proper
 still answers right; class A settled by the walk alone, at the dense DP's optima."""
+
 import numpy as np
 import pytest
 from conftest import brute_force, class_a_problems
@@ -65,6 +66,7 @@ def test_a_walk_run_by_the_plan_counts_in_the_solve_time():
     from clsolve.dp.presolve import reduce
     from clsolve.generators import chu_beasley
     from clsolve.mkp.walk import HOST_NODES, probe
+
     problem = chu_beasley(14, 2, 0.5, seed=3)
     clsolve.plan(problem, solver="mkp-bnb")
     reduced = reduce(problem).problem

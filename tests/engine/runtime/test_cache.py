@@ -1,4 +1,5 @@
 """Per-problem values (clsolve.runtime.cache): computed once, in one place, gone with their problem."""
+
 import gc
 import weakref
 

@@ -18,6 +18,7 @@ def test_specs():
 
 def test_auto_prefers_a_real_gpu():
     from clsolve.runtime.devices import all_devices, is_simulator
+
     if any(d.is_gpu and not is_simulator(d) for d in all_devices()):
         assert clsolve.get_device("auto").is_gpu
     assert not is_simulator(clsolve.get_device("auto"))
@@ -67,6 +68,7 @@ def test_icd_fix_does_nothing_when_nvidia_is_registered(tmp_path, monkeypatch):
 
 def test_kernel_build_error_shows_device_options_and_log(device, monkeypatch):
     from clsolve.runtime import kernels
+
     with pytest.raises(clsolve.KernelBuildError) as info:
         source = kernels.KernelSource.resource("clsolve_plugins.dp_rows", "dp_rows.cl")
         kernels.program(device, source, {"VALUE_T": "int", "DIMS": 1})  # LOCAL_SIZE missing
@@ -80,6 +82,7 @@ def test_fill_in_pieces(device, monkeypatch, size):
     import pyopencl as cl
 
     from clsolve.runtime import buffers
+
     monkeypatch.setattr(buffers, "FILL_PIECE", 16)
     buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
     buffers.fill(device.queue, buf, 0xA5)
@@ -94,6 +97,7 @@ def test_copy_later_keeps_its_events_and_moves_the_bytes_at_their_offsets(device
     import pyopencl as cl
 
     from clsolve.runtime import buffers
+
     buf = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 64)
     buffers.fill(device.queue, buf, 0)
     pending: list = []

@@ -1,6 +1,7 @@
 """Faults under a solve: an allocation the runtime refuses mid-run, a device whose context is lost, a
 Ctrl-C during a long solve, and several threads solving on one device at once. Each ends in a clear
 clsolve error or a right answer, and the device stays usable afterwards."""
+
 from __future__ import annotations
 
 import _thread
@@ -35,8 +36,7 @@ class _FailingBuffers:
     def __call__(self, *args, **kwargs):
         self.calls += 1
         if self.calls == self.fail_at:
-            raise cl.MemoryError(_cl._ErrorRecord("clCreateBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE", -4,
-                                                  "clCreateBuffer"))
+            raise cl.MemoryError(_cl._ErrorRecord("clCreateBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE", -4, "clCreateBuffer"))
         return self.real(*args, **kwargs)
 
 
@@ -108,8 +108,9 @@ def test_ctrl_c_during_a_long_solve_leaves_the_device_usable(device):
 @pytest.mark.parametrize("same", [True, False])
 def test_threads_solving_on_one_device(device, same):
     rng = np.random.default_rng(11)
-    problems = [clsolve.Knapsack(rng.integers(1, 100, 40), rng.integers(1, 50, 40), int(rng.integers(100, 600)))
-                for _ in range(6)]
+    problems = [
+        clsolve.Knapsack(rng.integers(1, 100, 40), rng.integers(1, 50, 40), int(rng.integers(100, 600))) for _ in range(6)
+    ]
     problems += [LCS("ACGTTGCAAGTAC" * 3, "TTGACGCAGTCA" * 3), TSP(rng.integers(1, 100, (7, 7)))]
     expected = [clsolve.solve(p, solver="sequential").value for p in problems]
     solvers = ["dp-rows", "mckp", "bnb", "dp-batch", "wavefront", "auto"]
@@ -137,6 +138,7 @@ def test_threads_solving_on_one_device(device, same):
 @pytest.mark.parametrize("size", [4096, 4099])
 def test_fill_by_kernel_sets_every_byte(device, size, monkeypatch):
     from clsolve.runtime import buffers
+
     monkeypatch.setattr(buffers, "KERNEL_FILL_BYTES", 1000)  # the path that buffers past 4 GiB take
     buffer = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, size)
     buffers.fill(device.queue, buffer, 0xAB)
@@ -148,6 +150,7 @@ def test_fill_by_kernel_sets_every_byte(device, size, monkeypatch):
 def test_fill_past_eight_gib(device):
     """NVIDIA's clEnqueueFillBuffer invalidates the queue from an offset of 8 GiB on."""
     from clsolve.runtime import buffers
+
     size = 9 * 2**30 + 4
     if device.max_allocation < size or device.global_memory < 2 * size:
         pytest.skip("the device cannot hold a 9 GiB buffer")

@@ -1,4 +1,5 @@
 """Kernel sources outside clsolve, include paths, arguments bound by name, structs declared from dtypes."""
+
 import numpy as np
 import pyopencl as cl
 import pyopencl.tools
@@ -60,13 +61,23 @@ def test_arguments_by_name_refuse_unknown_and_missing_names(device, third_party)
 def test_builtin_kernels_parse_to_their_parameters():
     text = kernels.KernelSource.resource("clsolve_plugins.dp_rows", "dp_rows.cl").text()
     assert kernels.parameters(text)["dp_rows_backtrack"] == (
-        "decisions", "decisions_offset", "weights", "words_per_row", "span1", "span2", "chunk_first", "chunk_items",
-        "remaining", "selected")
+        "decisions",
+        "decisions_offset",
+        "weights",
+        "words_per_row",
+        "span1",
+        "span2",
+        "chunk_first",
+        "chunk_items",
+        "remaining",
+        "selected",
+    )
 
 
 def _structs():
     from clsolve_plugins.dp_batch.solver import INSTANCE
     from clsolve_plugins.mkp_batch.solver import LAYOUT, WALKER
+
     return [("instance_t", INSTANCE), ("layout_t", LAYOUT), ("walker_t", WALKER)]
 
 
@@ -83,8 +94,9 @@ def test_a_struct_is_declared_from_its_dtype_and_matches_the_device(device, inde
     assert " ".join(declaration.split()) == " ".join(theirs.split())
 
 
-@pytest.mark.parametrize("fields", [[("a", np.uint8), ("b", np.uint32)], [("a", np.uint64), ("b", np.uint32)],
-                                    [("a", np.uint32, 2)]])
+@pytest.mark.parametrize(
+    "fields", [[("a", np.uint8), ("b", np.uint32)], [("a", np.uint64), ("b", np.uint32)], [("a", np.uint32, 2)]]
+)
 def test_a_struct_without_natural_layout_is_refused(fields):
     with pytest.raises(clsolve.KernelBuildError, match="struct odd_t"):
         kernels.struct_declaration("odd_t", np.dtype(fields))
@@ -93,6 +105,7 @@ def test_a_struct_without_natural_layout_is_refused(fields):
 def test_the_cache_sweep_copies_the_source_rotated_each_sweep(device):
     """bench's cache probe (opencl/cache_sweep.cl): after sweep r, dst[i] = src[(i + r * 32792) % count] + r."""
     from clsolve.bench.common import _cache_sweep, cache_bandwidth
+
     count, sweeps = 5000, 3
     src = np.arange(4 * count, dtype=np.uint32)
     dst = np.zeros_like(src)
@@ -100,8 +113,9 @@ def test_the_cache_sweep_copies_the_source_rotated_each_sweep(device):
     src_buffer = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=src)
     dst_buffer = cl.Buffer(device.context, flags.READ_WRITE, dst.nbytes)
     program = kernels.program(device, kernels.builtin("cache_sweep.cl"))
-    program.kernel("cache_sweep").set(src=src_buffer, dst=dst_buffer, count=np.uint32(count),
-                                      sweeps=np.uint32(sweeps)).enqueue(device.queue, (64,), (64,))
+    program.kernel("cache_sweep").set(src=src_buffer, dst=dst_buffer, count=np.uint32(count), sweeps=np.uint32(sweeps)).enqueue(
+        device.queue, (64,), (64,)
+    )
     cl.enqueue_copy(device.queue, dst, dst_buffer)
     last = (sweeps - 1) * 32792 % count
     expected = np.roll(src.reshape(count, 4), -last, axis=0).ravel() + (sweeps - 1)

@@ -1,4 +1,5 @@
 """Host memory (clsolve.runtime.memory): what is available, read at most every AVAILABLE_REFRESH_SECONDS."""
+
 from types import SimpleNamespace
 
 from clsolve.runtime import memory
@@ -18,9 +19,9 @@ def test_available_memory_is_read_again_only_after_the_refresh_interval(monkeypa
     monkeypatch.setattr(memory, "_available", [])
     assert memory.available_bytes() == 8 * 2**30
     clock[0] += memory.AVAILABLE_REFRESH_SECONDS / 2
-    assert memory.available_bytes() == 8 * 2**30 and len(calls) == 1   # within the interval: kept
+    assert memory.available_bytes() == 8 * 2**30 and len(calls) == 1  # within the interval: kept
     clock[0] += memory.AVAILABLE_REFRESH_SECONDS
-    assert memory.available_bytes() == 6 * 2**30 and len(calls) == 2   # after it: read again
+    assert memory.available_bytes() == 6 * 2**30 and len(calls) == 2  # after it: read again
     assert memory.default_budget() == int(6 * 2**30 * memory.HOST_BUDGET_SHARE)
 
 

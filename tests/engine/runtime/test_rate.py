@@ -1,4 +1,5 @@
 """clsolve.runtime.deadline: Rate, the predicted cost of an operation that cannot be interrupted, and Pacer's first group."""
+
 from clsolve.runtime.deadline import Rate
 
 
@@ -12,9 +13,9 @@ def test_a_small_operation_held_up_does_not_make_large_ones_look_slow():
 
 def test_a_slower_large_operation_is_taken_at_once_and_a_faster_one_gradually():
     rate = Rate(3e-4, 3e-8)
-    rate.observe(100_000, 0.0303)   # 3e-7 per unit: ten times the first guess
+    rate.observe(100_000, 0.0303)  # 3e-7 per unit: ten times the first guess
     assert abs(rate.per_unit - 3e-7) < 1e-12
-    rate.observe(100_000, 0.0033)   # 3e-8 again: at most 30 % down per observation
+    rate.observe(100_000, 0.0033)  # 3e-8 again: at most 30 % down per observation
     assert abs(rate.per_unit - 0.7 * 3e-7) < 1e-12
     assert abs(rate.units_within(rate.predict(1000)) - 1000) < 1e-6
 
@@ -24,8 +25,9 @@ def test_a_pacer_sizes_its_first_group_by_an_estimate_only_without_a_limit(devic
     most, so that progress still shows); under a limit the first group is one launch, whatever the
     estimate says."""
     from clsolve.runtime.deadline import Pacer, limit
+
     assert Pacer(device.queue, "rows", 40, launch_seconds=1e-4).group == 10
-    assert Pacer(device.queue, "rows", 4000, launch_seconds=1e-4).group == 625   # a quarter of 0.25 s
+    assert Pacer(device.queue, "rows", 4000, launch_seconds=1e-4).group == 625  # a quarter of 0.25 s
     assert Pacer(device.queue, "rows", 40).group == Pacer(device.queue, "rows", 40, launch_seconds=1.0).group == 1
     with limit(10.0):
         assert Pacer(device.queue, "rows", 40, launch_seconds=1e-4).group == 1
@@ -71,6 +73,7 @@ def _long_launch(device, folder, seconds: float):
     import pyopencl as cl
 
     from clsolve.runtime import kernels
+
     (folder / "spin.cl").write_text(_SPIN)
     program = kernels.program(device, kernels.KernelSource.path(folder / "spin.cl"))
     out = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 4 * 64)
@@ -99,6 +102,7 @@ def test_a_pacer_and_a_drain_stop_at_the_limit_while_a_launch_runs_on(device, tm
     from clsolve.errors import TimeLimitError
     from clsolve.runtime.deadline import Pacer, drain, limit
     from clsolve.runtime.devices import settle_left_work
+
     launch = _long_launch(device, tmp_path, 1.0)
     with limit(0.1) as deadline:
         pacer = Pacer(device.queue, "rows", 3)
@@ -115,7 +119,7 @@ def test_a_pacer_and_a_drain_stop_at_the_limit_while_a_launch_runs_on(device, tm
             drain(device.queue, "the test's launch")
         assert deadline.elapsed() <= 0.1 + deadline.margin
     settle_left_work()
-    assert time.perf_counter() - began >= 0.5   # the launch left running was waited for
+    assert time.perf_counter() - began >= 0.5  # the launch left running was waited for
     drain(device.queue, "nothing queued")
 
 

@@ -1,4 +1,5 @@
 """The device's spare buffer (clsolve.runtime.spare): kept, taken, and released before it could crowd out a plan."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -98,6 +99,7 @@ def test_auto_makes_room_before_the_chosen_solve(small_spares, monkeypatch):
     releases a spare that would not fit beside it (here every plan needs the room)."""
     from clsolve import solving
     from clsolve.plugin import registry
+
     device = small_spares
     kept = _buffer(device, 1 << 20)
     spare.keep(device, kept)

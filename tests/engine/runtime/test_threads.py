@@ -2,6 +2,7 @@
 device at once, from a process's first call on (``ci/threads.py``: every solver, answers against
 independent references). Before, two threads making their first dp-rows calls together could each make
 a context, and every later call in that process failed with INVALID_CONTEXT."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,13 @@ SECONDS = float(os.environ.get("CLSOLVE_STRESS_SECONDS", "20"))
 def test_eight_threads_and_every_solver_from_a_fresh_process(device, tmp_path):
     out = tmp_path / "threads.json"
     env = dict(os.environ, CLSOLVE_DEVICE=f"#{device.index}")
-    done = subprocess.run([sys.executable, str(SCRIPT), "--threads", "8", "--seconds", str(SECONDS),
-                           "--json", str(out)], env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--threads", "8", "--seconds", str(SECONDS), "--json", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.exists(), done.stdout + done.stderr
     summary = json.loads(out.read_text())
     assert summary["errors"] == 0, json.dumps(summary["failed"][:3], indent=1)
@@ -35,7 +41,7 @@ def test_eight_threads_and_every_solver_from_a_fresh_process(device, tmp_path):
 
 
 def test_threads_asking_for_a_device_context_at_once_get_one(device):
-    fresh = devices.Device(device.cl_device)   # its context not made yet
+    fresh = devices.Device(device.cl_device)  # its context not made yet
     start = threading.Barrier(8)
     made: list = []
 
@@ -62,7 +68,7 @@ def test_a_program_asked_for_by_threads_at_once_is_built_once(device, monkeypatc
 
     monkeypatch.setattr(kernels, "_build", counted)
     source = kernels.builtin("fill.cl")
-    defines = {"CLSOLVE_TEST_THREADS": np.random.default_rng().integers(1 << 30)}   # a program no one built
+    defines = {"CLSOLVE_TEST_THREADS": np.random.default_rng().integers(1 << 30)}  # a program no one built
     start = threading.Barrier(6)
     programs: list = []
 

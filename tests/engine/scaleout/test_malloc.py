@@ -1,4 +1,5 @@
 """glibc thresholds in Dask's worker processes (clsolve.scaleout.malloc)."""
+
 import os
 import subprocess
 import sys
@@ -6,8 +7,9 @@ import textwrap
 
 import pytest
 
-linux_glibc = pytest.mark.skipif(not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None,
-                                 reason="glibc only")
+linux_glibc = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.confstr("CS_GNU_LIBC_VERSION") is None, reason="glibc only"
+)
 
 # a block of 8 MiB allocated and kept, before and after the call: counted among glibc's mmapped blocks
 # (mallinfo2's hblks) before, taken from the heap after
@@ -33,6 +35,7 @@ PROBE = textwrap.dedent("""
 
 def _probe(**env):
     import json
+
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     done = subprocess.run([sys.executable, "-c", PROBE], env={**clean, **env}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

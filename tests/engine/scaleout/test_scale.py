@@ -1,4 +1,5 @@
 """One batch over several devices (device="all" or a list) and over a Dask cluster (issue 6)."""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,15 @@ def _random(count: int, seed: int, n: int = 12) -> list[clsolve.Knapsack]:
     for k in range(count):
         m = int(rng.integers(1, 3))
         weights = rng.integers(0, 40, size=(n, m))
-        out.append(clsolve.Knapsack(rng.integers(0, 60, size=n), weights,
-                                    (weights.sum(axis=0) * rng.uniform(0.2, 0.7)).astype(int), name=f"r{k}", weights_by="item"))
+        out.append(
+            clsolve.Knapsack(
+                rng.integers(0, 60, size=n),
+                weights,
+                (weights.sum(axis=0) * rng.uniform(0.2, 0.7)).astype(int),
+                name=f"r{k}",
+                weights_by="item",
+            )
+        )
     return out
 
 
@@ -43,6 +51,7 @@ def _same(a: list[clsolve.Solution], b: list[clsolve.Solution]) -> None:
 
 
 # ------------------------------------------------------------------------------------ chunking
+
 
 def test_cut_balances_by_cost_not_count():
     weights = np.array([1.0] * 90 + [90.0] + [1.0] * 9)
@@ -62,11 +71,11 @@ def test_tapered_chunks_start_and_end_small():
         assert abs(shares.sum() - 1) < 1e-12 and (shares > 0).all()
         full = 1 / (workers * chunks.CHUNKS_PER_WORKER)
         assert np.allclose(shares[:workers], full / 4) and abs(shares[workers] - full) < full / 10
-        assert (np.diff(shares[-3 * workers:]) <= 1e-15).all() and np.allclose(shares[-workers:], full / 8)
+        assert (np.diff(shares[-3 * workers :]) <= 1e-15).all() and np.allclose(shares[-workers:], full / 8)
     weights = np.random.default_rng(1).uniform(0.5, 1.5, 20_000)
     ranges = chunks.cut(weights, 0, shares=chunks.tapered_shares(2))
     assert [i for r in ranges for i in r] == list(range(20_000))
-    spent = np.array([weights[r.start:r.stop].sum() for r in ranges]) / weights.sum()
+    spent = np.array([weights[r.start : r.stop].sum() for r in ranges]) / weights.sum()
     np.testing.assert_allclose(spent, chunks.tapered_shares(2), atol=2e-4)
 
 
@@ -89,8 +98,10 @@ def test_waves_go_out_before_the_rest_is_planned(kinds, device):
     for rows in ranges:
         packed = plan.chunk(rows)
         assert packed.positions.tolist() == list(rows)
-        assert all(p is q if not isinstance(p, clsolve.Knapsack) else _equal(p, q)
-                   for p, q in zip(problems[rows.start:rows.stop], packed.unpack()))
+        assert all(
+            p is q if not isinstance(p, clsolve.Knapsack) else _equal(p, q)
+            for p, q in zip(problems[rows.start : rows.stop], packed.unpack())
+        )
     equal = chunks.Chunking(problems, 2, chunk_count=5)  # asked for: equal chunks by cost, no waves
     assert equal.head == [] and len(equal.plan_rest("dp-batch", device)) == 5
     assert chunks.Chunking(problems[:10], 2).head == []  # too few for a wave
@@ -105,8 +116,10 @@ def test_costs_come_from_the_plan(device):
     costs = chunks.costs(problems, "dp-batch", device)
     assert costs.shape == (6,) and np.isfinite(costs).all() and (costs > 0).all()
     small, large = (clsolve.Knapsack(np.ones(25, int), np.arange(1, 26), c) for c in (10, 10**6))
+
     def cost(problem, solver="dp-batch"):
         return chunks.costs([problem], solver, device)[0]
+
     assert cost(large) > 1000 * cost(small)
     assert cost(large, "auto") > 1000 * cost(small, "auto")  # the device-free sizes
 
@@ -119,6 +132,7 @@ def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
     from clsolve.dp.table import MODEL_BANDWIDTH, MODEL_SUBSETS_PER_SECOND, value_dtype
     from clsolve.plugin import registry
     from clsolve_plugins.dp_batch import chip
+
     rng = np.random.default_rng(4)
     problems = []
     for k in range(120):
@@ -145,9 +159,15 @@ def test_dp_batch_costs_follow_its_model_problem_by_problem(method, device):
 
 
 def _equal(p: clsolve.Knapsack, q: clsolve.Knapsack) -> bool:
-    return (q.name == p.name and q.known_optimum == p.known_optimum and q.total_profit == p.total_profit
-            and q.weights.shape == p.weights.shape and (q.profits == p.profits).all()
-            and (q.weights == p.weights).all() and (q.capacities == p.capacities).all())
+    return (
+        q.name == p.name
+        and q.known_optimum == p.known_optimum
+        and q.total_profit == p.total_profit
+        and q.weights.shape == p.weights.shape
+        and (q.profits == p.profits).all()
+        and (q.weights == p.weights).all()
+        and (q.capacities == p.capacities).all()
+    )
 
 
 def test_packing_round_trip():
@@ -164,6 +184,7 @@ def test_packing_round_trip():
 
 def test_a_chunk_pickles_narrowed_with_its_batch_and_comes_back_whole():
     import pickle
+
     problems = _random(30, 3) + [clsolve.Knapsack([2**40, 1], [[1], [2]], [3], "wide")]
     packed = chunks.PackedProblems.pack(problems)
     view = packed.rows(5, 12)
@@ -177,8 +198,10 @@ def test_a_chunk_pickles_narrowed_with_its_batch_and_comes_back_whole():
 
 def test_packing_reads_strided_arrays():
     weights = np.asfortranarray(np.array([[1, 2], [3, 4], [5, 6]]))  # not C-contiguous: concatenated, not joined
-    problems = [clsolve.Knapsack([1, 2, 3], weights, [3, 4]),
-                clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6], weights_by="item")]
+    problems = [
+        clsolve.Knapsack([1, 2, 3], weights, [3, 4]),
+        clsolve.Knapsack([4, 5], [[7, 8], [9, 10]], [5, 6], weights_by="item"),
+    ]
     packed = chunks.PackedProblems.pack(problems)
     assert packed.weights.tolist() == list(range(1, 11)) and packed.profits.tolist() == [1, 2, 3, 4, 5]
     assert all(_equal(p, q) for p, q in zip(problems, packed.unpack()))
@@ -245,10 +268,10 @@ def test_the_client_check_catches_a_wrong_answer(device):
         if tamper == "value":
             answer.values[k] += 1
         elif tamper == "overweight":
-            answer.selected[first:int(answer.item_offsets[k + 1])] = True
+            answer.selected[first : int(answer.item_offsets[k + 1])] = True
             answer.values[k] = int(problems[k].profits.sum())
         else:  # a feasible answer below the known optimum, claimed optimal
-            answer.selected[first:first + 3] = [True, False, False]
+            answer.selected[first : first + 3] = [True, False, False]
             answer.values[k] = 5
         assert sent.first_wrong(answer) == k, tamper
         with pytest.raises(clsolve.SolutionCheckError, match=f"problem {k} "):
@@ -256,6 +279,7 @@ def test_the_client_check_catches_a_wrong_answer(device):
 
 
 # ------------------------------------------------------------------------------- several devices
+
 
 def test_all_on_a_host_with_one_device_falls_back_with_a_note(device):
     if len(gpus()) >= 2:
@@ -303,6 +327,7 @@ class _DieOnceTask:
             os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         except FileExistsError:
             from clsolve.scaleout.chunks import solve_chunk  # the real one: only the test's process patched it
+
             return solve_chunk(*args, **kwargs)
         os._exit(3)
 
@@ -316,15 +341,25 @@ def test_a_bad_problem_among_several_devices_is_reported_by_index(device):
     assert list(error.failures) == [17] and isinstance(error.failures[17], clsolve.UnsupportedProblemError)
     assert "problem 17 (too-large" in str(error)
     assert error.solutions[17] is None
-    assert [s.value for k, s in enumerate(error.solutions) if k != 17] == \
-           [brute_force(p) for k, p in enumerate(problems) if k != 17]
+    assert [s.value for k, s in enumerate(error.solutions) if k != 17] == [
+        brute_force(p) for k, p in enumerate(problems) if k != 17
+    ]
 
 
 def test_cli_device_all(tmp_path, capsys):
     import json
+
     for k, p in enumerate(_random(6, 9)):
-        (tmp_path / f"p{k}.json").write_text(json.dumps({"profits": p.profits.tolist(), "weights": p.weights.tolist(),
-                                                          "capacities": p.capacities.tolist(), "name": p.name}))
+        (tmp_path / f"p{k}.json").write_text(
+            json.dumps(
+                {
+                    "profits": p.profits.tolist(),
+                    "weights": p.weights.tolist(),
+                    "capacities": p.capacities.tolist(),
+                    "name": p.name,
+                }
+            )
+        )
     assert main(["solve", str(tmp_path), "--device", "all", "--json", "--progress"]) == 0
     out, err = capsys.readouterr()
     assert len(out.strip().splitlines()) == 6
@@ -356,8 +391,9 @@ class DieOnce(distributed.WorkerPlugin):
 
 @pytest.fixture(scope="module")
 def cluster():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, resources={"GPU": 1},
-                                       dashboard_address=None, silence_logs=40)
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, resources={"GPU": 1}, dashboard_address=None, silence_logs=40
+    )
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -372,6 +408,7 @@ def test_dask_batch_equals_local(cluster, device):
     # 3 waves of one chunk per GPU slot, then the rest cut as the tapered shares after their head for
     # 2 slots, 3 full chunks' worth each: 4 full, then 2 halves, 2 quarters, 2 eighths
     from clsolve.scaleout import cluster as dask_cluster
+
     expected = 2 * len(dask_cluster.WAVES) + len(chunks.tapered_shares(2, dask_cluster.CHUNKS_PER_WORKER)) - 2
     assert seen[-1].instances_done == 300 and seen[-1].chunks_done == seen[-1].chunks == expected == 16
     assert all(s is not None for s in spread)
@@ -405,7 +442,7 @@ def test_dask_answers_are_taken_between_the_waves(cluster, device, monkeypatch):
     problems = _random(300, 15)
     spread = clsolve.solve_many(problems, client=cluster)
     _same(spread, clsolve.solve_many(problems, device=device))
-    before = events[:events.index("plan_rest")]
+    before = events[: events.index("plan_rest")]
     assert {2, 3} <= set(before), events  # the second wave's chunks, taken before the rest was planned
     assert sorted(e for e in events if e != "plan_rest") == list(range(16))
 
@@ -425,6 +462,7 @@ def test_dask_worker_killed_mid_chunk_loses_nothing(cluster, device, tmp_path, c
     inside its task (Dask runs it again); by default, a leading wave's, scattered to that worker
     first (lost with it: clsolve sends it again)."""
     import cloudpickle
+
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     cluster.wait_for_workers(2, timeout=60)  # the nanny restarts a killed worker
     marker = tmp_path / "killed"
@@ -449,18 +487,35 @@ def test_dask_bad_problem_in_the_middle(cluster):
         clsolve.solve_many(problems, solver="dp-batch", client=cluster, chunk_count=5)
     assert list(caught.value.failures) == [25]
     assert isinstance(caught.value.failures[25], clsolve.UnsupportedProblemError)
-    assert [s.value for k, s in enumerate(caught.value.solutions) if k != 25] == \
-           [brute_force(p) for k, p in enumerate(problems) if k != 25]
+    assert [s.value for k, s in enumerate(caught.value.solutions) if k != 25] == [
+        brute_force(p) for k, p in enumerate(problems) if k != 25
+    ]
 
 
 def test_cli_scheduler(cluster, tmp_path, capsys):
     import json
+
     for k, p in enumerate(_random(5, 13)):
-        (tmp_path / f"p{k}.json").write_text(json.dumps({"profits": p.profits.tolist(), "weights": p.weights.tolist(),
-                                                          "capacities": p.capacities.tolist(), "name": p.name}))
-    (tmp_path / "bad.json").write_text(json.dumps({"profits": _too_large().profits.tolist(),
-                                                   "weights": _too_large().weights.tolist(),
-                                                   "capacities": 2**40, "name": "bad"}))
+        (tmp_path / f"p{k}.json").write_text(
+            json.dumps(
+                {
+                    "profits": p.profits.tolist(),
+                    "weights": p.weights.tolist(),
+                    "capacities": p.capacities.tolist(),
+                    "name": p.name,
+                }
+            )
+        )
+    (tmp_path / "bad.json").write_text(
+        json.dumps(
+            {
+                "profits": _too_large().profits.tolist(),
+                "weights": _too_large().weights.tolist(),
+                "capacities": 2**40,
+                "name": "bad",
+            }
+        )
+    )
     address = cluster.scheduler.address
     code = main(["solve", str(tmp_path), "--solver", "dp-batch", "--scheduler", address, "--json"])
     out, err = capsys.readouterr()
@@ -475,6 +530,7 @@ def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypat
     import gc
 
     from clsolve.scaleout import gcpause
+
     seen = []
     with gcpause.paused_gc():
         assert not gc.isenabled()
@@ -491,9 +547,11 @@ def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypat
     # what the interpreter itself froze before clsolve was imported (CPython 3.12 starts with a few
     # hundred tuples in the permanent generation) does not stop that: a fresh process (no threads
     # freeing frozen objects meanwhile) where what was frozen is taken for the interpreter's own
-    probe = ("import gc; from clsolve.scaleout import gcpause; gc.freeze(); gcpause._frozen_at_import = gc.get_freeze_count()\n"
-             "with gcpause.paused_gc():\n    kept = [[k] for k in range(50_000)]\n"
-             "print(any(o is kept[-1] for o in gc.get_objects(generation=2)), gc.get_freeze_count())")
+    probe = (
+        "import gc; from clsolve.scaleout import gcpause; gc.freeze(); gcpause._frozen_at_import = gc.get_freeze_count()\n"
+        "with gcpause.paused_gc():\n    kept = [[k] for k in range(50_000)]\n"
+        "print(any(o is kept[-1] for o in gc.get_objects(generation=2)), gc.get_freeze_count())"
+    )
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert found == ["True", "0"]
     gc.freeze()  # a caller's own frozen objects stay frozen
@@ -504,6 +562,7 @@ def test_the_collector_is_paused_during_a_batch_and_back_after(device, monkeypat
     assert not old(kept[-1])  # scanned as young instead
     gc.unfreeze()
     from clsolve import solving
+
     real = solving.solve_packed_unchecked
     monkeypatch.setattr(solving, "solve_packed_unchecked", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
     clsolve.solve_many(_random(3, 1), device=device)

@@ -1,6 +1,7 @@
 """bnb ([LE12]): random uncorrelated, weakly and strongly correlated and p = w + 10 instances against
 sequential and brute force, on the host path, the device path and both; capacities no DP can hold;
 the list cut into chunks; the time limit; the large_scale KP01 instances to their published optima."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -44,11 +45,12 @@ def small(draw):
 @given(problem=small())
 def test_random_instances_match_brute_force_on_host_and_device(problem, device):
     expected = brute_force(problem)
-    for threshold in (0, 4, 10**9):                # all on the device, switching, all on the host
+    for threshold in (0, 4, 10**9):  # all on the device, switching, all on the host
         for dominance in (True, False):
             for fixing in (True, False):
-                solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=threshold,
-                                         dominance=dominance, fixing=fixing)
+                solution = clsolve.solve(
+                    problem, solver="bnb", device=device, host_threshold=threshold, dominance=dominance, fixing=fixing
+                )
                 assert solution.value == expected and solution.optimal, (threshold, dominance, fixing)
 
 
@@ -89,8 +91,9 @@ def test_list_cut_into_chunks_stays_exact(device):
     expected = clsolve.solve(problem, solver="sequential").value
     for threshold in (0, 10**9):
         for dominance in (True, False):
-            solution = clsolve.solve(problem, solver="bnb", device=device, max_nodes=256, host_threshold=threshold,
-                                     dominance=dominance, fixing=False)
+            solution = clsolve.solve(
+                problem, solver="bnb", device=device, max_nodes=256, host_threshold=threshold, dominance=dominance, fixing=False
+            )
             assert solution.value == expected and solution.optimal
         assert any("chunk" in note for note in solution.notes)
 
@@ -144,6 +147,7 @@ def test_weightless_items_without_presolve_divide_by_nothing(profits, weights, c
     """With presolve off, weightless items reach the bounds; a node past the last item must not divide
     by that item's weight (no RuntimeWarning: warnings are errors here)."""
     import warnings
+
     problem = clsolve.Knapsack(profits, weights, capacity)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
@@ -155,11 +159,67 @@ def test_a_filtered_list_longer_than_the_node_limit_stays_in_the_planned_buffers
     """A device step doubles a list of max_nodes into its sons; the dominance filter's survivors (more
     than max_nodes) go back into the list's slots as they are, not into larger buffers than the plan
     counted (``Workspace`` raised ``PlanError`` for 283 nodes where the plan counted 256)."""
-    weights = [439, 785, 323, 811, 963, 205, 809, 763, 802, 762, 629, 383, 40, 440, 287, 22, 972, 461, 996,
-               143, 913, 349, 180, 453, 866, 449, 809, 276, 868, 880, 714, 142, 558, 737, 708, 386, 130, 604,
-               936, 530, 776, 716, 327, 526, 783, 765, 1, 386, 94, 232, 825, 845, 574, 320, 833, 630, 782,
-               543, 514]
-    problem = clsolve.Knapsack([x + 100 for x in weights], weights, 16497)   # strongly correlated
-    solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0, presolve=False, fixing=False,
-                             max_nodes=256)
+    weights = [
+        439,
+        785,
+        323,
+        811,
+        963,
+        205,
+        809,
+        763,
+        802,
+        762,
+        629,
+        383,
+        40,
+        440,
+        287,
+        22,
+        972,
+        461,
+        996,
+        143,
+        913,
+        349,
+        180,
+        453,
+        866,
+        449,
+        809,
+        276,
+        868,
+        880,
+        714,
+        142,
+        558,
+        737,
+        708,
+        386,
+        130,
+        604,
+        936,
+        530,
+        776,
+        716,
+        327,
+        526,
+        783,
+        765,
+        1,
+        386,
+        94,
+        232,
+        825,
+        845,
+        574,
+        320,
+        833,
+        630,
+        782,
+        543,
+        514,
+    ]
+    problem = clsolve.Knapsack([x + 100 for x in weights], weights, 16497)  # strongly correlated
+    solution = clsolve.solve(problem, solver="bnb", device=device, host_threshold=0, presolve=False, fixing=False, max_nodes=256)
     assert solution.optimal and solution.value == clsolve.solve(problem, solver="dp-rows", device=device).value

@@ -1,5 +1,6 @@
 """dp-batch and solve_many: random batches against sequential, chunking, errors naming the index,
 and the 630 MSB and 43 class A instances of 2DPackLib against sequential."""
+
 import json
 
 import numpy as np
@@ -40,8 +41,9 @@ def test_random_batches_match_brute_force(problems, device):
     expected = [brute_force(p) for p in problems]
     for method in ("auto", "dp", "enumerate"):
         for presolve in (True, False):
-            solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method=method,
-                                           presolve=presolve)
+            solutions = clsolve.solve_many(
+                problems, solver="dp-batch", device=device, poison=True, method=method, presolve=presolve
+            )
             assert [s.value for s in solutions] == expected, (method, presolve)
             assert all(s.solver == "dp-batch" and s.optimal for s in solutions)
 
@@ -58,8 +60,12 @@ def mixed_rows(draw):
 def test_rows_on_chip_equal_item_steps_bit_for_bit(problems, device):
     """dp_batch_chip applies every item to a row in local memory; its values and items (the same
     decision bits, read by the same backtracking) equal the item steps' and brute force's."""
-    runs = {on: clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method="dp",
-                                   presolve=False, local_size=32, on_chip=on) for on in (True, False)}
+    runs = {
+        on: clsolve.solve_many(
+            problems, solver="dp-batch", device=device, poison=True, method="dp", presolve=False, local_size=32, on_chip=on
+        )
+        for on in (True, False)
+    }
     assert [s.value for s in runs[True]] == [brute_force(p) for p in problems]
     assert [s.items.tolist() for s in runs[True]] == [s.items.tolist() for s in runs[False]]
     chip_in_run = {m: any(p.cells() <= 1024 for p in problems if p.m == m) for m in (1, 2)}  # a run per m
@@ -84,12 +90,14 @@ def test_rows_on_chip_in_several_launches(device, monkeypatch):
     """A batch's rows on chip go in launches of at most LAUNCH_GROUPS instances (a time limit is checked
     between them); the answers stay those of the item steps."""
     from clsolve_plugins.dp_batch import chip
+
     monkeypatch.setattr(chip, "LAUNCH_GROUPS", 2)
     rng = np.random.default_rng(8)
     problems = [clsolve.Knapsack(rng.integers(1, 90, 9), rng.integers(1, 30, 9), 60) for _ in range(5)]
     options = {"solver": "dp-batch", "device": device, "method": "dp", "presolve": False, "poison": True}
     from clsolve.batch.packed import PackedProblems
     from clsolve.plugin import registry
+
     solver = registry.load("dp-batch", method="dp", presolve=False, on_chip=True)
     assert solver.plan_packed(PackedProblems.pack(problems), device).launches == 3 + 1  # and the backtracking
     solutions = clsolve.solve_many(problems, on_chip=True, **options)
@@ -100,8 +108,7 @@ def test_rows_on_chip_in_several_launches(device, monkeypatch):
 
 def test_enumeration_of_larger_instances(device):
     rng = np.random.default_rng(11)
-    problems = [clsolve.Knapsack(rng.integers(1, 10**6, n), rng.integers(1, 400, (n, 2)), [900, 700])
-                for n in (11, 17, 19)]
+    problems = [clsolve.Knapsack(rng.integers(1, 10**6, n), rng.integers(1, 400, (n, 2)), [900, 700]) for n in (11, 17, 19)]
     expected = [s.value for s in clsolve.solve_many(problems, solver="sequential")]
     solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, method="enumerate")
     assert [s.value for s in solutions] == expected and "enumeration" in solutions[0].notes[0]
@@ -112,16 +119,16 @@ def test_enumeration_of_larger_instances(device):
 @SETTINGS
 @given(problems=batches())
 def test_batches_split_into_chunks_match(problems, device):
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, poison=True, memory_limit=60_000,
-                                   method="dp", presolve=False)
+    solutions = clsolve.solve_many(
+        problems, solver="dp-batch", device=device, poison=True, memory_limit=60_000, method="dp", presolve=False
+    )
     assert [s.value for s in solutions] == [s.value for s in clsolve.solve_many(problems, solver="sequential")]
 
 
 def test_chunking_is_reported(device):
     rng = np.random.default_rng(5)
     problems = [clsolve.Knapsack(rng.integers(1, 50, 8), rng.integers(1, 20, 8), 60) for _ in range(6)]
-    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, memory_limit=20_000, method="dp",
-                                   presolve=False)
+    solutions = clsolve.solve_many(problems, solver="dp-batch", device=device, memory_limit=20_000, method="dp", presolve=False)
     assert any("chunks" in note for note in solutions[0].notes)
 
 
@@ -144,11 +151,20 @@ def test_bad_problem_in_batch_names_its_index(device, tmp_path, capsys):
     with pytest.raises(clsolve.UnsupportedProblemError, match="problem 2 "):
         clsolve.solve_many([good, good, bad, good], solver="dp-batch", device=device)
     with pytest.raises(clsolve.DoesNotFitError, match="problem 1 "):
-        clsolve.solve_many([good, clsolve.Knapsack([1] * 5000, 10**8 + np.arange(5000), 3_000_000_000)], solver="dp-batch",
-                           device=device)
+        clsolve.solve_many(
+            [good, clsolve.Knapsack([1] * 5000, 10**8 + np.arange(5000), 3_000_000_000)], solver="dp-batch", device=device
+        )
     path = tmp_path / "batch.json"
-    path.write_text(json.dumps({"problems": [{"profits": [1], "weights": [1], "capacities": 1},
-                                             {"profits": [1, -1], "weights": [1, 1], "capacities": 1}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "problems": [
+                    {"profits": [1], "weights": [1], "capacities": 1},
+                    {"profits": [1, -1], "weights": [1, 1], "capacities": 1},
+                ]
+            }
+        )
+    )
     assert main(["solve", str(path), "--solver", "dp-batch"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "problems[1]" in err and "negative" in err
@@ -194,8 +210,7 @@ def test_enumeration_capacities_beyond_32_bits(device):
     assert solution.value == 15 and solution.items.tolist() == [0, 1, 2]
     beyond = clsolve.Knapsack([5, 6, 7], [3 * 10**9] * 3, 5 * 10**9)
     with pytest.raises(clsolve.UnsupportedProblemError, match=r"problem 1 .*32 bits.*5000000000.*9000000000"):
-        clsolve.solve_many([fits_after_lowering, beyond], solver="dp-batch", device=device, method="enumerate",
-                           presolve=False)
+        clsolve.solve_many([fits_after_lowering, beyond], solver="dp-batch", device=device, method="enumerate", presolve=False)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -205,6 +220,7 @@ def test_the_device_layout_of_one_width_equals_the_general_one(seed, clamp):
     general path (a batch of mixed m) gives the same knapsacks."""
     from clsolve.batch.packed import PackedProblems
     from clsolve.dp.table import Concatenated
+
     rng = np.random.default_rng(seed)
     problems = []
     for _ in range(int(rng.integers(2, 12))):
@@ -222,8 +238,8 @@ def test_the_device_layout_of_one_width_equals_the_general_one(seed, clamp):
         for j, k in enumerate(rows):
             a, b = first[k], first[k] + mixed.sizes[k]
             c = alone.first_item[j]
-            assert (alone.weights[c:c + alone.sizes[j]] == mixed.weights[a:b]).all()
-            assert (alone.profits[c:c + alone.sizes[j]] == mixed.profits[a:b]).all()
+            assert (alone.weights[c : c + alone.sizes[j]] == mixed.weights[a:b]).all()
+            assert (alone.profits[c : c + alone.sizes[j]] == mixed.profits[a:b]).all()
 
 
 def _two_dimensional(count=6):
@@ -231,17 +247,19 @@ def _two_dimensional(count=6):
     problems = []
     for _ in range(count):
         weights = rng.integers(1, 60, (12, 2))
-        problems.append(clsolve.Knapsack(weights.sum(axis=1) + rng.integers(0, 30, 12), weights,
-                                         weights.sum(axis=0) // 2, weights_by="item"))
+        problems.append(
+            clsolve.Knapsack(weights.sum(axis=1) + rng.integers(0, 30, 12), weights, weights.sum(axis=0) // 2, weights_by="item")
+        )
     return problems
 
 
 def test_one_by_one_is_weighed_against_the_batch_estimate(device):
     from clsolve import solving
+
     problems = _two_dimensional()
     choices = solving._one_by_one(problems, device, batch_seconds=1e6)
     assert choices is not None and len(choices) == len(problems)
-    assert sum(plan.seconds for (_, _, plan), _ in choices) < 1e6   # each: the choice and auto's fallback
+    assert sum(plan.seconds for (_, _, plan), _ in choices) < 1e6  # each: the choice and auto's fallback
     assert solving._one_by_one(problems, device, batch_seconds=len(problems) * solving.ONE_BY_ONE_SECONDS) is None
     assert solving._one_by_one(problems[:1], device, batch_seconds=1e6) is None
 
@@ -250,6 +268,7 @@ def test_one_by_one_is_weighed_against_the_batch_estimate(device):
 def test_auto_batches_go_one_by_one_where_the_batch_is_dearer(batch_seconds, device, monkeypatch):
     """A batch solver estimated at 1e6 s loses to the problems' own choices; at 0 s it takes the batch."""
     from clsolve import solving
+
     found = solving._batching_solver_packed
 
     def dear(packed, dev):
@@ -269,6 +288,7 @@ def test_auto_batches_go_one_by_one_where_the_batch_is_dearer(batch_seconds, dev
 def test_one_by_one_plans_a_sample_first(device, monkeypatch):
     """Where the sample's estimates already lose, the other problems are not planned."""
     from clsolve import solving
+
     problems = _two_dimensional(64)
     calls = []
     found = solving._choices

@@ -1,5 +1,6 @@
 """dp-rows against brute force and sequential on random instances (hypothesis): its passes, chains,
 blocks, pipeline, chunks of decision rows, value types and trace-back."""
+
 import numpy as np
 import pytest
 from conftest import brute_force
@@ -48,8 +49,12 @@ def test_decision_table_is_fully_written_and_equals_sequential(problem, device):
 
 
 @SETTINGS
-@given(problem=knapsacks(max_n=20, max_capacity=200), chain=st.integers(2, 6), per_launch=st.integers(1, 4),
-       local_size=st.sampled_from([1, 2, 32]))
+@given(
+    problem=knapsacks(max_n=20, max_capacity=200),
+    chain=st.integers(2, 6),
+    per_launch=st.integers(1, 4),
+    local_size=st.sampled_from([1, 2, 32]),
+)
 def test_chained_passes_write_the_decision_table_of_sequential(problem, device, chain, per_launch, local_size):
     """Passes chained in one launch: every bit of every item and state, from poisoned buffers, with
     tiles of 32 states (local_size 1: many tiles, each waiting on those to its left), launches ending
@@ -75,12 +80,19 @@ def test_chained_passes_on_long_rows_and_heavy_items(device, per_launch):
     problem = clsolve.Knapsack(rng.integers(1, 1000, weights.size), weights, 60_000)
     expected = clsolve.solve(problem, solver="dp-rows", device=device, chain=1, items_per_launch=1, presolve=False)
     for chain in (2, 9, 64):
-        plan = clsolve.plan(problem, solver="dp-rows", device=device, chain=chain, items_per_launch=per_launch,
-                            presolve=False)
+        plan = clsolve.plan(problem, solver="dp-rows", device=device, chain=chain, items_per_launch=per_launch, presolve=False)
         assert plan.details["chain"] == chain and "rows" in plan.device_buffers
         assert plan.launches == -(-problem.n // (chain * per_launch)) + 1  # and the trace-back
-        solution = clsolve.solve(problem, solver="dp-rows", device=device, chain=chain, items_per_launch=per_launch,
-                                 poison=True, presolve=False, local_size=64)
+        solution = clsolve.solve(
+            problem,
+            solver="dp-rows",
+            device=device,
+            chain=chain,
+            items_per_launch=per_launch,
+            poison=True,
+            presolve=False,
+            local_size=64,
+        )
         assert solution.value == expected.value
         clsolve.solution.check(problem, solution)
 
@@ -89,6 +101,7 @@ def test_chained_passes_on_long_rows_and_heavy_items(device, per_launch):
 def test_chained_passes_over_chunks_of_decision_rows(device, monkeypatch, chain):
     """Decision rows in chunks of 7 items: launches stop at each chunk's end (a part pass there)."""
     from clsolve.dp import rowstore
+
     rng = np.random.default_rng(5)
     problem = clsolve.Knapsack(rng.integers(1, 100, 25), rng.integers(1, 60, 25), 3000)
     monkeypatch.setattr(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: 7)
@@ -101,8 +114,7 @@ def test_chained_passes_over_chunks_of_decision_rows(device, monkeypatch, chain)
 
 
 @SETTINGS
-@given(problem=knapsacks(max_n=20, max_capacity=300), block=st.sampled_from([2, 5, 16]),
-       local_size=st.sampled_from([1, 2, 32]))
+@given(problem=knapsacks(max_n=20, max_capacity=300), block=st.sampled_from([2, 5, 16]), local_size=st.sampled_from([1, 2, 32]))
 def test_blocks_write_the_decision_table_of_sequential(problem, device, block, local_size):
     """Light items applied on chip, a block at a time: every bit of every item and state, from poisoned
     buffers, with tiles of 1 to 32 words (halos of 16 rows: 16 to 512 states), blocks ended by the
@@ -117,9 +129,9 @@ def test_blocks_on_long_rows_from_each_floor(device, value_bits):
     item per pass, in fewer launches; by default blocks are used on a GPU where they pay (here they do:
     the 100 light items hold most of the cell updates), never elsewhere; refused with 1 item."""
     from clsolve_plugins.dp_rows.blocks import launches
+
     rng = np.random.default_rng(value_bits)
-    weights = np.concatenate([rng.integers(1, 20_000, 30), rng.integers(0, 40, 60), [0, 0, 90_000],
-                              rng.integers(1, 300, 40)])
+    weights = np.concatenate([rng.integers(1, 20_000, 30), rng.integers(0, 40, 60), [0, 0, 90_000], rng.integers(1, 300, 40)])
     problem = clsolve.Knapsack(rng.integers(1, 1000, weights.size), weights, 60_000)
     options = dict(presolve=False, value_bits=value_bits, local_size=32, poison=True)
     expected = clsolve.solve(problem, solver="dp-rows", device=device, items_per_launch=1, chain=1, **options)
@@ -131,15 +143,19 @@ def test_blocks_on_long_rows_from_each_floor(device, value_bits):
     assert solution.value == expected.value
     clsolve.solution.check(problem, solution)
     halo = plan.details["halo_rows"] * 32
-    blocks = [(item, k) for item, k, blocked in launches([(0, problem.n)], 4, np.minimum(weights, 60_001),
-                                                        _blocks(16, plan.details["halo_rows"])) if blocked]
-    assert blocks and all(k >= 2 and weights[item: item + k].sum() <= halo for item, k in blocks)
+    blocks = [
+        (item, k)
+        for item, k, blocked in launches([(0, problem.n)], 4, np.minimum(weights, 60_001), _blocks(16, plan.details["halo_rows"]))
+        if blocked
+    ]
+    assert blocks and all(k >= 2 and weights[item : item + k].sum() <= halo for item, k in blocks)
     default = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False).details
     assert default["block"] == (16 if device.is_gpu else 0) and (default["chain"] == 1 or not device.is_gpu)
     heavy = clsolve.Knapsack(problem.profits, np.maximum(weights, 5_000), 60_000)
     assert clsolve.plan(heavy, solver="dp-rows", device=device, presolve=False).details["block"] == 0
     from clsolve_plugins.dp_rows.blocks import pays
-    wide = _blocks(16, 15, local_size=256)   # the H100's halo: 3,840 states
+
+    wide = _blocks(16, 15, local_size=256)  # the H100's halo: 3,840 states
     assert pays(problem, wide) and not pays(heavy, wide) and not pays(problem, _blocks(16, 1))
     # most items light, but last: their rows start near the capacity and hold few of the cell updates
     tail = clsolve.Knapsack(np.ones(130, dtype=np.int64), [20_000] * 30 + [20] * 100, 60_000)
@@ -151,6 +167,7 @@ def test_blocks_on_long_rows_from_each_floor(device, value_bits):
 def test_blocks_over_chunks_of_decision_rows(device, monkeypatch):
     """Decision rows in chunks of 7 items: blocks stop at each chunk's end, one launch list for all."""
     from clsolve.dp import rowstore
+
     rng = np.random.default_rng(9)
     problem = clsolve.Knapsack(rng.integers(1, 100, 40), rng.integers(1, 30, 40), 400)
     monkeypatch.setattr(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: 7)
@@ -162,6 +179,7 @@ def test_blocks_over_chunks_of_decision_rows(device, monkeypatch):
 
 def _blocks(most, rows, local_size=32):
     from clsolve_plugins.dp_rows.blocks import Blocks
+
     return Blocks(most, rows, local_size)
 
 
@@ -172,6 +190,7 @@ def test_chain_by_default(device):
     from types import SimpleNamespace
 
     from clsolve_plugins.dp_rows.chain import CHAIN_PASSES, CHAIN_RING_BYTES, CHAIN_ROW, CHAIN_SHAPES, SHORT_ROW, choose
+
     gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024)
     cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096)
     int32 = np.dtype(np.int32)
@@ -202,8 +221,12 @@ def one_dimension(draw, max_n=40, max_capacity=3000):
 
 
 @SETTINGS
-@given(problem=one_dimension(), stage=st.sampled_from([1, 3, 8, 16, 32]),
-       local_size=st.sampled_from([1, 2, 32]), value_bits=st.sampled_from([32, 64]))
+@given(
+    problem=one_dimension(),
+    stage=st.sampled_from([1, 3, 8, 16, 32]),
+    local_size=st.sampled_from([1, 2, 32]),
+    value_bits=st.sampled_from([32, 64]),
+)
 def test_pipeline_writes_the_decision_table_of_sequential(problem, device, stage, local_size, value_bits):
     """A pipeline of stages: every bit of every item and state from poisoned buffers, with tiles of 32
     states and more, items heavier than the row or than many tiles (read back from the rings), zero
@@ -219,6 +242,7 @@ def test_pipeline_over_launches_and_chunks_of_decision_rows(device, monkeypatch,
     the answer checked and equal to sequential's."""
     from clsolve.dp import rowstore
     from clsolve_plugins.dp_rows import pipeline
+
     rng = np.random.default_rng(stage)
     problem = clsolve.Knapsack(rng.integers(1, 100, 45), rng.integers(0, 900, 45), 3000)
     monkeypatch.setattr(pipeline, "LAUNCH_ITEMS", 9)
@@ -226,7 +250,7 @@ def test_pipeline_over_launches_and_chunks_of_decision_rows(device, monkeypatch,
     solver = RowParallelSolver(poison=True, presolve=False, pipeline=stage, local_size=2)
     plan = checked.plan(solver, problem, device)
     assert plan.details["pipeline"] == stage and plan.details["decision_chunks"] == 3
-    assert plan.launches == 3 + 3 + 1 + 3   # launches of 9, 9, 2 | 9, 9, 2 | 5, and the trace-backs
+    assert plan.launches == 3 + 3 + 1 + 3  # launches of 9, 9, 2 | 9, 9, 2 | 5, and the trace-backs
     solution = solver.solve(problem, device, plan)
     assert solution.value == clsolve.solve(problem, solver="sequential").value
     assert solution.stats["pipeline"] == stage and "pipeline of stages" in solution.notes[0]
@@ -239,18 +263,19 @@ def test_pipeline_by_default(device):
     from types import SimpleNamespace
 
     from clsolve_plugins.dp_rows.pipeline import PIPELINE_ROW, RINGS_SHARE, SHAPE, STAGE_ITEMS, choose
+
     gpu = SimpleNamespace(is_gpu=True, max_work_group_size=1024, compute_units=132, local_memory=49152)
     cpu = SimpleNamespace(is_gpu=False, max_work_group_size=4096, compute_units=2, local_memory=262144)
     int32 = np.dtype(np.int32)
     problem = clsolve.Knapsack(np.ones(2000, dtype=np.int64), np.r_[np.full(1999, 5000), 10**9], 10**5)
-    assert choose(None, problem, int32, gpu, 256, 2**34) is None   # a tile of 8,192 states: local memory
+    assert choose(None, problem, int32, gpu, 256, 2**34) is None  # a tile of 8,192 states: local memory
     found = choose(None, problem, int32, gpu, None, 2**34)
     tile = 32 * SHAPE[0]
     assert (found.stage, found.local_size, found.split) == (STAGE_ITEMS[4], *SHAPE)
     assert found.ring == -(-(5000 + tile) // tile) * tile and found.pitch >= 10**5 + 1
     assert found.groups == min(-(-2000 // found.stage), -(-(10**5 + 1) // tile) + 1)
     few = clsolve.Knapsack(np.ones(1000, dtype=np.int64), np.full(1000, 5000), 10**5)
-    assert choose(None, few, int32, gpu, None, 2**34) is None   # 63 stages, 196 tiles: chained pairs
+    assert choose(None, few, int32, gpu, None, 2**34) is None  # 63 stages, 196 tiles: chained pairs
     assert choose(16, few, int32, gpu, None, 2**34) is not None
     assert choose(None, problem, int32, cpu, None, 2**34) is None
     assert choose(4, problem, int32, cpu, None, 2**34).groups == 2
@@ -258,12 +283,12 @@ def test_pipeline_by_default(device):
     longer = clsolve.Knapsack([1, 1], [1, 1], PIPELINE_ROW)
     assert choose(None, longer, int32, gpu, None, 2**34) is None
     small = choose(None, problem, int32, gpu, None, int(2 * found.stage * found.ring * 4 / RINGS_SHARE))
-    assert small.groups == 2   # the rings' budget
+    assert small.groups == 2  # the rings' budget
     two = clsolve.Knapsack([1, 1], [[1, 1], [1, 1]], [10, 10], weights_by="item")
-    assert choose(8, two, int32, gpu, None, 2**34) is None   # m = 1 only
+    assert choose(8, two, int32, gpu, None, 2**34) is None  # m = 1 only
     with pytest.raises(clsolve.InvalidOptionError, match="pipeline"):
         clsolve.solve(clsolve.Knapsack([1], [1], 1), solver="dp-rows", device=device, pipeline=33)
-    heavy = clsolve.Knapsack(np.ones(400, dtype=np.int64), 1000 + np.arange(400), 20_000)   # no block of 4 fits a halo
+    heavy = clsolve.Knapsack(np.ones(400, dtype=np.int64), 1000 + np.arange(400), 20_000)  # no block of 4 fits a halo
     plan = clsolve.plan(heavy, solver="dp-rows", device=device, presolve=False)
     assert plan.details["pipeline"] == (STAGE_ITEMS[4] if device.is_gpu else 0)
     asked = clsolve.plan(clsolve.Knapsack([1, 2], [1, 2], 1000), solver="dp-rows", device=device, presolve=False, chain=2)
@@ -289,8 +314,7 @@ def light_last(draw):
 def test_rows_from_their_reachable_floor_match_sequential(problem, device, per_launch, store):
     """Each pass launches the tiles from the one holding C - (the weight of the items after it): the
     states below are never read back, on the device's trace-back or the host's."""
-    solver = RowParallelSolver(poison=True, items_per_launch=per_launch, presolve=False, chain=1, local_size=32,
-                               store=store)
+    solver = RowParallelSolver(poison=True, items_per_launch=per_launch, presolve=False, chain=1, local_size=32, store=store)
     solution = solver.solve(problem, device, checked.plan(solver, problem, device))
     assert solution.value == clsolve.solve(problem, solver="sequential").value
     clsolve.solution.check(problem, solution)
@@ -299,8 +323,15 @@ def test_rows_from_their_reachable_floor_match_sequential(problem, device, per_l
 def test_reachable_floors_shorten_the_plan():
     """Light items last: the plan counts only the states from each pass's first tile on."""
     from clsolve.dp.table import reachable_floors
-    assert reachable_floors(clsolve.Knapsack([5] * 6, [900, 800, 700, 30, 20, 10], 1000)).tolist() == \
-        [0, 240, 940, 970, 990, 1000]
+
+    assert reachable_floors(clsolve.Knapsack([5] * 6, [900, 800, 700, 30, 20, 10], 1000)).tolist() == [
+        0,
+        240,
+        940,
+        970,
+        990,
+        1000,
+    ]
     problem = clsolve.Knapsack([7] * 55, [30_000] * 5 + [10] * 50, 100_000)
     device = clsolve.runtime.devices.get_device(None)
     plan = clsolve.plan(problem, "dp-rows", device, presolve=False, chain=1, items_per_launch=1, local_size=32)
@@ -343,9 +374,9 @@ def test_values_that_need_64_bits(device):
 
 def test_edge_cases(device):
     cases = [
-        clsolve.Knapsack([5, 6], [0, 0], 0),           # capacity 0, zero-weight items all fit
-        clsolve.Knapsack([5, 6], [9, 10], 3),          # nothing fits
-        clsolve.Knapsack([0, 0], [1, 1], 3),           # zero profits
+        clsolve.Knapsack([5, 6], [0, 0], 0),  # capacity 0, zero-weight items all fit
+        clsolve.Knapsack([5, 6], [9, 10], 3),  # nothing fits
+        clsolve.Knapsack([0, 0], [1, 1], 3),  # zero profits
         clsolve.Knapsack([4], [[1, 2, 3]], [1, 2, 3]),  # exactly fits in 3 dimensions
     ]
     for problem in cases:
@@ -360,8 +391,18 @@ def test_local_size_and_forced_value_bits(device):
     for local_size in (1, 32, 64):
         for bits in (32, 64):
             for per_launch in (1, 2, 3, 4):
-                assert clsolve.solve(problem, solver="dp-rows", device=device, local_size=local_size,
-                                     value_bits=bits, items_per_launch=per_launch, poison=True).value == expected
+                assert (
+                    clsolve.solve(
+                        problem,
+                        solver="dp-rows",
+                        device=device,
+                        local_size=local_size,
+                        value_bits=bits,
+                        items_per_launch=per_launch,
+                        poison=True,
+                    ).value
+                    == expected
+                )
 
 
 # items per chunk -> chunks of 25 items, all packed into one device buffer at 256-byte aligned
@@ -370,6 +411,7 @@ def test_local_size_and_forced_value_bits(device):
 @pytest.mark.parametrize("per_launch", [1, 2, 3, 4])
 def test_decision_rows_in_chunks_at_offsets(device, monkeypatch, items, chunks, per_launch):
     from clsolve.dp import rowstore
+
     rng = np.random.default_rng(3)
     problem = clsolve.Knapsack(rng.integers(1, 100, 25), rng.integers(1, 60, 25), 3000)
     solver = RowParallelSolver(poison=True, items_per_launch=per_launch, presolve=False)
@@ -391,11 +433,11 @@ def test_trace_back_takes_the_items_of_sequentials_walk(problem, device, items):
     from unittest import mock
 
     from clsolve.dp import rowstore
-    reference = SequentialSolver()   # its own walk: the engine answers a problem presolve settles alone
+
+    reference = SequentialSolver()  # its own walk: the engine answers a problem presolve settles alone
     expected = reference.solve(problem, None, reference.plan(problem))
     with mock.patch.object(rowstore, "rows_per_chunk", lambda rows, row_bytes, limit, multiple: items):
-        solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, presolve=False,
-                                 items_per_launch=1)
+        solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, presolve=False, items_per_launch=1)
     np.testing.assert_array_equal(solution.selected, expected.selected)
 
 
@@ -415,17 +457,23 @@ def test_trace_back_through_windows_of_weights(device, m):
 
 def test_rows_per_chunk_keeps_pairs_whole():
     from clsolve.dp.rowstore import chunk_rows, rows_per_chunk
+
     assert rows_per_chunk(25, 100, 500, multiple=2) == 4
     assert rows_per_chunk(25, 100, 10**6, multiple=2) == 25
-    assert rows_per_chunk(25, 100, 150, multiple=2) == 1      # one row per allocation: singles
+    assert rows_per_chunk(25, 100, 150, multiple=2) == 1  # one row per allocation: singles
     assert chunk_rows(25, 4)[-1] == (24, 1) and len(chunk_rows(25, 4)) == 7
 
 
-@given(count=st.integers(0, 40), size=st.sampled_from([0, 1, 100, 256, 300, 1000, 5000]),
-       last=st.integers(0, 10**4), limit=st.sampled_from([1, 255, 256, 1000, 4096, 10**4]))
+@given(
+    count=st.integers(0, 40),
+    size=st.sampled_from([0, 1, 100, 256, 300, 1000, 5000]),
+    last=st.integers(0, 10**4),
+    limit=st.sampled_from([1, 255, 256, 1000, 4096, 10**4]),
+)
 def test_buffer_sizes_match_pack(count, size, last, limit):
     """The closed form a plan uses gives the buffers ``pack`` lays out, last chunk of any size included."""
     from clsolve.dp.rowstore import buffer_sizes, pack
+
     chunks = [size] * count + [last]
     assert buffer_sizes(chunks, limit) == pack(chunks, limit)[1]
 
@@ -437,6 +485,7 @@ def test_decision_rows_streamed_to_host_match_sequential(problem, device):
     back on the host, from poisoned buffers, for every dimension count the strategy draws."""
     from clsolve.dp import rowstore
     from clsolve.dp.table import DecisionLayout
+
     solver = RowParallelSolver(poison=True, presolve=False, store="host")
     original = rowstore.HOST_CHUNK_BYTES
     try:
@@ -459,11 +508,13 @@ def test_device_memory_limit_streams_the_rows_and_says_so(device):
     wide = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, chain=2)
     assert wide.details["store"] == "device" and not wide.host_buffers
     decisions = sum(size for name, size in wide.device_buffers.items() if name.startswith("decisions"))
-    narrow = clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, chain=2,
-                          device_memory_limit=wide.device_bytes - decisions // 2)
+    narrow = clsolve.plan(
+        problem, solver="dp-rows", device=device, presolve=False, chain=2, device_memory_limit=wide.device_bytes - decisions // 2
+    )
     assert narrow.details["store"] == "host" and narrow.host_buffers["decisions"] >= decisions
-    solution = clsolve.solve(problem, solver="dp-rows", device=device, presolve=False, chain=2,
-                             device_memory_limit=wide.device_bytes - decisions // 2)
+    solution = clsolve.solve(
+        problem, solver="dp-rows", device=device, presolve=False, chain=2, device_memory_limit=wide.device_bytes - decisions // 2
+    )
     assert solution.value == clsolve.solve(problem, solver="sequential").value
     assert solution.stats["store"] == "host" and "kept on the host" in solution.notes[0]
 
@@ -471,8 +522,8 @@ def test_device_memory_limit_streams_the_rows_and_says_so(device):
 def test_decision_rows_refused_with_numbers_when_nothing_holds_them(device):
     problem = clsolve.Knapsack(list(range(1, 201)), list(range(1, 201)), 50_000)
     with pytest.raises(clsolve.DoesNotFitError, match=r"decision rows: the trace-back needs .* more than this host allows"):
-        clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, device_memory_limit=1_000_000,
-                     host_memory_limit=10**5)
+        clsolve.plan(
+            problem, solver="dp-rows", device=device, presolve=False, device_memory_limit=1_000_000, host_memory_limit=10**5
+        )
     with pytest.raises(clsolve.DoesNotFitError, match="does not fit"):
-        clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, store="device",
-                     device_memory_limit=1_000_000)
+        clsolve.plan(problem, solver="dp-rows", device=device, presolve=False, store="device", device_memory_limit=1_000_000)

@@ -1,6 +1,7 @@
 """dp-rows with states left out by a bound against an incumbent (``clsolve.dp.pruning``,
 ``dp_rows_bounded``): bit for bit against a NumPy reference of the same recurrence, and optimal against
 brute force through the whole presolve (fixing by reduced costs, then the pruned DP)."""
+
 import numpy as np
 import pytest
 from conftest import brute_force, efficiency_classes
@@ -95,6 +96,7 @@ def test_a_state_the_test_fails_cannot_lead_past_the_floor(prices):
     """Brute force on both sides of a state: the best of the items before it in its capacity, plus the
     best of the items after it in what is left, is at most the floor wherever the test fails it."""
     from clsolve.mkp.fixing import fix
+
     problem = efficiency_classes(11, n=10)
     optimum = brute_force(problem)
     y = fix(problem).prices if prices is None else np.array(prices)
@@ -104,8 +106,10 @@ def test_a_state_the_test_fails_cannot_lead_past_the_floor(prices):
     def best(first: int, last: int, capacities: np.ndarray) -> int:
         if first == last:
             return 0
-        return brute_force(clsolve.Knapsack(problem.profits[first:last], problem.weights[first:last], capacities,
-                                            weights_by="item"))
+        return brute_force(
+            clsolve.Knapsack(problem.profits[first:last], problem.weights[first:last], capacities, weights_by="item")
+        )
+
     for _ in range(300):
         end = int(rng.integers(0, problem.n + 1))
         c = rng.integers(0, problem.capacities + 1)
@@ -151,7 +155,8 @@ def efficient(draw):
 def test_pruned_dp_matches_brute_force(problem, per_pass, store, device, monkeypatch):
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     monkeypatch.setattr(pruned, "PRUNED_UPDATES", {"gpu": 0, "other": 0})
-    solution = clsolve.solve(problem, solver="dp-rows", device=device, poison=True, items_per_launch=per_pass,
-                             store=store, chain=1)
+    solution = clsolve.solve(
+        problem, solver="dp-rows", device=device, poison=True, items_per_launch=per_pass, store=store, chain=1
+    )
     check(problem, solution)
     assert solution.optimal and solution.value == brute_force(problem)

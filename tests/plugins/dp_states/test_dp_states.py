@@ -3,6 +3,7 @@ poisoned buffers, with and without fixing and at several work-group sizes; lists
 of levels (items walked back through the block records); lists past max_states, the records' memory
 limit and time limits (anytime answers that bracket the optimum); capacities near 2^62; Jooken-style
 and Pisinger instances against dense DP and published optima."""
+
 import numpy as np
 import pytest
 from conftest import brute_force
@@ -25,19 +26,20 @@ def small(draw, max_n=14):
     spread = draw(st.sampled_from([3, 60, 10**6]))
     weights = rng.integers(0 if spread > 3 else 1, spread, n)
     kind = draw(st.sampled_from(["uncorrelated", "strong", "equal"]))
-    profits = {"uncorrelated": rng.integers(0, spread, n), "strong": weights + spread // 10,
-               "equal": weights.copy()}[kind]
+    profits = {"uncorrelated": rng.integers(0, spread, n), "strong": weights + spread // 10, "equal": weights.copy()}[kind]
     capacity = draw(st.integers(0, int(weights.sum()) + 3))
     return clsolve.Knapsack(profits, weights, capacity)
 
 
 @SETTINGS
-@given(problem=small(), fixing=st.booleans(), local_size=st.sampled_from([None, 32, 64]),
-       host_states=st.sampled_from([0, 2, 4096]))
+@given(
+    problem=small(), fixing=st.booleans(), local_size=st.sampled_from([None, 32, 64]), host_states=st.sampled_from([0, 2, 4096])
+)
 def test_random_instances_match_brute_force(problem, fixing, local_size, host_states, device):
     """On the device (host_states = 0), on the host, and moving between them (2)."""
-    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
-                             local_size=local_size, host_states=host_states)
+    solution = clsolve.solve(
+        problem, solver="dp-states", device=device, poison=True, fixing=fixing, local_size=local_size, host_states=host_states
+    )
     assert solution.optimal and solution.value == brute_force(problem)
 
 
@@ -47,14 +49,32 @@ def test_longer_than_a_block_matches_sequential(kind, device):
     rng = np.random.default_rng(3)
     n = 3 * BLOCK + 17
     weights = rng.integers(1, 400, n)
-    profits = {"uncorrelated": rng.integers(1, 400, n), "weak": np.maximum(1, weights + rng.integers(-40, 41, n)),
-               "strong": weights + 40, "subset": weights.copy()}[kind]
+    profits = {
+        "uncorrelated": rng.integers(1, 400, n),
+        "weak": np.maximum(1, weights + rng.integers(-40, 41, n)),
+        "strong": weights + 40,
+        "subset": weights.copy(),
+    }[kind]
     problem = clsolve.Knapsack(profits, weights, int(weights.sum()) // 3)
     expected = clsolve.solve(problem, solver="sequential").value
-    for fixing, host_states, relaxation in ((True, 0, 0), (False, 0, 0), (False, 64, 0), (False, 4096, 0),
-                                            (False, 0, 97), (True, 64, 2**20)):
-        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
-                                 host_states=host_states, relaxation=relaxation, relaxation_states=0)
+    for fixing, host_states, relaxation in (
+        (True, 0, 0),
+        (False, 0, 0),
+        (False, 64, 0),
+        (False, 4096, 0),
+        (False, 0, 97),
+        (True, 64, 2**20),
+    ):
+        solution = clsolve.solve(
+            problem,
+            solver="dp-states",
+            device=device,
+            poison=True,
+            fixing=fixing,
+            host_states=host_states,
+            relaxation=relaxation,
+            relaxation_states=0,
+        )
         assert solution.optimal and solution.value == expected
         if not fixing and not relaxation and kind != "subset":  # subset sums: an exact fill is found at once
             assert solution.stats["levels"] > BLOCK
@@ -66,10 +86,9 @@ def test_block_records_on_the_device_in_host_memory_and_both(device):
     rng = np.random.default_rng(4)
     n = 3 * BLOCK + 17
     weights = rng.integers(1, 400, n)
-    problem = clsolve.Knapsack(weights + 40, weights, int(weights.sum()) // 3)     # strongly correlated
+    problem = clsolve.Knapsack(weights + 40, weights, int(weights.sum()) // 3)  # strongly correlated
     expected = clsolve.solve(problem, solver="sequential").value
-    options = {"solver": "dp-states", "device": device, "poison": True, "fixing": False, "host_states": 0,
-               "relaxation": 0}
+    options = {"solver": "dp-states", "device": device, "poison": True, "fixing": False, "host_states": 0, "relaxation": 0}
     everywhere = clsolve.solve(problem, **options)
     total = everywhere.stats["record_bytes"]
     assert total > 0 and everywhere.stats["device_record_bytes"] == total
@@ -85,8 +104,16 @@ def test_block_records_on_the_device_in_host_memory_and_both(device):
 def test_rounded_relaxation_matches_brute_force(problem, fixing, relaxation, device):
     """Lists on the device bounded by the rounded relaxation's rows, grains from 1 (exact) to past the
     capacity (every weight rounds to 0), weights that round past the row."""
-    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=fixing,
-                             host_states=0, relaxation=relaxation, relaxation_states=0)
+    solution = clsolve.solve(
+        problem,
+        solver="dp-states",
+        device=device,
+        poison=True,
+        fixing=fixing,
+        host_states=0,
+        relaxation=relaxation,
+        relaxation_states=0,
+    )
     assert solution.optimal and solution.value == brute_force(problem)
 
 
@@ -94,8 +121,9 @@ def test_rounded_relaxation_prunes_what_dantzig_keeps(device):
     """Weights in groups around C / 2^k (Jooken et al.): the rows see which sums of weights exist."""
     problem = jooken(120, 10**8, 6, 0.2, 0.0, 100, seed=1)
     plain = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, relaxation=0)
-    relaxed = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, relaxation=2**12,
-                            relaxation_states=0, poison=True)
+    relaxed = clsolve.solve(
+        problem, solver="dp-states", device=device, host_states=0, relaxation=2**12, relaxation_states=0, poison=True
+    )
     assert plain.optimal and relaxed.optimal and relaxed.value == plain.value
     assert relaxed.stats["states_made"] < 0.8 * plain.stats["states_made"]
     assert relaxed.stats["relaxed_grain"] == -(-(10**8 + 1) // 2**12)
@@ -103,6 +131,7 @@ def test_rounded_relaxation_prunes_what_dantzig_keeps(device):
 
 def test_rounded_relaxation_rows_fit_their_memory():
     from clsolve_plugins.dp_states.relaxed import Shape
+
     shape = Shape.of(10**10, 1200, 2**20, 2**30)
     assert shape.width <= 2**20 and (shape.width - 1) * shape.grain <= 10**10 < shape.width * shape.grain
     assert shape.nbytes <= 2**30 and shape.stride == 16
@@ -118,6 +147,7 @@ def test_first_level_on_a_device_does_not_set_the_time_model(monkeypatch, device
     import time
 
     from clsolve_plugins.dp_states.device import DeviceLists
+
     level, calls = DeviceLists.level, []
 
     def slow_first(self, *args, **kwargs):
@@ -128,15 +158,14 @@ def test_first_level_on_a_device_does_not_set_the_time_model(monkeypatch, device
 
     monkeypatch.setattr(DeviceLists, "level", slow_first)
     problem = _hard(200)
-    solution = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, fixing=False,
-                             relaxation=0, time_limit=8)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, host_states=0, fixing=False, relaxation=0, time_limit=8)
     assert solution.optimal and len(calls) > 2
 
 
-@pytest.mark.parametrize(("place", "method", "device_records"),
-                         [("host", "record", None), ("device", "record", 0), ("device", "device_record", None)])
-def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypatch, device, place, method,
-                                                                       device_records):
+@pytest.mark.parametrize(
+    ("place", "method", "device_records"), [("host", "record", None), ("device", "record", 0), ("device", "device_record", None)]
+)
+def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypatch, device, place, method, device_records):
     """A block's record (a copy of the list to host memory, or within the device's) follows the level
     that ends the block: once a record has shown its cost, a level whose record would end past the
     limit is not started."""
@@ -144,11 +173,18 @@ def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypat
 
     from clsolve_plugins.dp_states.device import DeviceLists
     from clsolve_plugins.dp_states.host import HostLists
+
     kind = DeviceLists if place == "device" else HostLists
     record, calls = getattr(kind, method), []
-    options = {"host_states": 0 if place == "device" else 2**40, "fixing": False, "relaxation": 0, "descent": False,
-               "strengthen": 0, "device_records": device_records}
-    clsolve.solve(_hard(400), solver="dp-states", device=device, **options)   # kernels built beforehand
+    options = {
+        "host_states": 0 if place == "device" else 2**40,
+        "fixing": False,
+        "relaxation": 0,
+        "descent": False,
+        "strengthen": 0,
+        "device_records": device_records,
+    }
+    clsolve.solve(_hard(400), solver="dp-states", device=device, **options)  # kernels built beforehand
 
     def slow(self):
         calls.append(1)
@@ -156,18 +192,18 @@ def test_a_slow_record_is_counted_before_the_level_that_ends_its_block(monkeypat
         return record(self)
 
     monkeypatch.setattr(kind, method, slow)
-    problem = _hard(400)   # made before the clock starts: the limit is the solve's
+    problem = _hard(400)  # made before the clock starts: the limit is the solve's
     began = time.perf_counter()
     solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=1.2, **options)
-    assert time.perf_counter() - began <= 1.2 + 0.12         # the deadline's margin: max(10 %, 50 ms)
+    assert time.perf_counter() - began <= 1.2 + 0.12  # the deadline's margin: max(10 %, 50 ms)
     assert len(calls) == 1 and not solution.optimal and solution.value <= solution.bound
 
 
 def test_records_walk_back_across_blocks():
     """A state at level 2 * BLOCK + 3 whose ancestors toggled levels 5, BLOCK + 1 and 2 * BLOCK + 3."""
     records = Records()
-    records.add(np.array([0, 1 << 4], np.uint64), np.array([0, 0], np.uint32))      # end of block 0
-    records.add(np.array([1, 0, 0], np.uint64), np.array([1, 0, 0], np.uint32))     # end of block 1
+    records.add(np.array([0, 1 << 4], np.uint64), np.array([0, 0], np.uint32))  # end of block 0
+    records.add(np.array([1, 0, 0], np.uint64), np.array([1, 0, 0], np.uint32))  # end of block 1
     toggled = records.toggled(2 * BLOCK + 3, 1 << 2, 0)
     assert sorted(toggled) == [5, BLOCK + 1, 2 * BLOCK + 3]
 
@@ -204,6 +240,7 @@ def test_host_and_device_levels_agree_state_for_state(device):
     """One level at a time on both sides, from the same list: the same states, bounds and best."""
     from clsolve_plugins.dp_states.device import DeviceLists
     from clsolve_plugins.dp_states.host import HostLists
+
     problem = _hard(200, seed=4)
     core, twin = Core.of(problem), Core.of(problem)
     start = core.start()
@@ -246,8 +283,7 @@ def test_list_past_max_states_stops_with_a_bracketing_answer(device):
 def test_records_past_memory_limit_stop_with_a_bracketing_answer(device):
     problem = _hard(600)
     optimum = clsolve.solve(problem, solver="dp-rows", device=device).value
-    solution = clsolve.solve(problem, solver="dp-states", device=device, memory_limit=2**16, fixing=False,
-                             device_records=0)
+    solution = clsolve.solve(problem, solver="dp-states", device=device, memory_limit=2**16, fixing=False, device_records=0)
     assert not solution.optimal and solution.value <= optimum <= solution.bound
     assert any("memory_limit" in note for note in solution.notes)
 
@@ -303,6 +339,7 @@ def test_probe_estimates_short_lists_from_its_own_levels(device):
     estimates from its measured levels, below the open-gap model; the estimate is what auto compares."""
     from clsolve_plugins.dp_states.probe import PROBE_LEVELS, probe
     from clsolve_plugins.dp_states.solver import LEVEL_SECONDS, OPEN_GAP_MARGIN
+
     problem = _multi_class(20000, 1000, seed=3)
     plan = clsolve.plan(problem, solver="dp-states", device=device)
     seen = plan.details["probe"]
@@ -319,6 +356,7 @@ def test_probe_of_growing_lists_keeps_the_open_gap_model(device):
     """Jooken-style lists grow through the probe: it does not count as short, and the plan keeps the
     margin for an open gap."""
     from clsolve_plugins.dp_states.solver import LEVEL_SECONDS, OPEN_GAP_MARGIN
+
     problem = jooken(400, 10**10, 10, 0.2, 1e-5, 100, seed=1)
     plan = clsolve.plan(problem, solver="dp-states", device=device)
     assert plan.details["root_gap"] > 0 and not plan.details["probe"]["short"]
@@ -329,6 +367,7 @@ def test_probe_of_growing_lists_keeps_the_open_gap_model(device):
 def test_probe_that_ends_the_search_is_the_estimate(monkeypatch):
     """A core of fewer items than the probe's levels is searched to its end within the probe."""
     from clsolve_plugins.dp_states import probe as probing
+
     monkeypatch.setattr(probing, "PROBE_SECONDS", 60.0)
     rng = np.random.default_rng(5)
     weights = rng.integers(1, 1000, 20)
@@ -340,22 +379,27 @@ def test_probe_that_ends_the_search_is_the_estimate(monkeypatch):
 
 def _stages(problem):
     from clsolve.dp.fixing import stages
+
     return stages(problem, True, True)
 
 
 @SETTINGS
-@given(problem=small(), split=st.sampled_from([1, 2, 256]), host_states=st.sampled_from([0, 4096]),
-       states=st.sampled_from([1, 8, 2**25]))
+@given(
+    problem=small(),
+    split=st.sampled_from([1, 2, 256]),
+    host_states=st.sampled_from([0, 4096]),
+    states=st.sampled_from([1, 8, 2**25]),
+)
 def test_descent_matches_brute_force(problem, split, host_states, states, device):
     """Guessed incumbents from any gap (DESCENT_GAP 0): each failed guess proves a smaller bound, the
     last is the plain search; a guess past its budget of states gives way to the plain search."""
     from clsolve_plugins.dp_states import descent as solver
+
     gap, old_split, budget = solver.DESCENT_GAP, solver.DESCENT_SPLIT, dict(solver.DESCENT_STATES)
     solver.DESCENT_GAP, solver.DESCENT_SPLIT = 0, split
     solver.DESCENT_STATES.update(gpu=states, other=states)
     try:
-        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=False,
-                                 host_states=host_states)
+        solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, fixing=False, host_states=host_states)
     finally:
         solver.DESCENT_GAP, solver.DESCENT_SPLIT = gap, old_split
         solver.DESCENT_STATES.update(budget)
@@ -377,6 +421,7 @@ def test_the_relaxed_root_bound_is_at_least_the_optimum(problem, width, device):
     """The rounded relaxation's bound of the whole problem, from rows of ``width`` entries (grain 1 at
     2^20: the exact optimum)."""
     from clsolve_plugins.dp_states.solver import StateListSolver
+
     rows = StateListSolver(relaxation=width, poison=True)._rows(problem, clsolve.get_device(device))
     bound = rows.root_bound()
     rows.release()
@@ -390,6 +435,7 @@ def test_the_descent_guesses_below_the_relaxed_bound(device):
     """Where the rounded relaxation's bound is below Dantzig's, the guesses start below it (Jooken et
     al.'s groups: the optimum lies far below Dantzig's bound)."""
     from clsolve_plugins.dp_states.solver import StateListSolver
+
     problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
     searched = _stages(problem).searched
     rows = StateListSolver()._rows(searched, clsolve.get_device(device))
@@ -406,6 +452,7 @@ def test_the_descent_guesses_below_the_relaxed_bound(device):
 def test_the_descent_asks_for_the_rows_bound_only_where_the_probe_saw_lists_growing(monkeypatch, device):
     from clsolve_plugins.dp_states import solver as module
     from clsolve_plugins.dp_states.shared import Shared
+
     problem = jooken(200, 10**8, 10, 0.2, 1e-5, 100, seed=1)
     staged = _stages(problem)
     asked = []
@@ -431,6 +478,7 @@ def test_a_guess_out_of_room_gives_way_to_the_plain_search(monkeypatch, device):
     from dataclasses import replace
 
     from clsolve_plugins.dp_states.solver import STRENGTHEN_STATES, StateListSolver
+
     search, calls = StateListSolver._search, []
 
     def recorded(self, problem, device, floor, strengthen, states=None, rows=None, clusters=None):

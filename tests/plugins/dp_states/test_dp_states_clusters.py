@@ -1,6 +1,7 @@
 """dp-states' cluster bound (``clusters.py``): the bound of the whole problem is at least the optimum for
 any bases at most the weights and any rate; searches that bound every state by it match brute force
 with poisoned buffers; the kept lists fit the memory given them or are left out."""
+
 import numpy as np
 import pytest
 from conftest import brute_force
@@ -30,7 +31,7 @@ def based(draw):
     n = draw(st.integers(1, 10))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     weights = rng.integers(1, 10**6, n)
-    profits = np.maximum(0, weights + rng.integers(-10**5, 10**5, n))
+    profits = np.maximum(0, weights + rng.integers(-(10**5), 10**5, n))
     capacity = draw(st.integers(0, int(weights.sum())))
     bases = np.where(rng.random(n) < 0.7, weights - rng.integers(0, 1000, n).clip(0, weights - 1), 0)
     return clsolve.Knapsack(profits, weights, capacity), bases
@@ -74,8 +75,17 @@ def jooken_like(draw):
 def test_searches_bounded_by_the_clusters_match_brute_force(problem, host_step, device, monkeypatch):
     monkeypatch.setattr(clusters, "HOST_STEP", host_step)
     expected = optimum(problem)
-    solution = clsolve.solve(problem, solver="dp-states", device=device, poison=True, host_states=0,
-                             cluster_states=0, fixing=False, descent=False, relaxation=0)
+    solution = clsolve.solve(
+        problem,
+        solver="dp-states",
+        device=device,
+        poison=True,
+        host_states=0,
+        cluster_states=0,
+        fixing=False,
+        descent=False,
+        relaxation=0,
+    )
     assert solution.optimal and solution.value == expected
     assert solution.stats["cluster_bytes"] > 0 and any("cluster bound" in note for note in solution.notes)
 
@@ -108,8 +118,9 @@ def test_kept_lists_fit_their_memory_or_are_left_out(device):
 def _example() -> clsolve.Knapsack:
     rng = np.random.default_rng(5)
     capacity = 2**24
-    weights = np.concatenate([capacity // 3 + rng.integers(0, 3, 8), capacity // 5 + rng.integers(0, 3, 8),
-                              rng.integers(1, 5000, 2)])
+    weights = np.concatenate(
+        [capacity // 3 + rng.integers(0, 3, 8), capacity // 5 + rng.integers(0, 3, 8), rng.integers(1, 5000, 2)]
+    )
     return clsolve.Knapsack(weights + rng.integers(0, 3000, weights.size), weights, capacity)
 
 
@@ -123,12 +134,19 @@ def test_guesses_go_on_just_below_the_cluster_bound_after_a_costly_guess():
     """The descent's first guess runs out of budget; the cluster bound (3 above the optimum) is asked
     for, a guess 1 below it fails, the next 16 further down proves the optimum."""
     from clsolve_plugins.dp_states import descent
+
     problem = clsolve.Knapsack([10**6, 12 * 10**5, 12 * 10**5], [4, 6, 6], 12)  # greedy 2.2e6, Dantzig 2.6e6
     best, guesses = 24 * 10**5, []
 
     def answer(value: int, optimal: bool, stopped: str) -> clsolve.Solution:
-        return clsolve.Solution(value=value, selected=np.array([False, True, True]), optimal=optimal, solver="test",
-                                device="test", stats={"stopped": stopped})
+        return clsolve.Solution(
+            value=value,
+            selected=np.array([False, True, True]),
+            optimal=optimal,
+            solver="test",
+            device="test",
+            stats={"stopped": stopped},
+        )
 
     def guessed(guess: int) -> clsolve.Solution:
         guesses.append(guess)
@@ -136,8 +154,7 @@ def test_guesses_go_on_just_below_the_cluster_bound_after_a_costly_guess():
             return answer(best, False, "budget")
         return answer(best, guess <= best, "")
 
-    solution = descent.descend(problem, 0, guessed, lambda: pytest.fail("the plain search ran"),
-                               clustered=lambda: best + 3)
+    solution = descent.descend(problem, 0, guessed, lambda: pytest.fail("the plain search ran"), clustered=lambda: best + 3)
     assert guesses[1:] == [best + 2, best + 1 - 16]
     assert solution.optimal and solution.value == best and solution.stats["descent_guesses"] == guesses
 
@@ -145,6 +162,7 @@ def test_guesses_go_on_just_below_the_cluster_bound_after_a_costly_guess():
 def test_making_the_lists_stops_at_the_time_limit(device):
     """Past the time limit the lists are left out (no bound) rather than made late."""
     from clsolve.runtime import deadline
+
     problem = _example()
     core = Core.of(problem)
     found = Clusters.of(core.weights, core.capacity)
@@ -157,8 +175,7 @@ def test_every_item_fitting_leaves_rate_zero(device):
     weights = np.full(16, 2**24)
     problem = clsolve.Knapsack(weights * 3, weights, 2**29)
     core = Core.of(problem)
-    lists = ClusterLists.make(clsolve.get_device(device), 32, core, Clusters.of(core.weights, core.capacity),
-                              2**16, 2**30)
+    lists = ClusterLists.make(clsolve.get_device(device), 32, core, Clusters.of(core.weights, core.capacity), 2**16, 2**30)
     assert lists is not None and lists.rate == 0 and lists.root_bound(core) == int(problem.profits.sum())
     lists.release()
 
@@ -169,6 +186,7 @@ def test_the_plan_names_the_lists_memory_and_clusters_false_leaves_them_out(devi
     assert planned.device_buffers["cluster lists (at most)"] > 0
     off = clsolve.plan(problem, solver="dp-states", device=device, clusters=False)
     assert "cluster lists (at most)" not in off.device_buffers
-    solution = clsolve.solve(problem, solver="dp-states", device=device, clusters=False, cluster_states=0,
-                             host_states=0, fixing=False, descent=False)
+    solution = clsolve.solve(
+        problem, solver="dp-states", device=device, clusters=False, cluster_states=0, host_states=0, fixing=False, descent=False
+    )
     assert solution.optimal and solution.value == optimum(problem) and "cluster_bytes" not in solution.stats

@@ -2,6 +2,7 @@
 every variant and every place the counts can live, against brute force and sequential; a group larger
 than local memory; classes of size one against dp-rows; 64-bit values; what plan chooses and refuses.
 Device buffers are poisoned, so an unwritten DP cell or count shows as a wrong answer."""
+
 import numpy as np
 import pytest
 from conftest import brute_force
@@ -18,8 +19,15 @@ VARIANTS = ("full", "no-local", "no-opt")
 STORAGE = ("device", "host", "recompute")
 
 
-def multiclass(n: int, classes: int, rng: np.random.Generator, by: str = "value", spread: int = 40,
-               capacity: int | None = None, top_profit: int = 60) -> clsolve.Knapsack:
+def multiclass(
+    n: int,
+    classes: int,
+    rng: np.random.Generator,
+    by: str = "value",
+    spread: int = 40,
+    capacity: int | None = None,
+    top_profit: int = 60,
+) -> clsolve.Knapsack:
     """n items whose values (or weights) come from `classes` distinct values."""
     shared = rng.choice(np.arange(1, max(top_profit, spread, classes) + 1), size=classes, replace=False)
     if by == "value":
@@ -50,8 +58,7 @@ def test_random_instances_match_brute_force(problem, grouping, device):
     expected = brute_force(problem)
     for variant in VARIANTS:
         for counts in STORAGE:
-            solution = solve(problem, device, grouping=grouping, variant=variant, counts=counts, segment_groups=2,
-                             presolve=False)
+            solution = solve(problem, device, grouping=grouping, variant=variant, counts=counts, segment_groups=2, presolve=False)
             assert solution.value == expected and solution.optimal, (variant, counts)
 
 
@@ -63,8 +70,7 @@ def test_few_and_many_classes_match_sequential(by, classes, device):
     expected = clsolve.solve(problem, solver="sequential").value
     for variant in VARIANTS:
         for counts in STORAGE:
-            solution = solve(problem, device, grouping=by, variant=variant, counts=counts, segment_groups=7,
-                             tile_items=5)
+            solution = solve(problem, device, grouping=by, variant=variant, counts=counts, segment_groups=7, tile_items=5)
             assert solution.value == expected, (variant, counts)
     assert solve(problem, device).value == expected
 
@@ -112,7 +118,7 @@ def test_64_bit_values(atomics, device):
     for variant in VARIANTS:
         try:
             solution = solve(problem, device, variant=variant, atomics=atomics)
-        except UnsupportedProblemError as exc:   # a device without 64-bit atomics refuses no-opt, by name
+        except UnsupportedProblemError as exc:  # a device without 64-bit atomics refuses no-opt, by name
             assert variant == "no-opt" and "64-bit" in str(exc)
             continue
         assert solution.value == expected
@@ -138,7 +144,7 @@ def test_plan_reports_where_counts_live(device):
     host = clsolve.plan(problem, solver="mckp", device=device, counts="host", segment_groups=3)
     assert host.host_buffers["counts"] == 10 * problem.cells() and host.details["segments"] == 4
     again = clsolve.plan(problem, solver="mckp", device=device, counts="recompute", segment_groups=4)
-    assert again.host_buffers["checkpoints"] == 2 * problem.cells() * 4   # 3 segments, int32 rows
+    assert again.host_buffers["checkpoints"] == 2 * problem.cells() * 4  # 3 segments, int32 rows
 
 
 class _Tiny:
@@ -200,9 +206,9 @@ def test_groups_sorted_and_prefix_sums():
     problem = clsolve.Knapsack([5, 3, 5, 3, 5], [4, 9, 1, 2, 7], 10)
     groups = Groups.of(problem, "value")
     groups.sort_range(problem, 0, groups.count)
-    assert groups.order.tolist() == [3, 1, 2, 0, 4]          # value 3: weights 2, 9; value 5: 1, 4, 7
+    assert groups.order.tolist() == [3, 1, 2, 0, 4]  # value 3: weights 2, 9; value 5: 1, 4, 7
     w, p = groups.prefix_sums(problem, 0, groups.count, problem.cells(), np.dtype(np.int64))
-    assert w.tolist() == [2, 11, 1, 5, 11] and p.tolist() == [3, 6, 5, 10, 15]   # 11 = states (clamped)
+    assert w.tolist() == [2, 11, 1, 5, 11] and p.tolist() == [3, 6, 5, 10, 15]  # 11 = states (clamped)
     by_weight = Groups.of(problem, "weight")
     assert by_weight.count == 5
     assert groups.selected(5, np.array([1, 2])).tolist() == [True, False, True, True, False]

@@ -2,6 +2,7 @@
 against brute force with poisoned buffers, a node budget of one to thousands per launch (the walks
 resumed launch after launch); the surrogate directions; class A and MSB against other solvers; time
 limits kept with bracketing answers; refusals naming the problem; solve_many's choice."""
+
 import time
 
 import numpy as np
@@ -34,8 +35,9 @@ def small(draw, max_n=14, max_m=30):
     if shape == "zero row":
         weights[rng.integers(0, n)] = 0
     profit_top = min(top, (2**31 - 1) // n)
-    profits = rng.integers(0, profit_top, n, endpoint=True) if shape != "correlated" else \
-        np.minimum(weights[:, 0] // n + 1, profit_top)
+    profits = (
+        rng.integers(0, profit_top, n, endpoint=True) if shape != "correlated" else np.minimum(weights[:, 0] // n + 1, profit_top)
+    )
     capacities = np.array([draw(st.integers(0, int(min(column.sum() + 1, 2**31 - 1)))) for column in weights.T])
     if shape == "loose dimension":
         capacities[0] = min(int(weights[:, 0].sum()), 2**31 - 1)
@@ -43,12 +45,17 @@ def small(draw, max_n=14, max_m=30):
 
 
 @SETTINGS
-@given(problems=st.lists(small(), min_size=1, max_size=6), budget=st.sampled_from([1, 3, 16384]),
-       split=st.sampled_from([0, 2, 8]), presolve=st.booleans())
+@given(
+    problems=st.lists(small(), min_size=1, max_size=6),
+    budget=st.sampled_from([1, 3, 16384]),
+    split=st.sampled_from([0, 2, 8]),
+    presolve=st.booleans(),
+)
 def test_random_batches_match_brute_force(problems, budget, split, presolve, device):
     """split = 0: one walk per problem, every level bounded; 8: most of these trees enumerated."""
-    solutions = clsolve.solve_many(problems, solver="mkp-batch", device=device, budget=budget, split=split,
-                                   presolve=presolve, poison=True)
+    solutions = clsolve.solve_many(
+        problems, solver="mkp-batch", device=device, budget=budget, split=split, presolve=presolve, poison=True
+    )
     for problem, solution in zip(problems, solutions):
         assert solution.optimal and solution.value == brute_force(problem)
 
@@ -62,16 +69,15 @@ def test_walks_resume_launch_after_launch(device):
         assert solution.optimal
         assert solution.value == clsolve.solve(problem, solver="mkp-bnb").value
     assert " 1 launch(es)" not in solutions[0].notes[0]
-    timings = solutions[0].timings      # the batch's phases, shared by its problems
+    timings = solutions[0].timings  # the batch's phases, shared by its problems
     assert timings.upload > 0 and timings.kernels > 0 and timings.download > 0 and timings.host > 0
 
 
 def test_a_time_limit_is_kept_with_an_answer_that_brackets_the_optimum(device):
-    clsolve.solve_many([hard_mkp(), hard_mkp()], solver="mkp-batch", device=device, time_limit=5)   # builds the kernel
-    settle_left_work()   # its first launch may still compile (PoCL): the next call would wait for it
+    clsolve.solve_many([hard_mkp(), hard_mkp()], solver="mkp-batch", device=device, time_limit=5)  # builds the kernel
+    settle_left_work()  # its first launch may still compile (PoCL): the next call would wait for it
     began = time.perf_counter()
-    solutions = clsolve.solve_many([hard_mkp(), hard_mkp(n=30)], solver="mkp-batch", device=device, budget=1,
-                                   time_limit=0.1)
+    solutions = clsolve.solve_many([hard_mkp(), hard_mkp(n=30)], solver="mkp-batch", device=device, budget=1, time_limit=0.1)
     assert time.perf_counter() - began < 0.1 + 0.05
     first = solutions[0]
     assert first.value <= hard_mkp_optimum() <= (first.value if first.optimal else first.bound)

@@ -19,8 +19,12 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 @SETTINGS
-@given(problem=multidimensional(), batch=st.sampled_from([1, 3, 4096]), presolve=st.booleans(),
-       host_nodes=st.sampled_from([0, 1, 4096]))
+@given(
+    problem=multidimensional(),
+    batch=st.sampled_from([1, 3, 4096]),
+    presolve=st.booleans(),
+    host_nodes=st.sampled_from([0, 1, 4096]),
+)
 def test_random_instances_match_brute_force(problem, batch, presolve, host_nodes):
     solution = clsolve.solve(problem, solver="mkp-bnb", batch=batch, presolve=presolve, host_nodes=host_nodes)
     assert solution.optimal and solution.value == brute_force(problem)
@@ -47,7 +51,7 @@ def test_mknap1_every_problem_at_its_optimum(data, device, solver, options):
     for problem in formats.read(path, scale=10):
         solution = clsolve.solve(problem, solver=solver, device=device, **options)
         assert solution.optimal and solution.value == problem.known_optimum, problem.name
-        assert clsolve.solve(problem, device=device).solver in ("mkp-bnb", "mkp-dfs")   # the only ones for m = 10
+        assert clsolve.solve(problem, device=device).solver in ("mkp-bnb", "mkp-dfs")  # the only ones for m = 10
 
 
 @pytest.mark.parametrize("solver, options", SEARCHES)
@@ -79,7 +83,7 @@ def test_plan_names_the_root_bound_and_the_search_its_multipliers():
     assert settled.details["host_walk"]["nodes"] > 0 and "root_bound" not in settled.details
     plan = clsolve.plan(problem, solver="mkp-bnb", host_nodes=0)
     assert plan.details["root_bound"] >= plan.details["greedy"] >= 0 and plan.host_buffers["open nodes"] > 0
-    for host_nodes in (0, 4096):      # the search's fitted multipliers, or the walk's (the fixing's prices)
+    for host_nodes in (0, 4096):  # the search's fitted multipliers, or the walk's (the fixing's prices)
         solution = clsolve.solve(problem, solver="mkp-bnb", host_nodes=host_nodes)
         assert plan.details["greedy"] <= solution.value <= plan.details["root_bound"]
         assert len(solution.stats["multipliers"]) == 3 and max(solution.stats["multipliers"]) == 1.0
@@ -96,6 +100,7 @@ def test_time_limit_is_kept(limit):
     """A batch predicted to end past the limit is not started: the answer comes within the deadline's
     margin of max(10 %, 50 ms), preprocessing of this small instance included."""
     import time
+
     problem = chu_beasley(100, 10, 0.25, seed=1)
     began = time.perf_counter()
     solution = clsolve.solve(problem, solver="mkp-bnb", time_limit=limit)

@@ -2,6 +2,7 @@
 against brute force with poisoned buffers, one slot to thousands; the split of a subtree; the level
 tables and the subtrees' open bound against the host's bounds (mknap1 and class A: test_mkp_bnb.py);
 time limits that bracket the optimum and are kept; refusals."""
+
 import time
 
 import numpy as np
@@ -21,12 +22,17 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 
 @SETTINGS
-@given(problem=multidimensional(), slots=st.sampled_from([1, 64, 4096]), presolve=st.booleans(),
-       host_nodes=st.sampled_from([0, 0, 1, 4096]))
+@given(
+    problem=multidimensional(),
+    slots=st.sampled_from([1, 64, 4096]),
+    presolve=st.booleans(),
+    host_nodes=st.sampled_from([0, 0, 1, 4096]),
+)
 def test_random_instances_match_brute_force(problem, slots, presolve, host_nodes, device):
     """host_nodes = 0: the device alone; 1: a walk that gives up at once; 4096: the walk finishes."""
-    solution = clsolve.solve(problem, solver="mkp-dfs", device=device, slots=slots, presolve=presolve, poison=True,
-                             host_nodes=host_nodes)
+    solution = clsolve.solve(
+        problem, solver="mkp-dfs", device=device, slots=slots, presolve=presolve, poison=True, host_nodes=host_nodes
+    )
     assert solution.optimal and solution.value == brute_force(problem)
 
 
@@ -35,14 +41,21 @@ def test_many_launches_and_splits_reach_the_optimum(device):
     solution = clsolve.solve(hard_mkp(), solver="mkp-dfs", device=device, slots=64, poison=True, host_nodes=0)
     assert solution.optimal and solution.value == hard_mkp_optimum()
     assert solution.stats["batches"] > 1 and solution.stats["longest"] > 1
-    timings = solution.timings         # the walk's phases apart from the host's
+    timings = solution.timings  # the walk's phases apart from the host's
     assert timings.upload > 0 and timings.kernels > 0 and timings.download > 0 and timings.host > 0
 
 
 def _subtrees(problem, device, slots=64):
     relaxation = Relaxation(problem.profits, problem.weights, problem.capacities)
-    subtrees = Subtrees(device, relaxation.profits.astype(np.int64), relaxation.weights.astype(np.int64),
-                        problem.capacities.astype(np.int64), relaxation.tables(problem.capacities), slots, 0)
+    subtrees = Subtrees(
+        device,
+        relaxation.profits.astype(np.int64),
+        relaxation.weights.astype(np.int64),
+        problem.capacities.astype(np.int64),
+        relaxation.tables(problem.capacities),
+        slots,
+        0,
+    )
     subtrees.relaxation = relaxation
     return subtrees
 
@@ -58,7 +71,7 @@ def test_open_bound_is_the_largest_bound_of_a_busy_subtrees_root(device):
     for slot in range(0, 64, 3):
         root = int(rng.integers(0, 41))
         taken = np.zeros(40, bool)
-        for j in rng.permutation(root):     # items above the root, kept feasible
+        for j in rng.permutation(root):  # items above the root, kept feasible
             if (subtrees.w[taken].sum(axis=0) + subtrees.w[j] <= subtrees.c).all():
                 taken[j] = True
         subtrees.root[slot] = subtrees.depth[slot] = root
@@ -66,8 +79,8 @@ def test_open_bound_is_the_largest_bound_of_a_busy_subtrees_root(device):
         residual = subtrees.c - subtrees.w[taken].sum(axis=0)
         host = subtrees.relaxation.bounds(root, np.array([subtrees.p[taken].sum()]), residual[None, :])
         expected = max(expected, int(host[0]))
-    assert subtrees.open_bound(subtrees.relaxation) == max(expected, subtrees.best)   # the kernel's
-    subtrees.left_running = True   # a launch left running at the limit: the host's, the same
+    assert subtrees.open_bound(subtrees.relaxation) == max(expected, subtrees.best)  # the kernel's
+    subtrees.left_running = True  # a launch left running at the limit: the host's, the same
     assert subtrees.open_bound(subtrees.relaxation) == max(expected, subtrees.best)
 
 
@@ -80,7 +93,7 @@ def test_a_split_gives_the_branch_without_the_shallowest_item(device):
     taker = int(np.flatnonzero(subtrees.busy)[1])
     assert (subtrees.root[0], subtrees.depth[0], int(subtrees.path[0, 0])) == (2, 6, 0b1011)
     assert (subtrees.root[taker], subtrees.depth[taker], int(subtrees.path[taker, 0])) == (2, 2, 0b1)
-    assert subtrees.split(5) == 1                    # item 3 is the one 1 left below the root
+    assert subtrees.split(5) == 1  # item 3 is the one 1 left below the root
     second = int(np.flatnonzero(subtrees.busy)[2])
     assert (subtrees.root[0], subtrees.depth[0]) == (4, 6)
     assert (subtrees.root[second], subtrees.depth[second], int(subtrees.path[second, 0])) == (4, 4, 0b0011)
@@ -105,11 +118,16 @@ def test_level_tables_hold_the_hosts_bounds(problem):
     tables = relaxation.tables(problem.capacities)
     for level in range(problem.n):
         begin, size = int(tables.start[level]), problem.n - level
-        suffix = Suffix(tables.u[level], tables.surrogate[begin:begin + size],
-                        tables.profit_sums[begin:begin + size + 1], tables.weight_sums[begin:begin + size + 1])
+        suffix = Suffix(
+            tables.u[level],
+            tables.surrogate[begin : begin + size],
+            tables.profit_sums[begin : begin + size + 1],
+            tables.weight_sums[begin : begin + size + 1],
+        )
         residual = problem.capacities[None, :] // 2
-        assert (suffix.bounds(np.zeros(1, np.int64), residual)
-                == relaxation.levels[level].bounds(np.zeros(1, np.int64), residual)).all()
+        assert (
+            suffix.bounds(np.zeros(1, np.int64), residual) == relaxation.levels[level].bounds(np.zeros(1, np.int64), residual)
+        ).all()
 
 
 @pytest.mark.parametrize("limit", [0.0, 0.05, 0.3])
@@ -117,8 +135,8 @@ def test_time_limit_is_kept_and_the_answer_brackets_the_optimum(limit, device):
     """A launch predicted to end past the limit is not started; the bound is the largest bound of a
     subtree left."""
     problem = chu_beasley(100, 10, 0.25, seed=1)
-    clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=1.0)   # the kernel built and run once
-    settle_left_work()   # its first launch may still compile (PoCL): the next call would wait for it
+    clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=1.0)  # the kernel built and run once
+    settle_left_work()  # its first launch may still compile (PoCL): the next call would wait for it
     began = time.perf_counter()
     solution = clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=limit)
     assert time.perf_counter() - began <= limit + max(0.1 * limit, 0.05)
@@ -129,7 +147,7 @@ def test_time_limit_is_kept_and_the_answer_brackets_the_optimum(limit, device):
 
 
 def test_a_limit_that_passes_while_the_kernel_is_built_returns_the_greedy_answer(device):
-    problem = chu_beasley(30, 7, 0.5, seed=2)        # m = 7: a build of its own
+    problem = chu_beasley(30, 7, 0.5, seed=2)  # m = 7: a build of its own
     clsolve.runtime.kernels.forget(device)
     solution = clsolve.solve(problem, solver="mkp-dfs", device=device, time_limit=0.0, host_nodes=0)
     assert not solution.optimal and solution.value <= solution.bound
@@ -151,4 +169,4 @@ def test_plan_counts_the_level_tables_and_the_slots(device):
     problem = hard_mkp(30, 3)
     plan = clsolve.plan(problem, solver="mkp-dfs", device=device, slots=100)
     assert plan.details["slots"] == 128 and plan.device_buffers["level bounds"] > 0
-    assert plan.device_buffers["subtrees"] == 128 * (16 + 24) + 4   # and the one shared best value
+    assert plan.device_buffers["subtrees"] == 128 * (16 + 24) + 4  # and the one shared best value

@@ -1,5 +1,6 @@
 """sequential: the host DP's blocks (an item's step in blocks of the first capacity's rows, updated
 in place from the top down) against brute force, and the time limit kept inside one item's step."""
+
 import time
 
 import numpy as np

@@ -1,5 +1,6 @@
 """The wavefront plugin ([OM]): LCS against a plain CPU DP, TSP against brute force and the
 TSPLIB optima, KP1 against dp-rows; rows kept on the device and streamed to host memory."""
+
 import itertools
 import time
 
@@ -21,11 +22,16 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Healt
 #: inner step, so that blocks end in part-filled row groups.
 SMALL_BLOCKS = {"words_per_block": 2, "rows_per_block": 8, "rows_per_step": 3}
 #: One row per inner step (one barrier per row) and the most rows a step may take.
-STEP_EXTREMES = ({"words_per_block": 3, "rows_per_block": 40, "rows_per_step": 1},
-                 {"words_per_block": 2, "rows_per_block": 70, "rows_per_step": 32})
+STEP_EXTREMES = (
+    {"words_per_block": 3, "rows_per_block": 40, "rows_per_step": 1},
+    {"words_per_block": 2, "rows_per_block": 70, "rows_per_step": 32},
+)
 #: Stripes: the default, one word and one row per step, and the most rows a step may take (31).
-STRIPES = ({"schedule": "stripes"}, {"schedule": "stripes", "words_per_block": 1, "rows_per_step": 1},
-           {"schedule": "stripes", "words_per_block": 3, "rows_per_step": 31})
+STRIPES = (
+    {"schedule": "stripes"},
+    {"schedule": "stripes", "words_per_block": 1, "rows_per_step": 1},
+    {"schedule": "stripes", "words_per_block": 3, "rows_per_step": 31},
+)
 
 
 def plain_lcs(a, b) -> int:
@@ -42,8 +48,11 @@ def plain_lcs(a, b) -> int:
 
 def brute_force_tour(distances: np.ndarray) -> int:
     n = len(distances)
-    return min(sum(int(distances[t[i], t[(i + 1) % n]]) for i in range(n))
-               for p in itertools.permutations(range(1, n)) for t in [(0,) + p])
+    return min(
+        sum(int(distances[t[i], t[(i + 1) % n]]) for i in range(n))
+        for p in itertools.permutations(range(1, n))
+        for t in [(0,) + p]
+    )
 
 
 @st.composite
@@ -128,6 +137,7 @@ def test_lcs_trace_by_stripes_checks_every_walk(device, monkeypatch):
     """A wrong entry (here, the crossings made one row too high) makes a stripe's walk end away from
     the next stripe's entry: refused, not answered."""
     from clsolve_plugins.wavefront import lcs_trace
+
     rng = np.random.default_rng(4)
     problem = LCS(rng.integers(0, 4, 1000), rng.integers(0, 4, 900))
     real = cl.enqueue_copy
@@ -143,17 +153,18 @@ def test_lcs_trace_by_stripes_checks_every_walk(device, monkeypatch):
         clsolve.solve(problem, solver="wavefront", device=device, schedule="stripes", words_per_block=1)
 
 
-@pytest.mark.parametrize("alphabet, code_type", [(3, None), (12, None), (1000, None), (6, ("uint", 4)),
-                                                 (300, ("uint", 4))])
+@pytest.mark.parametrize("alphabet, code_type", [(3, None), (12, None), (1000, None), (6, ("uint", 4)), (300, ("uint", 4))])
 def test_lcs_stripes_symbol_codes(alphabet, code_type, device, monkeypatch):
     """Symbol codes kept as uchar, ushort (1000 symbols) or uint in the stripes' ring."""
     from clsolve_plugins.wavefront import lcs
+
     if code_type is not None:
         monkeypatch.setattr(lcs.Geometry, "code_type", property(lambda self: code_type))
     rng = np.random.default_rng(alphabet)
     a, b = rng.integers(0, alphabet, 1500), rng.integers(0, alphabet, 1700)
-    solution = clsolve.solve(LCS(a, b), solver="wavefront", device=device, schedule="stripes", words_per_block=4,
-                             rows_per_step=5, poison=True)
+    solution = clsolve.solve(
+        LCS(a, b), solver="wavefront", device=device, schedule="stripes", words_per_block=4, rows_per_step=5, poison=True
+    )
     assert solution.value == plain_lcs(a, b)
     sigma = LCS(a, b).codes()[2]
     geo = lcs.geometry(LCS(a, b), device, "bits", 4, None, 5, "stripes", sigma)
@@ -164,6 +175,7 @@ def test_lcs_schedule_choice_and_refusals(device):
     from types import SimpleNamespace
 
     from clsolve_plugins.wavefront import lcs
+
     problem = LCS("GATTACA" * 50, "TAGACCA" * 40)
     plan = clsolve.plan(problem, "wavefront", device)
     assert plan.details["schedule"] == ("stripes" if device.is_gpu else "diagonals")
@@ -183,21 +195,26 @@ def test_lcs_schedule_choice_and_refusals(device):
     with pytest.raises(DoesNotFitError, match="keeping .* on the device does not fit"):
         clsolve.plan(problem, "wavefront", device, schedule="stripes", device_memory_limit=20_000)
     # auto falls back to diagonals where the stripes' bit rows pass one allocation
-    small = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=48 * 1024, label="small",
-                            max_allocation=10_000)
+    small = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=48 * 1024, label="small", max_allocation=10_000)
     options = registry.load("wavefront").options
     assert lcs.choose_schedule(problem, small, "bits", 4, options, bit_rows=True) == "diagonals"
     assert lcs.choose_schedule(problem, small, "bits", 4, options, bit_rows=False) == "stripes"
 
 
 @SETTINGS
-@given(low=st.integers(-2**62, 2**62), span=st.sampled_from([1, 2, 5, 32, 33, 300, 2**17, 2**40]),
-       m=st.integers(1, 60), n=st.integers(1, 60), seed=st.integers(0, 2**32 - 1))
+@given(
+    low=st.integers(-(2**62), 2**62),
+    span=st.sampled_from([1, 2, 5, 32, 33, 300, 2**17, 2**40]),
+    m=st.integers(1, 60),
+    n=st.integers(1, 60),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_lcs_codes_from_lookup_tables_equal_codes_from_sorting(low, span, m, n, seed):
     """Ranges of at most OFFSET_CODE_SPAN symbols are coded by offset; longer short ranges through
     lookup tables, wide ones by sorting, both giving each common symbol its rank among the common
     symbols, and sigma / sigma + 1 to the others."""
     from clsolve.problems import OFFSET_CODE_SPAN
+
     rng = np.random.default_rng(seed)
     a, b = low + rng.integers(0, span, m), low + rng.integers(0, span, n)
     a_codes, b_codes, sigma = LCS(a, b).codes()
@@ -217,6 +234,7 @@ def test_lcs_default_blocks_shrink_to_fit_local_memory():
     from types import SimpleNamespace
 
     from clsolve_plugins.wavefront import lcs, lcs_tiling
+
     problem = LCS(np.zeros(10_000, int), np.zeros(10_000, int))
     for local_memory in (48 * 1024, 32 * 1024, 16 * 1024):
         small = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=local_memory, label="small")
@@ -232,6 +250,7 @@ def test_lcs_default_blocks_shrink_to_fit_a_tight_memory_limit(device, monkeypat
     """Tall default blocks make large chunks; under a tight limit the plan halves the default rows
     until a ring of slots fits, rather than refusing (rows asked for explicitly are kept)."""
     from clsolve_plugins.wavefront import lcs_tiling
+
     monkeypatch.setattr(lcs_tiling, "DEFAULT_ROWS_PER_BLOCK", {True: 4096, False: 4096})
     monkeypatch.setattr(lcs_tiling, "DEFAULT_WORDS_PER_BLOCK", {True: 64, False: 64})
     rng = np.random.default_rng(5)
@@ -245,8 +264,16 @@ def test_lcs_default_blocks_shrink_to_fit_a_tight_memory_limit(device, monkeypat
 
 
 def test_lcs_strings_alphabets_and_edges(device):
-    cases = [("", ""), ("abc", ""), ("", "abc"), ("a", "a"), ("a", "b"), ("GATTACA", "TAGACCA"),
-             ("ünïcödé ✓", "üçödé ✓"), ("x" * 130, "x" * 70)]
+    cases = [
+        ("", ""),
+        ("abc", ""),
+        ("", "abc"),
+        ("a", "a"),
+        ("a", "b"),
+        ("GATTACA", "TAGACCA"),
+        ("ünïcödé ✓", "üçödé ✓"),
+        ("x" * 130, "x" * 70),
+    ]
     for a, b in cases:
         solution = clsolve.solve(LCS(a, b), solver="wavefront", device=device)
         assert solution.value == plain_lcs(a, b)
@@ -256,7 +283,7 @@ def test_lcs_strings_alphabets_and_edges(device):
     rng = np.random.default_rng(3)
     a, b = bytes(rng.integers(0, 256, 700).tolist()), bytes(rng.integers(0, 256, 900).tolist())
     assert clsolve.solve(LCS(a, b), solver="wavefront", device=device).value == plain_lcs(a, b)
-    a, b = rng.integers(-2**40, 2**40, 300) // 2**38, rng.integers(-2**40, 2**40, 300) // 2**38
+    a, b = rng.integers(-(2**40), 2**40, 300) // 2**38, rng.integers(-(2**40), 2**40, 300) // 2**38
     assert clsolve.solve(LCS(a, b), solver="wavefront", device=device).value == plain_lcs(a, b)
 
 
@@ -277,16 +304,14 @@ def test_lcs_bad_input_and_options(device):
 def test_lcs_refused_with_numbers_when_nothing_holds_the_rows(device):
     problem = LCS(np.zeros(100_000, int), np.zeros(2_000, int))
     with pytest.raises(DoesNotFitError, match=r"trace-back needs .* more than this host allows .*host_memory_limit"):
-        clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000, host_memory_limit=10**6,
-                     **SMALL_BLOCKS)
+        clsolve.plan(problem, "wavefront", device, device_memory_limit=2_000_000, host_memory_limit=10**6, **SMALL_BLOCKS)
 
 
 def test_lcs_check_catches_wrong_answers():
     problem = LCS("abcd", "acbd")
     good = Solution(3, np.zeros(0, bool), True, "test", "", positions=np.array([[0, 0], [1, 2], [3, 3]]))
     check(problem, good)
-    for positions, value in (([[0, 0], [2, 2], [3, 3]], 3), ([[0, 0], [1, 2], [3, 3]], 2), ([[1, 0]], 1),
-                             ([[0, 0], [0, 0]], 2)):
+    for positions, value in (([[0, 0], [2, 2], [3, 3]], 3), ([[0, 0], [1, 2], [3, 3]], 2), ([[1, 0]], 1), ([[0, 0], [0, 0]], 2)):
         bad = Solution(value, np.zeros(0, bool), True, "test", "", positions=np.array(positions))
         with pytest.raises(SolutionCheckError):
             check(problem, bad)
@@ -332,6 +357,7 @@ def test_tsp_bad_input_and_refusals(device):
 @pytest.mark.parametrize("name", ["burma14", "ulysses16", "gr17", "br17"])
 def test_tsplib_optima(name, data, device):
     import csv
+
     folder = data / "tsplib"
     with open(folder / "optimal_values.csv") as table:
         optima = {row["name"]: int(row["optimal_tour_length"]) for row in csv.DictReader(table)}
@@ -387,8 +413,10 @@ def light_knapsacks(draw):
     capacity) between them, over capacities of one to five tiles of the block kernel (16 x 256 states)."""
     n = draw(st.integers(1, 24))
     capacity = draw(st.integers(1, 20_000))
-    weights = [draw(st.one_of(st.integers(0, 400), st.integers(0, capacity + 10))) if draw(st.booleans())
-               else draw(st.integers(0, 400)) for _ in range(n)]
+    weights = [
+        draw(st.one_of(st.integers(0, 400), st.integers(0, capacity + 10))) if draw(st.booleans()) else draw(st.integers(0, 400))
+        for _ in range(n)
+    ]
     profits = draw(st.lists(st.integers(0, 100), min_size=n, max_size=n))
     return Knapsack(profits=profits, weights=np.array(weights).reshape(-1, 1), capacities=[capacity])
 
@@ -409,7 +437,7 @@ def test_knapsack_blocks_equal_one_launch_per_item_bit_for_bit(problem, block, s
     assert one_by_one.plan(problem, device).details["blocks"] == 0
     solution = clsolve.solve(problem, solver="wavefront", device=device, block=block, store=store, poison=True)
     assert solution.value == value
-    if clsolve.plugin.checked.settled(problem) is None:   # (one presolve settles is answered by the engine)
+    if clsolve.plugin.checked.settled(problem) is None:  # (one presolve settles is answered by the engine)
         assert solution.stats["blocks"] == plan.details["blocks"]
 
 
@@ -418,7 +446,7 @@ def test_knapsack_blocks_by_default_only_on_a_gpu_where_they_pay(device):
     light = Knapsack(profits=rng.integers(1, 100, 200), weights=rng.integers(1, 50, (200, 1)), capacities=[5_000])
     heavy = Knapsack(profits=rng.integers(1, 100, 200), weights=rng.integers(3_000, 5_000, (200, 1)), capacities=[50_000])
     solver = clsolve.plugin.registry.load("wavefront")
-    assert solver.plan(heavy, device).details["blocks"] == 0      # no run of two fits the halo
+    assert solver.plan(heavy, device).details["blocks"] == 0  # no run of two fits the halo
     assert (solver.plan(light, device).details["blocks"] > 0) == device.is_gpu
     asked = clsolve.plugin.registry.load("wavefront", block=16).plan(light, device)
     assert asked.details["blocks"] > 0 and asked.launches < light.n
@@ -445,6 +473,7 @@ def test_lcs_stripes_keep_the_time_limit(device):
 
     from clsolve.runtime import deadline
     from clsolve_plugins.wavefront import lcs
+
     rng = np.random.default_rng(9)
     length = 4_000_000 if device.is_gpu else 100_000  # predicted: about 1 s (GPU), 2 s (CPU)
     huge = LCS(rng.integers(0, 4, length), rng.integers(0, 4, length))
@@ -453,8 +482,7 @@ def test_lcs_stripes_keep_the_time_limit(device):
     with deadline.limit(0.5), pytest.raises(clsolve.TimeLimitError, match="schedule='diagonals'"):
         solver.lcs_length(huge, device)
     assert time.perf_counter() - began < 0.55
-    gpu = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=48 * 1024, label="gpu",
-                          max_allocation=2**34)
+    gpu = SimpleNamespace(max_work_group_size=1024, is_gpu=True, local_memory=48 * 1024, label="gpu", max_allocation=2**34)
     options = registry.load("wavefront").options
     small = LCS("GATTACA" * 100, "TAGACCA" * 100)
     huge = LCS(rng.integers(0, 4, 4_000_000), rng.integers(0, 4, 4_000_000))

@@ -1,4 +1,5 @@
 """A third-party clsolve plugin used by the tests: enumerate every subset (n <= 20) on the host."""
+
 import itertools
 import time
 

@@ -46,6 +46,8 @@ HOST_ARENA_BYTES = 2**28
 #: (0.46 s per GiB, 27 ms per 64 MiB), slower than the copies into it. An arena is made when the sweep
 #: first reaches it, and only where the time limit leaves room for it.
 PIN_BYTES_PER_SECOND = 2.0e9
+#: Arenas smaller than this are plain host memory: page-locking them saves less than it costs.
+PIN_MIN_BYTES = 16 * 2**20
 
 
 def pack(chunk_bytes: list[int], limit: int, align: int = 256) -> tuple[list[tuple[int, int]], list[int]]:
@@ -351,10 +353,13 @@ class RowStore:
 
 class _PinnedArena:
     """Host memory for streamed chunks: page-locked buffers (ALLOC_HOST_PTR, mapped once) of at most
-    HOST_ARENA_BYTES each, so device-to-host copies run at full speed; plain NumPy memory where the
-    platform refuses to pin. An arena is made when a chunk in it is first written (page-locking costs
-    about 0.5 s per GiB, work a time limit must allow), mapped on a queue of its own so that the
-    host does not wait for the sweep's launches."""
+    HOST_ARENA_BYTES each, so device-to-host copies run at full speed; plain NumPy memory where
+    page-locking gains nothing (a device that works in the host's memory, such as PoCL's CPU, or an
+    arena under PIN_MIN_BYTES) or the platform refuses it. An arena is made when a chunk in it is first
+    written (page-locking costs about 0.5 s per GiB, work a time limit must allow), mapped on a queue
+    of its own so that the host does not wait for the sweep's launches. A CPU device maps in the same
+    worker threads that run the sweep's kernels, so a map there waits for a launch to end: a cost no
+    byte count predicts, and one reason such a device gets plain memory."""
 
     def __init__(self, device: Device, chunk_bytes: list[int]):
         self.device = device
@@ -365,7 +370,13 @@ class _PinnedArena:
         self._arrays: list[np.ndarray | None] = [None] * len(sizes)
         self._queue: cl.CommandQueue | None = None
 
+    def pins(self, size: int) -> bool:
+        """Whether an arena of ``size`` bytes is page-locked."""
+        return size >= PIN_MIN_BYTES and not self.device.shares_host_memory
+
     def _pinned(self, size: int) -> np.ndarray:
+        if not self.pins(size):
+            return np.empty(size, dtype=np.uint8)
         limit = deadline.current()
         if not limit.allows(size / PIN_BYTES_PER_SECOND):
             limit.stop(f"page-locking {format_bytes(size)} of host memory for the rows streamed there")

@@ -26,7 +26,8 @@ POISON_BYTE = 0xA5
 MODEL_BANDWIDTH = {"gpu": 1.0e12, "other": 2.0e10}
 MODEL_LAUNCH_SECONDS = {"gpu": 1.2e-5, "other": 4e-5}
 #: Host memory a streamed DP fills per second, for plans whose rows stream there: page-locking it
-#: (``clsolve.dp.rowstore.PIN_BYTES_PER_SECOND``, 2e9) and copying into it (about 2e10).
+#: (``clsolve.dp.rowstore.PIN_BYTES_PER_SECOND``, 2e9; a GPU's arenas of 16 MiB and more) and copying
+#: into it (about 2e10).
 MODEL_COPY_BANDWIDTH = 1.8e9
 #: Seconds one item step of a batched DP over small rows takes however few states it has (each
 #: work-item walks its 32 states one after another; measured on the H100: 1.4 ms for 21 launches

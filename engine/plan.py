@@ -19,7 +19,8 @@ host_memory_bytes = physical_bytes
 class Plan:
     """What a solve will need, computed before anything is allocated.
 
-    ``device_buffers`` and ``host_buffers`` map a buffer's name to its size in bytes. ``cell_updates``
+    ``device_buffers`` and ``host_buffers`` map a buffer's name to its size in bytes; ``kernels`` names
+    the kernels the solve launches (a :class:`~clsolve.sdk.Workspace` makes no other). ``cell_updates``
     counts DP cell updates (or nodes), ``launches`` kernel launches, ``seconds`` is the solver's own
     estimate of the run time on this device (used by ``solver="auto"``). ``prepared`` is what planning
     made that ``solve`` takes up again (a packed batch solver's ``PackedProblems``): the solver's own,
@@ -29,6 +30,7 @@ class Plan:
     solver: str
     device_buffers: dict[str, int] = field(default_factory=dict)
     host_buffers: dict[str, int] = field(default_factory=dict)
+    kernels: tuple[str, ...] = ()
     cell_updates: int = 0
     launches: int = 0
     seconds: float = 0.0
@@ -94,6 +96,7 @@ class Plan:
             "device_buffers": dict(self.device_buffers),
             "host_bytes": self.host_bytes,
             "host_buffers": dict(self.host_buffers),
+            **({"kernels": list(self.kernels)} if self.kernels else {}),
             "cell_updates": self.cell_updates,
             "launches": self.launches,
             "estimated_seconds": self.seconds,
@@ -108,6 +111,7 @@ def combined(solver: str, plans: Sequence[Plan]) -> Plan:
         solver=solver,
         device_buffers=dict(largest.device_buffers),
         host_buffers=dict(largest.host_buffers),
+        kernels=tuple(dict.fromkeys(k for p in plans for k in p.kernels)),
         cell_updates=sum(p.cell_updates for p in plans),
         launches=sum(p.launches for p in plans),
         seconds=sum(p.seconds for p in plans),

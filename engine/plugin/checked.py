@@ -15,7 +15,7 @@ from ..dp.reduction import Reduction
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
 from ..plan import Plan, combined
 from ..problems import Knapsack
-from ..runtime import deadline, progress, spare
+from ..runtime import deadline, progress, spare, workspace
 from ..runtime.devices import Device
 from ..solution import Solution
 from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver, planned_seconds
@@ -75,7 +75,11 @@ def solve(solver: Solver, problem: Any, device: Device | None, plan: Plan) -> So
         return decided.trivial(solver.name, device.label if device is not None else "host CPU")
     begin(solver, plan)
     make_room(plan, device)
-    return solver.solve(problem, device, plan)
+    with workspace.counting() as launches:
+        solution = solver.solve(problem, device, plan)
+    if launches:
+        solution.stats.setdefault("launches", dict(launches))
+    return solution
 
 
 def begin(solver: Solver, plan: Plan) -> None:

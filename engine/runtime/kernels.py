@@ -22,11 +22,13 @@ import hashlib
 import re
 import threading
 import weakref
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyopencl as cl
@@ -123,13 +125,71 @@ def _expand(text: str, filename: str, places: list[str]) -> str:
     return _INCLUDE.sub(one, text)
 
 
+#: OpenCL C scalar types and the NumPy type a value of each is passed as.
+SCALAR_TYPES: dict[str, type[np.generic]] = {
+    "char": np.int8,
+    "uchar": np.uint8,
+    "short": np.int16,
+    "ushort": np.uint16,
+    "int": np.int32,
+    "uint": np.uint32,
+    "long": np.int64,
+    "ulong": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+}
+_QUALIFIERS = {"const", "__private", "private", "restrict", "volatile"}
+
+
 def parameters(text: str) -> dict[str, tuple[str, ...]]:
     """Each kernel's parameter names, in order, as the source declares them."""
+    return {kernel: tuple(name for name, _ in declared) for kernel, declared in _declarations_of(text).items()}
+
+
+def scalar_types(text: str) -> dict[str, dict[str, np.dtype]]:
+    """Each kernel's scalar parameters of a type in :data:`SCALAR_TYPES`, with the NumPy type a value is
+    passed as (a parameter of a type the preprocessor defines, such as ``value_t``, is left out)."""
+    out: dict[str, dict[str, np.dtype]] = {}
+    for kernel, declared in _declarations_of(text).items():
+        out[kernel] = {
+            name: np.dtype(SCALAR_TYPES[words[0]]) for name, words in declared if len(words) == 1 and words[0] in SCALAR_TYPES
+        }
+    return out
+
+
+def _declarations_of(text: str) -> dict[str, list[tuple[str, list[str]]]]:
+    """Each kernel's parameters: (name, the words of its type without qualifiers; a pointer's
+    includes ``*``)."""
     out = {}
     for match in _KERNEL.finditer(_COMMENT.sub(" ", text)):
-        names = [re.findall(r"\w+", p.split("[")[0])[-1] for p in match.group(2).split(",") if p.strip()]
-        out[match.group(1)] = tuple(names)
+        declared = []
+        for part in match.group(2).split(","):
+            words = re.findall(r"\w+|\*", part.split("[")[0])
+            if words:
+                declared.append((words[-1], [w for w in words[:-1] if w not in _QUALIFIERS]))
+        out[match.group(1)] = declared
     return out
+
+
+#: The values each integer scalar type holds, (least, most).
+_RANGES: dict[type, tuple[int, int]] = {
+    t: (int(np.iinfo(t).min), int(np.iinfo(t).max))  # type: ignore[type-var]  # the stub takes integer types only; the filter below keeps those
+    for t in SCALAR_TYPES.values()
+    if np.dtype(t).kind in "iu"
+}
+
+
+def _typed(kernel: Kernel, name: str, value: Any, scalar: Any) -> np.generic:
+    """``value`` as the C type ``kernel`` declares for ``name`` (``scalar``: its NumPy type); a value
+    that type cannot hold exactly is an error naming both."""
+    limits = _RANGES.get(scalar)
+    number = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if limits is None and (number or isinstance(value, (float, np.floating))):
+        return scalar(value)
+    if limits is not None and number and limits[0] <= int(value) <= limits[1]:
+        return scalar(int(value))
+    c_type = next(c for c, t in SCALAR_TYPES.items() if t is scalar)
+    raise TypeError(f"kernel {kernel.name} ({kernel.label}): parameter {name} is a {c_type}, which cannot hold {value!r}")
 
 
 #: pyopencl's setter of an argument from its bytes (what its generated invokers call), where present.
@@ -142,8 +202,14 @@ class Kernel:
     holds a reference to each argument it was given, so a buffer made inline in the call lives as
     long as the kernel may still read it."""
 
-    def __init__(self, cl_kernel: cl.Kernel, name: str, names: tuple[str, ...], label: str):
+    def __init__(
+        self, cl_kernel: cl.Kernel, name: str, names: tuple[str, ...], label: str, types: Mapping[str, np.dtype] | None = None
+    ):
         self.name, self.names, self.label = name, names, label
+        self.types = dict(types or {})
+        self._scalars = {key: dtype.type for key, dtype in self.types.items()}
+        #: Where each launch is counted under the kernel's name (a workspace's ``launches``), if anywhere.
+        self.launches: Counter[str] | None = None
         self.cl_kernel = cl_kernel
         self._index = {n: i for i, n in enumerate(names)}
         self._unset = set(names)
@@ -156,6 +222,9 @@ class Kernel:
                 raise TypeError(
                     f"kernel {self.name} ({self.label}) has no parameter {name!r}; its parameters: {', '.join(self.names)}"
                 )
+            scalar = self._scalars.get(name)
+            if scalar is not None and type(value) is not scalar:
+                value = _typed(self, name, value, scalar)
             if isinstance(value, np.generic) and _SET_BYTES is not None:
                 # a scalar's bytes, as pyopencl's own invoker passes them: set_arg takes about 9 us
                 # for a NumPy scalar (0.1 us for a buffer), which a launch per item would pay each time
@@ -175,6 +244,8 @@ class Kernel:
     ) -> cl.Event:
         if self._unset:
             raise TypeError(f"kernel {self.name} ({self.label}) launched before {', '.join(sorted(self._unset))} set")
+        if self.launches is not None:
+            self.launches[self.name] += 1
         return cl.enqueue_nd_range_kernel(queue, self.cl_kernel, global_size, local_size, wait_for=wait_for)
 
 
@@ -188,6 +259,7 @@ class Program:
     def __init__(self, built: cl.Program, text: str, label: str):
         self.built, self.label = built, label
         self.parameters = parameters(text)
+        self.scalar_types = scalar_types(text)
         self._free: dict[str, list[cl.Kernel]] = {}
 
     def kernel(self, name: str) -> Kernel:
@@ -200,7 +272,7 @@ class Program:
             cl_kernel = free.pop()  # atomic: solves in other threads never share an object
         except IndexError:
             cl_kernel = cl.Kernel(self.built, name)
-        kernel = Kernel(cl_kernel, name, names, self.label)
+        kernel = Kernel(cl_kernel, name, names, self.label, self.scalar_types.get(name))
         weakref.finalize(kernel, free.append, cl_kernel)
         return kernel
 

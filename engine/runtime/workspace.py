@@ -1,15 +1,23 @@
-"""A solve's device buffers, made by the names its plan counted.
+"""A solve's device buffers and kernels, made by the names its plan counted and declared.
 
 A solver's ``Plan.device_buffers`` maps a name to the bytes the solve will take under it; the engine
 refuses a plan that does not fit before anything is allocated. :class:`Workspace` is the only way a
 plugin makes a device buffer (``clsolve.sdk``): each buffer is made under one of those names, and the
 bytes made under a name and not released may not pass what the plan counted for it
 (:class:`~clsolve.errors.PlanError`, before the allocation). What a plan says is what a solve allocates.
+
+Its kernels likewise: ``Plan.kernels`` names every kernel the solve launches, :meth:`Workspace.kernel`
+refuses one it does not name, and the workspace counts each kernel's launches (``launches``). The
+engine counts a solve's launches across its workspaces (:func:`counting`) and reports them in the
+solution's ``stats["launches"]``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
+from collections.abc import Collection, Iterator
+from contextvars import ContextVar
 from typing import Protocol
 
 import numpy as np
@@ -18,15 +26,32 @@ import pyopencl as cl
 from ..errors import PlanError
 from .buffers import fill
 from .devices import Device
+from .kernels import Kernel, Program
 from .memory import format_bytes
+
+_tally: ContextVar[Counter[str] | None] = ContextVar("clsolve_launches", default=None)
+
+
+@contextlib.contextmanager
+def counting() -> Iterator[Counter[str]]:
+    """The launches, by kernel name, of every workspace made in this block (one solve's)."""
+    tally: Counter[str] = Counter()
+    token = _tally.set(tally)
+    try:
+        yield tally
+    finally:
+        _tally.reset(token)
 
 
 class Counted(Protocol):
-    """What a workspace reads of a plan (``clsolve.Plan``): the solver's name and its device buffers'
-    bytes by name."""
+    """What a workspace reads of a plan (``clsolve.Plan``): the solver's name, its device buffers'
+    bytes by name and the names of the kernels it launches."""
 
     solver: str
     device_buffers: dict[str, int]
+
+    @property
+    def kernels(self) -> Collection[str]: ...
 
 
 class Workspace:
@@ -37,6 +62,21 @@ class Workspace:
     def __init__(self, device: Device, plan: Counted, poison: int | None = None):
         self.device, self.plan, self.poison = device, plan, poison
         self.made: Counter[str] = Counter()
+        #: Launches enqueued so far, by kernel name (the solve's, where the engine counts them).
+        tally = _tally.get()
+        self.launches: Counter[str] = tally if tally is not None else Counter()
+
+    def kernel(self, program: Program, name: str) -> Kernel:
+        """Kernel ``name`` of ``program`` (arguments set by name, scalars passed as the kernel declares
+        them), one the plan names in ``kernels``; its launches are counted in ``launches``."""
+        if name not in self.plan.kernels:
+            raise PlanError(
+                f"{self.plan.solver}: kernel {name!r} of {program.label} is not among the kernels its plan "
+                f"launches ({', '.join(map(repr, self.plan.kernels)) or 'none'})"
+            )
+        kernel = program.kernel(name)
+        kernel.launches = self.launches
+        return kernel
 
     def empty(self, name: str, nbytes: int) -> cl.Buffer:
         """A read-write buffer of ``nbytes`` (at least 1) counted under ``name``, poisoned where asked."""

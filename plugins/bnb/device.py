@@ -13,6 +13,8 @@ from .tuning import FIRST_RATES, HOST_NODE_BYTES, HOST_TOUCH_SECONDS, MIN_NODES,
 
 #: The kernels ([LE12]: labelling by bounds, then compaction).
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.bnb", "bnb.cl")
+#: A step's kernels: branch every node of the list, then compact the sons kept.
+KERNELS = ("bnb_branch", "bnb_compact")
 
 
 def _named(buffers: list, suffix: str = "") -> dict[str, object]:
@@ -62,7 +64,7 @@ class DeviceSteps:
         self.limit = self.node_limit
         self.local_size = local_size
         self.most = list_nodes(items.n, node_limit)
-        self.work = Workspace(device, Plan("bnb", device_buffers(items.n, self.most, local_size)))
+        self.work = Workspace(device, Plan("bnb", device_buffers(items.n, self.most, local_size), kernels=KERNELS))
         self.count = 0
         self.top = 0  # an upper bound on the U of every node of the device list
         self.capacity = 0
@@ -153,10 +155,10 @@ class DeviceSteps:
     def _kernels(self) -> None:
         """The step's two kernels, the item arguments bound; node buffers are bound at each step."""
         items = self.items
-        self.branch = self.program.kernel("bnb_branch").set(
+        self.branch = self.work.kernel(self.program, "bnb_branch").set(
             w=self.w, p=self.p, suffix_min=self.suffix, n=np.uint32(items.n), c=np.uint64(items.capacity)
         )
-        self.compact = self.program.kernel("bnb_compact")
+        self.compact = self.work.kernel(self.program, "bnb_compact")
 
     def upload(self, nodes, branched: bool = True) -> None:
         """The list from host arrays; ``branched``: room for its sons too (the next step branches it),

@@ -52,7 +52,7 @@ from clsolve.sdk import (
     work_group_size,
 )
 
-from .device import DeviceSteps, device_buffers, list_nodes
+from .device import KERNELS, DeviceSteps, device_buffers, list_nodes
 from .nodes import Frontier, Items, Search, extend, host_step, lower, upper
 from .tuning import (
     BUDGET_CHECK_SECONDS,
@@ -147,6 +147,7 @@ class BranchAndBoundSolver(DeviceSolver):
         return Plan(
             solver=self.name,
             device_buffers=device_buffers(n, nodes, self._local_size(device)),
+            kernels=KERNELS,
             cell_updates=n,
             launches=2 * n,
             seconds=n * STEP_SECONDS[kind] * (OPEN_GAP_MARGIN if gap else 1) + 0.001,

@@ -98,6 +98,10 @@ INSTANCE = np.dtype(
 DP_SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_batch", "dp_batch.cl")
 #: Every subset of each instance.
 ENUMERATION_SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_batch", "subset_enum.cl")
+#: The kernels of each way: enumeration (best subset per block, then per problem) and the dense DP
+#: (on-chip rows, item steps, the trace-back).
+ENUMERATION_KERNELS = ("enum_blocks", "enum_finish")
+DENSE_KERNELS = ("dp_batch_chip", "dp_batch_step", "dp_batch_backtrack")
 
 
 @dataclass
@@ -377,9 +381,12 @@ class KnapsackBatchSolver(PackedBatchSolver):
             plan.device_buffers.update(_enumeration_buffers(n[rows], dtype.itemsize, local_size))
             plan.cell_updates += subsets
             plan.launches += 2
+            plan.kernels += ENUMERATION_KERNELS
             plan.seconds += subsets / MODEL_SUBSETS_PER_SECOND[kind] + 2 * MODEL_LAUNCH_SECONDS[kind]
             plan.details["enumerated"] = int(rows.size)
         chunk_count = 0
+        if work.dense:
+            plan.kernels += DENSE_KERNELS
         for rows in work.dense.values():
             dtype = self._dtype(reduced, rows)
             row_bytes, decision_bytes, items, states = self._dense_layout(reduced, rows, local_size)
@@ -543,7 +550,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             queue = device.queue
             work = Workspace(
                 device,
-                Plan(self.name, _enumeration_buffers(batch.sizes, dtype.itemsize, local_size)),
+                Plan(self.name, _enumeration_buffers(batch.sizes, dtype.itemsize, local_size), kernels=ENUMERATION_KERNELS),
                 poison=POISON_BYTE if self.poison else None,
             )
             buffers = [work.upload("enumeration", a) for a in (weights, profits, capacities, instances, group_instance)]
@@ -555,7 +562,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
 
         with timings.phase("kernels"):
             weights_buf, profits_buf, capacities_buf, instances_buf, group_instance_buf = buffers
-            program.kernel("enum_blocks").set(
+            work.kernel(program, "enum_blocks").set(
                 weights=weights_buf,
                 profits=profits_buf,
                 capacities=capacities_buf,
@@ -565,7 +572,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 group_mask=group_mask,
             ).enqueue(queue, (groups * local_size,), (local_size,))
             group = min(64, device.max_work_group_size)
-            program.kernel("enum_finish").set(
+            work.kernel(program, "enum_finish").set(
                 instances=instances_buf,
                 group_value=group_value,
                 group_mask=group_mask,
@@ -640,7 +647,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         with timings.phase("upload"):
             queue = device.queue
             counted = _dense_buffers(batch.sizes, batch.states, stays, dtype.itemsize, local_size)
-            work = Workspace(device, Plan(self.name, counted), poison=POISON_BYTE if self.poison else None)
+            work = Workspace(device, Plan(self.name, counted, kernels=DENSE_KERNELS), poison=POISON_BYTE if self.poison else None)
             weights_buf, profits_buf = work.upload("items", weights), work.upload("items", profits)
             caps_buf = work.upload("items", capacities)
             table_buf = work.upload("tables", table)
@@ -655,7 +662,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         with timings.phase("kernels"):
             chip_launches = range(0, chip_instance.size, chip.LAUNCH_GROUPS)
             pacer = Pacer(queue, f"{self.name} item steps", len(chip_launches) + steps)
-            chip_kernel = program.kernel("dp_batch_chip").set(  # final rows where the backtracking reads the steps'
+            chip_kernel = work.kernel(program, "dp_batch_chip").set(  # final rows where the backtracking reads the steps'
                 decisions=decisions,
                 weights=weights_buf,
                 profits=profits_buf,
@@ -668,7 +675,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 chip_kernel.set(first_chip=np.uint32(first)).enqueue(queue, (groups * local_size,), (local_size,))
                 pacer.launch()
             step_kernels = [
-                program.kernel("dp_batch_step").set(
+                work.kernel(program, "dp_batch_step").set(
                     prev=rows[parity],
                     next=rows[1 - parity],
                     decisions=decisions,
@@ -686,7 +693,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
                 pacer.launch()
             values_buf = work.empty("answers", k * dtype.itemsize)
             group = min(64, device.max_work_group_size)
-            program.kernel("dp_batch_backtrack").set(
+            work.kernel(program, "dp_batch_backtrack").set(
                 decisions=decisions,
                 weights=weights_buf,
                 instances=table_buf,

@@ -15,7 +15,7 @@ def on_device(problem: Knapsack, device: Device, program: kernels.Program, layou
     """Algorithm 2.1, steps 8-12, on one work-group (BACK_DEPTH items a round), chunk by chunk from the last
     item."""
     span1, span2 = spans(problem)
-    backtrack = program.kernel("dp_rows_backtrack").set(
+    backtrack = held.work.kernel(program, "dp_rows_backtrack").set(
         weights=held.weights,
         words_per_row=np.uint64(layout.words_per_row),
         span1=np.uint32(span1),

@@ -132,7 +132,7 @@ def sweep(
     """Every launch of the pipeline, each chunk of decision rows handed to the store when written;
     returns the rows' buffer and the first state of the slot holding the last stage's row."""
     assert held.rings is not None and held.progress is not None
-    kernel = program.kernel("dp_rows_pipeline").set(
+    kernel = held.work.kernel(program, "dp_rows_pipeline").set(
         between=held.rows[0],
         pitch=np.uint64(pipeline.pitch),
         rings=held.rings,

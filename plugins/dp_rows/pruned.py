@@ -67,11 +67,11 @@ def prepare(
         "price2": price2,
         "price3": price3,
     }
-    start = program.kernel("dp_rows_bounded_first").set(live=held.kept, threshold=np.float64(tests[0]), **shape)
+    start = held.work.kernel(program, "dp_rows_bounded_first").set(live=held.kept, threshold=np.float64(tests[0]), **shape)
     return Passes(
         start,
         [
-            program.kernel("dp_rows_bounded").set(
+            held.work.kernel(program, "dp_rows_bounded").set(
                 prev=held.rows[parity],
                 next=held.rows[1 - parity],
                 live=held.kept,

@@ -276,6 +276,7 @@ class RowParallelSolver(DeviceSolver):
             solver=self.name,
             device_buffers=buffers,
             host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
+            kernels=_kernels(per_pass, chain.passes > 1, bool(blocks.most), pruned),
             cell_updates=int(np.sum(widths * swept)),
             launches=launches,
             seconds=(
@@ -326,6 +327,7 @@ class RowParallelSolver(DeviceSolver):
             solver=self.name,
             device_buffers=buffers,
             host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
+            kernels=("dp_rows_pipeline", "dp_rows_backtrack"),
             cell_updates=problem.n * layout.states,
             launches=launches,
             seconds=(
@@ -522,6 +524,7 @@ class RowParallelSolver(DeviceSolver):
             progress=progress,
             kept=work.empty("kept states", pruned_passes.kept_bytes(layout, problem.n)) if pruned else None,
             rings=work.empty("rings", pipeline.rings_bytes(dtype)) if pipeline is not None else None,
+            work=work,
         )
         if self.poison:
             for buf in held.rows[-1:] + [held.selected] + [b for b in (held.kept, held.rings) if b is not None]:
@@ -554,7 +557,7 @@ class RowParallelSolver(DeviceSolver):
             names[per_pass] = "dp_rows_group"
         by_width = {
             width: [
-                program.kernel(name).set(
+                held.work.kernel(program, name).set(
                     prev=held.rows[parity],
                     next=held.rows[1 - parity],
                     weights=held.weights,
@@ -571,7 +574,7 @@ class RowParallelSolver(DeviceSolver):
         blocks = blocking.Blocks(int(plan.details["block"]), int(plan.details["halo_rows"]), layout.local_size)
         if blocks.most:
             by_width[0] = [
-                program.kernel("dp_rows_block").set(
+                held.work.kernel(program, "dp_rows_block").set(
                     prev=held.rows[parity],
                     next=held.rows[1 - parity],
                     weights=held.weights,
@@ -619,7 +622,7 @@ class RowParallelSolver(DeviceSolver):
         store when written; returns the ring and the first state of the slot holding the last pass."""
         span1, span2 = spans(problem)
         per_pass = int(plan.details["items_per_launch"])
-        kernel = program.kernel("dp_rows_chain").set(
+        kernel = held.work.kernel(program, "dp_rows_chain").set(
             ring=held.rows[0],
             pitch=np.uint64(chain.pitch),
             slots=np.uint32(chain.slots),
@@ -710,6 +713,22 @@ class RowParallelSolver(DeviceSolver):
         plan = self._plan(problem, device, pruned=pruning is not None, chained=1 if pruning is not None else None)
         value, table, _ = self._run(problem, device, plan, keep_decisions=True, pruning=pruning)
         return value, table
+
+
+def _kernels(per_pass: int, chained: bool, blocked: bool, pruned: bool) -> tuple[str, ...]:
+    """The kernels of a plan's passes (dp_rows.cl): one item or a pair per launch (and a group of
+    ``per_pass``), blocks, the chain, the pruned passes; and the trace-back."""
+    if chained:
+        sweep: tuple[str, ...] = ("dp_rows_chain",)
+    else:
+        sweep = (
+            ("dp_rows_item", "dp_rows_pair")
+            + (("dp_rows_group",) if per_pass > 2 else ())
+            + (("dp_rows_block",) if blocked else ())
+        )
+    if pruned:
+        sweep += ("dp_rows_bounded_first", "dp_rows_bounded")
+    return sweep + ("dp_rows_backtrack",)
 
 
 def _item_bytes(problem: Knapsack, dtype: np.dtype) -> int:

@@ -15,6 +15,8 @@ from .core import Core, Level
 from .records import DeviceBlock
 
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.dp_states", "state_lists.cl")
+#: A level's kernels: partition the merge, merge, the prefix maxima, keep the undominated, offsets, compact.
+KERNELS = ("states_partition", "states_merge", "states_scan_max", "states_keep", "states_offsets", "states_compact")
 #: The most states a work-group takes at once (its chunk, staged in local memory).
 CHUNK_STATES = 2048
 
@@ -88,7 +90,9 @@ class DeviceLists:
         self.labels = ["a", "b"]  # the plan's names of each list's buffers (they swap at each level)
         counted = list_buffers(limit, self.groups(limit))
         self.work = Workspace(
-            device, Plan("dp-states", {**counted, "block records": records}), poison=POISON_BYTE if poison else None
+            device,
+            Plan("dp-states", {**counted, "block records": records}, kernels=KERNELS),
+            poison=POISON_BYTE if poison else None,
         )
         self.results = np.zeros(4, dtype=np.int64)
         self.no_row = {
@@ -199,8 +203,8 @@ class DeviceLists:
     def _bind(self) -> None:
         """Fresh kernels with the buffers that do not change between levels."""
         program = self.program
-        self.partition = program.kernel("states_partition").set(splits=self.splits)
-        self.merge = program.kernel("states_merge").set(
+        self.partition = self.work.kernel(program, "states_partition").set(splits=self.splits)
+        self.merge = self.work.kernel(program, "states_merge").set(
             MW=self.merged[0],
             MP=self.merged[1],
             Mbits=self.merged[2],
@@ -208,8 +212,8 @@ class DeviceLists:
             splits=self.splits,
             group_max=self.group_max,
         )
-        self.scan_max = program.kernel("states_scan_max").set(values=self.group_max)
-        self.keep_kernel = program.kernel("states_keep").set(
+        self.scan_max = self.work.kernel(program, "states_scan_max").set(values=self.group_max)
+        self.keep_kernel = self.work.kernel(program, "states_keep").set(
             MW=self.merged[0],
             MP=self.merged[1],
             prefix_max=self.group_max,
@@ -219,14 +223,14 @@ class DeviceLists:
             group_best_at=self.group_best_at,
             group_top=self.group_top,
         )
-        self.offsets = program.kernel("states_offsets").set(
+        self.offsets = self.work.kernel(program, "states_offsets").set(
             counts=self.group_count,
             group_best=self.group_best,
             group_best_at=self.group_best_at,
             group_top=self.group_top,
             results=self.result_buffer,
         )
-        self.compact = program.kernel("states_compact").set(
+        self.compact = self.work.kernel(program, "states_compact").set(
             MW=self.merged[0],
             MP=self.merged[1],
             Mbits=self.merged[2],

@@ -91,7 +91,9 @@ class RelaxedRows:
         items = core.upcoming()
         self.shape = Shape.of(core.capacity, len(items), width, memory, cells)
         self.work = Workspace(
-            device, Plan("dp-states", {"relaxed rows": self.shape.nbytes}), poison=POISON_BYTE if poison else None
+            device,
+            Plan("dp-states", {"relaxed rows": self.shape.nbytes}, kernels=("relaxed_item",)),
+            poison=POISON_BYTE if poison else None,
         )
         self.rows = self._make(program, core, items)
 
@@ -103,7 +105,7 @@ class RelaxedRows:
         work = [self.work.empty("relaxed rows", size) for _ in range(2)]
         fill(queue, work[0], 0)  # F over no item: 0 everywhere
         kept: dict[int, cl.Buffer] = {}
-        kernel = program.kernel("relaxed_item").set(width=np.uint32(shape.width))
+        kernel = self.work.kernel(program, "relaxed_item").set(width=np.uint32(shape.width))
         grid = (-(-shape.width // 256) * 256,)
         for i in range(len(items) - 1, -1, -1):
             rounded = int(core.weights[items[i]]) // shape.grain

@@ -52,7 +52,7 @@ from . import incumbent
 from .clusters import DENOMINATOR, ClusterLists, Clusters, fits
 from .core import Core
 from .descent import DESCENT_STATES, descend
-from .device import FIRST_SLOTS, LIMIT_BYTES, SLOT_BYTES, DeviceLists, device_groups, list_buffers, program
+from .device import FIRST_SLOTS, KERNELS, LIMIT_BYTES, SLOT_BYTES, DeviceLists, device_groups, list_buffers, program
 from .host import HOST_STATES, HostLists
 from .incumbent import Strengthened
 from .places import Places
@@ -264,7 +264,13 @@ class StateListSolver(DeviceSolver):
         if self._record_bytes(device) and searched is not None:
             buffers["block records (at most)"] = self._record_bytes(device)
         return Plan(
-            solver=self.name, device_buffers=buffers, cell_updates=n, launches=5 * n, seconds=seconds + 0.001, details=details
+            solver=self.name,
+            device_buffers=buffers,
+            kernels=KERNELS + (("relaxed_item",) if "relaxed rows (at most)" in buffers else ()),
+            cell_updates=n,
+            launches=5 * n,
+            seconds=seconds + 0.001,
+            details=details,
         )
 
     # -- solving -----------------------------------------------------------------------------

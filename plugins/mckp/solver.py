@@ -58,7 +58,7 @@ from clsolve.sdk import (
 )
 
 from .groups import GROUPINGS, Groups, choose_grouping
-from .sweep import Layout, Sweep, sweep_buffers
+from .sweep import Layout, Sweep, sweep_buffers, sweep_kernels
 
 #: Table 3 of [HC22]: ``full`` (local memory, no atomics), ``no-local`` ("w/o SharedMem"),
 #: ``no-opt`` ("w/o Opt": scattered writes with an atomic maximum).
@@ -270,6 +270,7 @@ class MultiClassSolver(DeviceSolver):
             solver=self.name,
             device_buffers=buffers,
             host_buffers=host,
+            kernels=sweep_kernels(self.variant),
             cell_updates=n * states,
             launches=launches + len(segments),
             seconds=seconds,
@@ -339,7 +340,9 @@ class MultiClassSolver(DeviceSolver):
         timings = Timings()
         with timings.phase("upload"):
             work = Workspace(
-                device, Plan(self.name, device_buffers=sweep_buffers(problem, lay)), poison=POISON_BYTE if self.poison else None
+                device,
+                Plan(self.name, device_buffers=sweep_buffers(problem, lay), kernels=sweep_kernels(self.variant)),
+                poison=POISON_BYTE if self.poison else None,
             )
             sweep = Sweep(problem, lay, work, self.variant, record)
         with timings.phase("kernels"):

@@ -16,6 +16,8 @@ from .groups import Groups
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.mckp", "mckp.cl")
 #: Items per chunk of groups sorted on the host while the device works (about 8 chunks a problem).
 SORT_CHUNKS = 8
+#: Each variant's group step ([HC22] Alg. 2 with its counts gathered in local or global memory, or scattered).
+MAIN_KERNELS = {"full": "mckp_gather_local", "no-local": "mckp_gather_global", "no-opt": "mckp_scatter"}
 
 
 _COUNT_TYPES = {np.dtype(np.uint8): "uchar", np.dtype(np.uint16): "ushort", np.dtype(np.uint32): "uint"}
@@ -49,6 +51,11 @@ class Layout:
     def segments(self) -> list[tuple[int, int]]:
         m, s = self.groups.count, self.segment_groups
         return [(g, min(g + s, m)) for g in range(0, m, s)]
+
+
+def sweep_kernels(variant: str) -> tuple[str, ...]:
+    """The kernels a :class:`Sweep` of ``variant`` launches (mckp.cl): its group step and the trace-back."""
+    return (MAIN_KERNELS[variant],) + (("mckp_counts",) if variant == "no-opt" else ()) + ("mckp_backtrack",)
 
 
 def sweep_buffers(problem: Knapsack, lay: Layout) -> dict[str, int]:
@@ -115,7 +122,7 @@ class Sweep:
         self.global_size = -(-states // lay.local_size) * lay.local_size
         if variant == "full":
             self.global_size = -(-states // (lay.local_size * lay.columns)) * lay.local_size
-        main = {"full": "mckp_gather_local", "no-local": "mckp_gather_global", "no-opt": "mckp_scatter"}[variant]
+        main = MAIN_KERNELS[variant]
         self.main, self.counts_kernels = [], []
         for parity in range(2):
             rows = {
@@ -125,11 +132,11 @@ class Sweep:
                 "prefix_p": self.prefix_p,
                 "states": np.uint32(states),
             }
-            self.main.append(program.kernel(main).set(**rows))
+            self.main.append(work.kernel(program, main).set(**rows))
             if variant == "no-opt":
-                self.counts_kernels.append(program.kernel("mckp_counts").set(**rows))
+                self.counts_kernels.append(work.kernel(program, "mckp_counts").set(**rows))
         self.record = record
-        self.backtrack_kernel = program.kernel("mckp_backtrack").set(
+        self.backtrack_kernel = work.kernel(program, "mckp_backtrack").set(
             states=np.uint64(self.lay.states),
             prefix_w=self.prefix_w,
             group_first=self.group_first,

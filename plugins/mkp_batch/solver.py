@@ -46,6 +46,8 @@ from clsolve.sdk import (
 from . import directions
 
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.mkp_batch", "mkp_batch.cl")
+#: A launch: the walks of the active members, then the collection of their answers.
+KERNELS = ("mkp_batch_walk", "mkp_batch_collect")
 #: Items per problem at most (the work-group's order and prefix sums live in local memory).
 MAX_ITEMS = 256
 #: Dimensions at most (a work-item keeps a residual capacity per dimension).
@@ -223,6 +225,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
             solver=self.name,
             device_buffers=self._buffers(packed, device),
             host_buffers={"answers": batch.count * 16 + batch.profits.size},
+            kernels=KERNELS,
             cell_updates=int((NODES_PER_ITEM * n).sum()),
             launches=2 if batch.count else 0,
             seconds=seconds,
@@ -267,7 +270,7 @@ class ManySmallBranchAndBound(PackedBatchSolver):
                 deadline.check(f"{self.name}: before the walk")  # no time for buffers and a launch
                 work = Workspace(
                     device,
-                    Plan(self.name, self._buffers(packed, device)),  # the plan's own count
+                    Plan(self.name, self._buffers(packed, device), kernels=KERNELS),  # the plan's own count
                     poison=POISON_BYTE if self.poison else None,
                 )
                 walk = _Walk(self, batch, work)
@@ -536,7 +539,7 @@ class _Walk:
         ``choose``: the multipliers and order chosen, else read back) and the collection of their
         answers."""
         queue, walkers = self.device.queue, parts * LOCAL_SIZE
-        self.program.kernel("mkp_batch_walk").set(
+        self.work.kernel(self.program, "mkp_batch_walk").set(
             **{
                 name: self.inputs[name] for name in ("layout", "profits", "weights", "capacities", "directions", "direction_rows")
             },
@@ -556,7 +559,7 @@ class _Walk:
             first_launch=np.uint32(first_launch),
             choose=np.uint32(choose),
         ).enqueue(queue, (active * walkers,), (LOCAL_SIZE,))
-        self.program.kernel("mkp_batch_collect").set(
+        self.work.kernel(self.program, "mkp_batch_collect").set(
             layout=self.inputs["layout"],
             members=member_buf,
             active=active_buf,

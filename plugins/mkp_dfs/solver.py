@@ -37,7 +37,7 @@ from clsolve.sdk import (
     walk as host_walk,
 )
 
-from .subtrees import LOCAL_SIZE, Subtrees, device_buffers, slot_bytes
+from .subtrees import KERNELS, LOCAL_SIZE, Subtrees, device_buffers, slot_bytes
 
 #: Items at most (the level tables hold about 12 n^2 bytes, addressed by 32-bit offsets).
 MAX_ITEMS = 2**15
@@ -123,6 +123,7 @@ class DeviceDepthFirst(DeviceSolver):
             solver=self.name,
             device_buffers=device_buffers(n, m, slots),
             host_buffers={"level bounds": tables, "subtrees": 2 * slots * slot_bytes(words)},
+            kernels=KERNELS,
             cell_updates=n,
             launches=1,
             seconds=seconds,

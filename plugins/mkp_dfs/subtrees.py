@@ -16,6 +16,8 @@ import pyopencl as cl
 from clsolve.sdk import Device, Plan, Relaxation, Tables, Timings, Workspace, buffers, deadline, kernels
 
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.mkp_dfs", "mkp_dfs.cl")
+#: The walk of the subtrees and the bounds of their roots.
+KERNELS = ("mkp_dfs", "mkp_root_bounds")
 #: Work-group size of the walk.
 LOCAL_SIZE = 64
 _NOT_FOUND = np.iinfo(np.int32).max
@@ -71,12 +73,16 @@ class Subtrees:
         self.made = 0
         self.left_running = False  # a launch still runs in the queue: the open bound is made on the host
         self.timings = Timings()
-        self._buffers(tables, Workspace(device, Plan("mkp-dfs", device_buffers=device_buffers(self.n, self.m, slots))))
+        self._buffers(
+            tables, Workspace(device, Plan("mkp-dfs", device_buffers=device_buffers(self.n, self.m, slots), kernels=KERNELS))
+        )
         if poison is not None:
             for name in ("best_path", "made"):
                 buffers.fill(device.queue, self.buffers[name], poison)
 
     def _buffers(self, tables: Tables, work: Workspace) -> None:
+        self.work = work
+
         def state(nbytes: int) -> cl.Buffer:
             return work.empty("subtrees", nbytes)
 
@@ -102,7 +108,9 @@ class Subtrees:
             "made": state(8 * s),
             "shared": state(4),
         }
-        self.kernel = self.program.kernel("mkp_dfs").set(n=np.int32(self.n), shift=np.int32(self.shift), **self.buffers)
+        self.kernel = self.work.kernel(self.program, "mkp_dfs").set(
+            n=np.int32(self.n), shift=np.int32(self.shift), **self.buffers
+        )
 
     @property
     def busy(self) -> np.ndarray:
@@ -196,7 +204,7 @@ class Subtrees:
         for name, array in (("path", self.path), ("root", self.root), ("depth", self.depth)):
             cl.enqueue_copy(queue, b[name], array)
         names = ("p", "w", "c", "u", "start", "wsum", "psum", "surr", "path", "root", "depth")
-        kernel = self.program.kernel("mkp_root_bounds")
+        kernel = self.work.kernel(self.program, "mkp_root_bounds")
         kernel.set(n=np.int32(self.n), bound=b["made"], **{name: b[name] for name in names})
         kernel.enqueue(queue, (self.slots,), (LOCAL_SIZE,))
         bounds = np.empty(self.slots, np.int64)

@@ -95,6 +95,7 @@ def plan_held_karp(name: str, problem: TSP, device: Device, options) -> Plan:
         solver=name,
         device_buffers=buffers,
         host_buffers={"predecessors": store.host_bytes} if store.host_bytes else {},
+        kernels=("held_karp_first", "held_karp_level"),
         cell_updates=evaluations,
         launches=launches,
         seconds=evaluations / RATES[device.is_gpu] + launches * 1.2e-5 + 0.001,
@@ -139,10 +140,10 @@ def solve_held_karp(problem: TSP, device: Device, plan: Plan, options) -> Soluti
         deadline.drain(queue, "wavefront Held-Karp: buffers set")
     try:
         with timings.phase("kernels"):
-            program.kernel("held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)).enqueue(
+            work.kernel(program, "held_karp_first").set(distances=distance_buffer, level=levels[1], n=np.uint32(n)).enqueue(
                 queue, (-(-members // 64) * 64,), None
             )
-            kernel = program.kernel("held_karp_level").set(distances=distance_buffer, binom=binom_buffer, n=np.uint32(n))
+            kernel = work.kernel(program, "held_karp_level").set(distances=distance_buffer, binom=binom_buffer, n=np.uint32(n))
             pacer = Pacer(queue, "wavefront Held-Karp levels", members - 1)
             for k in range(2, members + 1):
                 size = sizes[k - 1]

@@ -129,6 +129,7 @@ def plan_knapsack(name: str, problem: Knapsack, device: Device, options) -> Plan
         solver=name,
         device_buffers=buffers,
         host_buffers={"decisions": store.host_bytes} if store.host_bytes else {},
+        kernels=("kp_row", "kp_block", "kp_backtrack"),
         cell_updates=cells,
         launches=len(planned) + 1,
         seconds=_seconds(problem, device, len(planned)),
@@ -188,7 +189,7 @@ def run_knapsack(
         deadline.drain(queue, "wavefront knapsack: buffers set")
     try:
         with timings.phase("kernels"):
-            last = _sweep(problem, device, program, planned, values, items, store, local, dtype, weights)
+            last = _sweep(problem, work, program, planned, values, items, store, local, dtype, weights)
             deadline.drain(queue, "wavefront knapsack: the last rows")
             store.drain(exposed=True)
             value = np.empty(1, dtype=dtype)
@@ -223,7 +224,7 @@ def _table(capacity: int, planned: list[tuple[int, int]], store: RowStore) -> np
 
 def _sweep(
     problem: Knapsack,
-    device: Device,
+    work: Workspace,
     program: kernels.Program,
     planned: list[tuple[int, int]],
     values: list[cl.Buffer],
@@ -236,10 +237,10 @@ def _sweep(
     """Every launch of ``planned`` (enqueued), the value rows ping-ponging, each launch's decision rows
     the store's chunk of that index; returns the buffer that will hold the last row."""
     capacity = int(problem.capacities[0])
-    queue = device.queue
-    one = program.kernel("kp_row").set(capacity=np.uint32(capacity))
+    queue = work.device.queue
+    one = work.kernel(program, "kp_row").set(capacity=np.uint32(capacity))
     block = (
-        program.kernel("kp_block").set(
+        work.kernel(program, "kp_block").set(
             capacity=np.uint32(capacity), weights=items[0], profits=items[1], row_words=np.uint64(_row_words(capacity))
         )
         if len(planned) < problem.n
@@ -297,7 +298,7 @@ def _trace_back_on_device(
     table = work.upload("trace-back", rows)
     rest = work.upload("trace-back", np.array([problem.capacities[0]], dtype=np.uint32), writable=True)
     chosen = work.empty("trace-back", problem.n)
-    walk = program.kernel("kp_backtrack").set(rows=table, weights=weights, rest=rest, selected=chosen)
+    walk = work.kernel(program, "kp_backtrack").set(rows=table, weights=weights, rest=rest, selected=chosen)
     group = (1 << BACK_DEPTH,)
     for buffer, first, count in walks:
         walk.set(decisions=buffer, first=np.uint32(first), count=np.uint32(count)).enqueue(queue, group, group)

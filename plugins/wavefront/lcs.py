@@ -67,6 +67,10 @@ STEP_ROW_SECONDS = 5e-8
 STRIPE_PEAK_RATE = 1.5e13
 
 
+#: Every kernel an LCS solve launches (wavefront_lcs.cl).
+LCS_KERNELS = ("lcs_start", "lcs_masks", "lcs_sweep", "lcs_stripes", "lcs_trace", "lcs_crossings")
+
+
 def symbol_codes(problem: LCS) -> tuple[np.ndarray, np.ndarray, int]:
     """``problem.codes()``, computed once per problem (its plan and its solve both need them)."""
     return cache.per_problem(problem, "symbol codes", problem.codes)
@@ -105,6 +109,7 @@ def plan_lcs(name: str, problem: LCS, device: Device, options) -> Plan:
         solver=name,
         device_buffers=buffers,
         host_buffers={"bit_rows": store.host_bytes} if store.host_bytes else {},
+        kernels=LCS_KERNELS,
         cell_updates=problem.cells(),
         launches=launches,
         seconds=sweep + launches * LAUNCH_SECONDS[device.is_gpu] + 0.001,
@@ -257,10 +262,12 @@ class _Sweep:
             self.edges = work.empty(prefix + "edges", geo.edge_words * 4)
             fill(queue, self.edges, 0)  # stripes: no edge is ready; diagonals: zeros enter the first word block
             words = np.uint32(geo.words)
-            self.program.kernel("lcs_start").set(v_row=self.v_row, words=words).enqueue(queue, (_round(geo.words, 64),), None)
+            self.work.kernel(self.program, "lcs_start").set(v_row=self.v_row, words=words).enqueue(
+                queue, (_round(geo.words, 64),), None
+            )
             self.masks = work.empty(prefix + "masks", (sigma + 2) * geo.words * 8 if method == "bits" else 8)
             if method == "bits":
-                self.program.kernel("lcs_masks").set(
+                self.work.kernel(self.program, "lcs_masks").set(
                     a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m), words=words, sigma=np.uint32(sigma)
                 ).enqueue(queue, (_round(geo.words, 64),), None)
             # no wait here: the queue is in order, so the sweep's phase also counts these two short kernels
@@ -271,7 +278,7 @@ class _Sweep:
         if self.geo.schedule == "stripes":
             return self._run_stripes(store, mirror)
         geo, queue = self.geo, self.device.queue
-        kernel = self.program.kernel("lcs_sweep").set(
+        kernel = self.work.kernel(self.program, "lcs_sweep").set(
             masks=self.masks,
             a_codes=self.a_codes,
             b_codes=self.b_codes,
@@ -324,7 +331,7 @@ class _Sweep:
         other = self if mirror is None else mirror
         blocks = geo.word_blocks + (0 if mirror is None else mirror.geo.word_blocks)
         return (
-            self.program.kernel("lcs_stripes")
+            self.work.kernel(self.program, "lcs_stripes")
             .set(
                 masks=self.masks,
                 b_codes=self.b_codes,
@@ -368,7 +375,11 @@ def lcs_length(problem: LCS, device: Device, options) -> tuple[int, Timings, dic
         problem, device, method, options.words_per_block, options.rows_per_block, options.rows_per_step, schedule, codes[2]
     )
     sweep = _Sweep(
-        problem, Workspace(device, Plan("wavefront", device_buffers=_buffers(problem, geo, codes[2]))), geo, timings, codes
+        problem,
+        Workspace(device, Plan("wavefront", device_buffers=_buffers(problem, geo, codes[2]), kernels=LCS_KERNELS)),
+        geo,
+        timings,
+        codes,
     )
     with timings.phase("kernels"):
         sweep.run(None)

@@ -58,7 +58,7 @@ def serial(sweep: Sweep, store: RowStore, length: int, poison: bool) -> np.ndarr
     pairs, capacity = _pairs(sweep.work, length, poison)
     state = np.array([problem.m, problem.n, 0, 0], dtype=np.uint32)
     state_buffer = sweep.work.upload("trace_state", state, writable=True)
-    kernel = sweep.program.kernel("lcs_trace").set(
+    kernel = sweep.work.kernel(sweep.program, "lcs_trace").set(
         a_codes=sweep.a_codes,
         b_codes=sweep.b_codes,
         state=state_buffer,
@@ -110,7 +110,7 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     queue, stripes = device.queue, geo.word_blocks
     crossings = np.zeros(2 * (stripes + 1), dtype=np.uint32)
     found = sweep.work.empty("crossings", crossings.nbytes)
-    sweep.program.kernel("lcs_crossings").set(
+    sweep.work.kernel(sweep.program, "lcs_crossings").set(
         forward=sweep.edges,
         reverse=reverse.edges,
         groups=np.uint32(-(-problem.n // geo.step_rows)),  # as lcs_stripes
@@ -131,7 +131,7 @@ def by_stripes(sweep: Sweep, reverse: Sweep, store: RowStore, length: int, poiso
     pairs, capacity = _pairs(sweep.work, length, poison)
     states = sweep.work.upload("trace_states", starts, writable=True)
     buffer, offset = store.readable(0)
-    sweep.program.kernel("lcs_trace").set(
+    sweep.work.kernel(sweep.program, "lcs_trace").set(
         chunk=buffer,
         chunk_offset=np.uint64(offset // 8),
         chunk_stride=np.uint64(geo.tile_stride // 8),

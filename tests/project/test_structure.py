@@ -161,10 +161,10 @@ def test_bench_uses_the_public_api_and_the_sdk_only():
 
 #: What a plugin leaves to the engine: buffers come from a ``Workspace`` (counted by the plan), time from
 #: ``deadline.Stopwatch`` and the solve's limit from ``deadline``'s functions.
-ENGINE_ONLY = ("cl.Buffer(", "perf_counter", "deadline.current(")
+ENGINE_ONLY = ("cl.Buffer(", "program.kernel(", "perf_counter", "deadline.current(")
 
 
-def test_plugins_make_no_buffer_and_read_no_clock_of_their_own():
+def test_plugins_make_no_buffer_or_kernel_and_read_no_clock_of_their_own():
     files = sorted((ROOT / "plugins").rglob("*.py")) + sorted((ROOT / "docs" / "example-plugin").rglob("*.py"))
     raw = {
         f"{path.relative_to(ROOT)}:{number}: {word}"

@@ -35,6 +35,7 @@ class SubsetSolver(DeviceSolver):
             solver=self.name,
             device_buffers={"values": 8 * subsets, "items": 8 * (problem.n * (problem.m + 1) + problem.m)},
             host_buffers={"values": 8 * subsets},
+            kernels=("subset_values",),
             cell_updates=subsets * problem.n,
             launches=1,
             seconds=1e-4 + subsets * problem.n * 1e-10,
@@ -42,7 +43,7 @@ class SubsetSolver(DeviceSolver):
 
     def solve(self, problem: Knapsack, device: Device, plan: Plan) -> Solution:
         timings, subsets = Timings(), 2**problem.n
-        work = Workspace(device, plan)  # buffers by the plan's names: more than it counts is a PlanError
+        work = Workspace(device, plan)  # buffers and kernels by the plan's names: anything else is a PlanError
         with timings.phase("upload"):
             items = {
                 name: work.upload("items", array.astype(np.uint64))
@@ -55,9 +56,7 @@ class SubsetSolver(DeviceSolver):
             values = work.empty("values", 8 * subsets)
             program = kernels.program(device, SOURCE, {"DIMS": problem.m})
         with timings.phase("kernels"):
-            program.kernel("subset_values").set(n=np.uint32(problem.n), values=values, **items).enqueue(
-                device.queue, (subsets,), None
-            )
+            work.kernel(program, "subset_values").set(n=problem.n, values=values, **items).enqueue(device.queue, (subsets,), None)
             found = np.empty(subsets, dtype=np.int64)
             cl.enqueue_copy(device.queue, found, values)  # blocking: waits for the kernel
         best = int(np.argmax(found))  # the empty subset (value 0) always fits

@@ -58,6 +58,38 @@ def test_arguments_by_name_refuse_unknown_and_missing_names(device, third_party)
         kernels.program(device, source).kernel("scale")
 
 
+def test_scalars_are_passed_as_the_type_the_kernel_declares(device, third_party):
+    source = kernels.KernelSource.path(third_party / "src" / "scaled.cl", include=[third_party / "headers"])
+    program = kernels.program(device, source)
+    assert program.scalar_types == {"scaled": {"factor": np.dtype(np.uint32)}}
+    data = np.arange(64, dtype=np.uint32)
+    flags = cl.mem_flags
+    source_buf = cl.Buffer(device.context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=data)
+    out_buf = cl.Buffer(device.context, flags.WRITE_ONLY, data.nbytes)
+    kernel = program.kernel("scaled").set(input=source_buf, output=out_buf)
+    for factor in (5, np.int64(5), np.uint8(5)):  # a Python int, a wider and a narrower NumPy integer
+        kernel.set(factor=factor).enqueue(device.queue, (64,), None)
+        out = np.full_like(data, 0xFFFFFFFF)
+        cl.enqueue_copy(device.queue, out, out_buf)
+        assert (out == 5 * data).all()
+    for wrong in (-1, 2**32, 1.5, np.float64(2.0), True):
+        with pytest.raises(TypeError, match=r"kernel scaled .*parameter factor is a uint, which cannot hold"):
+            kernel.set(factor=wrong)
+
+
+def test_scalar_types_read_the_declarations_and_leave_preprocessor_types_alone():
+    text = """
+    __kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+    void k(__global const ulong *rows, const long dw, uint n, __local int *scratch, const double ratio,
+           const value_t profit, __constant uchar *codes)
+    { }
+    """
+    assert kernels.scalar_types(text) == {
+        "k": {"dw": np.dtype(np.int64), "n": np.dtype(np.uint32), "ratio": np.dtype(np.float64)}
+    }
+    assert kernels.parameters(text) == {"k": ("rows", "dw", "n", "scratch", "ratio", "profit", "codes")}
+
+
 def test_builtin_kernels_parse_to_their_parameters():
     text = kernels.KernelSource.resource("clsolve_plugins.dp_rows", "dp_rows.cl").text()
     assert kernels.parameters(text)["dp_rows_backtrack"] == (

@@ -22,7 +22,6 @@ import hashlib
 import re
 import threading
 import weakref
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -196,23 +195,33 @@ def _typed(kernel: Kernel, name: str, value: Any, scalar: Any) -> np.generic:
 _SET_BYTES = getattr(cl.Kernel, "_set_arg_buf", None)
 
 
+@dataclass(frozen=True)
+class Signature:
+    """A kernel's parameters as its source declares them: their names in order, each name's index, and
+    the NumPy type of each scalar of a type in :data:`SCALAR_TYPES`. Made once per program and kernel."""
+
+    names: tuple[str, ...]
+    index: dict[str, int]
+    scalars: dict[str, type]
+
+    @classmethod
+    def of(cls, names: tuple[str, ...], types: Mapping[str, np.dtype]) -> Signature:
+        return cls(names, {n: i for i, n in enumerate(names)}, {key: dtype.type for key, dtype in types.items()})
+
+
 class Kernel:
     """One kernel whose arguments are set by name (``kernel.set(rows=..., item=np.uint32(3))``) and
     kept between launches; launching with an argument never set is an error naming it. The kernel
     holds a reference to each argument it was given, so a buffer made inline in the call lives as
     long as the kernel may still read it."""
 
-    def __init__(
-        self, cl_kernel: cl.Kernel, name: str, names: tuple[str, ...], label: str, types: Mapping[str, np.dtype] | None = None
-    ):
-        self.name, self.names, self.label = name, names, label
-        self.types = dict(types or {})
-        self._scalars = {key: dtype.type for key, dtype in self.types.items()}
+    def __init__(self, cl_kernel: cl.Kernel, name: str, signature: Signature, label: str):
+        self.name, self.names, self.label = name, signature.names, label
         #: Where each launch is counted under the kernel's name (a workspace's ``launches``), if anywhere.
-        self.launches: Counter[str] | None = None
+        self.launches: dict[str, int] | None = None
         self.cl_kernel = cl_kernel
-        self._index = {n: i for i, n in enumerate(names)}
-        self._unset = set(names)
+        self._index, self._scalars = signature.index, signature.scalars
+        self._unset = set(signature.names)
         self._held: dict[str, object] = {}
 
     def set(self, **arguments) -> Kernel:
@@ -245,7 +254,7 @@ class Kernel:
         if self._unset:
             raise TypeError(f"kernel {self.name} ({self.label}) launched before {', '.join(sorted(self._unset))} set")
         if self.launches is not None:
-            self.launches[self.name] += 1
+            self.launches[self.name] = self.launches.get(self.name, 0) + 1
         return cl.enqueue_nd_range_kernel(queue, self.cl_kernel, global_size, local_size, wait_for=wait_for)
 
 
@@ -260,19 +269,20 @@ class Program:
         self.built, self.label = built, label
         self.parameters = parameters(text)
         self.scalar_types = scalar_types(text)
+        self._signatures = {name: Signature.of(names, self.scalar_types.get(name, {})) for name, names in self.parameters.items()}
         self._free: dict[str, list[cl.Kernel]] = {}
 
     def kernel(self, name: str) -> Kernel:
         """A kernel with no argument set, its object to itself while it lives."""
-        names = self.parameters.get(name)
-        if names is None:
+        signature = self._signatures.get(name)
+        if signature is None:
             raise KernelBuildError(f"{self.label} has no kernel {name!r}; its kernels: {', '.join(self.parameters)}")
         free = self._free.setdefault(name, [])
         try:
             cl_kernel = free.pop()  # atomic: solves in other threads never share an object
         except IndexError:
             cl_kernel = cl.Kernel(self.built, name)
-        kernel = Kernel(cl_kernel, name, names, self.label, self.scalar_types.get(name))
+        kernel = Kernel(cl_kernel, name, signature, self.label)
         weakref.finalize(kernel, free.append, cl_kernel)
         return kernel
 

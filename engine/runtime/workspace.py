@@ -14,9 +14,7 @@ solution's ``stats["launches"]``.
 
 from __future__ import annotations
 
-import contextlib
-from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from contextvars import ContextVar
 from typing import Protocol
 
@@ -29,18 +27,24 @@ from .devices import Device
 from .kernels import Kernel, Program
 from .memory import format_bytes
 
-_tally: ContextVar[Counter[str] | None] = ContextVar("clsolve_launches", default=None)
+_tally: ContextVar[dict[str, int] | None] = ContextVar("clsolve_launches", default=None)
 
 
-@contextlib.contextmanager
-def counting() -> Iterator[Counter[str]]:
-    """The launches, by kernel name, of every workspace made in this block (one solve's)."""
-    tally: Counter[str] = Counter()
-    token = _tally.set(tally)
-    try:
-        yield tally
-    finally:
-        _tally.reset(token)
+def counting() -> _Counting:
+    """The launches, by kernel name, of every workspace made in this ``with`` block (one solve's)."""
+    return _Counting()
+
+
+class _Counting:
+    """A context manager (not ``contextlib``'s: about 2 us less on every solve)."""
+
+    def __enter__(self) -> dict[str, int]:
+        self.tally: dict[str, int] = {}
+        self._token = _tally.set(self.tally)
+        return self.tally
+
+    def __exit__(self, *exc: object) -> None:
+        _tally.reset(self._token)
 
 
 class Counted(Protocol):
@@ -61,10 +65,12 @@ class Workspace:
 
     def __init__(self, device: Device, plan: Counted, poison: int | None = None):
         self.device, self.plan, self.poison = device, plan, poison
-        self.made: Counter[str] = Counter()
+        self.context = device.context
+        #: Bytes made and not released, by name.
+        self.made: dict[str, int] = {}
         #: Launches enqueued so far, by kernel name (the solve's, where the engine counts them).
         tally = _tally.get()
-        self.launches: Counter[str] = tally if tally is not None else Counter()
+        self.launches: dict[str, int] = tally if tally is not None else {}
 
     def kernel(self, program: Program, name: str) -> Kernel:
         """Kernel ``name`` of ``program`` (arguments set by name, scalars passed as the kernel declares
@@ -81,7 +87,7 @@ class Workspace:
     def empty(self, name: str, nbytes: int) -> cl.Buffer:
         """A read-write buffer of ``nbytes`` (at least 1) counted under ``name``, poisoned where asked."""
         size = self._count(name, max(int(nbytes), 1))
-        buffer = cl.Buffer(self.device.context, cl.mem_flags.READ_WRITE, size)
+        buffer = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size)
         if self.poison is not None:
             fill(self.device.queue, buffer, self.poison)
         return buffer
@@ -94,13 +100,13 @@ class Workspace:
             host = np.zeros(1, np.uint8)  # OpenCL has no empty buffer
         self._count(name, host.nbytes)
         flags = (cl.mem_flags.READ_WRITE if writable else cl.mem_flags.READ_ONLY) | cl.mem_flags.COPY_HOST_PTR
-        return cl.Buffer(self.device.context, flags, hostbuf=host)
+        return cl.Buffer(self.context, flags, hostbuf=host)
 
     def release(self, name: str, *buffers: cl.Buffer) -> None:
         """Give ``buffers`` (made under ``name``) back now: their bytes count no more (a buffer made
         again for each launch or phase)."""
         for buffer in buffers:
-            self.made[name] -= buffer.size
+            self.made[name] = self.made.get(name, 0) - buffer.size
             buffer.release()
 
     def _count(self, name: str, size: int) -> int:
@@ -110,10 +116,11 @@ class Workspace:
                 f"{self.plan.solver}: a device buffer {name!r} of {format_bytes(size)} that its plan "
                 f"does not count (the plan counts {', '.join(map(repr, self.plan.device_buffers)) or 'none'})"
             )
-        if self.made[name] + size > counted:
+        total = self.made.get(name, 0) + size
+        if total > counted:
             raise PlanError(
-                f"{self.plan.solver}: device buffer {name!r}: {format_bytes(self.made[name] + size)} "
-                f"({self.made[name] + size} bytes) made, the plan counted {counted} bytes"
+                f"{self.plan.solver}: device buffer {name!r}: {format_bytes(total)} "
+                f"({total} bytes) made, the plan counted {counted} bytes"
             )
-        self.made[name] += size
+        self.made[name] = total
         return size

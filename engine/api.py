@@ -38,13 +38,18 @@ def solve_many(
 ) -> list[Solution] | SolutionArrays:
     """Solve several problems; one checked ``Solution`` per problem, in input order.
 
-    On one device, an error in one problem is raised naming that problem's index; nothing is
-    half-returned. Spread over several devices or workers, the batch is cut into chunks of equal
-    planned cost: ``device="all"`` uses every GPU of this host (one worker process each; with fewer
-    than two GPUs, the ``auto`` device, with a note on each solution), a list of device specs uses
-    those; ``client`` (a ``distributed.Client``) uses a Dask cluster's workers, each on its own
-    device. There a problem that fails on its own does not stop the others: a
-    :class:`~clsolve.errors.BatchError` names each failed index, and holds the other solutions.
+    A problem that fails on its own (no solver takes it, it does not fit, its time ran out) does not
+    fail the others: a :class:`~clsolve.errors.BatchError` names each failed index with its error and
+    holds every other answer (``solutions``, None at the failed ones). On one device the batch is
+    solved as one where a batch solver takes it; where that fails as a whole (a time limit, a
+    refusal), and for solvers that take one problem at a time, each problem is solved on its own,
+    under an equal share of the time left (what one leaves goes to those after it; none starts past
+    the limit). An error of the call itself (an unknown solver or option, no such device, a kernel
+    that does not build, a device failure) is raised as it is. Spread over several devices or
+    workers, the batch is cut into chunks of equal planned cost: ``device="all"`` uses every GPU of
+    this host (one worker process each; with fewer than two GPUs, the ``auto`` device, with a note on
+    each solution), a list of device specs uses those; ``client`` (a ``distributed.Client``) uses a
+    Dask cluster's workers, each on its own device.
     ``progress`` is called with a :class:`~clsolve.scaleout.chunks.Progress` after every chunk;
     ``chunk_count`` asks for that many chunks of equal cost (default: three leading waves of one chunk
     per device, then about 8 chunks per device or 3 per Dask GPU slot by cost, smaller ones last; see

@@ -71,7 +71,7 @@ class InvalidOptionError(ClsolveError, TypeError):
 
 
 class BatchError(ClsolveError):
-    """Some problems of a distributed batch failed on their own; the others were solved.
+    """Some problems of a batch failed on their own; the others were solved.
 
     ``failures`` maps a problem's index in the batch to its error (each names the index);
     ``solutions`` is the batch's result in input order with None where a problem failed.

@@ -10,11 +10,18 @@ from . import inputs
 from .batch.arrays import SolutionArrays
 from .batch.packed import PackedProblems, PackedSolutions
 from .errors import (
+    BatchError,
     ClsolveError,
+    DeviceError,
+    DeviceNotFoundError,
     DoesNotFitError,
     FormatError,
+    InvalidOptionError,
+    KernelBuildError,
+    PlanError,
     SolutionCheckError,
     TimeLimitError,
+    UnknownSolverError,
     UnsupportedProblemError,
     problem_label,
 )
@@ -212,7 +219,66 @@ def solve_many_one_device(problems: list, solver: str, device, arrays: bool, opt
         return _solve_many_one_device(problems, solver, device, arrays, options)
 
 
+#: Errors of the call itself (its solver, options, device, input format, a kernel that does not build,
+#: or a solver's plan bug): every problem would meet them, so a batch raises them as they are.
+CALL_ERRORS = (UnknownSolverError, InvalidOptionError, DeviceNotFoundError, FormatError, PlanError, DeviceError, KernelBuildError)
+
+
 def _solve_many_one_device(problems: list, solver: str, device, arrays: bool, options: dict) -> list[Solution] | SolutionArrays:
+    """The batch as one (``_batch``); where it fails as a whole (a time limit, a refusal, a wrong
+    answer), every problem on its own (``_kept``), so that each gets its answer or its own error. A
+    solver that solves one problem at a time goes through ``_kept`` at once."""
+    cls = registry.solver_classes().get(solver)
+    if cls is not None and not checked.batches(cls):
+        kept = _kept(problems, lambda p: _solve(p, solver, device, options))
+        return SolutionArrays.of_solutions(kept) if arrays else kept
+    try:
+        return _batch(problems, solver, device, arrays, options)
+    except CALL_ERRORS:
+        raise
+    except ClsolveError as exc:
+        if len(problems) < 2 or isinstance(exc, BatchError):
+            raise
+    kept = _kept(problems, lambda p: _solve(p, solver, device, options))
+    return SolutionArrays.of_solutions(kept) if arrays else kept
+
+
+#: Share of a batch's margin past its limit in which a problem still starts (under a limit of 0: an
+#: anytime solver answers from its incumbent and bound at once, any other raises ``TimeLimitError``).
+KEPT_GRACE = 0.5
+
+
+def _kept(problems: list, solve_one) -> list[Solution]:
+    """Every problem solved by ``solve_one`` on its own, each under an equal share of the time left to
+    the batch (what a problem leaves goes to those after it), its answer checked; a problem's error
+    is its own. Once the limit and KEPT_GRACE of its margin have passed, no problem starts. Where any
+    failed, :class:`BatchError` names each failed index and holds every other answer (None at the
+    failed ones)."""
+    solutions: list[Solution | None] = []
+    failed: dict[int, ClsolveError] = {}
+    for i, problem in enumerate(problems):
+        share = max(deadline.remaining(), 0.0) / (len(problems) - i) if deadline.limited() else None
+        if share is not None and deadline.remaining() + deadline.grace(KEPT_GRACE) <= 0:  # too late to start
+            solutions.append(None)
+            failed[i] = TimeLimitError(
+                f"{problem_label(i, problem)}: not started: the batch's time limit of {deadline.seconds():g} s has passed"
+            )
+            continue
+        try:
+            with deadline.limit(share):
+                solutions.append(_indexed(i, problem, lambda problem=problem: solve_one(problem)))
+        except CALL_ERRORS:
+            raise
+        except ClsolveError as exc:
+            solutions.append(None)
+            failed[i] = exc
+        progress.report("problems", i + 1, len(problems))
+    if failed:
+        raise BatchError(failed, solutions)
+    return solutions  # type: ignore[return-value]  # no None: nothing failed
+
+
+def _batch(problems: list, solver: str, device, arrays: bool, options: dict) -> list[Solution] | SolutionArrays:
     if _packs(solver) and all(isinstance(p, Knapsack) for p in problems):
         packed = PackedProblems.pack(problems)
         chosen = _batching_solver_packed(packed, device) if solver == "auto" else None
@@ -238,15 +304,11 @@ def _checked(problems: list, solutions: list[Solution], arrays: bool) -> list[So
 
 
 def _each(problems: list, device, options: dict, choices: list[tuple[Chosen, Chosen | None]] | None = None) -> list[Solution]:
-    """Every problem solved on its own, by its ``choices`` entry or by ``auto``."""
-    solutions = []
-    for i, p in enumerate(problems):
-        if choices is None:
-            solutions.append(_indexed(i, p, lambda p=p: solve(p, "auto", device, **options)))
-        else:
-            solutions.append(_indexed(i, p, lambda p=p, c=choices[i]: _solve_auto(p, c[0], c[1], options)))
-        progress.report("problems", i + 1, len(problems))
-    return solutions
+    """Every problem solved on its own, by its ``choices`` entry or by ``auto`` (``_kept``)."""
+    if choices is None:
+        return _kept(problems, lambda p: _solve(p, "auto", device, options))
+    chosen = dict(zip(map(id, problems), choices))
+    return _kept(problems, lambda p: _solve_auto(p, *chosen[id(p)], options))
 
 
 def _packs(solver: str) -> bool:

@@ -12,7 +12,7 @@ import json
 import sys
 
 from .. import api
-from ..errors import BatchError, ClsolveError, FormatError, TimeLimitError
+from ..errors import BatchError, ClsolveError, FormatError, TimeLimitError, problem_label
 from ..plugin import checked, registry
 from ..runtime import progress
 from ..scaleout import cluster, multidevice
@@ -66,6 +66,9 @@ def _plans(sources: list[Source], args, options: dict, failures: dict) -> dict:
     for index, source in enumerate(sources):
         try:
             plans[index] = api.plan(source.problem, args.solver, args.device, **options)
+        except TimeLimitError as exc:
+            if args.plan:  # without --plan the solve answers within the limit itself (an anytime
+                failures[index] = exc  # solver with its bound), or fails on its own
         except ClsolveError as exc:
             failures[index] = exc
     return plans
@@ -90,22 +93,27 @@ def _solve(sources: list[Source], todo: list[int], args, options: dict, spread: 
         return _spread(problems, todo, args, options, failures)
     try:
         found = api.solve_many(problems, args.solver, args.device, **options)
-        return dict(zip(todo, found))
-    except TimeLimitError as exc:
-        for i in todo:
-            failures[i] = exc
-        return {}
-    except ClsolveError:
+    except BatchError as exc:  # every other problem's answer is kept
+        for k, error in exc.failures.items():
+            failures[todo[k]] = _unlabelled(error, k, problems[k])
+        return {todo[k]: s for k, s in enumerate(exc.solutions) if s is not None}
+    except ClsolveError as exc:
         if len(problems) == 1:
             raise
-    # one problem failed the batch: each on its own, so that every other answer is kept
-    solutions = {}
-    for i in todo:
-        try:
-            solutions[i] = api.solve(sources[i].problem, args.solver, args.device, **options)
-        except ClsolveError as exc:
+        for i in todo:  # an error of the call itself (its solver, options or device)
             failures[i] = exc
-    return solutions
+        return {}
+    return dict(zip(todo, found))
+
+
+def _unlabelled(error: ClsolveError, position: int, problem) -> ClsolveError:
+    """``error`` without the label that names the problem by its position in the batch solved (the
+    CLI names it by its own index and name)."""
+    text = str(error).removeprefix(f"{problem_label(position, problem)}: ")
+    try:
+        return type(error)(text)
+    except TypeError:  # an error whose constructor takes more than its message
+        return error
 
 
 def _spread(problems: list, todo: list[int], args, options: dict, failures: dict) -> dict:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import POISON_BYTE, Device, Plan, Program, Workspace, fill
+from clsolve.sdk import POISON_BYTE, Device, Pacer, Plan, Program, Workspace, fill
 
 from .core import Core
 
@@ -99,25 +99,33 @@ class RelaxedRows:
 
     def _make(self, program: Program, core: Core, items: list[int]) -> list[cl.Buffer]:
         """The DP in reverse order of the levels; the row over items[i:] is kept for every i that is a
-        multiple of the stride."""
+        multiple of the stride. Its launches are paced under the time limit: where it passes first,
+        :class:`TimeLimitError` (the search goes on without the rows; ``shared.Shared``)."""
         shape, queue = self.shape, self.device.queue
         size = shape.width * 8
         work = [self.work.empty("relaxed rows", size) for _ in range(2)]
         fill(queue, work[0], 0)  # F over no item: 0 everywhere
         kept: dict[int, cl.Buffer] = {}
-        kernel = self.work.kernel(program, "relaxed_item").set(width=np.uint32(shape.width))
+        kernel = self.work.kernel(program, "relaxed_item").set(width=shape.width)
         grid = (-(-shape.width // 256) * 256,)
-        for i in range(len(items) - 1, -1, -1):
-            rounded = int(core.weights[items[i]]) // shape.grain
-            if rounded < shape.width:
-                kernel.set(row=work[0], next=work[1], w=np.uint32(rounded), p=np.int64(core.profits[items[i]]))
-                kernel.enqueue(queue, grid, (256,))
-                work.reverse()
-            if i % shape.stride == 0:
-                kept[i] = self.work.empty("relaxed rows", size)
-                cl.enqueue_copy(queue, kept[i], work[0], byte_count=size)
-        queue.finish()
-        self.work.release("relaxed rows", *work)
+        pacer = Pacer(queue, "dp-states relaxation rows", len(items))
+        try:
+            for i in range(len(items) - 1, -1, -1):
+                rounded = int(core.weights[items[i]]) // shape.grain
+                if rounded < shape.width:
+                    kernel.set(row=work[0], next=work[1], w=rounded, p=np.int64(core.profits[items[i]]))
+                    kernel.enqueue(queue, grid, (256,))
+                    work.reverse()
+                if i % shape.stride == 0:
+                    kept[i] = self.work.empty("relaxed rows", size)
+                    cl.enqueue_copy(queue, kept[i], work[0], byte_count=size)
+                pacer.launch()
+            pacer.close()
+        except BaseException:
+            self.work.release("relaxed rows", *kept.values())
+            raise
+        finally:
+            self.work.release("relaxed rows", *work)
         return [kept[i] for i in sorted(kept)]
 
     def arguments(self, number: int, core: Core) -> dict[str, object]:

@@ -89,6 +89,9 @@ WEIGHT_LIMIT, PROFIT_LIMIT = 2**63 - 1, 2**62
 #: Seconds per cell of the rounded relaxation's DP (``relaxed.py``), to leave it out where a time limit
 #: would not allow it: a GPU and other devices.
 RELAXED_CELL_SECONDS = {"gpu": 5e-12, "other": 2e-9}
+#: Seconds per item of the rows' DP beside its cells (a launch, and a row kept): a GPU and other devices
+#: (PoCL on 2 cores: 3,000 items of 22,000 entries in 1.8 s).
+RELAXED_ITEM_SECONDS = {"gpu": 2e-5, "other": 5e-4}
 #: Lists on the device of at least this many states make the rows: shorter searches end before the
 #: rows (0.02 to 0.25 s on the H100) would pay, and rows made later cover fewer items.
 RELAXATION_STATES = 2**16
@@ -452,7 +455,7 @@ class StateListSolver(DeviceSolver):
                 break
             level, count = core.advance(), lists.count
             number = len(core.levels)
-            watch = deadline.Stopwatch()
+            step = deadline.Stopwatch()
             if isinstance(lists, DeviceLists):
                 result = lists.level(
                     core,
@@ -465,7 +468,7 @@ class StateListSolver(DeviceSolver):
                 )
             else:
                 result = lists.level(core, level, best, reset=(number - 1) % BLOCK == 0, bit=bit(number))
-            elapsed = watch.seconds
+            elapsed = step.seconds
             if where in warm:
                 rates[where].observe(2 * count, elapsed)
             warm.add(where)  # a place's first level may include building its kernels (PoCL: at first launch)
@@ -476,14 +479,14 @@ class StateListSolver(DeviceSolver):
                 found = (number, *lists.merged_state(result.best_at))
             top = result.top
             if is_block_end(number) and lists.count and not core.done():
-                watch = deadline.Stopwatch()
+                step = deadline.Stopwatch()
                 place = record_place(lists, records, lists.count, on_device)
                 if place == "device":
                     assert isinstance(lists, DeviceLists)
                     records.add_device(lists.device_record())
                 else:
                     records.add(*lists.record())
-                last_record[place] = watch.seconds
+                last_record[place] = step.seconds
                 record_rates[place].observe(RECORD_BYTES * lists.count, last_record[place])
             progress.report("dp-states levels", number, core.n)
         if found is not None:
@@ -574,8 +577,9 @@ class StateListSolver(DeviceSolver):
         if not width or core.done():
             return False
         items = core.n - len(core.levels)
-        cells = min(items * min(width, core.capacity + 1), CELLS[_kind(device)])
-        return deadline.allows(cells * RELAXED_CELL_SECONDS[_kind(device)])
+        kind = _kind(device)
+        cells = min(items * min(width, core.capacity + 1), CELLS[kind])
+        return deadline.allows(cells * RELAXED_CELL_SECONDS[kind] + items * RELAXED_ITEM_SECONDS[kind])
 
 
 def _kind(device: Device) -> str:

@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import clsolve
@@ -172,3 +173,33 @@ def test_solvers_listing_lines_up(capsys):
     assert "anytime" in legend and sum("anytime" in line for line in lines) == 5
     starts = {len(line) - len(line[line.index("  ") :].lstrip()) for line in lines}  # where the kinds column starts
     assert len(starts) == 1
+
+
+def _hard_file(tmp_path) -> Path:
+    """A strongly correlated knapsack of 3,000 items and a capacity of about 7.6e8: past a dense DP's
+    time on a CPU, a search answers it with a proven bound under a short limit."""
+    weights = np.random.default_rng(1).integers(1, 10**6, 3000)
+    path = tmp_path / "hard.json"
+    path.write_text(
+        json.dumps({"profits": (weights + 100).tolist(), "weights": weights.tolist(), "capacities": int(weights.sum()) // 2})
+    )
+    return path
+
+
+def test_a_batch_under_a_time_limit_prints_every_answer(tmp_path, capsys):
+    hard = _hard_file(tmp_path)
+    argv = ["solve", "--example", "gr17", "--example", "knapPI_1_100_1000_1", str(hard), "--time-limit", "1", "--json"]
+    code, out, err = run(argv, capsys)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["name"] for line in lines[:2]] == ["gr17", "knapPI_1_100_1000_1"]
+    assert lines[0]["value"] == 2085 and lines[0]["optimal"] and lines[1]["optimal"]
+    assert len(lines) == 3
+    if "error" in lines[2]:  # the hard one: its own error, or an answer with its bound
+        assert code == 4 and lines[2]["kind"] == "TimeLimitError" and "1 of 3 problems failed" in err
+    else:
+        assert code == 0 and lines[2]["value"] <= lines[2].get("bound", lines[2]["value"])
+
+
+def test_a_time_limit_of_0_answers_from_an_anytime_solver_as_python_does(tmp_path, capsys):
+    code, out, err = run(["solve", str(_hard_file(tmp_path)), "--solver", "dp-states", "--time-limit", "0"], capsys)
+    assert code == 0 and "solver   dp-states" in out and ("best found" in out or "optimal" in out)

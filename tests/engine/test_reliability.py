@@ -132,11 +132,62 @@ def test_solve_many_keeps_one_limit_for_the_batch(device):
     clsolve.solve_many(small, solver="dp-rows", device=device)  # builds the kernels the batch runs
     problems = [clsolve.Knapsack(rng.integers(1, 1000, 2000), rng.integers(1, 1000, 2000), 300_000) for _ in range(80)]
     began = time.perf_counter()
-    with pytest.raises(clsolve.TimeLimitError):
+    with pytest.raises(clsolve.BatchError) as raised:
         clsolve.solve_many(problems, solver="dp-rows", device=device, time_limit=0.2)
     assert _within_margin(time.perf_counter() - began, 0.2)
+    assert raised.value.failures and all(isinstance(e, clsolve.TimeLimitError) for e in raised.value.failures.values())
+    assert all((s is None) == (i in raised.value.failures) for i, s in enumerate(raised.value.solutions))
     with pytest.raises(clsolve.InvalidOptionError, match="time_limit"):
         clsolve.solve_many(problems, device="all", time_limit=float("nan"))
+
+
+def _kept_batch(rng) -> tuple[list, int]:
+    """Three easy knapsacks and, at index 2, one past what a dense DP holds (2^32 states) or fits."""
+    easy = [clsolve.Knapsack(rng.integers(1, 100, 30), rng.integers(1, 100, 30), 500, name=f"easy{k}") for k in range(3)]
+    weights = rng.integers(10**6, 10**7, 3000)
+    huge = clsolve.Knapsack(weights + 100, weights, int(weights.sum()) // 2, name="huge")
+    return easy[:2] + [huge] + easy[2:], 2
+
+
+@pytest.mark.parametrize("solver", ["dp-rows", "dp-batch"])
+def test_a_batch_keeps_every_answer_beside_a_problem_it_refuses(device, solver):
+    problems, refused = _kept_batch(np.random.default_rng(5))
+    with pytest.raises(clsolve.BatchError) as raised:
+        clsolve.solve_many(problems, solver=solver, device=device)
+    assert list(raised.value.failures) == [refused]
+    assert isinstance(raised.value.failures[refused], (clsolve.DoesNotFitError, clsolve.UnsupportedProblemError))
+    assert str(raised.value.failures[refused]).startswith(f"problem {refused} (huge")
+    for i, solution in enumerate(raised.value.solutions):
+        if i != refused:
+            expected = clsolve.solve(problems[i], solver="sequential").value
+            assert solution.optimal and solution.value == expected
+
+
+def test_a_batch_under_a_limit_answers_every_problem_it_can_in_time(device):
+    """A hard problem among easy ones: the easy ones are answered, the hard one by an anytime solver with
+    its proven bound (or its own TimeLimitError), and the call keeps the limit."""
+    rng = np.random.default_rng(7)
+    problems, hard = _kept_batch(rng)
+    clsolve.solve_many([problems[0], problems[1]], device=device)  # kernels built beforehand
+    limit = 1.0
+    began = time.perf_counter()
+    try:
+        solutions = clsolve.solve_many(problems, device=device, time_limit=limit)
+    except clsolve.BatchError as exc:
+        assert list(exc.failures) == [hard] and isinstance(exc.failures[hard], clsolve.TimeLimitError)
+        solutions = exc.solutions
+    assert _within_margin(time.perf_counter() - began, limit)
+    for i, solution in enumerate(solutions):
+        if i != hard:
+            assert solution.optimal and solution.value == clsolve.solve(problems[i], solver="sequential").value
+        elif solution is not None:
+            assert solution.bound is not None and solution.bound >= solution.value
+
+
+def test_a_call_error_is_raised_for_the_whole_batch(device):
+    problems, _ = _kept_batch(np.random.default_rng(5))
+    with pytest.raises(clsolve.InvalidOptionError):
+        clsolve.solve_many(problems, solver="dp-rows", device=device, no_such_option=1)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), -1, "1", True, float("inf")])

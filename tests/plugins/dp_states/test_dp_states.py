@@ -4,6 +4,8 @@ of levels (items walked back through the block records); lists past max_states, 
 limit and time limits (anytime answers that bracket the optimum); capacities near 2^62; Jooken-style
 and Pisinger instances against dense DP and published optima."""
 
+import time
+
 import numpy as np
 import pytest
 from conftest import brute_force
@@ -296,6 +298,21 @@ def test_time_limit_returns_a_checked_answer_and_a_bound(seconds, device):
     assert solution.value <= optimum <= solution.bound
     if not solution.optimal:
         assert any("time limit" in note for note in solution.notes)
+
+
+def test_the_relaxation_rows_of_many_items_keep_the_time_limit(device):
+    """3,000 items: the rounded relaxation's DP takes a launch per item (PoCL: about 1.8 s), paced
+    under the limit; the search answers with its bound in time, with or without the rows."""
+    from clsolve.runtime.deadline import Deadline
+
+    weights = np.random.default_rng(1).integers(1, 10**6, 3000)
+    problem = clsolve.Knapsack(weights + 100, weights, int(weights.sum()) // 2)
+    clsolve.solve(clsolve.Knapsack([3, 4], [2, 3], 4), solver="dp-states", device=device, host_states=0)  # kernels built
+    for limit in (0.3, 1.0):
+        began = time.perf_counter()
+        solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=limit)
+        assert time.perf_counter() - began <= limit + Deadline(limit).margin
+        assert solution.bound is None or solution.bound >= solution.value
 
 
 @pytest.mark.parametrize("seed", [1, 2])

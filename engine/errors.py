@@ -42,11 +42,15 @@ class PlanError(ClsolveError, RuntimeError):
 
 
 class FormatError(ClsolveError, ValueError):
-    """An instance file could not be read; the message names the file and the line."""
+    """An instance file could not be read; the message names the file and the line. ``invalid``: the
+    file reads as an instance of its format, but its data break a rule of the problem (a negative
+    profit, a capacity missing): a folder reports such a file as an error, where it skips a file that
+    is no instance at all."""
 
-    def __init__(self, path: str, line: int | None, message: str):
+    def __init__(self, path: str, line: int | None, message: str, invalid: bool = False):
         self.path = path
         self.line = line
+        self.invalid = invalid
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(f"{where}: {message}")
 

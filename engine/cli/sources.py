@@ -2,8 +2,9 @@
 (``-``) and bundled examples; and which of them ``--instance`` selects.
 
 Inside a folder, a file that is not an instance (a ``SOURCE.md``, a table of optima, a tour) is
-skipped and reported, each with the reason its reading gave; a file named on the command line that
-cannot be read is an error. Hidden files and folders (``.name``) are passed over in silence.
+skipped and reported, each with the reason its reading gave; a file that reads as an instance whose
+data break the problem's rules (a negative profit) is an error, as is a file named on the command
+line that cannot be read. Hidden files and folders (``.name``) are passed over in silence.
 """
 
 from __future__ import annotations
@@ -61,12 +62,21 @@ def _sources(origin: str, problems: list, scale: Fraction) -> list[Source]:
 def _folder(root: Path, format: str | None, scale: str, factor: Fraction, skipped: Callable[[str], None]) -> list[Source]:
     out: list[Source] = []
     passed = 0
+    invalid: list[FormatError] = []
     for path in walk(root):
         try:
             out.extend(_sources(str(path), formats.read(path, format, scale), factor))
         except FormatError as exc:
+            if exc.invalid:
+                invalid.append(exc)
+                continue
             passed += 1
             skipped(f"skipped, not an instance: {exc}")
+    if invalid:  # every invalid instance named at once, before anything is solved
+        if len(invalid) == 1:
+            raise invalid[0]
+        listed = "; ".join(str(exc) for exc in invalid[:10]) + ("; ..." if len(invalid) > 10 else "")
+        raise FormatError(str(root), None, f"{len(invalid)} invalid instance files: {listed}", invalid=True)
     if not out:
         raise FormatError(str(root), None, f"no instance files in this folder or below ({passed} other files)")
     return out

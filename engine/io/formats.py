@@ -102,7 +102,7 @@ def _number(path: str, line: int | None, token, what: str, scale: Fraction) -> i
             "problems exactly: pass a scale such as 1e6 (--scale) to make it integral",
         )
     if value < 0:
-        raise FormatError(path, line, f"{what}: {token} is negative; must be >= 0")
+        raise FormatError(path, line, f"{what}: {token} is negative; must be >= 0", invalid=True)
     return int(value)
 
 
@@ -110,7 +110,7 @@ def _knapsack(path: str, line: int | None, **fields) -> Knapsack:
     try:
         return Knapsack(**fields)
     except InvalidProblemError as exc:
-        raise FormatError(path, line, str(exc)) from None
+        raise FormatError(path, line, str(exc), invalid=True) from None
 
 
 def read_pisinger(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
@@ -276,7 +276,7 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
                 )
             )
         except InvalidProblemError as exc:
-            raise FormatError(path, None, f"{where}: {exc}") from None
+            raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None
     return problems
 
 
@@ -289,7 +289,7 @@ def _grid_problem(path: str, where: str, entry: dict):
             raise FormatError(path, None, f"{where}: an LCS needs fields a and b; missing {', '.join(missing)}")
         return LCS(entry["a"], entry["b"], name=str(entry.get("name", "")), known_optimum=entry.get("optimum"))
     except InvalidProblemError as exc:
-        raise FormatError(path, None, f"{where}: {exc}") from None
+        raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None
 
 
 READERS: dict[str, Callable[..., list]] = {

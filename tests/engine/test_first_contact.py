@@ -39,6 +39,21 @@ def test_folders_are_walked_and_other_files_skipped_with_a_reason(tmp_path, caps
     assert code == 0 and err == ""
 
 
+def test_an_invalid_instance_in_a_folder_is_an_error_even_quiet(tmp_path, capsys):
+    _write(tmp_path / "good.json", {**KNAPSACK, "name": "good"})
+    _write(tmp_path / "bad.json", {"profits": [1, -2], "weights": [1, 1], "capacities": 1})
+    _write(tmp_path / "results.json", {"benchmark": "not a problem"})
+    (tmp_path / "worse.kp").write_text("2 10\n-1 2\n3 4\n")
+    for quiet in ([], ["--quiet"]):
+        code, out, err = run(["solve", str(tmp_path), "--list", *quiet], capsys)
+        assert code == 2 and out == "" and "2 invalid instance files" in err
+        assert "bad.json: problem.profits[1]: -2 is negative" in err and "worse.kp:2" in err
+        assert ("skipped, not an instance: " in err and "results.json" in err) is not bool(quiet)
+    (tmp_path / "worse.kp").unlink()
+    code, _, err = run(["solve", str(tmp_path), "--list"], capsys)
+    assert code == 2 and "error: " in err and "bad.json" in err and "invalid instance files" not in err
+
+
 def test_a_folder_without_instances_is_an_error(tmp_path, capsys):
     (tmp_path / "README.md").write_text("nothing here\n")
     code, _, err = run(["solve", str(tmp_path)], capsys)

@@ -105,7 +105,7 @@ def solution_lines(source: Source, solution: Solution, everything: bool, batch: 
 
 
 def solution_json(source: Source, solution: Solution, index: int) -> dict:
-    out = {"index": index, "name": source.name, "origin": source.origin, **solution.to_dict(source.problem)}
+    out = {"index": index, **solution.to_dict(source.problem), "name": source.name, "origin": source.origin}
     if source.scale != 1:
         out["scale"] = str(source.scale)
         out["value_in_file_units"] = in_file_units(solution.value, source.scale)

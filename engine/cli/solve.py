@@ -58,7 +58,7 @@ def _list(sources: list[Source]) -> None:
     width = max((len(s.name) for s in sources), default=0)
     for s in sources:
         described = s.problem.describe().removeprefix(f"{s.name}: ")
-        print(f"{s.position:>4}  {s.name:<{width}}  {described}  ({s.origin})")
+        print(f"{s.index:>4}  {s.name:<{width}}  {described}  ({s.origin})")
 
 
 def _plans(sources: list[Source], args, options: dict, failures: dict) -> dict:
@@ -79,7 +79,7 @@ def _write_plans(sources: list[Source], plans: dict, failures: dict, as_json: bo
         if index in failures:
             continue
         if as_json:
-            print(json.dumps({"index": index, "name": source.name, **plans[index].to_dict()}))
+            print(json.dumps({"index": source.index, "name": source.name, **plans[index].to_dict()}))
         else:
             print("\n".join(show.plan_lines(source, plans[index])))
 
@@ -126,7 +126,7 @@ def _spread(problems: list, todo: list[int], args, options: dict, failures: dict
         found = api.solve_many(problems, args.solver, None if client else args.device, client=client, progress=bar, **options)
     except BatchError as exc:
         for k, error in exc.failures.items():
-            failures[todo[k]] = error
+            failures[todo[k]] = _unlabelled(error, k, problems[k])
         found = exc.solutions
     finally:
         if client is not None:
@@ -139,7 +139,7 @@ def _write(sources: list[Source], solutions: dict, failures: dict, args) -> None
     for index, source in enumerate(sources):
         if index in solutions:
             if args.json:
-                print(json.dumps(show.solution_json(source, solutions[index], index)))
+                print(json.dumps(show.solution_json(source, solutions[index], source.index)))
             else:
                 print("\n".join(show.solution_lines(source, solutions[index], args.items, batch)))
         elif index in failures and args.json:
@@ -147,7 +147,7 @@ def _write(sources: list[Source], solutions: dict, failures: dict, args) -> None
             print(
                 json.dumps(
                     {
-                        "index": index,
+                        "index": source.index,
                         "name": source.name,
                         "origin": source.origin,
                         "error": str(error),
@@ -170,8 +170,8 @@ def _batch_size(solutions: dict) -> int:
 
 
 def _finish(sources: list[Source], failures: dict, as_json: bool) -> int:
-    for index, error in sorted(failures.items()):
-        text, name = str(error), sources[index].name
+    for position, error in sorted(failures.items()):
+        text, name, index = str(error), sources[position].name, sources[position].index
         if text.startswith(f"problem {index} "):  # spread batches name the index themselves
             _say(f"error: {text}")
         else:

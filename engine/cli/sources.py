@@ -26,16 +26,20 @@ STDIN = "-"
 @dataclass
 class Source:
     """One problem and where it came from: ``origin`` (a path, ``<stdin>`` or ``example NAME``),
-    its ``position`` in that file (from 1), and the ``scale`` its numbers were multiplied by."""
+    its ``position`` in that file (from 1), and the ``scale`` its numbers were multiplied by. Its
+    ``name``: the problem's own, else ``FILE#position`` (``FILE``: the file's name), as the readers
+    name the unnamed problems of a file that holds several."""
 
     problem: Knapsack | LCS | TSP
     origin: str
     position: int
     scale: Fraction
+    #: Its place in the run, from 0 (``--list``, errors and ``--json`` number problems by it).
+    index: int = 0
 
     @property
     def name(self) -> str:
-        return str(getattr(self.problem, "name", "") or f"{self.origin}#{self.position}")
+        return str(getattr(self.problem, "name", "") or f"{Path(self.origin).name}#{self.position}")
 
 
 def gather(
@@ -52,6 +56,8 @@ def gather(
             out.extend(_folder(Path(path), format, scale, factor, skipped))
         else:
             out.extend(_sources(path, formats.read(path, format, scale), factor))
+    for index, source in enumerate(out):
+        source.index = index
     return out
 
 
@@ -91,9 +97,15 @@ def walk(root: Path) -> list[Path]:
 
 
 def select(sources: list[Source], wanted: list[str]) -> list[Source]:
-    """The sources ``--instance`` names: by name, or by position in their file (``3`` or ``#3``)."""
-    keep = [s for s in sources if s.name in wanted or str(s.position) in wanted or f"#{s.position}" in wanted]
-    found = {s.name for s in keep} | {str(s.position) for s in keep} | {f"#{s.position}" for s in keep}
+    """The sources ``--instance`` names: by name, by index in the run (``3``: the fourth instance, as
+    ``--list``, errors and ``--json`` number them from 0), or by position in each file (``#3``: the
+    third instance of every file)."""
+
+    def keys(index: int, source: Source) -> set[str]:
+        return {source.name, str(index), f"#{source.position}"}
+
+    keep = [s for i, s in enumerate(sources) if keys(i, s) & set(wanted)]
+    found = set().union(*(keys(i, s) for i, s in enumerate(sources)))
     missing = [w for w in wanted if w not in found]
     if missing:
         names = ", ".join(s.name for s in sources[:10]) + (", ..." if len(sources) > 10 else "")
@@ -101,6 +113,6 @@ def select(sources: list[Source], wanted: list[str]) -> list[Source]:
             ", ".join(sorted({s.origin for s in sources})) or "the input",
             None,
             f"no instance named {', '.join(missing)}; the instances are {names} "
-            "(`--list` shows them; a position such as 1 or #1 also selects one)",
+            "(`--list` shows them with their indices; an index such as 0 selects one, #1 the first of each file)",
         )
     return keep

@@ -55,7 +55,7 @@ EXAMPLES = {
         Example(
             "rat",
             "4_10_600.rat",
-            "4_10_600.rat#0",
+            "4_10_600.rat#1",
             "LCS of two rat sequences of length 600, alphabet 4",
             "Abdi, Hajsaeedi, Hooshmand (2023), via BioinformaticsIASBS/LCS-DSclassification",
         ),

@@ -168,7 +168,7 @@ def read_mknap(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knap
                 weights=rows,
                 weights_by="dimension",
                 capacities=capacities,
-                name=f"{Path(path).stem}#{k + 1}",
+                name=f"{Path(path).name}#{k + 1}",
                 known_optimum=optimum,
             )
         )

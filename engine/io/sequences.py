@@ -46,7 +46,7 @@ def _pairs(path: str, records: list[tuple[str, str, int]]) -> list[LCS]:
     problems = []
     for k in range(0, len(records), 2):
         (name_a, a, _), (name_b, b, _) = records[k], records[k + 1]
-        label = f"{name_a} / {name_b}" if name_a and name_b else f"{stem}#{k // 2}"
+        label = f"{name_a} / {name_b}" if name_a and name_b else f"{stem}#{k // 2 + 1}"
         problems.append(LCS(a, b, name=label))
     return problems
 

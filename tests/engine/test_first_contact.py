@@ -60,16 +60,37 @@ def test_a_folder_without_instances_is_an_error(tmp_path, capsys):
     assert code == 2 and "no instance files in this folder or below (1 other files)" in err
 
 
-def test_list_and_select_by_name_or_position(tmp_path, capsys):
+def test_list_and_select_by_name_index_or_position(tmp_path, capsys):
     path = tmp_path / "three.json"
     _write(path, {"problems": [{**KNAPSACK, "name": f"k{i}", "capacities": 10 + i} for i in range(3)]})
     code, out, _ = run(["solve", str(path), "--list"], capsys)
-    assert code == 0 and [line.split()[:2] for line in out.splitlines()] == [["1", "k0"], ["2", "k1"], ["3", "k2"]]
-    for wanted in ("k1", "2", "#2"):
+    assert code == 0 and [line.split()[:2] for line in out.splitlines()] == [["0", "k0"], ["1", "k1"], ["2", "k2"]]
+    for wanted in ("k1", "1", "#2"):
         code, out, _ = run(["solve", str(path), "--instance", wanted, "--solver", "sequential"], capsys)
         assert code == 0 and "k1: KP1" in out and "k0" not in out
     code, _, err = run(["solve", str(path), "--instance", "k9"], capsys)
     assert code == 2 and "no instance named k9; the instances are k0, k1, k2" in err
+
+
+def test_one_name_and_index_everywhere(tmp_path, capsys):
+    """Unnamed problems are FILE#position in text, JSON and errors; indices count the run from 0, in
+    --list, --json, errors and --instance alike, also after a selection."""
+    _write(tmp_path / "a.json", {"problems": [KNAPSACK, {"a": "ACGTTGCA", "b": "AGTTCA"}]})
+    _write(tmp_path / "b.json", {"problems": [KNAPSACK, KNAPSACK]})
+    code, out, _ = run(["solve", str(tmp_path), "--list"], capsys)
+    assert [line.split()[:2] for line in out.splitlines()] == [
+        ["0", "a.json#1"],
+        ["1", "a.json#2"],
+        ["2", "b.json#1"],
+        ["3", "b.json#2"],
+    ]
+    code, out, err = run(["solve", str(tmp_path), "--instance", "1", "--instance", "3", "--solver", "dp-rows", "--json"], capsys)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 3 and [(line["index"], line["name"]) for line in lines] == [(1, "a.json#2"), (3, "b.json#2")]
+    assert "error" in lines[0] and "value" in lines[1]
+    assert "error: problem 1 (a.json#2)" in err
+    code, out, _ = run(["solve", str(tmp_path), "--instance", "#2", "--list"], capsys)
+    assert [line.split()[:2] for line in out.splitlines()] == [["1", "a.json#2"], ["3", "b.json#2"]]
 
 
 def test_standard_input(monkeypatch, capsys):

@@ -66,7 +66,8 @@ def _solve_parser(sub) -> None:
         "--instance",
         action="append",
         metavar="NAME",
-        help="solve only this instance: its name, its index in the run (0, as --list shows) or its position in each file (#1); repeatable",
+        help="solve only this instance: its name, its index in the run (0, as --list shows) "
+        "or its position in each file (#1); repeatable",
     )
     p.add_argument("--list", action="store_true", help="list the instances found, without solving")
     p.add_argument(

@@ -59,7 +59,11 @@ def cmd_devices(args) -> int:
     if icd.applied:
         print(f"note: {icd.applied}", file=sys.stderr)
     if not listing:
-        print("no OpenCL devices found", file=sys.stderr)
+        print(
+            "no OpenCL devices found: install PoCL's CPU device (pip install 'clsolve[pocl]') or a GPU "
+            "driver; host solvers (sequential) still run",
+            file=sys.stderr,
+        )
         return EXIT_FAILURE
     for d in listing:
         simulator = " (a simulator: used only when named)" if d.simulator else ""

@@ -48,6 +48,10 @@ def gather(
     """Every problem of the examples and paths, in order; ``skipped`` hears of each file a folder
     held that is not an instance."""
     factor = formats.scale_factor("--scale", scale)
+    if example_names and (format is not None or factor != 1) and not paths:
+        raise FormatError(
+            "--example", None, "a bundled example is read in its own format and units: --format and --scale apply to files only"
+        )
     out = [Source(examples.load(name), f"example {name}", 1, Fraction(1)) for name in example_names]
     for path in paths:
         if path == STDIN:

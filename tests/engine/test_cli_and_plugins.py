@@ -203,3 +203,17 @@ def test_a_batch_under_a_time_limit_prints_every_answer(tmp_path, capsys):
 def test_a_time_limit_of_0_answers_from_an_anytime_solver_as_python_does(tmp_path, capsys):
     code, out, err = run(["solve", str(_hard_file(tmp_path)), "--solver", "dp-states", "--time-limit", "0"], capsys)
     assert code == 0 and "solver   dp-states" in out and ("best found" in out or "optimal" in out)
+
+
+def test_format_and_scale_with_only_examples_are_refused(capsys):
+    for extra in (["--format", "tsplib"], ["--scale", "10"]):
+        code, out, err = run(["solve", "--example", "gr17", *extra], capsys)
+        assert code == 2 and out == "" and "apply to files only" in err
+
+
+def test_no_device_says_how_to_get_one(monkeypatch, capsys):
+    from clsolve import api
+
+    monkeypatch.setattr(api, "devices", lambda: [])
+    code, _, err = run(["devices"], capsys)
+    assert code == 1 and "pip install 'clsolve[pocl]'" in err

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -13,31 +14,58 @@ from .errors import SolutionCheckError
 from .problems import LCS, TSP, Knapsack, exact_sum
 
 
+class _Building(threading.local):
+    """Seconds this thread has waited for kernel builds (``clsolve.runtime.kernels.program`` adds
+    them), which ``Timings.phase`` moves out of the phase they fell in."""
+
+    seconds = 0.0
+
+    def add(self, seconds: float) -> None:
+        self.seconds += seconds
+
+
+building = _Building()
+
+
 @dataclass(slots=True)
 class Timings:
-    """Seconds spent in each phase of a solve (wall clock, device queue finished at each boundary)."""
+    """Seconds spent in each phase of a solve (wall clock, device queue finished at each boundary);
+    ``build``: waiting for kernel builds (a process's first solve of a kind, until its programs are
+    cached), taken out of the phase that waited."""
 
     upload: float = 0.0
     kernels: float = 0.0
     download: float = 0.0
     host: float = 0.0
+    build: float = 0.0
 
     @property
     def total(self) -> float:
-        return self.upload + self.kernels + self.download + self.host
+        return self.upload + self.kernels + self.download + self.host + self.build
 
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[None]:
         """Add the wall-clock seconds of the ``with`` block to phase ``name`` (``upload``, ``kernels``,
-        ``download`` or ``host``)."""
-        start = time.perf_counter()
+        ``download`` or ``host``), less the kernel builds it waited for, which go to ``build``."""
+        start, built = time.perf_counter(), building.seconds
         try:
             yield
         finally:
-            setattr(self, name, getattr(self, name) + time.perf_counter() - start)
+            waited = building.seconds - built
+            self.build += waited
+            setattr(self, name, getattr(self, name) + time.perf_counter() - start - waited)
+
+    def row(self) -> tuple[float, ...]:
+        """The phases' seconds in field order (:data:`PHASES`): a packed batch's timings row."""
+        return tuple(getattr(self, name) for name in PHASES)
 
     def to_dict(self) -> dict:
         return {**asdict(self), "total": self.total}
+
+
+#: The phases of ``Timings``, in field order.
+PHASES = ("upload", "kernels", "download", "host", "build")
+assert tuple(f.name for f in fields(Timings)) == PHASES
 
 
 @dataclass(slots=True)  # slots: a batch of 63,000 is built in half the time

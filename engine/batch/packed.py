@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InvalidProblemError, SolutionCheckError
 from ..problems import INT64_MAX, MAX_SCALAR, Knapsack
-from ..solution import Solution, Timings, check
+from ..solution import PHASES, Solution, Timings, check
 
 # PackedSolutions.unpack fills these attributes directly: a field added to either class goes there too
 assert [f.name for f in fields(Solution)] == [
@@ -34,7 +34,6 @@ assert [f.name for f in fields(Solution)] == [
     "positions",
     "tour",
 ]
-assert [f.name for f in fields(Timings)] == ["upload", "kernels", "download", "host"]
 
 
 #: The arrays of PackedProblems narrowed for transport.
@@ -481,7 +480,7 @@ class PackedSolutions:
             sizes.append(s.selected.size)
             optimal.append(bool(s.optimal))
             t = s.timings
-            timings.append((t.upload, t.kernels, t.download, t.host))
+            timings.append(t.row())
             label = (s.solver, s.device, tuple(s.notes))
             index.append(labels.setdefault(label, len(labels)))
             if s.bound is not None or s.stats or s.positions is not None or s.tour is not None:
@@ -494,7 +493,7 @@ class PackedSolutions:
             item_offsets=offsets,
             selected=np.concatenate([s.selected for s in solutions]) if count else np.zeros(0, bool),
             optimal=np.array(optimal, dtype=bool),
-            timings=np.array(timings, dtype=np.float64).reshape(-1, 4),
+            timings=np.array(timings, dtype=np.float64).reshape(-1, len(PHASES)),
             labels=list(labels),
             label_index=np.array(index, dtype=np.int32),
             extras=extras,
@@ -526,7 +525,7 @@ class PackedSolutions:
             item_offsets=np.concatenate(offsets),
             selected=np.concatenate([p.selected[p.item_offsets[0] : p.item_offsets[-1]] for p in parts]),
             optimal=np.concatenate([p.optimal for p in parts]),
-            timings=np.concatenate([p.timings for p in parts]).reshape(-1, 4),
+            timings=np.concatenate([p.timings for p in parts]).reshape(-1, len(PHASES)),
             labels=list(labels),
             label_index=np.concatenate(label_index),
             extras=extras,
@@ -567,7 +566,7 @@ class PackedSolutions:
         else:
             offsets, everything = self.item_offsets.tolist(), self.selected
             flags = [everything[a:b] for a, b in zip(offsets, offsets[1:])]
-        rows = np.asarray(self.timings, dtype=np.float64).reshape(count, 4)
+        rows = np.asarray(self.timings, dtype=np.float64).reshape(count, len(PHASES))
         starts = np.ones(count, dtype=bool)
         starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
         shared = [Timings(*row) for row in rows[starts].tolist()]

@@ -92,7 +92,8 @@ def solution_lines(source: Source, solution: Solution, everything: bool, batch: 
     else:
         lines.append(
             f"  time     {_seconds(t.total)} (upload {_seconds(t.upload)}, kernels {_seconds(t.kernels)}, "
-            f"download {_seconds(t.download)}, host {_seconds(t.host)})"
+            f"download {_seconds(t.download)}, host {_seconds(t.host)}"
+            + (f", kernel builds {_seconds(t.build)})" if t.build else ")")
         )
     lines += [f"  note     {note}" for note in solution.notes]
     if problem.known_optimum is not None:

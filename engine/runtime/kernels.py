@@ -34,6 +34,7 @@ import pyopencl as cl
 import pyopencl.tools
 
 from ..errors import KernelBuildError
+from ..solution import building
 from . import deadline
 from .devices import Device
 
@@ -337,6 +338,18 @@ def program(device: Device, source: KernelSource, defines: Mapping[str, object] 
     built = _programs.get(key)
     if built is not None:
         return built
+    watch = deadline.Stopwatch()
+    try:
+        return _built_or_waited(device, source, context, key, text, opts)
+    finally:  # the caller's wait for a build, reported apart from its phases (``Timings.build``)
+        building.add(watch.seconds)
+
+
+def _built_or_waited(
+    device: Device, source: KernelSource, context: cl.Context, key: tuple, text: str, opts: list[str]
+) -> Program:
+    """``program``'s build: made here, or waited for where another thread (or the build pool, under a
+    limit) makes it."""
     limit = deadline.current()
     with _lock:
         built = _programs.get(key)

@@ -424,7 +424,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         n = np.diff(reduced.item_offsets)
         values = np.zeros(len(reduced), dtype=np.int64)
         selected = np.zeros(reduced.profits.size, dtype=bool)
-        timings = np.zeros((len(reduced), 4))
+        timings = np.zeros((len(reduced), len(Timings().row())))
         batch_of = np.full(len(reduced), -1, dtype=np.int64)
         batch_notes: list[tuple[str, ...]] = []
 
@@ -432,7 +432,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
             values[rows] = answer.values
             selected[concatenated_ranges(reduced.item_offsets[rows], n[rows])] = answer.selected
             t = answer.timings
-            timings[rows] = np.array([t.upload, t.kernels, t.download, t.host]) / len(rows)
+            timings[rows] = np.array(t.row()) / len(rows)
             batch_of[rows] = len(batch_notes)
             batch_notes.append((answer.note,) + extra)
 
@@ -455,7 +455,7 @@ class KnapsackBatchSolver(PackedBatchSolver):
         k = len(packed.knapsack_positions)
         batch = np.full(k, -1, dtype=np.int64)
         batch[reduction.rows] = batch_of
-        all_timings = np.zeros((k, 4))
+        all_timings = np.zeros((k, timings.shape[1]))
         all_timings[reduction.rows] = timings
         notes = len(reduction.notes) + 1
         distinct, label_index = np.unique((batch + 1) * notes + reduction.note_index + 1, return_inverse=True)

@@ -16,6 +16,7 @@ from .plugin import registry
 from .plugin.contract import Solver
 from .runtime import deadline, memory
 from .runtime.devices import Device, DeviceInfo, list_devices, settle_left_work
+from .runtime.log import Record, logging
 from .scaleout import chunks, multidevice
 from .scaleout.chunks import Progress
 from .scaleout.gcpause import paused_gc
@@ -34,6 +35,7 @@ def solve_many(
     arrays: bool = False,
     time_limit: float | None = None,
     host_memory_limit: int | None = None,
+    log: Callable[[Record], None] | None = None,
     **options,
 ) -> list[Solution] | SolutionArrays:
     """Solve several problems; one checked ``Solution`` per problem, in input order.
@@ -58,7 +60,8 @@ def solve_many(
     optimality and item flags as NumPy arrays; a ``Solution`` is built only for a row that is read),
     which saves the client about a microsecond per problem.
     ``time_limit`` (seconds, one device only) holds for the whole batch, as for ``solve``;
-    ``host_memory_limit`` (bytes) too, on this host.
+    ``host_memory_limit`` (bytes) too, on this host. ``log``: as for ``solve``, each problem solved on
+    its own logging its lines (a batch solver's call logs its start and end).
     """
     problems = inputs.problems(problems)
     inputs.solver_name(solver)
@@ -72,7 +75,7 @@ def solve_many(
     budget = inputs.host_memory_limit(host_memory_limit)
     registry.solver_classes()  # a process's first call imports the plugins before its clock starts
     settle_left_work()  # and work an earlier call left running at its limit is waited for
-    with paused_gc(), memory.limit(budget), deadline.limit(time_limit):
+    with paused_gc(), memory.limit(budget), deadline.limit(time_limit), logging(log):
         return _solve_many(problems, solver, device, client, progress, chunk_count, arrays, options)
 
 

@@ -84,7 +84,7 @@ from .mkp.walk import HOST_NODES
 from .plan import Plan, host_memory_bytes
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver
 from .problems import LCS, TSP, Knapsack, exact_sum
-from .runtime import buffers, cache, deadline, kernels, memory, progress
+from .runtime import buffers, cache, deadline, kernels, log, memory, progress
 from .runtime.buffers import copy_later, fill
 from .runtime.deadline import Pacer
 from .runtime.devices import Device
@@ -135,6 +135,7 @@ __all__ = [
     "Pacer",
     "memory",
     "progress",
+    "log",
     "cache",
     "Device",
     # the dense DP's table and its row stores

@@ -4,6 +4,8 @@ one device (packed when its solver works on arrays). The worker side of a spread
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from . import inputs
@@ -30,6 +32,7 @@ from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
 from .problems import Knapsack
 from .runtime import deadline, devices, failures, memory, progress
+from .runtime import log as logs
 from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
 
@@ -144,6 +147,7 @@ def solve(
     *,
     time_limit: float | None = None,
     host_memory_limit: int | None = None,
+    log: Callable[[logs.Record], None] | None = None,
     **options,
 ) -> Solution:
     """Solve ``problem`` exactly with the named solver on the chosen device; the result is checked.
@@ -160,12 +164,17 @@ def solve(
     ``host_memory_limit`` (bytes) is the host memory the solve may take (default: a fair share of what
     is available, ``clsolve.runtime.memory``): a plan that needs more is refused before anything is
     allocated, and solvers that grow lists on the host keep them within it.
+
+    ``log`` is called with each line of the solve's log (a :class:`clsolve.runtime.log.Record`; ``str``
+    of it is the line): the solver, device and plan at the start, then about every second the time,
+    incumbent, bound, gap and the solver's work counters, each kernel build it waits for, and the
+    outcome.
     """
     inputs.problem(problem)
     inputs.solver_name(solver)
     registry.solver_classes()  # a process's first call imports the plugins (0.3 s with PoCL) before its clock starts
     devices.settle_left_work()  # and work an earlier call left running at its limit is waited for
-    with memory.limit(inputs.host_memory_limit(host_memory_limit)), deadline.limit(time_limit):
+    with memory.limit(inputs.host_memory_limit(host_memory_limit)), deadline.limit(time_limit), logs.logging(log):
         return _solve(problem, solver, device, options)
 
 
@@ -184,9 +193,24 @@ def _solve_chosen(problem, chosen: tuple[Solver, Device | None, Plan], options: 
     instance, dev, chosen_plan = chosen
     if options:
         instance = registry.load(instance.name, **options)
-    with failures.guard(instance.name, dev):
-        solution = checked.solve(instance, problem, dev, chosen_plan)
-    return _finish(problem, solution, instance, dev)
+    where = dev.label if dev is not None else HOST_DEVICE_LABEL
+    logs.start(instance.name, f"{problem.describe()} on {where}; plan {chosen_plan.seconds:.3g} s estimated")
+    try:
+        with failures.guard(instance.name, dev):
+            solution = checked.solve(instance, problem, dev, chosen_plan)
+        solution = _finish(problem, solution, instance, dev)
+    except ClsolveError as exc:
+        logs.event("end", f"{type(exc).__name__}: {exc}")
+        raise
+    logs.found(solution.value, solution.value if solution.optimal else solution.bound)
+    logs.event("end", _outcome(solution))
+    return solution
+
+
+def _outcome(solution: Solution) -> str:
+    """The log's last line: the value, proven optimal or with its bound, and the time."""
+    proof = "optimal" if solution.optimal else f"best found, bound {solution.bound}"
+    return f"{solution.value} ({proof}) in {solution.timings.total:.3f} s"
 
 
 def _solve_auto(problem, chosen: Chosen, fallback: Chosen | None, options: dict) -> Solution:

@@ -98,7 +98,12 @@ def _solve_parser(sub) -> None:
     p.add_argument(
         "--progress", action="store_true", help="progress on stderr even when it is not a terminal (a line per update)"
     )
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress and no notes on stderr")
+    p.add_argument(
+        "--log",
+        action="store_true",
+        help="a solver log on stderr: start, then about every second incumbent, bound, gap and work, builds, outcome",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress, log or notes on stderr")
     p.set_defaults(run=solve.run)
 
 

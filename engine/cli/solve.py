@@ -15,6 +15,7 @@ from .. import api
 from ..errors import BatchError, ClsolveError, FormatError, TimeLimitError, problem_label
 from ..plugin import checked, registry
 from ..runtime import progress
+from ..runtime.log import Record, logging
 from ..scaleout import cluster, multidevice
 from . import show
 from .exits import EXIT_OK, exit_code
@@ -44,10 +45,15 @@ def run(args) -> int:
             _write_plans(sources, plans, failures, args.json)
             return _finish(sources, failures, args.json)
     todo = [i for i in range(len(sources)) if i not in failures]
-    with showing(args.quiet, args.progress):
+    logged = args.log and not args.quiet
+    with showing(args.quiet or logged, args.progress and not logged), logging(_log_line if logged else None):
         solutions = _solve(sources, todo, args, options, spread, failures)
     _write(sources, solutions, failures, args)
     return _finish(sources, failures, args.json)
+
+
+def _log_line(record: Record) -> None:
+    print(record, file=sys.stderr, flush=True)
 
 
 def _say(text: str) -> None:

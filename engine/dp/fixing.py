@@ -23,6 +23,7 @@ import numpy as np
 
 from ..problems import Knapsack, exact_sum
 from ..runtime import cache
+from ..runtime import log as logs
 from ..solution import Solution, Timings
 from . import dominance as dominated_items
 from . import multiplicity
@@ -69,6 +70,10 @@ class Fixing:
     def changed(self) -> bool:
         return self.core is not self.original
 
+    @property
+    def fixed_profit(self) -> int:
+        return int(self.original.profits[self.fixed_in].sum())
+
     def expand(self, solution: Solution) -> Solution:
         """The core's solution with the fixed items, or the incumbent where that is better."""
         if not self.changed:
@@ -80,7 +85,7 @@ class Fixing:
                 selected=self.incumbent.copy(),
                 optimal=solution.optimal or (solution.bound is not None and solution.bound <= self.incumbent_value),
             )
-        fixed_profit = int(self.original.profits[self.fixed_in].sum())
+        fixed_profit = self.fixed_profit
         value = int(solution.value) + fixed_profit
         bound = None if solution.bound is None else max(int(solution.bound) + fixed_profit, self.incumbent_value)
         notes = list(solution.notes) + ["fixing: " + "; ".join(self.notes)]
@@ -334,7 +339,14 @@ class Stages:
         """``search``'s solution of ``searched``, expanded to the original problem (or the trivial
         solution where a stage left nothing to decide)."""
         first, fixed, core, merged, dominated = self.first, self.fixed, self.core, self.merged, self.dominated
-        run = search if merged is None else lambda _: merged.expand(search(merged.problem))
+        taken = first.forced_profit + (fixed.fixed_profit if fixed is not None else 0)
+        taken += core.forced_profit if core is not None else 0
+
+        def logged(problem: Knapsack) -> Solution:
+            with logs.offset(taken):  # the search's log in the original problem's values
+                return search(problem)
+
+        run = logged if merged is None else lambda _: merged.expand(logged(merged.problem))
         if dominated is not None:
             run = _expanding(dominated, run)
         if first.problem is None:

@@ -35,7 +35,7 @@ import pyopencl.tools
 
 from ..errors import KernelBuildError
 from ..solution import building
-from . import deadline
+from . import deadline, log
 from .devices import Device
 
 #: clsolve's own kernels and headers, searched last for includes.
@@ -339,10 +339,12 @@ def program(device: Device, source: KernelSource, defines: Mapping[str, object] 
     if built is not None:
         return built
     watch = deadline.Stopwatch()
+    log.event("build", f"building {source.label} for {device.label}")
     try:
         return _built_or_waited(device, source, context, key, text, opts)
     finally:  # the caller's wait for a build, reported apart from its phases (``Timings.build``)
         building.add(watch.seconds)
+        log.event("build", f"{source.label} ready after {watch.seconds:.3f} s")
 
 
 def _built_or_waited(

@@ -12,6 +12,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
+from . import log
+
 Listener = Callable[[str, int, "int | None"], None]
 
 _listener: ContextVar[Listener | None] = ContextVar("clsolve_progress", default=None)
@@ -28,7 +30,9 @@ def listening(listener: Listener | None) -> Iterator[None]:
 
 
 def report(what: str, done: int, total: int | None) -> None:
-    """Tell the listener, if any, that ``done`` of ``total`` units of ``what`` are finished."""
+    """Tell the listener, if any, that ``done`` of ``total`` units of ``what`` are finished (and the
+    solve's log, ``clsolve.runtime.log``, if one is kept)."""
     listener = _listener.get()
     if listener is not None:
         listener(what, done, total)
+    log.worked(what, done)

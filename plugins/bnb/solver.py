@@ -44,6 +44,7 @@ from clsolve.sdk import (
     Timings,
     cache,
     deadline,
+    log,
     memory,
     options,
     reduction,
@@ -303,6 +304,9 @@ class BranchAndBoundSolver(DeviceSolver):
                 search.open_bound = max(search.open_bound, top)
                 return
             search.nodes += count
+            if log.current() is not None:  # the log's incumbent and the largest open upper bound
+                top = engine.top if on_device else int(nodes[3].max())
+                log.found(search.best, max([top, search.best] + [f.bound for f in stack]))
             here = Frontier(step, () if on_device else nodes, offset, records)
             if on_device:
                 origin, filtered = self._device_step(items, search, engine, here, filtered)

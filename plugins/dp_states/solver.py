@@ -40,6 +40,7 @@ from clsolve.sdk import (
     Timings,
     deadline,
     exact_sum,
+    log,
     memory,
     options,
     progress,
@@ -301,7 +302,7 @@ class StateListSolver(DeviceSolver):
             return descend(
                 problem,
                 floor,
-                lambda guess: self._search(problem, device, guess - 1, 0, budget, rows, clusters),
+                lambda guess: self._search(problem, device, guess - 1, 0, budget, rows, clusters, guessed=True),
                 lambda: self._search(problem, device, floor, self.strengthen, rows=rows, clusters=clusters),
                 lambda: rows.root_bound() if growing else None,
                 clusters.root_bound,
@@ -372,8 +373,10 @@ class StateListSolver(DeviceSolver):
         states: int | None = None,
         rows: Shared[RelaxedRows] | None = None,
         clusters: Shared[ClusterLists] | None = None,
+        guessed: bool = False,
     ) -> Solution:
-        """The level loop over ``problem`` (a searched core) from incumbent ``floor``; lists of
+        """The level loop over ``problem`` (a searched core) from incumbent ``floor`` (``guessed``: a
+        descent's guess, which no solution may reach, so the log hears nothing of it); lists of
         ``strengthen`` states (0: none) strengthen the incumbent and the bound once; the search stops
         once it has made more than ``states`` states (None: no such budget); ``rows``: the rounded
         relaxation's rows of ``problem`` (None: none); ``clusters``: its cluster lists (None: none)."""
@@ -488,6 +491,8 @@ class StateListSolver(DeviceSolver):
                     records.add(*lists.record())
                 last_record[place] = step.seconds
                 record_rates[place].observe(RECORD_BYTES * lists.count, last_record[place])
+            if not guessed:
+                log.found(best if best >= 0 else None, max(best, top))
             progress.report("dp-states levels", number, core.n)
         if found is not None:
             number, bits, anchor = found

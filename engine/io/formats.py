@@ -9,6 +9,9 @@ Formats (``--format`` name, how it is recognised when not given):
               (Pisinger's generator, the ``large_scale`` / ``low-dimensional`` sets).
 ``jooken``    ``n``, then n lines ``id p w``, then ``c`` (Jooken et al. 2022 hard instances).
 ``mknap``     OR-Library: K, then per problem ``n m opt``, n profits, m rows of n weights, m capacities.
+``mknap2``    OR-Library's SAC-94 set (``mknap2.txt``): per problem a ``problem NAME.DAT`` line between
+              ``+++++`` lines, then ``m n`` (constraints first), n profits, m capacities, m rows of n
+              weights and the optimum (lines with ``+++++`` and a ``problem`` line).
 ``msb``       2DPackLib MSB JSON (``"Container"``/``"Items"``) turned into KP2 as [LLMF]/[LLM] do.
 ``class-a``   2DPackLib one-line format ``name;n;W;H;w,h[,count];..`` (lines containing ``;``), into KP2.
 ``tsplib``    TSPLIB95 ``.tsp`` / ``.atsp`` (a header with DIMENSION), into a TSP (``clsolve.io.tsplib``).
@@ -26,6 +29,7 @@ the profit is height x width, and each item type appears once (counts are ignore
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -40,7 +44,9 @@ from .tsplib import (
     read_tsplib,
 )
 
-FORMATS = ("json", "pisinger", "jooken", "mknap", "msb", "class-a", "tsplib", "fasta", "sequences")
+FORMATS = ("json", "pisinger", "jooken", "mknap", "mknap2", "msb", "class-a", "tsplib", "fasta", "sequences")
+#: A problem's first line in mknap2: ``problem NAME.DAT``.
+_MKNAP2_PROBLEM = re.compile(r"^[ \t]*problem[ \t]+(\S+)[ \t]*$", re.MULTILINE)
 
 
 class _Tokens:
@@ -292,11 +298,48 @@ def _grid_problem(path: str, where: str, entry: dict):
         raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None
 
 
+def read_mknap2(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knapsack]:
+    """OR-Library's ``mknap2.txt`` (or a part of it): every ``problem NAME.DAT`` block, named NAME,
+    with the optimum that ends it; the notes before the first block (with their worked example) are
+    not read."""
+    heads = list(_MKNAP2_PROBLEM.finditer(text))
+    if not heads:
+        raise FormatError(path, None, "no 'problem NAME.DAT' line: not an mknap2 file")
+    problems = []
+    for k, head in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(text)
+        before = text.count("\n", 0, head.end())  # the block's tokens keep the file's line numbers
+        tokens = _Tokens(path, "\n" * before + text[head.end() : end].replace("+", " "))
+        name = re.sub(r"\.dat$", "", head.group(1), flags=re.IGNORECASE)
+        m = tokens.take_count(f"{name}: constraint count m", 1)
+        n = tokens.take_count(f"{name}: item count n", 1)
+        profits = [tokens.take(f"{name}: profit {i + 1}", scale) for i in range(n)]
+        capacities = [tokens.take(f"{name}: capacity {d + 1}", scale) for d in range(m)]
+        rows = [[tokens.take(f"{name}: weight ({d + 1}, {i + 1})", scale) for i in range(n)] for d in range(m)]
+        optimum = tokens.take_optimum(f"{name}: optimal value", scale)
+        if tokens.left():
+            raise FormatError(path, tokens.line(), f"{name}: unexpected numbers after the optimal value")
+        problems.append(
+            _knapsack(
+                path,
+                before + 1,
+                profits=profits,
+                weights=rows,
+                weights_by="dimension",
+                capacities=capacities,
+                name=name,
+                known_optimum=optimum,
+            )
+        )
+    return problems
+
+
 READERS: dict[str, Callable[..., list]] = {
     "json": read_json,
     "pisinger": read_pisinger,
     "jooken": read_jooken,
     "mknap": read_mknap,
+    "mknap2": read_mknap2,
     "msb": read_msb,
     "class-a": read_class_a,
     "tsplib": read_tsplib,
@@ -314,6 +357,8 @@ def detect(path: str, text: str) -> str:
         return "fasta"
     if looks_like_tsplib(text):
         return "tsplib"
+    if "+++++" in text and _MKNAP2_PROBLEM.search(text):
+        return "mknap2"
     first = stripped.splitlines()[0] if stripped else ""
     if ";" in text[:4096]:
         return "class-a"

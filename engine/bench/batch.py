@@ -10,22 +10,23 @@ import time
 import clsolve
 from clsolve import Device, Knapsack, check_many, get_device
 
-from .common import copy_bandwidth, fresh, ortools_solve, two_d_set
+from .common import best, copy_bandwidth, fresh, ortools_solve, two_d_set
 
 
 def timed_batch(problems: list[Knapsack], device: Device, repeats: int, **options) -> tuple[float, list, float]:
-    """Best end-to-end seconds of ``solve_many`` over ``repeats`` runs (fresh problem objects each run),
-    the last run's solutions, and the best kernel seconds (the batches' kernels, which their solutions
-    share)."""
-    best, kernels = float("inf"), float("inf")
-    solutions: list = []
-    for _ in range(repeats):
-        batch = fresh(problems)
-        start = time.perf_counter()
+    """Best end-to-end seconds of ``solve_many`` over ``repeats`` runs after a warm one (fresh problem
+    objects each run), the last run's solutions, and the best kernel seconds (the batches' kernels,
+    which their solutions share)."""
+    kernels = float("inf")
+
+    def run(batch: list[Knapsack]) -> list:
+        nonlocal kernels
         solutions = list(clsolve.solve_many(batch, device=device, **options))
-        best = min(best, time.perf_counter() - start)
         kernels = min(kernels, sum(s.timings.kernels for s in solutions))
-    return best, solutions, kernels
+        return solutions
+
+    shortest, solutions = best(repeats, run, lambda: fresh(problems))
+    return shortest, solutions, kernels
 
 
 def batch_phases(problems: list[Knapsack], device: Device, **options) -> dict:

@@ -17,10 +17,10 @@ import time
 from typing import Any
 
 import clsolve
-from clsolve import FormatError, Knapsack, Solution, formats, get_device
+from clsolve import FormatError, Knapsack, formats, get_device
 from clsolve.generators import chu_beasley
 
-from .common import cpsat_solve, data_root, fresh, ortools_solve, solve_row
+from .common import best, cpsat_solve, data_root, fresh, ortools_solve, solve_row
 
 DEFAULT_TIME_LIMIT = 10.0
 SEARCHES = ("mkp-bnb", "mkp-dfs")
@@ -91,15 +91,13 @@ def _totals(rows: list[dict]) -> dict:
 
 
 def _batch(problems: list[Knapsack], device, repeats: int = 3) -> dict:
-    """The whole set in one ``solve_many`` (auto), the best of ``repeats`` runs on fresh copies."""
-    times: list[float] = []
-    solutions: list[Solution] = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        solutions = list(clsolve.solve_many(fresh(problems), solver="auto", device=device))
-        times.append(time.perf_counter() - start)
+    """The whole set in one ``solve_many`` (auto), the best of ``repeats`` runs on fresh copies after a
+    warm one."""
+    seconds, solutions = best(
+        repeats, lambda batch: list(clsolve.solve_many(batch, solver="auto", device=device)), lambda: fresh(problems)
+    )
     return {
-        "seconds": min(times),
+        "seconds": seconds,
         "instances": len(problems),
         "proved": sum(s.optimal for s in solutions),
         "solvers": sorted({s.solver for s in solutions}),

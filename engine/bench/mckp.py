@@ -20,7 +20,7 @@ import numpy as np
 import clsolve
 from clsolve import Knapsack, Solution, UnsupportedProblemError, get_device
 
-from .common import mt2_solve, ortools_solve
+from .common import best, mt2_solve, ortools_solve
 
 T = TypeVar("T")
 
@@ -55,14 +55,13 @@ def _timed(action: Callable[[], T]) -> tuple[T, float]:
 
 
 def _best_of(problem: Knapsack, device, solver: str, repeats: int = 3) -> tuple[float, Solution]:
-    """The shortest end-to-end time of ``repeats`` solves, each of a fresh copy of ``problem`` (nothing
-    the engine derived from an earlier solve is reused), and the last solution."""
-    times = []
-    for _ in range(repeats):
-        copy = Knapsack(problem.profits, problem.weights, problem.capacities, name=problem.name)
-        solution, seconds = _timed(lambda: clsolve.solve(copy, solver=solver, device=device, time_limit=LIMIT_SECONDS))
-        times.append(seconds)
-    return min(times), solution
+    """The shortest end-to-end time of ``repeats`` solves after a warm one, each of a fresh copy of
+    ``problem`` (nothing the engine derived from an earlier solve is reused), and the last solution."""
+    return best(
+        repeats,
+        lambda copy: clsolve.solve(copy, solver=solver, device=device, time_limit=LIMIT_SECONDS),
+        lambda: Knapsack(problem.profits, problem.weights, problem.capacities, name=problem.name),
+    )
 
 
 def _case(problem: Knapsack, device, baseline: dict | None, extras: bool, variants=VARIANTS) -> dict:

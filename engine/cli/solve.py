@@ -178,10 +178,10 @@ def _batch_size(solutions: dict) -> int:
 def _finish(sources: list[Source], failures: dict, as_json: bool) -> int:
     for position, error in sorted(failures.items()):
         text, name, index = str(error), sources[position].name, sources[position].index
-        if text.startswith(f"problem {index} "):  # spread batches name the index themselves
+        if text.startswith(f"problem {index} "):  # an error that names the index itself
             _say(f"error: {text}")
         else:
-            _say(f"error: problem {index}: {text}" if name in text else f"error: problem {index} ({name}): {text}")
+            _say(f"error: problem {index} ({name}): {text.removeprefix(f'{name}: ')}")
     if failures and len(sources) > 1:
         _say(f"{len(failures)} of {len(sources)} problems failed")
     return max((exit_code(e) for e in failures.values()), default=EXIT_OK)

@@ -108,7 +108,7 @@ def test_a_batch_keeps_its_answers_and_reports_every_failure(tmp_path, capsys):
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 3 and lines[0]["name"] == "fine" and lines[0]["value"] == 90
     assert [(line["index"], line["exit_code"]) for line in lines[1:]] == [(1, 3), (2, 3), (3, 3)]
-    assert all(f"error: problem {k}: " in err for k in (1, 2, 3)) and "3 of 4 problems failed" in err
+    assert all(f"error: problem {k} (four{k - 1}): " in err for k in (1, 2, 3)) and "3 of 4 problems failed" in err
 
 
 def test_a_refusal_after_presolve_names_both_dimension_counts():

@@ -2,6 +2,8 @@
 one device (packed when its solver works on arrays). The worker side of a spread batch
 (``clsolve.scaleout.chunks``) and the public face (``clsolve.api``) both build on this module."""
 
+# long module: solve and solve_many on one device (choice, batches, answers kept per problem) share their helpers
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -23,6 +23,7 @@ import datetime
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import clsolve
 from clsolve import Device, Knapsack, formats, get_device
@@ -92,7 +93,9 @@ def run(args) -> dict:
     # kernels built beforehand: the searches, and dense DP passes of 1 to 4 items, chained (short rows) and
     # launched one by one (long rows)
     warm = jooken(40, 10**6, 10, 0.2, 0, 100)
-    dense = (("dp-rows", {"items_per_launch": k, "chain": chain}) for k in (1, 2, 3, 4) for chain in (None, 1))
+    dense: list[tuple[str, dict[str, Any]]] = [
+        ("dp-rows", {"items_per_launch": k, "chain": chain}) for k in (1, 2, 3, 4) for chain in (None, 1)
+    ]
     for name, options in (("bnb", {}), ("dp-states", {}), *dense):
         clsolve.solve(warm, solver=name, device=device, **options)
     sets = {

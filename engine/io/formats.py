@@ -26,6 +26,8 @@ the profit is height x width, and each item type appears once (counts are ignore
 000 and 001. ``scale`` multiplies every number before the integer check (for data with decimals).
 """
 
+# long module: one reader per instance format, with the detection that picks among them
+
 from __future__ import annotations
 
 import json

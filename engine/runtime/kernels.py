@@ -15,6 +15,8 @@ match_dtype_to_c_struct`` on the device) and given to :func:`program` as a ``pre
 kernel cannot drift apart.
 """
 
+# long module: kernel sources, their builds and cache, and kernels bound by name are one concept
+
 from __future__ import annotations
 
 import concurrent.futures

@@ -295,10 +295,10 @@ class ManySmallBranchAndBound(PackedBatchSolver):
             )
         seconds = watch.seconds
         device_seconds = phases.upload + phases.kernels + phases.download
-        whole = Timings(
+        batch_timings = Timings(
             phases.upload, phases.kernels, phases.download, max(seconds - device_seconds - phases.build, 0.0), phases.build
         )
-        timings = np.tile(whole.row(), (count, 1)) / max(count, 1)
+        timings = np.tile(batch_timings.row(), (count, 1)) / max(count, 1)
         note = (
             f"branch and bound in a batch of {count}; {k} searched, {int(walked.sum())} nodes, {launches} "
             f"launch(es); timings are the batch's divided by {count}"

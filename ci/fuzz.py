@@ -472,31 +472,37 @@ def _large_table_steps(on: bool):
 
 
 def _batch(rng, seed, case, first, device, counts, failures, folder) -> None:
-    """A mixed-m batch through solve_many (dp-batch and auto), as objects and as arrays."""
+    """A mixed-m batch through solve_many (dp-batch and auto), as objects and as arrays. A member the
+    solver refuses comes back in a BatchError holding every other answer: those are checked, and a
+    member failing any other way is a failure."""
     problems = [first] + [knapsack(rng, rng.choice(KNAPSACK_FAMILIES)) for _ in range(rng.randint(1, 12))]
     problems = [p for p in problems if p.n <= BRUTE_ITEMS] or [first]
     expected = [reference(p) for p in problems]
     for solver in ("dp-batch", "auto"):
         arrays = rng.random() < 0.5
+        label = f"solve_many({solver}, arrays={arrays})"
         try:
             result = clsolve.solve_many(problems, solver=solver, device=device, arrays=arrays)
-            values = [int(v) for v in result.values] if arrays else [s.value for s in result]
-            wrong = [k for k, (v, e) in enumerate(zip(values, expected)) if e is not None and v != e]
-            counts[f"{solver} batch members"] += len(problems)
-            if wrong:
-                _fail(
-                    seed,
-                    case,
-                    problems[wrong[0]],
-                    f"solve_many({solver}, arrays={arrays})",
-                    f"member {wrong[0]}: {values[wrong[0]]} != {expected[wrong[0]]}",
-                    failures,
-                    folder,
-                )
+            values: list[int | None] = [int(v) for v in result.values] if arrays else [s.value for s in result]
+        except clsolve.BatchError as exc:
+            other = {k: e for k, e in exc.failures.items() if not isinstance(e, REFUSALS)}
+            if other:
+                k = min(other)
+                _fail(seed, case, problems[k], label, f"member {k}: {other[k]!r}", failures, folder)
+                continue
+            counts[f"{solver} batch members refused"] += len(exc.failures)
+            values = [None if s is None else s.value for s in exc.solutions]
         except REFUSALS:
             counts[f"{solver} batch refused"] += 1
+            continue
         except Exception:  # noqa: BLE001
             _fail(seed, case, first, f"solve_many({solver})", traceback.format_exc(limit=6), failures, folder)
+            continue
+        counts[f"{solver} batch members"] += sum(v is not None for v in values)
+        wrong = [k for k, (v, e) in enumerate(zip(values, expected)) if v is not None and e is not None and v != e]
+        if wrong:
+            k = wrong[0]
+            _fail(seed, case, problems[k], label, f"member {k}: {values[k]} != {expected[k]}", failures, folder)
 
 
 def _fail(seed, case, problem, label, error, failures, folder: Path) -> None:

@@ -1,8 +1,9 @@
-"""The time-limit check: bnb on 40 Jooken-style instances with c = 1e10 (n 400..1200), each with
-time limits of 1, 3 and 7 s. Every call must return a checked answer (no exception) within the
+"""The time-limit check: a solver (bnb unless --solver) on 40 Jooken-style instances with c = 1e10
+(n 400..1200), each with time limits of 1, 3 and 7 s. Every call must return a checked answer (no exception) within the
 limit plus the margin of ``clsolve.runtime.deadline`` (max(10 %, 50 ms)).
 
     python ci/time_limits.py --device pocl --limits 1,3,7 --json ci/results/time-limits-pocl.json
+    python ci/time_limits.py --solver dp-states --limits 0.3,1,3 --json ci/results/time-limits-dp-states.json
 
 Exits 1 when any call raises or returns late.
 """
@@ -35,19 +36,20 @@ def family(count: int) -> list[clsolve.Knapsack]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default=None)
+    parser.add_argument("--solver", default="bnb")
     parser.add_argument("--limits", default="1,3,7")
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args(argv)
     device = clsolve.get_device(args.device)
     limits = [float(x) for x in args.limits.split(",")]
-    clsolve.solve(jooken(400, 10**10, 10, 0.2, 0, 100, 1), solver="bnb", device=device, time_limit=0.5)  # kernels
+    clsolve.solve(jooken(400, 10**10, 10, 0.2, 0, 100, 1), solver=args.solver, device=device, time_limit=0.5)  # kernels
     rows, failures = [], 0
     for problem in family(args.count):
         for limit in limits:
             began = time.perf_counter()
             try:
-                solution = clsolve.solve(problem, solver="bnb", device=device, time_limit=limit)
+                solution = clsolve.solve(problem, solver=args.solver, device=device, time_limit=limit)
                 outcome = {"value": solution.value, "optimal": solution.optimal, "bound": solution.bound}
             except clsolve.ClsolveError as exc:
                 outcome = {"error": f"{type(exc).__name__}: {exc}"}
@@ -63,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     worst = max(r["seconds"] - r["time_limit"] for r in rows)
     summary = {
         "device": device.label,
+        "solver": args.solver,
         "date": datetime.date.today().isoformat(),
         "calls": len(rows),
         "failures": failures,

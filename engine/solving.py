@@ -33,7 +33,7 @@ from .plan import Plan
 from .plugin import checked, registry
 from .plugin.contract import PackedBatchSolver, Solver
 from .problems import Knapsack
-from .runtime import deadline, devices, failures, memory, progress
+from .runtime import costs, deadline, devices, failures, memory, progress
 from .runtime import log as logs
 from .runtime.devices import Device, get_device
 from .solution import Solution, check, check_many
@@ -85,7 +85,8 @@ def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | Non
             reason = candidate.accepts(problem)
             if reason is None:
                 dev = _device_for(candidate, device)
-                candidates.append((candidate.least_seconds(problem, dev), name, candidate, dev))
+                least = costs.least(name, dev, candidate.least_seconds(problem, dev))
+                candidates.append((least, name, candidate, dev))
         except ClsolveError as exc:
             reason = str(exc)
         if reason is not None:

@@ -30,6 +30,16 @@ def _gpu_only(request):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _uncalibrated(tmp_path_factory):
+    """The solvers' own estimates: a calibration kept on this machine (``clsolve calibrate``) would
+    change ``auto``'s picks that tests rely on; tests that calibrate write to this empty cache."""
+    from clsolve.runtime import costs as model
+
+    os.environ["CLSOLVE_CACHE"] = str(tmp_path_factory.mktemp("clsolve-cache"))
+    model.forget()
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _plugins_loaded():
     """The installed plugins imported once before any test: a process's first call imports them before
     its clock starts, and a test that times a call would count it."""

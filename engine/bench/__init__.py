@@ -1,4 +1,4 @@
-"""``clsolve bench NAME``: one module per benchmark (dp_rows, batch for msb and class-a, bnb, mckp,
+"""``clsolve bench NAME``: one module per benchmark (auto, dp_rows, batch for msb and class-a, bnb, mckp,
 scale, wavefront, hard_kp, kpm, small_rows), the helpers they share in ``common``. Each prints JSON with the device and the
 date (stdout, or ``--out``); progress goes to stderr."""
 
@@ -10,12 +10,13 @@ from pathlib import Path
 
 from clsolve import FormatError, InvalidOptionError
 
-from . import batch, bnb, dp_rows, hard_kp, kpm, mckp, plots, scale, small_rows, wavefront
+from . import auto, batch, bnb, dp_rows, hard_kp, kpm, mckp, plots, scale, small_rows, wavefront
 from .common import data_root
 
 __all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
 
 BENCHMARKS = {
+    "auto": auto.run,
     "bnb": bnb.run_bnb,
     "dp-rows": dp_rows.run_dp_rows,
     "mckp": mckp.run,
@@ -41,7 +42,11 @@ def add_parser(sub):
         "--solver", default=None, help="dp-rows: the solver to time (default dp-rows); hard-kp: the solver to run (default auto)"
     )
     bench.add_argument(
-        "--time-limit", type=float, default=None, metavar="SECONDS", help="hard-kp, kpm: the limit per instance (default 10 s)"
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="hard-kp, kpm: the limit per instance (default 10 s); auto: per solve (default 5 s)",
     )
     bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")

@@ -1,8 +1,8 @@
 """The ``clsolve`` command line (also ``python -m clsolve``).
 
 Subcommands: ``solve`` (``clsolve.cli.solve``), ``examples``, ``solvers``, ``devices``
-(``clsolve.cli.listings``) and ``bench`` (``clsolve.bench``). Results go to stdout; progress,
-skipped files and errors to stderr. Exit codes are in ``clsolve.cli.exits``.
+(``clsolve.cli.listings``), ``calibrate`` (``clsolve.cli.calibrate``) and ``bench`` (``clsolve.bench``).
+Results go to stdout; progress, skipped files and errors to stderr. Exit codes are in ``clsolve.cli.exits``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import threading
 from .. import __version__
 from ..errors import ClsolveError
 from ..io import formats
-from . import listings, solve
+from . import calibrate, listings, solve
 from .exits import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_TERMINATED, exit_code
 
 __all__ = ["main", "parser"]
@@ -134,6 +134,7 @@ def parser() -> argparse.ArgumentParser:
         listing.add_argument("--json", action="store_true")
         listing.set_defaults(run=run)
 
+    calibrate.add_parser(sub)
     from .. import bench
 
     bench.add_parser(sub).set_defaults(run=_bench)

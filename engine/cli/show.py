@@ -130,7 +130,8 @@ def plan_lines(source: Source, plan: Plan) -> list[str]:
             lines.append(f"  {where:<8} {_size(sum(buffers.values()))} in {len(buffers)} buffer(s): {parts}")
     lines.append(
         f"  work     {plan.cell_updates:.3g} cell updates, {plan.launches} launches, "
-        f"about {_seconds(plan.seconds)} by the solver's estimate"
+        f"about {_seconds(plan.seconds)} by "
+        + ("the device's calibration (`clsolve calibrate`)" if "estimate" in plan.details else "the solver's estimate")
     )
     if plan.details:
         lines.append("  details  " + ", ".join(f"{key} {value}" for key, value in plan.details.items()))

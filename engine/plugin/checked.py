@@ -15,6 +15,7 @@ from ..dp.reduction import Reduction
 from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
 from ..plan import Plan, combined
 from ..problems import Knapsack
+from ..runtime import costs as cost_model
 from ..runtime import deadline, progress, spare, workspace
 from ..runtime.devices import Device
 from ..solution import Solution, Timings, building
@@ -47,11 +48,17 @@ def settled(problem: Any, solver: Solver | None = None) -> Reduction | None:
 
 
 def planned(solver: Solver, problem: Any, device: Device | None) -> Plan:
-    """``solver.plan``, or the empty plan of a problem the engine settles alone (``settled``)."""
+    """``solver.plan``, or the empty plan of a problem the engine settles alone (``settled``); its
+    seconds corrected by the device's calibration (``clsolve.runtime.costs``) where there is one."""
     decided = settled(problem, solver)
     if decided is not None:
         return Plan(solver=solver.name, details={"presolve": "; ".join(decided.notes)})
-    return solver.plan(problem, device)
+    found = solver.plan(problem, device)
+    correction = cost_model.correction(solver.name, device)
+    if correction is not None:
+        found.details["estimate"] = correction.words(found)
+        found.seconds = correction(found)
+    return found
 
 
 def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from . import icd
+from . import icd, memory
 
 icd.ensure_nvidia_icd()  # must run before pyopencl first lists platforms
 
@@ -79,8 +79,18 @@ class Device:
     @property
     def memory_budget(self) -> int:
         """Bytes of device memory a solve's plan may use: ``memory_share()`` of its global memory (the
-        rest stays for the driver, and for other processes where several share the device)."""
-        return int(self.global_memory * memory_share())
+        rest stays for the driver, and for other processes where several share the device); on a device
+        that works in the host's memory, at most HOST_DEVICE_SHARE of the host budget
+        (``clsolve.runtime.memory``), so that solvers sizing their lists to the budget fit the host."""
+        own = int(self.global_memory * memory_share())
+        return min(own, int(memory.host_budget() * HOST_DEVICE_SHARE)) if self.shares_host_memory else own
+
+    def budget_words(self) -> str:
+        """Where ``memory_budget`` comes from, in words."""
+        own = int(self.global_memory * memory_share())
+        if self.memory_budget < own:
+            return f"{HOST_DEVICE_SHARE:.0%} of the host budget, {memory.budget_words()}"
+        return f"{memory_share():.0%} of {memory.format_bytes(self.global_memory)}"
 
     @cached_property
     def max_allocation(self) -> int:
@@ -180,6 +190,9 @@ _devices_lock = threading.Lock()
 _left: set[Callable[[], object]] = set()
 
 
+#: Share of the host budget a device that works in the host's memory gives one solve's device buffers
+#: (the rest is for its host buffers).
+HOST_DEVICE_SHARE = 0.8
 #: Share of a device's global memory a plan may use by default (``CLSOLVE_DEVICE_MEMORY_SHARE`` sets another).
 DEVICE_MEMORY_SHARE = 0.9
 #: The environment variable that sets the share: several processes sharing one device each take a part.

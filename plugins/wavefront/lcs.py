@@ -44,7 +44,7 @@ from clsolve.sdk import (
 )
 
 from . import lcs_trace
-from .lcs_tiling import MIN_DEFAULT_ROWS, Geometry, Grid, choose_schedule, geometry
+from .lcs_tiling import MIN_DEFAULT_ROWS, Geometry, Grid, choose_schedule, geometry, mask_rows
 
 #: The kernels: bit-parallel LCS by block diagonals ([OM]).
 LCS_SOURCE = kernels.KernelSource.resource("clsolve_plugins.wavefront", "wavefront_lcs.cl")
@@ -155,7 +155,7 @@ def _buffers(problem: LCS, geo: Geometry, sigma: int) -> dict[str, int]:
         "b_codes": problem.n * 4,
         "v_row": geo.words * 8,
         "edges": geo.edge_words * 4,
-        "masks": (sigma + 2) * geo.words * 8 if geo.method == "bits" else 8,
+        "masks": mask_rows(sigma) * geo.words * 8 if geo.method == "bits" else 8,
         "scratch": 8,
         "pairs": max(min(problem.m, problem.n), 1) * 8,
         "trace_state": 16,
@@ -198,7 +198,7 @@ def _plan_stripes(problem: LCS, device: Device, method: str, sigma: int, options
             reverse_b_codes=problem.n * 4,
             reverse_v_row=m_reversed // 8,
             reverse_edges=geo.edge_words * 4,
-            reverse_masks=(sigma + 2) * m_reversed // 8 if geo.method == "bits" else 8,
+            reverse_masks=mask_rows(sigma) * m_reversed // 8 if geo.method == "bits" else 8,
             crossings=8 * (geo.word_blocks + 1),
             trace_states=16 * geo.word_blocks,
         )
@@ -265,7 +265,7 @@ class _Sweep:
             self.work.kernel(self.program, "lcs_start").set(v_row=self.v_row, words=words).enqueue(
                 queue, (_round(geo.words, 64),), None
             )
-            self.masks = work.empty(prefix + "masks", (sigma + 2) * geo.words * 8 if method == "bits" else 8)
+            self.masks = work.empty(prefix + "masks", mask_rows(sigma) * geo.words * 8 if method == "bits" else 8)
             if method == "bits":
                 self.work.kernel(self.program, "lcs_masks").set(
                     a_codes=self.a_codes, masks=self.masks, m=np.uint32(problem.m), words=words, sigma=np.uint32(sigma)

@@ -23,8 +23,21 @@ STRIPE_WORDS_PER_BLOCK = 64
 STRIPE_ROWS_PER_STEP = 20
 STRIPE_STAGE = 16
 #: Stripes copy their words of every mask row to local memory when they take at most this many bytes
-#: (sigma + 2 rows of words_per_block words: small alphabets).
+#: (``mask_rows(sigma)`` rows of words_per_block words: small alphabets).
 STRIPE_MASK_BYTES = 16 * 1024
+#: Mask tables of up to this many rows are padded to a power of two of rows, so that alphabets of
+#: nearby sizes share a stripes program (its MASK_ROWS) instead of building one each.
+PADDED_MASK_ROWS = 64
+
+
+def mask_rows(sigma: int) -> int:
+    """Rows of the mask table of ``sigma`` common symbols: one per code (0 to sigma + 1), padded to a
+    power of two up to PADDED_MASK_ROWS (the padding rows are never read by a code)."""
+    rows = sigma + 2
+    padded = 1 << (rows - 1).bit_length()
+    return padded if padded <= PADDED_MASK_ROWS else rows
+
+
 #: Bytes each chunk of a store starts on (``RowStore`` packs chunks at this alignment).
 CHUNK_ALIGN = 256
 #: The trace-back needs work-groups of at least this many work-items (rows of its window).
@@ -69,13 +82,13 @@ class Geometry:
     @property
     def mask_bytes(self) -> int:
         """Local memory of a stripe's mask rows, 0 where they stay in global memory (too many symbols)."""
-        size = (self.sigma + 2) * self.words_per_block * 8
+        size = mask_rows(self.sigma) * self.words_per_block * 8
         return size if size <= STRIPE_MASK_BYTES else 0
 
     def stripe_defines(self) -> dict[str, object]:
         defines: dict[str, object] = {"CODE_T": self.code_type[0], "RING_GROUPS": self.ring_groups, "SKEWED_ROWS": 1}
         if self.mask_bytes:
-            defines["MASK_ROWS"] = self.sigma + 2  # masks read from local memory as each group starts
+            defines["MASK_ROWS"] = mask_rows(self.sigma)  # masks read from local memory as each group starts
         else:
             defines["MASKS_AHEAD"] = 1  # masks read from global memory a group ahead
         return defines

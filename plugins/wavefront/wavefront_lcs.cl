@@ -201,9 +201,9 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
  * it (work-groups start in order of their index, as decoupled look-back scans [MG16] assume), so
  * the launch always progresses. Each edge carries its own flag: no ordering between separate
  * stores is assumed. A work-item reads its group's masks as the group starts, from the stripe's copy
- * of every mask row in local memory (MASK_ROWS = sigma + 2 rows), or with MASKS_AHEAD (alphabets too
- * large for that copy) from global memory a group ahead; every whole group runs without a branch
- * (branches between rows keep the compiler from overlapping them).
+ * of every mask row in local memory (MASK_ROWS: sigma + 2 rows padded to a power of two), or with
+ * MASKS_AHEAD (alphabets too large for that copy) from global memory a group ahead; every whole
+ * group runs without a branch (branches between rows keep the compiler from overlapping them).
  * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + SKEWED(t, r)], placed by
  * the step that computes it (SKEWED, at the top), so that at each step a row's words, written by
  * neighbouring work-items, are neighbours in memory and every store is coalesced. Work-groups from
@@ -217,7 +217,7 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
 #define RING_GROUPS 256
 #endif
 /* A work-item's mask of a symbol code: from local memory where the stripe's words of every mask row
- * were copied there (MASK_ROWS = sigma + 2 defined: small alphabets), else from global memory. */
+ * were copied there (MASK_ROWS, at least sigma + 2, defined: small alphabets), else from global memory. */
 #ifdef MASK_ROWS
 #define STRIPE_MASK(code) own_masks[(uint)(code) * WORDS_PER_BLOCK]
 #else

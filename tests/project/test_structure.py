@@ -137,9 +137,9 @@ def test_plugins_use_clsolve_through_the_sdk_only():
     assert not others, "\n".join(sorted(others))
 
 
-#: What ``clsolve.bench`` may import of clsolve: the public API (``clsolve`` itself, its generators) and
-#: the plugin SDK, as a user's benchmark would; besides its own modules.
-BENCH_MAY_IMPORT = {"clsolve", "clsolve.sdk", "clsolve.generators"}
+#: What ``clsolve.bench`` may import of clsolve: the public API (``clsolve`` itself, its generators, the
+#: calibration of the cost model) and the plugin SDK, as a user's benchmark would; besides its own modules.
+BENCH_MAY_IMPORT = {"clsolve", "clsolve.sdk", "clsolve.generators", "clsolve.calibration"}
 
 
 def test_bench_uses_the_public_api_and_the_sdk_only():
@@ -195,7 +195,7 @@ LAYERS = [
     {"dp"},
     {"plugin"},
     {"solving", "sdk", "examples"},
-    {"scaleout"},
+    {"scaleout", "calibration"},
     {"api"},
     {"bench"},
     {"cli"},

@@ -1,6 +1,6 @@
 """The measured cost model (``clsolve.runtime.costs``, ``clsolve.calibration``): the fit, the cache
-file per device, corrected plans, ``auto`` following the measured costs, and ``auto`` within 3x of the best solver on the panel's shapes
-after a calibration on this device."""
+file per device, corrected plans, ``auto`` following the measured costs, and ``auto`` within 3x of the
+best solver on the panel's shapes after a calibration on this device."""
 
 import json
 

@@ -7,6 +7,8 @@ import json
 import sys
 
 from .. import api, examples
+from ..runtime import costs, kernels
+from ..runtime.devices import get_device
 from .exits import EXIT_FAILURE, EXIT_OK
 
 
@@ -70,6 +72,17 @@ def cmd_devices(args) -> int:
         print(
             f"{d.spec}  {d.platform} / {d.name} [{d.type}]{simulator}: {d.global_memory_bytes / 2**30:.1f} GiB global, "
             f"{d.max_allocation_bytes / 2**30:.1f} GiB per buffer, {d.local_memory_bytes // 1024} KiB local, "
-            f"{d.compute_units} compute units, work-groups up to {d.max_work_group_size}"
+            f"{d.compute_units} compute units, work-groups up to {d.max_work_group_size}; {_calibrated(d.spec)}"
         )
+    folder, files, size = kernels.build_cache()
+    print(
+        f"\nkernel builds are kept in {folder} ({files} files, {size / 2**20:.1f} MiB): a kernel built once per "
+        "device and version loads from there; `clsolve calibrate` builds every solver's kernels for a device "
+        "and measures each solver there, for auto"
+    )
     return EXIT_OK
+
+
+def _calibrated(spec: str) -> str:
+    entry = costs.entry(get_device(spec))
+    return f"calibrated {entry['date']}" if entry else "not calibrated"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import re
+import sys
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -382,6 +383,17 @@ def _built_or_waited(
     except concurrent.futures.TimeoutError:
         limit.check(f"building {source.label} for {device.label}")
         return future.result()  # pragma: no cover - the limit passed just after the wait
+
+
+def build_cache() -> tuple[Path, int, int]:
+    """Where pyopencl keeps built programs between processes (the folder ``pyopencl.cache`` uses), and
+    how many files and bytes it holds: a build found there costs a load, not a compile."""
+    import platformdirs
+
+    base = platformdirs.user_cache_dir("pyopencl", "pyopencl")
+    folder = Path(base) / f"pyopencl-compiler-cache-v2-py{'.'.join(str(i) for i in sys.version_info)}"
+    files = [f for f in folder.rglob("*") if f.is_file()] if folder.is_dir() else []
+    return folder, len(files), sum(f.stat().st_size for f in files)
 
 
 def forget(device: Device) -> None:

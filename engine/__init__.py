@@ -10,13 +10,14 @@ from .runtime import icd as _icd
 
 _icd.ensure_nvidia_icd()  # before anything imports pyopencl and lists platforms
 
-from . import examples  # noqa: E402
+from . import datasets, examples  # noqa: E402
 from .api import choose, devices, load_solver, plan, solve, solve_many, solvers  # noqa: E402
 from .batch.arrays import SolutionArrays  # noqa: E402
 from .dp import presolve  # noqa: E402
 from .errors import (  # noqa: E402
     BatchError,
     ClsolveError,
+    DatasetError,
     DeviceError,
     DeviceNotFoundError,
     DoesNotFitError,
@@ -53,6 +54,7 @@ __all__ = [
     "SolverInfo",
     "formats",
     "examples",
+    "datasets",
     "Solver",
     "DeviceSolver",
     "HostSolver",
@@ -82,6 +84,7 @@ __all__ = [
     "InvalidOptionError",
     "TimeLimitError",
     "BatchError",
+    "DatasetError",
     "Progress",
     "presolve",
 ]

@@ -94,3 +94,9 @@ class BatchError(ClsolveError):
 def problem_label(index: int, problem) -> str:
     """How errors name a problem of a batch: its index and what it is."""
     return f"problem {index} ({problem.describe()})"
+
+
+class DatasetError(ClsolveError, RuntimeError):
+    """A public data set could not be fetched (no connection, a missing file at its origin) or a file
+    fetched differs from the one clsolve knows (size or SHA-256): the message names the file and its
+    address."""

@@ -20,7 +20,8 @@ T = TypeVar("T")
 
 
 def data_root(explicit: str | None = None) -> Path | None:
-    """The shared data folder: --data, $CLSOLVE_DATA, or ``../shared/data`` above the working dir."""
+    """The data folder: --data, $CLSOLVE_DATA, ``../shared/data`` above the working dir, or the folder
+    ``clsolve datasets fetch`` fills (``clsolve.datasets.folder()``) where it exists."""
     if explicit:
         return Path(explicit)
     if os.environ.get("CLSOLVE_DATA"):
@@ -30,7 +31,8 @@ def data_root(explicit: str | None = None) -> Path | None:
         for candidate in (folder / "shared" / "data", folder.parent / "shared" / "data"):
             if candidate.is_dir():
                 return candidate
-    return None
+    fetched = clsolve.datasets.folder()
+    return fetched if fetched.is_dir() else None
 
 
 def copy_bandwidth(device: Device, megabytes: int) -> float:
@@ -143,11 +145,19 @@ def two_d_set(args) -> tuple[str, list[Knapsack]]:
     if args.name == "msb":
         folder = root / "2dpacklib" / "MSB-630_Unibo" if root else None
         if folder is None or not folder.is_dir():
-            raise FormatError(str(folder or "MSB-630"), None, "MSB-630 folder not found (pass --data or set CLSOLVE_DATA)")
+            raise FormatError(
+                str(folder or "MSB-630"),
+                None,
+                "MSB-630 folder not found: run `clsolve datasets fetch msb` (or pass --data, set CLSOLVE_DATA)",
+            )
         return "MSB-630", [formats.read(f)[0] for f in sorted(folder.glob("*.json"))]
     path = root / "2dpacklib" / "classA" / "class_A_only.txt" if root else None
     if path is None or not path.is_file():
-        raise FormatError(str(path or "class A"), None, "class A file not found (pass --data or set CLSOLVE_DATA)")
+        raise FormatError(
+            str(path or "class A"),
+            None,
+            "class A file not found: run `clsolve datasets fetch class-a` (or pass --data, set CLSOLVE_DATA)",
+        )
     return "class A", formats.read(path)
 
 

@@ -227,7 +227,7 @@ def run_dp_rows(args) -> dict:
                 for k in ITEMS_PER_LAUNCH
             }
     else:
-        print("class A data not found (pass --data): skipped", file=sys.stderr)
+        print("class A data not found (`clsolve datasets fetch class-a`, or pass --data): skipped", file=sys.stderr)
     return {
         "benchmark": "dp-rows",
         "solver": args.solver,

@@ -1,7 +1,7 @@
 """The ``clsolve`` command line (also ``python -m clsolve``).
 
 Subcommands: ``solve`` (``clsolve.cli.solve``), ``examples``, ``solvers``, ``devices``
-(``clsolve.cli.listings``), ``calibrate`` (``clsolve.cli.calibrate``) and ``bench`` (``clsolve.bench``).
+(``clsolve.cli.listings``), ``calibrate``, ``datasets`` (their own modules) and ``bench`` (``clsolve.bench``).
 Results go to stdout; progress, skipped files and errors to stderr. Exit codes are in ``clsolve.cli.exits``.
 """
 
@@ -17,7 +17,7 @@ import threading
 from .. import __version__
 from ..errors import ClsolveError
 from ..io import formats
-from . import calibrate, listings, solve
+from . import calibrate, datasets, listings, solve
 from .exits import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_TERMINATED, exit_code
 
 __all__ = ["main", "parser"]
@@ -135,6 +135,7 @@ def parser() -> argparse.ArgumentParser:
         listing.set_defaults(run=run)
 
     calibrate.add_parser(sub)
+    datasets.add_parser(sub)
     from .. import bench
 
     bench.add_parser(sub).set_defaults(run=_bench)

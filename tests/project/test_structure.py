@@ -188,7 +188,7 @@ def test_the_sdk_lists_what_it_exports():
 LAYERS = [
     {"errors"},
     {"problems", "options"},
-    {"solution", "io", "generators", "inputs"},
+    {"solution", "io", "generators", "inputs", "datasets"},
     {"runtime"},
     {"plan", "batch"},
     {"mkp"},

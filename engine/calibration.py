@@ -81,6 +81,7 @@ class Timed:
     seconds: float | None
     reason: str = ""
     features: tuple[float, ...] = ()
+    measured: bool = False  # the plan's seconds were measured by planning: no point for the fit
 
 
 @dataclass
@@ -145,7 +146,7 @@ def time_solver(name: str, problem, device: Device | None, cap: float = CAP_SECO
         plan = solver.plan(problem, dev)
     except ClsolveError as exc:
         return Timed(name, label, 0.0, 0.0, None, str(exc).split("\n")[0])
-    timed = Timed(name, label, plan.seconds, model.corrected(name, dev, plan), None, "", model.features(plan))
+    timed = Timed(name, label, plan.seconds, model.corrected(name, dev, plan), None, "", model.features(plan), plan.measured)
     timed.reason = plan.refusal(dev) or ""
     if timed.reason:
         return timed
@@ -201,7 +202,7 @@ def calibrate(
     timed = [t for case in cases(problems or panel(0), device, solvers, cap, report) for t in case.timed]
     corrections = {}
     for name in sorted({t.solver for t in timed}):
-        points = [(t.features, t.seconds) for t in timed if t.solver == name and t.seconds is not None]
+        points = [(t.features, t.seconds) for t in timed if t.solver == name and t.seconds is not None and not t.measured]
         if points:
             corrections[name] = model.fit(points)
     on_device = {k: v for k, v in corrections.items() if checked.uses_device(registry.load(k))}

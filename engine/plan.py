@@ -19,12 +19,14 @@ host_memory_bytes = physical_bytes
 class Plan:
     """What a solve will need, computed before anything is allocated.
 
-    ``device_buffers`` and ``host_buffers`` map a buffer's name to its size in bytes; ``kernels`` names
-    the kernels the solve launches (a :class:`~clsolve.sdk.Workspace` makes no other). ``cell_updates``
-    counts DP cell updates (or nodes), ``launches`` kernel launches, ``seconds`` is the solver's own
-    estimate of the run time on this device (used by ``solver="auto"``). ``prepared`` is what planning
-    made that ``solve`` takes up again (a packed batch solver's ``PackedProblems``): the solver's own,
-    opaque to the engine, never in ``to_dict``.
+        ``device_buffers`` and ``host_buffers`` map a buffer's name to its size in bytes; ``kernels`` names
+        the kernels the solve launches (a :class:`~clsolve.sdk.Workspace` makes no other). ``cell_updates``
+        counts DP cell updates (or nodes), ``launches`` kernel launches, ``seconds`` is the solver's own
+        estimate of the run time on this device (used by ``solver="auto"``; ``clsolve calibrate`` corrects it
+    on the device), ``measured`` says planning measured it (a walk that settled the problem): no
+    calibration corrects those. ``prepared`` is what planning
+        made that ``solve`` takes up again (a packed batch solver's ``PackedProblems``): the solver's own,
+        opaque to the engine, never in ``to_dict``.
     """
 
     solver: str
@@ -34,6 +36,7 @@ class Plan:
     cell_updates: int = 0
     launches: int = 0
     seconds: float = 0.0
+    measured: bool = False
     details: dict[str, Any] = field(default_factory=dict)  # free-form: each solver's own facts
     prepared: Any = field(default=None, repr=False, compare=False)
 
@@ -99,6 +102,7 @@ class Plan:
             "cell_updates": self.cell_updates,
             "launches": self.launches,
             "estimated_seconds": self.seconds,
+            **({"measured": True} if self.measured else {}),
             **({"details": dict(self.details)} if self.details else {}),
         }
 

@@ -55,7 +55,7 @@ def planned(solver: Solver, problem: Any, device: Device | None) -> Plan:
         return Plan(solver=solver.name, details={"presolve": "; ".join(decided.notes)})
     found = solver.plan(problem, device)
     correction = cost_model.correction(solver.name, device)
-    if correction is not None:
+    if correction is not None and not found.measured:
         found.details["estimate"] = correction.words(found)
         found.seconds = correction(found)
     return found

@@ -163,7 +163,7 @@ def correction(solver: str, device: Device | None) -> Correction | None:
 
 def corrected(solver: str, device: Device | None, plan: Planned) -> float:
     found = correction(solver, device)
-    return found(plan) if found is not None else plan.seconds
+    return found(plan) if found is not None and not getattr(plan, "measured", False) else plan.seconds
 
 
 def least(solver: str, device: Device | None, seconds: float) -> float:

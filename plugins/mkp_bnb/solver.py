@@ -85,6 +85,7 @@ class MultidimensionalBranchAndBound(HostSolver):
         settled = walk.planned(problem, self.host_nodes)
         if settled is not None:  # the walk run by the plan settles the problem: its time is measured
             seconds, walked = settled
+            measured = True
             details = {
                 "max_nodes": limit,
                 "host_walk": walked,
@@ -94,6 +95,7 @@ class MultidimensionalBranchAndBound(HostSolver):
             # cheap on purpose (auto plans every solver): not the fitted multipliers the search uses
             root, greedy, gap = cheap_bounds(problem)
             seconds = problem.n * ITEM_SECONDS * (OPEN_GAP_MARGIN if gap else 1) + 1e-4
+            measured = False
             details = {
                 "max_nodes": limit,
                 "root_bound": root,
@@ -107,6 +109,7 @@ class MultidimensionalBranchAndBound(HostSolver):
             host_buffers={"open nodes": held * node_bytes(problem.n, problem.m)},
             cell_updates=problem.n,
             seconds=seconds,
+            measured=measured,
             details=details,
         )
 

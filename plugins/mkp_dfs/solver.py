@@ -101,6 +101,7 @@ class DeviceDepthFirst(DeviceSolver):
         settled = host_walk.planned(problem, self.host_nodes)
         if settled is not None:  # the host walk run by the plan settles the problem: its time is measured
             seconds, walked = settled
+            measured = True
             details = {
                 "slots": slots,
                 "host_walk": walked,
@@ -108,6 +109,7 @@ class DeviceDepthFirst(DeviceSolver):
             }
         else:
             root, greedy, gap = cheap_bounds(problem)
+            measured = False
             walk = n * (GAP_ITEM_SECONDS["gpu" if device.is_gpu else "other"] if gap else 0.0)
             seconds = SETUP_SECONDS + n * ITEM_SECONDS + n / REFIT_LEVELS * FIT_SECONDS + n * n * TABLE_SECONDS + walk
             details = {
@@ -127,6 +129,7 @@ class DeviceDepthFirst(DeviceSolver):
             cell_updates=n,
             launches=1,
             seconds=seconds,
+            measured=measured,
             details=details,
         )
 

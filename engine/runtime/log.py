@@ -2,6 +2,11 @@
 about every ``every`` seconds the time, the incumbent, the proven bound, the gap and the solver's own
 work counter, a line for each kernel build it waits for, and a last line with the outcome.
 
+Between a solve's first and last lines a clsolve thread writes the progress line wherever ``every``
+seconds pass without one (a long launch, a long transfer), with the latest incumbent, bound and work
+the solver reported: the rhythm holds whatever the solver is doing; a ``log`` callback may therefore
+be called from that thread, one call at a time.
+
 Nothing is logged unless a log is installed for the calling thread (``logging``, which
 ``clsolve.solve(..., log=callback)`` and the CLI's ``--log`` do). Solvers feed it through
 ``found(value, bound)`` (their incumbent and bound, as they improve) and through the progress reports
@@ -12,6 +17,7 @@ their work; the engine writes the first and the last lines and the builds (``cls
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -68,17 +74,27 @@ class Log:
         #: reports of its smaller problem, plus this, is the original problem's (``offset``).
         self.offset = 0
         self._last = self.began
+        self._lock = threading.RLock()  # one line at a time, from the solver's thread or the heartbeat
+        self.active = False  # between a solve's start and end lines
 
     def emit(self, event: str, text: str = "") -> None:
-        now = time.perf_counter()
-        self._last = now
-        work = tuple(self.work.items())
-        self.write(Record(event, now - self.began, self.solver, self.value, self.bound, work, text))
+        with self._lock:
+            now = time.perf_counter()
+            self._last = now
+            self.active = event != "end" and (self.active or event == "start")
+            work = tuple(self.work.items())
+            self.write(Record(event, now - self.began, self.solver, self.value, self.bound, work, text))
 
     def tick(self) -> None:
         """A progress line where ``every`` seconds have passed since the last line."""
-        if time.perf_counter() - self._last >= self.every:
-            self.emit("progress")
+        with self._lock:
+            if self.active and time.perf_counter() - self._last >= self.every:
+                self.emit("progress")
+
+    def beat(self, stop: threading.Event) -> None:
+        """The heartbeat: ``tick`` every quarter of ``every`` until ``stop`` is set."""
+        while not stop.wait(max(self.every / 4, 0.01)):
+            self.tick()
 
 
 _current: ContextVar[Log | None] = ContextVar("clsolve_log", default=None)
@@ -92,9 +108,14 @@ def logging(write: Callable[[Record], None] | None, every: float = EVERY) -> Ite
         return
     log = Log(write, every)
     token = _current.set(log)
+    stop = threading.Event()
+    heart = threading.Thread(target=log.beat, args=(stop,), name="clsolve-log", daemon=True)
+    heart.start()
     try:
         yield log
     finally:
+        stop.set()
+        heart.join()
         _current.reset(token)
 
 

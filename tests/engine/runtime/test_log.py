@@ -1,6 +1,8 @@
 """A solve's log: a start line, progress lines with a valid incumbent and bound, builds apart, an end
 line; from Python (``log=``) and the CLI (``--log``)."""
 
+import time
+
 import numpy as np
 
 import clsolve
@@ -37,6 +39,24 @@ def test_a_solve_with_presolve_logs_in_the_original_values(device):
     records = _records(problem, solver="bnb", device=device, host_threshold=0)
     for record in (r for r in records if r.event == "progress" and r.value is not None):
         assert record.value <= optimum <= record.bound
+
+
+def test_the_log_keeps_its_rhythm_while_the_solver_reports_nothing():
+    """A long launch or transfer: no report from the solver, and still a progress line every period
+    between the start and the end lines, none after the end."""
+    records: list = []
+    with log.logging(records.append, every=0.05):
+        log.start("sleeper", "a solve that reports nothing")
+        log.found(5, 9)
+        time.sleep(0.4)
+        log.event("end", "5 (best found)")
+        time.sleep(0.2)
+    events = [r.event for r in records]
+    assert events[0] == "start" and events[-1] == "end"
+    beats = [r for r in records if r.event == "progress"]
+    assert len(beats) >= 4 and all(r.value == 5 and r.bound == 9 for r in beats)
+    gaps = np.diff([r.elapsed for r in records])
+    assert gaps.max() < 0.05 + 0.1, gaps
 
 
 def test_no_log_is_kept_without_a_listener(device):

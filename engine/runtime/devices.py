@@ -80,10 +80,13 @@ class Device:
     def memory_budget(self) -> int:
         """Bytes of device memory a solve's plan may use: ``memory_share()`` of its global memory (the
         rest stays for the driver, and for other processes where several share the device); on a device
-        that works in the host's memory, at most HOST_DEVICE_SHARE of the host budget
-        (``clsolve.runtime.memory``), so that solvers sizing their lists to the budget fit the host."""
+        that works in the host's memory, at most HOST_DEVICE_SHARE of the default host budget (a share
+        of what is available: ``clsolve.runtime.memory``), so that solvers sizing their lists to the
+        budget fit the host. A ``host_memory_limit`` set for the call is held by the plan's host check."""
         own = int(self.global_memory * memory_share())
-        return min(own, int(memory.host_budget() * HOST_DEVICE_SHARE)) if self.shares_host_memory else own
+        if self.shares_host_memory and not memory.limited():
+            return min(own, int(memory.default_budget() * HOST_DEVICE_SHARE))
+        return own
 
     def budget_words(self) -> str:
         """Where ``memory_budget`` comes from, in words."""

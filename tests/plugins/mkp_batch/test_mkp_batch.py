@@ -20,7 +20,7 @@ from clsolve.runtime.devices import settle_left_work
 from clsolve_plugins.mkp_batch import directions
 from clsolve_plugins.mkp_batch.solver import PROBED
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @st.composite

@@ -65,7 +65,7 @@ def sequences(draw, max_length=200):
     return rng.integers(0, alphabet, m), rng.integers(0, alphabet, n)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=15)  # every example runs 11 tilings: each new shape builds kernels
 @given(pair=sequences())
 def test_lcs_matches_plain_dp(pair, device):
     a, b = pair

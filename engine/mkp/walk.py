@@ -162,13 +162,15 @@ class _Tree:
 
 def planned(problem: Knapsack, budget: int) -> tuple[float, dict] | None:
     """(seconds, details) of a solve the walk settles, for a plan: the walk is run (``probe``, kept for
-    the solve) where the problem has at most PROBE_ITEMS items; None where it does not settle it."""
+    the solve) where the problem has at most PROBE_ITEMS items; None where it does not settle it. The
+    seconds are what the solve adds to the walk the plan already made (ANSWER_SECONDS: ``auto`` compares
+    the time left once every solver is planned); the walk's own time is in the details."""
     if budget <= 0 or problem.n > PROBE_ITEMS:
         return None
     found = probe(problem, budget)
     if found.walked is None:
         return None
-    return found.seconds + ANSWER_SECONDS, {
+    return ANSWER_SECONDS, {
         "nodes": found.walked.nodes,
         "seconds": found.seconds,
         "free_items": int(found.walked.chosen.size),

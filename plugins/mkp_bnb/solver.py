@@ -89,7 +89,7 @@ class MultidimensionalBranchAndBound(HostSolver):
             details = {
                 "max_nodes": limit,
                 "host_walk": walked,
-                "note": "host_walk: the walk run by the plan settles the problem (seconds measured)",
+                "note": "host_walk: the walk run by the plan settles the problem (seconds: the answer left to make)",
             }
         else:
             # cheap on purpose (auto plans every solver): not the fitted multipliers the search uses

@@ -105,7 +105,7 @@ class DeviceDepthFirst(DeviceSolver):
             details = {
                 "slots": slots,
                 "host_walk": walked,
-                "note": "host_walk: the host walk run by the plan settles the problem (seconds measured)",
+                "note": "host_walk: the host walk run by the plan settles the problem (seconds: the answer left to make)",
             }
         else:
             root, greedy, gap = cheap_bounds(problem)

@@ -20,11 +20,11 @@ mkdir -p "$POCL_CACHE_DIR"
 cd "$root"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=15 tests "$@"   # the 15 slowest tests listed at the end
 # the differential fuzzer until every solver has solved 2,000 cases: a fixed seed (the same cases every
-# run) until 1,000 each or 7 minutes, then a new seed (printed: `python ci/fuzz.py --seed N --case K`
+# run) until 1,000 each or 6 minutes, then a new seed (printed: `python ci/fuzz.py --seed N --case K`
 # repeats any failure it reports) until both runs together have 2,000 each or 5 more minutes have
 # passed. On 2 cores with a fresh kernel cache the first spends most of its time building kernels
 solves="${CLSOLVE_FUZZ_SOLVES:-1000}"
 counts="$(mktemp)"
 trap 'rm -f "$counts"' EXIT
-"$venv/bin/python" ci/fuzz.py --solves "$solves" --minutes "${CLSOLVE_FUZZ_MINUTES:-7}" --seed 1 --json "$counts"
+"$venv/bin/python" ci/fuzz.py --solves "$solves" --minutes "${CLSOLVE_FUZZ_MINUTES:-6}" --seed 1 --json "$counts"
 "$venv/bin/python" ci/fuzz.py --solves "$((2 * solves))" --minutes "${CLSOLVE_FUZZ_MORE_MINUTES:-5}" --counted "$counts"

@@ -81,8 +81,9 @@ def _solve_parser(sub) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="stop after this many seconds for the whole run: bnb returns its best answer and a "
-        "bound, other solvers stop with exit code 4",
+        help="stop after this many seconds for the whole run: anytime solvers (`clsolve solvers` marks "
+        "them) return their best answer and a proven bound; a problem another solver has not answered "
+        "by then is reported as failed, with exit code 4, beside the answers the run has",
     )
     p.add_argument(
         "--host-memory-limit",

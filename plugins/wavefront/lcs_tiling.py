@@ -25,17 +25,17 @@ STRIPE_STAGE = 16
 #: Stripes copy their words of every mask row to local memory when they take at most this many bytes
 #: (``mask_rows(sigma)`` rows of words_per_block words: small alphabets).
 STRIPE_MASK_BYTES = 16 * 1024
-#: Mask tables of up to this many rows are padded to a power of two of rows, so that alphabets of
-#: nearby sizes share a stripes program (its MASK_ROWS) instead of building one each.
-PADDED_MASK_ROWS = 64
+#: Row counts mask tables are padded to (the first one that holds sigma + 2 rows), so that alphabets of
+#: nearby sizes (DNA's, a protein's) share one stripes program (its MASK_ROWS) instead of building one
+#: each; larger alphabets keep sigma + 2 rows.
+PADDED_MASK_ROWS = (8, 32, 64)
 
 
 def mask_rows(sigma: int) -> int:
-    """Rows of the mask table of ``sigma`` common symbols: one per code (0 to sigma + 1), padded to a
-    power of two up to PADDED_MASK_ROWS (the padding rows are never read by a code)."""
+    """Rows of the mask table of ``sigma`` common symbols: one per code (0 to sigma + 1), padded to the
+    first of PADDED_MASK_ROWS that holds them (the padding rows are never read by a code)."""
     rows = sigma + 2
-    padded = 1 << (rows - 1).bit_length()
-    return padded if padded <= PADDED_MASK_ROWS else rows
+    return next((padded for padded in PADDED_MASK_ROWS if rows <= padded), rows)
 
 
 #: Bytes each chunk of a store starts on (``RowStore`` packs chunks at this alignment).

@@ -201,7 +201,7 @@ void lcs_sweep(__global const ulong *restrict masks, __global const uint *restri
  * it (work-groups start in order of their index, as decoupled look-back scans [MG16] assume), so
  * the launch always progresses. Each edge carries its own flag: no ordering between separate
  * stores is assumed. A work-item reads its group's masks as the group starts, from the stripe's copy
- * of every mask row in local memory (MASK_ROWS: sigma + 2 rows padded to a power of two), or with
+ * of every mask row in local memory (MASK_ROWS: sigma + 2 rows, padded to 8, 32 or 64), or with
  * MASKS_AHEAD (alphabets too large for that copy) from global memory a group ahead; every whole
  * group runs without a branch (branches between rows keep the compiler from overlapping them).
  * With `store`, row r of word t of stripe wb goes to bits[wb * tile_words + SKEWED(t, r)], placed by

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .runtime import memory
-from .runtime.devices import Device
+from .runtime.devices import Device, memory_share
 from .runtime.memory import format_bytes, physical_bytes
 
 #: The host's physical memory in bytes (one definition, in ``clsolve.runtime.memory``).
@@ -56,12 +56,13 @@ class Plan:
     def refusal(self, device: Device | None) -> str | None:
         """None when the plan fits, else a sentence with the numbers."""
         if device is not None and self.device_buffers:
-            limit = device.memory_budget
+            limit = device.memory_limit
             if self.device_bytes > limit:
                 parts = ", ".join(f"{k} {format_bytes(v)}" for k, v in self.device_buffers.items())
                 return (
                     f"{self.solver} needs {format_bytes(self.device_bytes)} of device memory ({parts}) but "
-                    f"{device.label} allows {format_bytes(limit)} ({device.budget_words()})"
+                    f"{device.label} allows {format_bytes(limit)} ({memory_share():.0%} of "
+                    f"{format_bytes(device.global_memory)})"
                 )
             for name, size in self.device_buffers.items():
                 if size > device.max_allocation:

@@ -77,23 +77,22 @@ class Device:
         return int(self.cl_device.global_mem_size)
 
     @property
-    def memory_budget(self) -> int:
-        """Bytes of device memory a solve's plan may use: ``memory_share()`` of its global memory (the
-        rest stays for the driver, and for other processes where several share the device); on a device
-        that works in the host's memory, at most HOST_DEVICE_SHARE of the default host budget (a share
-        of what is available: ``clsolve.runtime.memory``), so that solvers sizing their lists to the
-        budget fit the host. A ``host_memory_limit`` set for the call is held by the plan's host check."""
-        own = int(self.global_memory * memory_share())
-        if self.shares_host_memory and not memory.limited():
-            return min(own, int(memory.default_budget() * HOST_DEVICE_SHARE))
-        return own
+    def memory_limit(self) -> int:
+        """Bytes of device memory a solve's plan may hold: ``memory_share()`` of its global memory (the
+        rest stays for the driver, and for other processes where several share the device). A plan
+        past it is refused."""
+        return int(self.global_memory * memory_share())
 
-    def budget_words(self) -> str:
-        """Where ``memory_budget`` comes from, in words."""
-        own = int(self.global_memory * memory_share())
-        if self.memory_budget < own:
-            return f"{HOST_DEVICE_SHARE:.0%} of the host budget, {memory.budget_words()}"
-        return f"{memory_share():.0%} of {memory.format_bytes(self.global_memory)}"
+    @property
+    def memory_budget(self) -> int:
+        """Bytes of device memory solvers size their optional lists and stores to: ``memory_limit``, and
+        on a device that works in the host's memory at most HOST_DEVICE_SHARE of the default host
+        budget (a share of what is available now: ``clsolve.runtime.memory``), so that they fit the
+        host with room for what is available to change. A ``host_memory_limit`` set for the call is
+        held by the plan's host check."""
+        if self.shares_host_memory and not memory.limited():
+            return min(self.memory_limit, int(memory.default_budget() * HOST_DEVICE_SHARE))
+        return self.memory_limit
 
     @cached_property
     def max_allocation(self) -> int:

@@ -366,6 +366,8 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                 },
             )
         )
+    if isinstance(problem, clsolve.Knapsack):  # refuses all but subset-sum problems (profits = weights, m = 1)
+        out.append(("subset-sum", {"presolve": pick([True, False]), "poison": True}))
     for _, options in out:
         if "time_limit" not in options and rng.random() < LIMITED_SHARE:  # the DP solvers' pacing, auto's choice
             options["time_limit"] = pick([0.0, 0.01, 0.1])
@@ -387,7 +389,7 @@ def compare(problem, solution, expected: int | None, options: dict) -> str | Non
     return None
 
 
-KNAPSACK_SOLVERS = ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch")
+KNAPSACK_SOLVERS = ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch", "subset-sum")
 #: Solvers that answer under any time limit (their best checked answer and a proven bound).
 ANYTIME = ("bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)

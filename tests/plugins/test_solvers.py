@@ -168,6 +168,7 @@ def test_a_solver_keeps_nothing_on_itself_between_calls(device, name):
     problems = [
         clsolve.Knapsack([6, 5, 4, 3], [[3, 1], [2, 3], [2, 2], [1, 2]], [4, 4], weights_by="item"),
         clsolve.Knapsack([6, 5, 4, 3], [3, 2, 2, 1], 4),
+        clsolve.Knapsack([3, 5, 9, 4], [3, 5, 9, 4], 12),  # subset sum
         clsolve.LCS("GATTACA", "TACGAT"),
         clsolve.TSP([[0, 2, 9], [1, 0, 6], [15, 7, 0]]),
     ]

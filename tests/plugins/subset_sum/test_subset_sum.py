@@ -4,7 +4,6 @@ capacities on and around word boundaries, the stop once the capacity is reached,
 
 import itertools
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -45,13 +44,30 @@ def test_weights_and_capacities_on_word_boundaries(capacity, device):
     assert solution.value == brute_force(weights, capacity)
 
 
-def test_the_steps_stop_once_the_capacity_is_reachable(device):
-    rng = np.random.default_rng(4)
-    weights = rng.integers(1, 1000, 400)
-    problem = clsolve.Knapsack(weights, weights, int(weights.sum()) // 2)
+def test_a_greedy_fill_of_the_capacity_needs_no_kernel(device):
+    weights = [3, 7, 1, 5, 1]  # heaviest first: 7, 5, then 1 fills 13
+    problem = clsolve.Knapsack(weights, weights, 13)
+    assert clsolve.plan(problem, "subset-sum", device, presolve=False).launches == 0
     solution = clsolve.solve(problem, solver="subset-sum", device=device, presolve=False)
-    assert solution.value == int(problem.capacities[0]) and solution.stats["items_stepped"] < problem.n
+    assert solution.value == int(problem.capacities[0]) and solution.stats["items_stepped"] == 0
+
+
+def test_the_steps_stop_once_the_capacity_is_reachable(device):
+    """Heaviest first takes 9 and is stuck at 9 of 10; the DP reaches 10 with the first two items and
+    stops at its first look (every 32 items), well before the 43rd."""
+    weights = [5, 5, 6] + [9] * 40
+    problem = clsolve.Knapsack(weights, weights, 10)
+    solution = clsolve.solve(problem, solver="subset-sum", device=device, presolve=False, poison=True)
+    assert solution.value == 10 and solution.stats["items_stepped"] == 32
     assert "the capacity was reached" in solution.notes[0]
+
+
+def test_a_presolve_that_divides_the_weights_keeps_the_profits(device):
+    """Weights with a common divisor 2 and an odd capacity: the core has weights w / 2 and profits w."""
+    weights = [4, 6, 10, 14, 22]
+    problem = clsolve.Knapsack(weights, weights, 27)
+    solution = clsolve.solve(problem, solver="subset-sum", device=device, poison=True)
+    assert solution.value == brute_force(weights, 27) == 26
 
 
 def test_pisinger_subset_sum_family_equals_dp_rows(device):

@@ -203,15 +203,23 @@ def _factor(problem: Knapsack) -> int:
 
 def _greedy(problem: Knapsack) -> np.ndarray | None:
     """The items taken heaviest first while they fit, where they fill the capacity exactly (then
-    optimal), else None."""
+    optimal), else None. Runs of items that fit are taken at once (prefix sums, binary searches): the
+    loop turns once per item that does not fit, not once per item."""
     weights, room = problem.weights[:, 0], int(problem.capacities[0])
+    order = np.argsort(-weights, kind="stable")
+    heaviest = weights[order]
+    prefix = np.concatenate(([0], np.cumsum(heaviest)))  # p = w: their sum is below 2^63 (Knapsack)
     selected = np.zeros(problem.n, dtype=bool)
-    for i in np.argsort(-weights, kind="stable").tolist():
-        if int(weights[i]) <= room:
-            selected[i], room = True, room - int(weights[i])
-            if room == 0:
-                return selected
-    return None
+    start = 0
+    while room > 0:
+        first = start + int(np.searchsorted(-heaviest[start:], -room, side="left"))  # the first that fits
+        if first >= problem.n:
+            return None
+        end = int(np.searchsorted(prefix, prefix[first] + room, side="right")) - 1  # items first .. end - 1 fit
+        selected[order[first:end]] = True
+        room -= int(prefix[end] - prefix[first])
+        start = end
+    return selected
 
 
 def _largest(bits: np.ndarray, capacity: int) -> int:

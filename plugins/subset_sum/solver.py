@@ -24,6 +24,7 @@ from clsolve.sdk import (
     Solution,
     Timings,
     Workspace,
+    cache,
     fill,
     kernels,
     options,
@@ -66,7 +67,7 @@ class SubsetSumSolver(DeviceSolver):
 
     def _plan(self, problem: Knapsack, device: Device) -> Plan:
         capacity, n = int(problem.capacities[0]), problem.n
-        if _greedy(problem) is not None:  # the host fills the capacity exactly: no kernel
+        if _filled(problem) is not None:  # the host fills the capacity exactly: no kernel
             return Plan(solver=self.name, cell_updates=n, seconds=1e-4, details={"greedy": "fills the capacity"})
         words = capacity // 32 + 1
         kind = "gpu" if device.is_gpu else "other"
@@ -97,7 +98,7 @@ class SubsetSumSolver(DeviceSolver):
         timings = Timings()
         factor = _factor(problem)
         with timings.phase("host"):
-            filled = _greedy(problem)
+            filled = _filled(problem)
         if filled is not None:
             return Solution(
                 value=factor * int(problem.capacities[0]),
@@ -199,6 +200,11 @@ def _factor(problem: Knapsack) -> int:
     if factor < 1 or not np.array_equal(profits, weights * factor):
         raise RuntimeError(f"subset-sum: the profits are not a multiple of the weights (factor {factor})")
     return factor
+
+
+def _filled(problem: Knapsack) -> np.ndarray | None:
+    """``_greedy``'s answer, made once per problem (its plan and its solve both ask)."""
+    return cache.per_problem(problem, "subset-sum greedy", lambda: (_greedy(problem),))[0]
 
 
 def _greedy(problem: Knapsack) -> np.ndarray | None:

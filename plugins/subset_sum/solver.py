@@ -196,7 +196,8 @@ def _factor(problem: Knapsack) -> int:
     """k with profits = k x weights: 1 for the problem a user gives, the weights' common divisor for
     the core a presolve made by dividing the weights alone."""
     weights, profits = problem.weights[:, 0], problem.profits
-    factor = int(profits[0]) // max(int(weights[0]), 1)
+    heavy = np.flatnonzero(weights)  # items of weight 0 (and profit 0) say nothing of the factor
+    factor = int(profits[heavy[0]]) // int(weights[heavy[0]]) if heavy.size else 1
     if factor < 1 or not np.array_equal(profits, weights * factor):
         raise RuntimeError(f"subset-sum: the profits are not a multiple of the weights (factor {factor})")
     return factor

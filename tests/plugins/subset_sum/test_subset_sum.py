@@ -70,6 +70,13 @@ def test_a_presolve_that_divides_the_weights_keeps_the_profits(device):
     assert solution.value == brute_force(weights, 27) == 26
 
 
+def test_items_of_weight_zero_as_given(device):
+    weights = [0, 4, 0, 7, 5]
+    problem = clsolve.Knapsack(weights, weights, 11)
+    solution = clsolve.solve(problem, solver="subset-sum", device=device, presolve=False, poison=True)
+    assert solution.value == brute_force(weights, 11) == 11
+
+
 def test_pisinger_subset_sum_family_equals_dp_rows(device):
     problem = pisinger("subset-sum", 300, 10_000, seed=2)
     expected = clsolve.solve(problem, solver="dp-rows", device=device).value

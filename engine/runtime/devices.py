@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from . import icd, memory
+from . import icd
 
 icd.ensure_nvidia_icd()  # must run before pyopencl first lists platforms
 
@@ -85,13 +85,9 @@ class Device:
 
     @property
     def memory_budget(self) -> int:
-        """Bytes of device memory solvers size their optional lists and stores to: ``memory_limit``, and
-        on a device that works in the host's memory at most HOST_DEVICE_SHARE of the default host
-        budget (a share of what is available now: ``clsolve.runtime.memory``), so that they fit the
-        host with room for what is available to change. A ``host_memory_limit`` set for the call is
-        held by the plan's host check."""
-        if self.shares_host_memory and not memory.limited():
-            return min(self.memory_limit, int(memory.default_budget() * HOST_DEVICE_SHARE))
+        """Bytes of device memory solvers size their optional lists and stores to: ``memory_limit``. It
+        stays the same for the whole process (a solve reads it several times, and its layout must not
+        change between the reads); on a device in host memory the plan's host check holds the host."""
         return self.memory_limit
 
     @cached_property
@@ -192,9 +188,6 @@ _devices_lock = threading.Lock()
 _left: set[Callable[[], object]] = set()
 
 
-#: Share of the host budget a device that works in the host's memory gives one solve's device buffers
-#: (the rest is for its host buffers).
-HOST_DEVICE_SHARE = 0.8
 #: Share of a device's global memory a plan may use by default (``CLSOLVE_DEVICE_MEMORY_SHARE`` sets another).
 DEVICE_MEMORY_SHARE = 0.9
 #: The environment variable that sets the share: several processes sharing one device each take a part.

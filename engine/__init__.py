@@ -10,7 +10,7 @@ from .runtime import icd as _icd
 
 _icd.ensure_nvidia_icd()  # before anything imports pyopencl and lists platforms
 
-from . import datasets, examples  # noqa: E402
+from . import datasets, examples, family  # noqa: E402
 from .api import choose, devices, load_solver, plan, solve, solve_many, solvers  # noqa: E402
 from .batch.arrays import SolutionArrays  # noqa: E402
 from .dp import presolve  # noqa: E402
@@ -30,6 +30,7 @@ from .errors import (  # noqa: E402
     UnknownSolverError,
     UnsupportedProblemError,
 )
+from .family import BoundedKnapsack, ChangeMaking  # noqa: E402
 from .io import formats  # noqa: E402
 from .plan import Plan  # noqa: E402
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver  # noqa: E402
@@ -43,6 +44,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Knapsack",
+    "BoundedKnapsack",
+    "ChangeMaking",
     "LCS",
     "TSP",
     "Solution",
@@ -54,6 +57,7 @@ __all__ = [
     "SolverInfo",
     "formats",
     "examples",
+    "family",
     "datasets",
     "Solver",
     "DeviceSolver",

@@ -7,10 +7,11 @@ import numbers
 from collections.abc import Iterable
 
 from .errors import InvalidOptionError, InvalidProblemError
+from .family.problems import BoundedKnapsack, ChangeMaking
 from .problems import LCS, TSP, Knapsack
 
-PROBLEM_TYPES = (Knapsack, LCS, TSP)
-_EXPECTED = "a problem (clsolve.Knapsack, clsolve.LCS or clsolve.TSP)"
+PROBLEM_TYPES = (Knapsack, BoundedKnapsack, ChangeMaking, LCS, TSP)
+_EXPECTED = "a problem (clsolve.Knapsack, clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.LCS or clsolve.TSP)"
 
 
 def problem(value, where: str = "problem") -> None:

@@ -76,6 +76,10 @@ from .errors import (
     UnsupportedProblemError,
     problem_label,
 )
+from .family.dominance import needed
+from .family.host import change_bytes, make_change
+from .family.problems import BoundedKnapsack, ChangeMaking
+from .family.splitting import pieces
 from .mkp import greedy as mkp_greedy
 from .mkp import walk
 from .mkp.outcome import Outcome, branch_and_bound, refusal
@@ -105,6 +109,12 @@ __all__ = [
     "format_bytes",
     # problems, answers, errors
     "Knapsack",
+    "BoundedKnapsack",
+    "ChangeMaking",
+    "needed",
+    "pieces",
+    "change_bytes",
+    "make_change",
     "LCS",
     "TSP",
     "exact_sum",

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from .errors import SolutionCheckError
+from .family.problems import BoundedKnapsack, ChangeMaking
 from .problems import LCS, TSP, Knapsack, exact_sum
 
 
@@ -95,6 +96,11 @@ class Solution:
     positions: np.ndarray | None = None
     #: TSP: the cities in visiting order, starting at city 0.
     tour: np.ndarray | None = None
+    #: Bounded and unbounded knapsacks, change-making: how many of each item (coin) the answer uses.
+    counts: np.ndarray | None = None
+    #: False only where the problem has no feasible answer (change-making with no exact sum); ``value``
+    #: is then 0 and ``counts`` None.
+    feasible: bool = True
 
     @property
     def gap(self) -> int:
@@ -103,7 +109,9 @@ class Solution:
 
     @property
     def items(self) -> np.ndarray:
-        """Indices (0-based) of the selected items, ascending."""
+        """Indices (0-based) of the selected items (with ``counts``: those used at least once), ascending."""
+        if self.counts is not None:
+            return np.flatnonzero(self.counts)
         return np.flatnonzero(self.selected)
 
     def to_dict(self, problem=None) -> dict:
@@ -111,6 +119,10 @@ class Solution:
             answer = {"positions": np.asarray(self.positions).tolist()}
         elif self.tour is not None:
             answer = {"tour": [int(c) for c in self.tour]}
+        elif self.counts is not None:
+            answer = {"counts": [int(c) for c in self.counts], "items": [int(i) for i in self.items]}
+        elif not self.feasible:
+            answer = {"feasible": False}
         else:
             answer = {"items": [int(i) for i in self.items]}
         out = {
@@ -130,6 +142,12 @@ class Solution:
         elif isinstance(problem, TSP):
             out["name"] = problem.name
             out["n"] = problem.n
+        elif isinstance(problem, (BoundedKnapsack, ChangeMaking)):
+            out["name"] = problem.name
+            out["n"] = problem.n
+            out["capacity"] = problem.capacity
+            if self.counts is not None:
+                out["used"] = family_used(problem, self.counts)
         elif problem is not None:
             out["name"] = problem.name
             out["n"] = problem.n
@@ -278,10 +296,74 @@ def check_tsp(problem: TSP, solution: Solution) -> None:
     _known_optimum(problem, solution, length)
 
 
+def family_used(problem: BoundedKnapsack | ChangeMaking, counts: np.ndarray) -> int:
+    """The capacity ``counts`` copies of the items use, exactly."""
+    return sum(int(w) * int(c) for w, c in zip(problem.weights.tolist(), np.asarray(counts).tolist()))
+
+
+def _counts_of(problem: BoundedKnapsack | ChangeMaking, solution: Solution, where: str) -> np.ndarray:
+    counts = solution.counts
+    if not isinstance(counts, np.ndarray) or counts.shape != (problem.n,) or not np.issubdtype(counts.dtype, np.integer):
+        raise SolutionCheckError(f"{where}: counts must be an integer array of shape ({problem.n},)")
+    if counts.size and int(counts.min()) < 0:
+        raise SolutionCheckError(f"{where}: counts[{int(np.argmin(counts))}] is negative")
+    if problem.counts is not None:
+        over = np.flatnonzero(counts > problem.counts)
+        if over.size:
+            j = int(over[0])
+            raise SolutionCheckError(f"{where}: counts[{j}] = {int(counts[j])} exceeds the item's count {int(problem.counts[j])}")
+    return counts
+
+
+def check_bounded(problem: BoundedKnapsack, solution: Solution) -> None:
+    """Raise SolutionCheckError unless ``counts`` respects the items' counts and the capacity and
+    earns ``value``."""
+    where = f"{solution.solver} on {problem.describe()}"
+    counts = _counts_of(problem, solution, where)
+    used = family_used(problem, counts)
+    if used > problem.capacity:
+        raise SolutionCheckError(f"{where}: infeasible, uses {used} > capacity {problem.capacity}")
+    profit = sum(int(p) * int(c) for p, c in zip(problem.profits.tolist(), counts.tolist()))
+    if profit != int(solution.value):
+        raise SolutionCheckError(f"{where}: reported value {solution.value} but the counts earn {profit}")
+    _known_optimum(problem, solution, profit)
+
+
+def check_change(problem: ChangeMaking, solution: Solution) -> None:
+    """Raise SolutionCheckError unless ``counts`` sums exactly to the capacity with ``value`` coins (or
+    the answer says there is none: ``feasible`` False, which only the solver's proof backs)."""
+    where = f"{solution.solver} on {problem.describe()}"
+    if solution.bound is not None:
+        raise SolutionCheckError(f"{where}: change-making answers are exact (no bound), got bound {solution.bound}")
+    if not solution.feasible:
+        if solution.counts is not None or int(solution.value) != 0 or not solution.optimal:
+            raise SolutionCheckError(f"{where}: an answer of no exact sum has value 0, no counts and is proved")
+        if problem.known_optimum is not None:
+            raise SolutionCheckError(
+                f"{where}: says no coins sum to {problem.capacity}, but the known optimum is {problem.known_optimum}"
+            )
+        return
+    counts = _counts_of(problem, solution, where)
+    total = family_used(problem, counts)
+    if total != problem.capacity:
+        raise SolutionCheckError(f"{where}: the coins sum to {total}, not {problem.capacity}")
+    coins = int(counts.sum())
+    if coins != int(solution.value):
+        raise SolutionCheckError(f"{where}: reported {solution.value} coins but counts hold {coins}")
+    if solution.optimal and problem.known_optimum is not None and coins != problem.known_optimum:
+        raise SolutionCheckError(f"{where}: claims optimality with {coins}, but the known optimum is {problem.known_optimum}")
+
+
 def check(problem, solution: Solution) -> None:
     """Check any solution against its problem (dispatch on the problem's kind)."""
+    if not solution.feasible and not isinstance(problem, ChangeMaking):
+        raise SolutionCheckError(f"{solution.solver} on {problem.describe()}: every such problem has a feasible answer")
     if isinstance(problem, Knapsack):
         check_knapsack(problem, solution)
+    elif isinstance(problem, BoundedKnapsack):
+        check_bounded(problem, solution)
+    elif isinstance(problem, ChangeMaking):
+        check_change(problem, solution)
     elif isinstance(problem, LCS):
         check_lcs(problem, solution)
     elif isinstance(problem, TSP):

@@ -82,10 +82,10 @@ def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | Non
     for name in registry.names():
         try:
             candidate = registry.load(name)
-            reason = candidate.accepts(problem)
+            reason = checked.accepts(candidate, problem)
             if reason is None:
                 dev = _device_for(candidate, device)
-                least = costs.least(name, dev, candidate.least_seconds(problem, dev))
+                least = costs.least(name, dev, checked.least_seconds(candidate, problem, dev))
                 candidates.append((least, name, candidate, dev))
         except ClsolveError as exc:
             reason = str(exc)

@@ -49,3 +49,20 @@ def hard_mkp_optimum() -> int:
     solution = clsolve.solve(hard_mkp(), solver="mkp-bnb")
     assert solution.optimal
     return solution.value
+
+
+def family_brute_force(weights: list[int], profits: list[int], most: list[int], capacity: int, exact: bool) -> int | None:
+    """The best of every choice of counts (each in 0..most): the most profit within ``capacity``, or
+    with ``exact`` the fewest coins (profits ignored) summing exactly to it, None where none does."""
+    import itertools
+
+    best = None
+    for counts in itertools.product(*(range(b + 1) for b in most)):
+        used = sum(w * c for w, c in zip(weights, counts))
+        if exact:
+            if used == capacity and (best is None or sum(counts) < best):
+                best = sum(counts)
+        elif used <= capacity:
+            value = sum(p * c for p, c in zip(profits, counts))
+            best = value if best is None else max(best, value)
+    return best

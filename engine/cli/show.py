@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ..family.problems import BoundedKnapsack, ChangeMaking
 from ..plan import Plan
 from ..problems import LCS, TSP, Knapsack
 from ..runtime.memory import format_bytes
@@ -37,6 +38,8 @@ def heading(source: Source) -> str:
 
 
 def _value_line(solution: Solution, source: Source) -> str:
+    if not solution.feasible:
+        return f"  value    none: no choice of coins sums to {source.problem.capacity} (proved)"
     tail = " (optimal)" if solution.optimal else ""
     if solution.bound is not None and not solution.optimal:
         tail = f" (best found; the optimum is at most {solution.bound}, gap {solution.gap})"
@@ -70,6 +73,8 @@ def answer_lines(source: Source, solution: Solution, everything: bool) -> list[s
     if isinstance(problem, TSP) and solution.tour is not None:
         cities = [int(c) + 1 for c in solution.tour] + [int(solution.tour[0]) + 1]
         return [f"  tour     {_listed(cities, everything)}", "           (cities numbered from 1, as in TSPLIB)"]
+    if isinstance(problem, (BoundedKnapsack, ChangeMaking)):
+        return _count_lines(problem, solution, everything)
     if not isinstance(problem, Knapsack):  # an LCS or TSP answer without its decision: the check refuses those
         return []
     items = [int(i) for i in solution.items]
@@ -146,3 +151,16 @@ def batch_line(count: int, solutions: list[Solution]) -> str:
     total = sum(s.timings.total for s in solutions)
     first = solutions[0]
     return f"batch: {count} problems solved in one call by {first.solver} on {first.device} in {_seconds(total)}"
+
+
+def _count_lines(problem: BoundedKnapsack | ChangeMaking, solution: Solution, everything: bool) -> list[str]:
+    """A bounded knapsack's or change-making's answer: each item (coin value) used, with its count."""
+    if solution.counts is None:
+        return []
+    used = [f"{int(j)}x{int(solution.counts[j])}" for j in solution.items]
+    what = "coins" if isinstance(problem, ChangeMaking) else "copies"
+    total = int(solution.counts.sum())
+    return [
+        f"  counts   {total} {what} of {len(used)} of {problem.n} items (item x count): {_listed(used, everything) or '(none)'}",
+        f"  used     {solution.to_dict(problem)['used']} of {problem.capacity}",
+    ]

@@ -37,6 +37,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import FormatError, InvalidProblemError
+from ..family.problems import BoundedKnapsack, ChangeMaking
 from ..problems import LCS, TSP, Knapsack
 from .numbers import exact
 from .sequences import looks_like_fasta, looks_like_sequences, read_fasta, read_sequences
@@ -261,6 +262,9 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
         if "a" in entry or "b" in entry or "distances" in entry:
             problems.append(_grid_problem(path, where, entry))
             continue
+        if entry.get("kind") in FAMILY_KINDS or "counts" in entry:
+            problems.append(_family_problem(path, where, entry, scale))
+            continue
         missing = [f for f in ("profits", "weights", "capacities") if f not in entry]
         if missing:
             raise FormatError(path, None, f"{where}: missing field(s) {', '.join(missing)}")
@@ -286,6 +290,52 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
         except InvalidProblemError as exc:
             raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None
     return problems
+
+
+#: The ``kind`` of a JSON problem of the knapsack family (a problem with ``counts`` is ``bounded``).
+FAMILY_KINDS = ("bounded", "unbounded", "change-making")
+
+
+def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
+    """A bounded or unbounded knapsack, or change-making, from its JSON object."""
+    kind = entry.get("kind", "bounded")
+    if kind not in FAMILY_KINDS:
+        raise FormatError(path, None, f"{where}.kind: expected one of {', '.join(FAMILY_KINDS)}, got {kind!r}")
+    needed = (
+        ("weights", "capacity") + (("profits",) if kind != "change-making" else ()) + (("counts",) if kind == "bounded" else ())
+    )
+    missing = [f for f in needed if f not in entry]
+    if missing:
+        raise FormatError(path, None, f"{where}: a {kind} problem needs field(s) {', '.join(missing)}")
+    if kind == "unbounded" and "counts" in entry:
+        raise FormatError(path, None, f"{where}.counts: an unbounded knapsack has no counts (kind 'bounded' has)")
+
+    def scaled(value, field):
+        if isinstance(value, list):
+            return [scaled(v, f"{field}[{i}]") for i, v in enumerate(value)]
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise FormatError(path, None, f"{where}.{field}: {str(value)[:40]!r} is not a number")
+        return _number(path, None, value, f"{where}.{field}", scale)
+
+    name, optimum = str(entry.get("name", "")), entry.get("optimum") if scale == 1 else None
+    counts = entry.get("counts")
+    if counts is not None:
+        if not isinstance(counts, list):
+            raise FormatError(path, None, f"{where}.counts: expected a list of integers (one per item)")
+        counts = [_number(path, None, c, f"{where}.counts[{i}]", Fraction(1)) for i, c in enumerate(counts)]
+    try:
+        if kind == "change-making":
+            return ChangeMaking(scaled(entry["weights"], "weights"), scaled(entry["capacity"], "capacity"), counts, name, optimum)
+        return BoundedKnapsack(
+            scaled(entry["profits"], "profits"),
+            scaled(entry["weights"], "weights"),
+            scaled(entry["capacity"], "capacity"),
+            counts,
+            name,
+            optimum,
+        )
+    except InvalidProblemError as exc:
+        raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None
 
 
 def _grid_problem(path: str, where: str, entry: dict):

@@ -12,14 +12,16 @@ import numpy as np
 
 from ..dp import presolve
 from ..dp.reduction import Reduction
-from ..errors import DoesNotFitError, UnsupportedProblemError, problem_label
+from ..errors import ClsolveError, DoesNotFitError, UnsupportedProblemError, problem_label
+from ..family import splitting
+from ..family.problems import BoundedKnapsack
 from ..plan import Plan, combined
 from ..problems import Knapsack
 from ..runtime import costs as cost_model
 from ..runtime import deadline, progress, spare, workspace
 from ..runtime.devices import Device
 from ..solution import Solution, Timings, building
-from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver, planned_seconds
+from .contract import BatchSolver, DeviceSolver, PackedBatchSolver, Solver
 
 
 def uses_device(solver: Solver | type[Solver]) -> bool:
@@ -38,6 +40,30 @@ def packs(cls: type[Solver]) -> bool:
     return issubclass(cls, PackedBatchSolver)
 
 
+def split(solver: Solver, problem: Any) -> splitting.Split | None:
+    """A bounded knapsack's 0-1 form (``clsolve.family.splitting``) for a solver that does not take
+    bounded knapsacks itself (``bounded`` not among its ``problem_kinds``): every 0-1 solver so
+    solves them, and its answer's pieces are mapped back to counts. None otherwise."""
+    if isinstance(problem, BoundedKnapsack) and "bounded" not in solver.problem_kinds:
+        return splitting.zero_one(problem)
+    return None
+
+
+def given(solver: Solver, problem: Any) -> Any:
+    """The problem as ``solver`` takes it: its 0-1 form where ``split`` makes one, else itself."""
+    form = split(solver, problem)
+    return problem if form is None else form.problem
+
+
+def accepts(solver: Solver, problem: Any) -> str | None:
+    """``solver.accepts`` for the problem as it takes it (``given``)."""
+    return solver.accepts(given(solver, problem))
+
+
+def least_seconds(solver: Solver, problem: Any, device: Device | None) -> float:
+    return solver.least_seconds(given(solver, problem), device)
+
+
 def settled(problem: Any, solver: Solver | None = None) -> Reduction | None:
     """The reduction that decides a knapsack alone (``clsolve.dp.presolve.settled``: zero profits, no
     item fits, every item fits, ...), or None: such a problem is answered before any solver searches.
@@ -50,6 +76,7 @@ def settled(problem: Any, solver: Solver | None = None) -> Reduction | None:
 def planned(solver: Solver, problem: Any, device: Device | None) -> Plan:
     """``solver.plan``, or the empty plan of a problem the engine settles alone (``settled``); its
     seconds corrected by the device's calibration (``clsolve.runtime.costs``) where there is one."""
+    problem = given(solver, problem)
     decided = settled(problem, solver)
     if decided is not None:
         return Plan(solver=solver.name, details={"presolve": "; ".join(decided.notes)})
@@ -63,7 +90,7 @@ def planned(solver: Solver, problem: Any, device: Device | None) -> Plan:
 
 def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
     """``planned``, after ``accepts``, raising when either says no."""
-    reason = solver.accepts(problem)
+    reason = accepts(solver, problem)
     if reason is not None:
         raise UnsupportedProblemError(f"{solver.name} cannot solve {problem.describe()}: {reason}")
     found = planned(solver, problem, device)
@@ -76,7 +103,15 @@ def plan(solver: Solver, problem: Any, device: Device | None) -> Plan:
 def solve(solver: Solver, problem: Any, device: Device | None, plan: Plan) -> Solution:
     """``solver.solve`` with ``plan``, after releasing the device's spare buffer unless it fits beside
     everything the plan needs (``clsolve.runtime.spare``); a problem the engine settles alone
-    (``settled``) is answered without the solver."""
+    (``settled``) is answered without the solver; a bounded knapsack a 0-1 solver takes (``split``) is
+    solved as its 0-1 form, and the answer's pieces are counted back."""
+    form = split(solver, problem)
+    if form is not None:
+        solution = solve(solver, form.problem, device, plan)
+        solution.counts = form.counts(np.asarray(solution.selected, dtype=bool), problem.n)
+        solution.selected = np.zeros(0, dtype=bool)
+        solution.notes.append(f"solved as a 0-1 knapsack of {form.problem.n} items (binary splitting of the counts)")
+        return solution
     decided = settled(problem, solver)
     if decided is not None:
         return decided.trivial(solver.name, device.label if device is not None else "host CPU")
@@ -130,7 +165,7 @@ def start_batch(device: Device | None) -> None:
 def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan:
     """The plan of a batch: a batch solver's own, else one plan per problem combined (the time limit
     checked before each); errors name the problem's index."""
-    if isinstance(solver, BatchSolver) and isinstance(device, Device):
+    if isinstance(solver, BatchSolver) and isinstance(device, Device) and not _splits(solver, problems):
         return solver.plan_many(problems, device)
     plans = []
     limit = deadline.current()
@@ -146,7 +181,7 @@ def plan_many(solver: Solver, problems: Sequence, device: Device | None) -> Plan
 def solve_many(solver: Solver, problems: Sequence, device: Device | None, batch: Plan) -> list[Solution]:
     """A batch solver's ``solve_many`` with the ``batch``'s plan (``plan_many``'s), after ``begin``;
     else each problem in turn, planned alone."""
-    if isinstance(solver, BatchSolver) and isinstance(device, Device):
+    if isinstance(solver, BatchSolver) and isinstance(device, Device) and not _splits(solver, problems):
         begin(solver, batch)
         start_batch(device)
         return solver.solve_many(problems, device, batch)
@@ -160,6 +195,21 @@ def solve_many(solver: Solver, problems: Sequence, device: Device | None, batch:
 def costs(solver: Solver, problems: Sequence, device: Device | None) -> np.ndarray:
     """Planned seconds of each problem (NaN where refused): a batch solver's own estimate, else one
     plan per problem."""
-    if isinstance(solver, BatchSolver):
+    if isinstance(solver, BatchSolver) and not _splits(solver, problems):
         return solver.costs(problems, device)
-    return planned_seconds(solver, problems, device)
+    out = np.full(len(problems), np.nan)
+    for index, problem in enumerate(problems):
+        try:
+            if accepts(solver, problem) is None:
+                found = planned(solver, problem, device)
+                if found.refusal(device) is None:
+                    out[index] = found.seconds
+        except ClsolveError:
+            pass
+    return out
+
+
+def _splits(solver: Solver, problems: Sequence) -> bool:
+    """Whether any of ``problems`` reaches ``solver`` as a 0-1 form (``split``): such a batch is
+    planned and solved one problem at a time."""
+    return any(split(solver, problem) is not None for problem in problems)

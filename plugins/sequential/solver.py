@@ -12,7 +12,20 @@ import math
 
 import numpy as np
 
-from clsolve.sdk import LCS, TSP, HostSolver, Knapsack, Plan, Solution, Timings, deadline, dp_accepts
+from clsolve.sdk import (
+    LCS,
+    TSP,
+    ChangeMaking,
+    HostSolver,
+    Knapsack,
+    Plan,
+    Solution,
+    Timings,
+    change_bytes,
+    deadline,
+    dp_accepts,
+    make_change,
+)
 
 from . import grids
 
@@ -53,7 +66,7 @@ def step(row: np.ndarray, lo: int, hi: int, weight: list[int], profit: np.int64)
 class SequentialSolver(HostSolver):
     name = "sequential"
     summary = "reference DPs on the host CPU: knapsack m = 1..3 (NumPy), LCS (bit rows), TSP (Held-Karp)"
-    problem_kinds = ("knapsack", "lcs", "tsp")
+    problem_kinds = ("knapsack", "lcs", "tsp", "change")
 
     def accepts(self, problem) -> str | None:
         if isinstance(problem, LCS):
@@ -64,6 +77,8 @@ class SequentialSolver(HostSolver):
             if problem.n > grids.MAX_HOST_CITIES:
                 return f"the host Held-Karp takes n <= {grids.MAX_HOST_CITIES} cities, got {problem.n}"
             return None
+        if isinstance(problem, ChangeMaking):
+            return None
         return dp_accepts(problem, self.name)
 
     def plan(self, problem, device=None) -> Plan:
@@ -73,6 +88,14 @@ class SequentialSolver(HostSolver):
                 host_buffers={"bit_rows": problem.cells() // 8 + 64 * (problem.n + 1)},
                 cell_updates=problem.cells(),
                 seconds=problem.cells() / 5e9 + problem.n * 1e-6 + 1e-4,
+            )
+        if isinstance(problem, ChangeMaking):
+            pieces = change_bytes(problem) // (problem.cells() // 8 + 1)
+            return Plan(
+                solver=self.name,
+                host_buffers={"change": change_bytes(problem)},
+                cell_updates=pieces * problem.cells(),
+                seconds=pieces * problem.cells() / UPDATES_PER_SECOND + 1e-4,
             )
         if isinstance(problem, TSP):
             states = (problem.n - 1) * 2 ** (problem.n - 1)
@@ -126,6 +149,11 @@ class SequentialSolver(HostSolver):
         if isinstance(problem, LCS):
             length, positions = grids.solve_lcs(problem)
             return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds), positions=positions)
+        if isinstance(problem, ChangeMaking):
+            counts = make_change(problem, self.name)
+            if counts is None:
+                return Solution(0, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds), feasible=False)
+            return Solution(int(counts.sum()), np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds), counts=counts)
         if isinstance(problem, TSP):
             length, tour = grids.solve_tsp(problem)
             return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds), tour=tour)

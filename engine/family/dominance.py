@@ -1,0 +1,57 @@
+"""Dominated items of an unbounded knapsack ([MT90] Section 3.6, MTU2's reduction): item j is
+dominated by item i != j where floor(w_j / w_i) p_i >= p_j, for then floor(w_j / w_i) copies of i
+weigh no more than one copy of j and earn no less, so some optimum uses no copy of j (of two equal
+items the later is the one dropped). Only counts with no limit allow it: a bounded item's count can
+run out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Items up to this many are checked pairwise (n^2 / 2 comparisons in blocks); beyond, only by the
+#: simple dominance of a lighter or equal item that earns no less.
+PAIRWISE_ITEMS = 4096
+BLOCK = 512
+
+
+def dominated(profits: np.ndarray, weights: np.ndarray, usable: np.ndarray) -> np.ndarray:
+    """A flag per item: dominated (an unbounded knapsack need not use it). Items not usable at all are
+    neither dominated nor dominating."""
+    n = profits.size
+    out = np.zeros(n, dtype=bool)
+    live = np.flatnonzero((usable > 0) & (weights > 0))
+    if live.size < 2:
+        return out
+    p, w = profits[live], weights[live]
+    if live.size <= PAIRWISE_ITEMS:
+        index = np.arange(live.size)
+        for start in range(0, live.size, BLOCK):
+            j = index[start : start + BLOCK]
+            times = w[j][:, None] // w[None, :]  # copies of i within the weight of one j
+            # times * p_i >= p_j without overflow: times >= ceil(p_j / p_i), or p_j = 0 where p_i = 0
+            need = np.where(
+                p[None, :] > 0, -(-p[j][:, None] // np.maximum(p[None, :], 1)), np.where(p[j][:, None] == 0, 0, 2**62)
+            )
+            beats = (times > 0) & (times >= need)
+            twin = (w[j][:, None] == w[None, :]) & (p[j][:, None] == p[None, :])
+            beats &= ~twin | (index[None, :] < j[:, None])  # of equal items, the first is kept
+            out[live[j]] = beats.any(axis=1)
+        return out
+    order = np.lexsort((-p, w))  # by weight, the most profitable first among equal weights
+    best = np.maximum.accumulate(p[order])
+    earlier = np.concatenate(([-1], best[:-1]))
+    out[live[order]] = earlier >= p[order]
+    return out
+
+
+def needed(problem) -> np.ndarray:
+    """How many copies of each item a solver must consider: ``problem.usable``, with 0 for the items an
+    unbounded knapsack's dominance drops (``dominated``); bounded knapsacks and change-making as
+    they are. Made once per problem."""
+    memo = problem.memo
+    if "needed" not in memo:
+        usable = problem.usable
+        if getattr(problem, "unbounded", False) and hasattr(problem, "profits") and problem.kind == "bounded":
+            usable = np.where(dominated(problem.profits, problem.weights, usable), 0, usable)
+        memo["needed"] = usable
+    return memo["needed"]

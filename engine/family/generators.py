@@ -1,0 +1,47 @@
+"""Generators of the knapsack family's classic test instances (each named by its parameters and
+seed, so a failure can be made again).
+
+``bounded``: Pisinger's families (``clsolve.generators.PISINGER_FAMILIES``: weights in U[1, R] and
+profits correlated as there) with counts in U[1, b] for each item and capacity half the total weight
+of every copy, c = floor(sum w_j b_j / 2), as [Pisinger00]'s bouknap tests; ``counts=None`` makes the
+unbounded instance, with capacity half the weights' sum (one copy each), as MTU2's tests ([MT90]
+Section 3.6).
+
+``change``: change-making ([MT90] Chapter 5) with coin values in U[1, R] (R = 1e3 unless said),
+capacity half their sum (bounded: of every coin), counts in U[1, b] or unlimited.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..generators import PISINGER_FAMILIES, _family
+from .problems import BoundedKnapsack, ChangeMaking
+
+
+def bounded(family: str, n: int, R: int, most: int | None = 10, seed: int = 0) -> BoundedKnapsack:
+    """The ``family`` instance with n item types, data range R and counts in U[1, most] (None:
+    unbounded), capacity half the total weight (see the module docstring)."""
+    if family not in PISINGER_FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(PISINGER_FAMILIES)}; got {family!r}")
+    rng = np.random.default_rng(seed)
+    weights, profits = _family(family, n, int(R), rng)
+    if most is None:
+        capacity = int(weights.sum(dtype=object)) // 2
+        label = f"unbounded {family} n={n} R={R} seed={seed}"
+        return BoundedKnapsack(profits, weights, max(capacity, 1), None, name=label)
+    counts = rng.integers(1, int(most) + 1, n, dtype=np.int64)
+    capacity = int((weights * counts).sum(dtype=object)) // 2
+    label = f"bounded {family} n={n} R={R} counts<={most} seed={seed}"
+    return BoundedKnapsack(profits, weights, max(capacity, 1), counts, name=label)
+
+
+def change(n: int, R: int = 1000, most: int | None = None, seed: int = 0) -> ChangeMaking:
+    """Change-making with n coin values in U[1, R], counts in U[1, most] (None: unlimited), capacity
+    half the sum of every coin."""
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(1, int(R) + 1, n, dtype=np.int64)
+    counts = None if most is None else rng.integers(1, int(most) + 1, n, dtype=np.int64)
+    capacity = int((weights * (1 if counts is None else counts)).sum(dtype=object)) // 2
+    label = f"change n={n} R={R} counts<={most or 'any'} seed={seed}"
+    return ChangeMaking(weights, max(capacity, 1), counts, name=label)

@@ -1,0 +1,219 @@
+"""Bounded and unbounded knapsacks, and change-making: immutable values over NumPy arrays, validated
+when built (the checks of ``clsolve.problems``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InvalidProblemError
+from ..problems import INT64_MAX, MAX_SCALAR, _as_integers, _known_optimum, _text
+
+#: Largest count of one item: counts are 32-bit in the kernels' decisions.
+MAX_COUNT = 2**31
+
+
+def _capacity(value, field_name: str) -> int:
+    array = _as_integers(value, field_name, "one integer")
+    if array.size != 1:
+        raise InvalidProblemError(f"{field_name}: expected one integer, got shape {array.shape}")
+    return int(array.reshape(-1)[0])
+
+
+def _counts(values, n: int) -> np.ndarray:
+    counts = _as_integers(values, "counts", "a 1-D array")
+    if counts.shape != (n,):
+        raise InvalidProblemError(f"counts: expected shape ({n},) to match the items, got {counts.shape}")
+    if counts.size and int(counts.max()) > MAX_COUNT:
+        index = int(np.argmax(counts))
+        raise InvalidProblemError(f"counts[{index}]: {int(counts[index])} exceeds the limit 2^31 = {MAX_COUNT}")
+    return counts
+
+
+def usable(weights: np.ndarray, counts: np.ndarray | None, capacity: int) -> np.ndarray:
+    """How many of each item a packing within ``capacity`` can hold: its count (no limit: as many as
+    fit), never more than fit; an item of weight 0 and no count limit: 0 (it must have no profit)."""
+    fit = np.where(weights > 0, capacity // np.maximum(weights, 1), 0)
+    if counts is None:
+        return fit.astype(np.int64)
+    return np.where(weights > 0, np.minimum(counts, fit), counts).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class BoundedKnapsack:
+    """A knapsack where item j may be packed up to ``counts[j]`` times (the bounded knapsack), or any
+    number of times where ``counts`` is None (the unbounded knapsack); one capacity.
+
+    ``profits`` and ``weights`` have shape (n,), ``counts`` shape (n,) with values in [0, 2^31];
+    ``capacity`` is one integer. All values are integers in [0, 2^62]. The answer's ``counts`` says
+    how many of each item are packed. The most any packing can earn (each profit times the count of
+    it that fits, summed) must fit in a signed 64-bit integer; an unbounded item of weight 0 must
+    have profit 0 (else there is no optimum).
+    """
+
+    profits: np.ndarray
+    weights: np.ndarray
+    capacity: int
+    counts: np.ndarray | None
+    name: str = ""
+    known_optimum: int | None = field(default=None, compare=False)
+
+    def __init__(self, profits, weights, capacity, counts=None, name: str = "", known_optimum: int | None = None):
+        profits = _as_integers(profits, "profits", "a 1-D array")
+        weights = _as_integers(weights, "weights", "a 1-D array")
+        if profits.ndim != 1 or profits.size == 0:
+            raise InvalidProblemError(f"profits: expected shape (n,) with n >= 1, got {profits.shape}")
+        if weights.shape != profits.shape:
+            raise InvalidProblemError(f"weights: expected shape {profits.shape} to match profits, got {weights.shape}")
+        capacity = _capacity(capacity, "capacity")
+        bounds = None if counts is None else _counts(counts, profits.size)
+        if bounds is None:
+            free = np.flatnonzero((weights == 0) & (profits > 0))
+            if free.size:
+                j = int(free[0])
+                raise InvalidProblemError(
+                    f"weights[{j}]: 0 with profit {int(profits[j])} and no count limit: "
+                    "any number of copies fits, so there is no optimum (give counts)"
+                )
+        most = usable(weights, bounds, capacity)
+        total = sum(int(p) * int(b) for p, b in zip(profits.tolist(), most.tolist()))
+        if total > INT64_MAX:
+            raise InvalidProblemError(
+                f"profits: a packing could earn up to {total} (each profit times the copies that fit), "
+                f"beyond the signed 64-bit limit {INT64_MAX}"
+            )
+        for array in (profits, weights, most) + (() if bounds is None else (bounds,)):
+            array.setflags(write=False)
+        object.__setattr__(self, "profits", profits)
+        object.__setattr__(self, "weights", weights)
+        object.__setattr__(self, "capacity", capacity)
+        object.__setattr__(self, "counts", bounds)
+        object.__setattr__(self, "name", _text(str(name), "name"))
+        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
+        object.__setattr__(self, "_usable", most)
+        object.__setattr__(self, "_total_profit", total)
+
+    kind = "bounded"
+
+    @property
+    def n(self) -> int:
+        """Number of items (distinct item types)."""
+        return int(self.profits.size)
+
+    @property
+    def unbounded(self) -> bool:
+        """True where no item has a count limit."""
+        return self.counts is None
+
+    @property
+    def usable(self) -> np.ndarray:
+        """How many copies of each item a packing can hold (``usable``): its count, at most what fits."""
+        return self.__dict__["_usable"]
+
+    @property
+    def total_profit(self) -> int:
+        """The most any packing could earn: each profit times ``usable``, summed."""
+        return self.__dict__["_total_profit"]
+
+    @property
+    def memo(self) -> dict:
+        """What solvers compute once for this problem (see ``Knapsack.memo``); not pickled."""
+        return self.__dict__.setdefault("_memo", {})
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def cells(self) -> int:
+        """States of one dense DP row: capacity + 1."""
+        return self.capacity + 1
+
+    def describe(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        if self.unbounded:
+            return f"{label}unbounded knapsack with n = {self.n}, capacity {self.capacity}"
+        return f"{label}bounded knapsack with n = {self.n}, counts up to {int(self.counts.max())}, capacity {self.capacity}"
+
+    def __repr__(self) -> str:
+        return f"BoundedKnapsack({self.describe()})"
+
+
+@dataclass(frozen=True, eq=False)
+class ChangeMaking:
+    """Change-making: the fewest coins whose values (``weights``) sum exactly to ``capacity``, with
+    up to ``counts[j]`` coins of value j (None: any number of each).
+
+    The answer's ``counts`` says how many coins of each value are used and its ``value`` how many
+    coins that is; where no choice of coins sums to the capacity, the answer has ``feasible`` False.
+    """
+
+    weights: np.ndarray
+    capacity: int
+    counts: np.ndarray | None
+    name: str = ""
+    known_optimum: int | None = field(default=None, compare=False)
+
+    def __init__(self, weights, capacity, counts=None, name: str = "", known_optimum: int | None = None):
+        weights = _as_integers(weights, "weights", "a 1-D array")
+        if weights.ndim != 1 or weights.size == 0:
+            raise InvalidProblemError(f"weights: expected shape (n,) with n >= 1 coin values, got {weights.shape}")
+        capacity = _capacity(capacity, "capacity")
+        bounds = None if counts is None else _counts(counts, weights.size)
+        most = usable(weights, bounds, capacity)
+        most = np.where(weights > 0, most, 0)  # a coin of value 0 never helps
+        for array in (weights, most) + (() if bounds is None else (bounds,)):
+            array.setflags(write=False)
+        object.__setattr__(self, "weights", weights)
+        object.__setattr__(self, "capacity", capacity)
+        object.__setattr__(self, "counts", bounds)
+        object.__setattr__(self, "name", _text(str(name), "name"))
+        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
+        object.__setattr__(self, "_usable", most)
+
+    kind = "change"
+
+    @property
+    def n(self) -> int:
+        """Number of coin values."""
+        return int(self.weights.size)
+
+    @property
+    def unbounded(self) -> bool:
+        return self.counts is None
+
+    @property
+    def usable(self) -> np.ndarray:
+        """How many coins of each value an answer can use: its count, at most what fits; 0 for value 0."""
+        return self.__dict__["_usable"]
+
+    @property
+    def profits(self) -> np.ndarray:
+        """Each coin as an item of profit -1: change-making is the exact-sum knapsack of most profit."""
+        return np.full(self.n, -1, dtype=np.int64)
+
+    @property
+    def memo(self) -> dict:
+        return self.__dict__.setdefault("_memo", {})
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def cells(self) -> int:
+        return self.capacity + 1
+
+    def describe(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        limit = "unlimited coins" if self.unbounded else f"up to {int(self.counts.max())} coins of a value"
+        return f"{label}change-making with {self.n} coin values ({limit}), sum {self.capacity}"
+
+    def __repr__(self) -> str:
+        return f"ChangeMaking({self.describe()})"
+
+
+__all__ = ["BoundedKnapsack", "ChangeMaking", "MAX_COUNT", "MAX_SCALAR", "usable"]

@@ -1,0 +1,3 @@
+from .solver import BoundedDPSolver
+
+__all__ = ["BoundedDPSolver"]

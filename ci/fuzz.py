@@ -1,7 +1,8 @@
 """A differential fuzzer over every solver and documented option.
 
 For a wall-clock budget and a seed it draws problems from many families (knapsacks of every shape
-the issue tracker names, Jooken-style hard instances, LCS and TSP), solves each with every solver
+the issue tracker names, Jooken-style hard instances, bounded and unbounded knapsacks, change-making,
+LCS and TSP), solves each with every solver
 and a random choice of its options, and checks the answers against independent references (brute
 force over all subsets, a plain DP, all permutations). The engine checks every answer itself
 (feasible, value = the items' profit, bound >= value); the fuzzer checks the optimum and the
@@ -171,12 +172,33 @@ def tsp(rng: random.Random, family: str) -> TSP:
     return TSP(d, name=f"{family} n={n}")
 
 
-def draw(rng: random.Random) -> clsolve.Knapsack | LCS | TSP:
+FAMILY_KINDS = ("bounded", "unbounded", "change-bounded", "change-unbounded")
+
+
+def counted(rng: random.Random, family: str) -> clsolve.BoundedKnapsack | clsolve.ChangeMaking:
+    """A small bounded or unbounded knapsack, or change-making: counts up to 1, 5, 50 or 300, weights
+    up to 10, 100 or 1000, capacity anywhere up to the total weight of every copy."""
+    n = rng.randint(1, 8)
+    top, most = rng.choice([10, 100, 1000]), rng.choice([1, 5, 50, 300])
+    weights = [rng.randint(0 if family == "bounded" else 1, top) for _ in range(n)]
+    profits = [rng.randint(0, top) for _ in range(n)]
+    counts = [rng.randint(0, most) for _ in range(n)] if family.endswith("bounded") and not family.endswith("unbounded") else None
+    total = sum(w * (c if counts else rng.randint(1, 20)) for w, c in zip(weights, counts or weights))
+    capacity = rng.randint(0, max(total, 1))
+    if family.startswith("change"):
+        return clsolve.ChangeMaking(weights, capacity, counts, name=f"{family} top={top} most={most}")
+    return clsolve.BoundedKnapsack(profits, weights, capacity, counts, name=f"{family} top={top} most={most}")
+
+
+def draw(rng: random.Random) -> clsolve.Knapsack | clsolve.BoundedKnapsack | clsolve.ChangeMaking | LCS | TSP:
     family = rng.choice(
         KNAPSACK_FAMILIES * 3
         + ("jooken",)
         + ("lcs-one-symbol", "lcs-small-alphabet", "lcs-huge-alphabet", "tsp-symmetric", "tsp-asymmetric", "tsp-zero")
+        + FAMILY_KINDS * 2
     )
+    if family in FAMILY_KINDS:
+        return counted(rng, family)
     if family == "jooken":
         return jooken(
             rng.choice([40, 60, 80]),
@@ -195,8 +217,38 @@ def draw(rng: random.Random) -> clsolve.Knapsack | LCS | TSP:
 
 
 # -- references ----------------------------------------------------------------------------------------
+def counted_reference(problem: clsolve.BoundedKnapsack | clsolve.ChangeMaking) -> int | None:
+    """A plain DP over every capacity, k copies of an item at a time (not binary pieces, not windows):
+    the most profit, or the fewest coins (-1: no exact sum)."""
+    exact = isinstance(problem, clsolve.ChangeMaking)
+    cap = problem.capacity
+    if cap * int(problem.usable.sum()) > 50 * REFERENCE_CELLS:
+        return None
+    none = -(10**18)
+    row = np.full(cap + 1, none, dtype=np.int64) if exact else np.zeros(cap + 1, dtype=np.int64)
+    row[0] = 0
+    profits = [-1] * problem.n if exact else problem.profits.tolist()
+    for w, p, b in zip(problem.weights.tolist(), profits, problem.usable.tolist()):
+        if w == 0:
+            row = row + (0 if exact else p * b)
+            continue
+        best = row.copy()
+        for k in range(1, b + 1):
+            if k * w > cap:
+                break
+            shifted = row[: cap + 1 - k * w] + k * p
+            valid = row[: cap + 1 - k * w] > none // 2
+            best[k * w :] = np.where(valid & (shifted > best[k * w :]), shifted, best[k * w :])
+        row = best
+    if exact:
+        return -1 if row[-1] <= none // 2 else int(-row[-1])
+    return int(row[-1])
+
+
 def reference(problem) -> int | None:
     """The optimum by a method independent of the solvers (None where out of its reach)."""
+    if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
+        return counted_reference(problem)
     if isinstance(problem, TSP):
         return min(problem.tour_length((0,) + q) for q in itertools.permutations(range(1, problem.n)))
     if isinstance(problem, LCS):
@@ -233,6 +285,15 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     """Every installed solver with a random draw of its documented options."""
     pick = rng.choice
     out = [("sequential", {}), ("auto", {})]
+    if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
+        out.append(("bounded-dp", {"method": pick(["auto", "window", "pieces"]), "poison": True}))
+        if isinstance(problem, clsolve.BoundedKnapsack):  # every 0-1 solver, on its binary split
+            out += [("dp-rows", {}), ("dp-states", {}), ("bnb", {}), ("wavefront", {"poison": True})]
+        for _, options in out:
+            if rng.random() < LIMITED_SHARE:
+                options["time_limit"] = pick([0.0, 0.01, 0.1])
+            options.setdefault("time_limit", CASE_SECONDS)
+        return out
     out.append(
         (
             "wavefront",
@@ -379,6 +440,10 @@ def compare(problem, solution, expected: int | None, options: dict) -> str | Non
     """What is wrong with ``solution`` (None: nothing), given the reference value."""
     if expected is None:
         return None
+    if isinstance(problem, clsolve.ChangeMaking):
+        if expected == -1:
+            return None if not solution.feasible else f"makes change {solution.value}, reference: none"
+        return None if solution.feasible and solution.value == expected else f"{solution.value} coins, reference {expected}"
     if solution.optimal and solution.value != expected:
         return f"claims optimal {solution.value}, reference {expected}"
     if not solution.optimal:
@@ -389,7 +454,18 @@ def compare(problem, solution, expected: int | None, options: dict) -> str | Non
     return None
 
 
-KNAPSACK_SOLVERS = ("dp-rows", "dp-batch", "mckp", "bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch", "subset-sum")
+KNAPSACK_SOLVERS = (
+    "dp-rows",
+    "dp-batch",
+    "mckp",
+    "bnb",
+    "dp-states",
+    "mkp-bnb",
+    "mkp-dfs",
+    "mkp-batch",
+    "subset-sum",
+    "bounded-dp",
+)
 #: Solvers that answer under any time limit (their best checked answer and a proven bound).
 ANYTIME = ("bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)
@@ -402,7 +478,8 @@ def run_case(seed: int, case: int, device, counts: Counter, failures: list, fold
     problem = draw(rng)
     expected = reference(problem)
     for solver, options in configurations(rng, problem):
-        if solver in skip or (solver in KNAPSACK_SOLVERS and not isinstance(problem, clsolve.Knapsack)):
+        takes = isinstance(problem, (clsolve.Knapsack, clsolve.BoundedKnapsack))
+        if solver in skip or (solver in KNAPSACK_SOLVERS and not takes):
             continue
         label = f"{solver} {options}"
         large = options.pop("large_table_steps", False)
@@ -517,6 +594,20 @@ def _fail(seed, case, problem, label, error, failures, folder: Path) -> None:
 
 
 def _as_json(problem) -> dict:
+    if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
+        kind = (
+            "change-making"
+            if isinstance(problem, clsolve.ChangeMaking)
+            else "bounded"
+            if problem.counts is not None
+            else "unbounded"
+        )
+        out = {"kind": kind, "weights": problem.weights.tolist(), "capacity": problem.capacity, "name": problem.name}
+        if kind != "change-making":
+            out["profits"] = problem.profits.tolist()
+        if problem.counts is not None:
+            out["counts"] = problem.counts.tolist()
+        return out
     if isinstance(problem, TSP):
         return {"distances": problem.distances.tolist(), "name": problem.name}
     if isinstance(problem, LCS):

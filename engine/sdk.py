@@ -77,7 +77,6 @@ from .errors import (
     problem_label,
 )
 from .family.dominance import needed
-from .family.host import change_bytes, make_change
 from .family.problems import BoundedKnapsack, ChangeMaking
 from .family.splitting import pieces
 from .mkp import greedy as mkp_greedy
@@ -113,8 +112,6 @@ __all__ = [
     "ChangeMaking",
     "needed",
     "pieces",
-    "change_bytes",
-    "make_change",
     "LCS",
     "TSP",
     "exact_sum",

@@ -1,6 +1,6 @@
 """``clsolve bench NAME``: one module per benchmark (auto, dp_rows, batch for msb and class-a, bnb, mckp,
-scale, wavefront, hard_kp, kpm, small_rows), the helpers they share in ``common``. Each prints JSON with the device and the
-date (stdout, or ``--out``); progress goes to stderr."""
+scale, wavefront, hard_kp, kpm, small_rows, family), the helpers they share in ``common``. Each prints
+JSON with the device and the date (stdout, or ``--out``); progress goes to stderr."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from clsolve import FormatError, InvalidOptionError
 
-from . import auto, batch, bnb, dp_rows, hard_kp, kpm, mckp, plots, scale, small_rows, wavefront
+from . import auto, batch, bnb, dp_rows, family, hard_kp, kpm, mckp, plots, scale, small_rows, wavefront
 from .common import data_root
 
 __all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
@@ -19,6 +19,7 @@ BENCHMARKS = {
     "auto": auto.run,
     "bnb": bnb.run_bnb,
     "dp-rows": dp_rows.run_dp_rows,
+    "family": family.run,
     "mckp": mckp.run,
     "msb": batch.run_batch_set,
     "class-a": batch.run_batch_set,
@@ -46,12 +47,14 @@ def add_parser(sub):
         type=float,
         default=None,
         metavar="SECONDS",
-        help="hard-kp, kpm: the limit per instance (default 10 s); auto: per solve (default 5 s)",
+        help="hard-kp, kpm, family: the limit per instance (default 10 s); auto: per solve (default 5 s)",
     )
     bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
-    bench.add_argument("--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6")
+    bench.add_argument(
+        "--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6; family: 3 seeds"
+    )
     bench.add_argument(
         "--searches",
         action="store_true",

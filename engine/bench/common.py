@@ -84,7 +84,7 @@ def _cache_sweep(device: Device, program: kernels.Program, count: int, moved: fl
     return 32 * count * sweeps / best
 
 
-def solve_row(problem: Knapsack, solver: str, device: Device, limit: float) -> dict:
+def solve_row(problem: Any, solver: str, device: Device, limit: float) -> dict:
     """One solve under ``limit``, end to end, as a result row (a refusal or error is a row too)."""
     start = time.perf_counter()
     try:

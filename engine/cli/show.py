@@ -39,7 +39,8 @@ def heading(source: Source) -> str:
 
 def _value_line(solution: Solution, source: Source) -> str:
     if not solution.feasible:
-        return f"  value    none: no choice of coins sums to {source.problem.capacity} (proved)"
+        target = getattr(source.problem, "capacity", "")
+        return f"  value    none: no choice of coins sums to {target} (proved)"
     tail = " (optimal)" if solution.optimal else ""
     if solution.bound is not None and not solution.optimal:
         tail = f" (best found; the optimum is at most {solution.bound}, gap {solution.gap})"

@@ -1,6 +1,6 @@
 """The knapsack family beyond 0-1: bounded and unbounded knapsacks (``BoundedKnapsack``) and
 change-making (``ChangeMaking``): the problems, their exact reduction to 0-1 knapsacks by binary
-splitting (``splitting``), the host's reference dynamic program (``host``) and the classic generators
+splitting (``splitting``), the dominance of unbounded items (``dominance``) and the classic generators
 (``generators``)."""
 
 from . import generators

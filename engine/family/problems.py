@@ -135,7 +135,8 @@ class BoundedKnapsack:
         label = f"{self.name}: " if self.name else ""
         if self.unbounded:
             return f"{label}unbounded knapsack with n = {self.n}, capacity {self.capacity}"
-        return f"{label}bounded knapsack with n = {self.n}, counts up to {int(self.counts.max())}, capacity {self.capacity}"
+        most = int(self.counts.max()) if self.counts is not None else 0
+        return f"{label}bounded knapsack with n = {self.n}, counts up to {most}, capacity {self.capacity}"
 
     def __repr__(self) -> str:
         return f"BoundedKnapsack({self.describe()})"
@@ -209,7 +210,7 @@ class ChangeMaking:
 
     def describe(self) -> str:
         label = f"{self.name}: " if self.name else ""
-        limit = "unlimited coins" if self.unbounded else f"up to {int(self.counts.max())} coins of a value"
+        limit = "unlimited coins" if self.counts is None else f"up to {int(self.counts.max())} coins of a value"
         return f"{label}change-making with {self.n} coin values ({limit}), sum {self.capacity}"
 
     def __repr__(self) -> str:

@@ -186,7 +186,7 @@ class BoundedDPSolver(DeviceSolver):
     def _walk(self, problem, device: Device, work: Workspace, program, steps: list[Step], decisions) -> np.ndarray:
         """The counts of an optimum, walked back through the steps' decisions by one work-item."""
         queue = device.queue
-        table = {
+        table: dict[str, np.ndarray] = {
             "at": np.array([step.at for step in steps] or [0], dtype=np.uint64),
             "kind": np.array([step.kind for step in steps] or [0], dtype=np.int32),
             "item": np.array([step.item for step in steps] or [0], dtype=np.int32),

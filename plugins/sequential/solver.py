@@ -21,13 +21,12 @@ from clsolve.sdk import (
     Plan,
     Solution,
     Timings,
-    change_bytes,
     deadline,
     dp_accepts,
-    make_change,
 )
 
 from . import grids
+from .change import change_bytes, make_change
 
 #: NumPy state updates per second on one core, for ``auto``'s estimate.
 UPDATES_PER_SECOND = 3e8

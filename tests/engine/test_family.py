@@ -129,7 +129,14 @@ def test_json_and_the_command_line(tmp_path):
         json.dumps(
             {
                 "problems": [
-                    {"kind": "bounded", "profits": [10, 7, 5], "weights": [4, 3, 2], "capacity": 9, "counts": [1, 2, 3], "optimum": 22},
+                    {
+                        "kind": "bounded",
+                        "profits": [10, 7, 5],
+                        "weights": [4, 3, 2],
+                        "capacity": 9,
+                        "counts": [1, 2, 3],
+                        "optimum": 22,
+                    },
                     {"kind": "unbounded", "profits": [10, 7, 5], "weights": [4, 3, 2], "capacity": 9},
                     {"kind": "change-making", "weights": [1, 5, 10, 25], "capacity": 63, "optimum": 6},
                     {"kind": "change-making", "weights": [4, 6], "capacity": 7},
@@ -139,11 +146,15 @@ def test_json_and_the_command_line(tmp_path):
     )
     problems = clsolve.formats.read(path)
     assert [type(p).__name__ for p in problems] == ["BoundedKnapsack", "BoundedKnapsack", "ChangeMaking", "ChangeMaking"]
-    out = subprocess.run([sys.executable, "-m", "clsolve", "solve", str(path), "--json"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "clsolve", "solve", str(path), "--json"], capture_output=True, text=True, check=True
+    )
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert [a["value"] for a in answers] == [22, 22, 6, 0]
     assert answers[2]["counts"] == [3, 0, 1, 2] and answers[3]["feasible"] is False
-    text = subprocess.run([sys.executable, "-m", "clsolve", "solve", str(path)], capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "clsolve", "solve", str(path)], capture_output=True, text=True, check=True
+    ).stdout
     assert "none: no choice of coins sums to 7" in text and "counts   6 coins" in text
 
 

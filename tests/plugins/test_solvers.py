@@ -171,6 +171,8 @@ def test_a_solver_keeps_nothing_on_itself_between_calls(device, name):
         clsolve.Knapsack([3, 5, 9, 4], [3, 5, 9, 4], 12),  # subset sum
         clsolve.LCS("GATTACA", "TACGAT"),
         clsolve.TSP([[0, 2, 9], [1, 0, 6], [15, 7, 0]]),
+        clsolve.BoundedKnapsack([6, 5, 4], [3, 2, 2], 9, [2, 1, 3]),
+        clsolve.ChangeMaking([3, 5], 11),
     ]
     solver = registry.load(name)
     made = dict(vars(solver))

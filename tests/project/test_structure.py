@@ -188,7 +188,9 @@ def test_the_sdk_lists_what_it_exports():
 LAYERS = [
     {"errors"},
     {"problems", "options"},
-    {"solution", "io", "generators", "inputs", "datasets"},
+    {"generators"},
+    {"family"},
+    {"solution", "io", "inputs", "datasets"},
     {"runtime"},
     {"plan", "batch"},
     {"mkp"},

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime import deadline
-from .problems import ChangeMaking
-from .splitting import pieces
+from clsolve.sdk import ChangeMaking, deadline, pieces
 
 #: Fewer coins than any answer can use: marks a sum no coins make.
 NONE = np.iinfo(np.int64).max // 2

@@ -78,7 +78,7 @@ from .errors import (
 )
 from .family.dominance import needed
 from .family.problems import BoundedKnapsack, ChangeMaking
-from .family.splitting import pieces
+from .family.splitting import piece_arrays, pieces
 from .mkp import greedy as mkp_greedy
 from .mkp import walk
 from .mkp.outcome import Outcome, branch_and_bound, refusal
@@ -112,6 +112,7 @@ __all__ = [
     "ChangeMaking",
     "needed",
     "pieces",
+    "piece_arrays",
     "LCS",
     "TSP",
     "exact_sum",

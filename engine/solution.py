@@ -296,9 +296,20 @@ def check_tsp(problem: TSP, solution: Solution) -> None:
     _known_optimum(problem, solution, length)
 
 
+def _dot(values: np.ndarray, counts: np.ndarray) -> int:
+    """sum(values * counts) exactly: in int64 where no term or sum can overflow, else in Python ints."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if values.size == 0:
+        return 0
+    top = int(np.abs(values).max()) * int(np.abs(counts).max()) * values.size
+    if top < 2**63:
+        return int(np.dot(values.astype(np.int64), counts))
+    return sum(int(v) * int(c) for v, c in zip(values.tolist(), counts.tolist()))
+
+
 def family_used(problem: BoundedKnapsack | ChangeMaking, counts: np.ndarray) -> int:
     """The capacity ``counts`` copies of the items use, exactly."""
-    return sum(int(w) * int(c) for w, c in zip(problem.weights.tolist(), np.asarray(counts).tolist()))
+    return _dot(problem.weights, counts)
 
 
 def _counts_of(problem: BoundedKnapsack | ChangeMaking, solution: Solution, where: str) -> np.ndarray:
@@ -323,7 +334,7 @@ def check_bounded(problem: BoundedKnapsack, solution: Solution) -> None:
     used = family_used(problem, counts)
     if used > problem.capacity:
         raise SolutionCheckError(f"{where}: infeasible, uses {used} > capacity {problem.capacity}")
-    profit = sum(int(p) * int(c) for p, c in zip(problem.profits.tolist(), counts.tolist()))
+    profit = _dot(problem.profits, counts)
     if profit != int(solution.value):
         raise SolutionCheckError(f"{where}: reported value {solution.value} but the counts earn {profit}")
     _known_optimum(problem, solution, profit)

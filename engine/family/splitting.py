@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..problems import Knapsack
+from ..problems import Knapsack, exact_sum
 from .dominance import needed
 from .problems import BoundedKnapsack
 
@@ -43,24 +43,37 @@ class Split:
         return counts
 
 
+def piece_arrays(bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(item, copies) of every piece of items usable ``bounds`` times, item by item in order (``pieces``
+    for each, at once): item j's full powers 1, 2, ..., 2^(t-1) with t = floor(log2(b + 1)), then
+    its rest b - (2^t - 1) where not 0."""
+    bounds = np.asarray(bounds, dtype=np.int64)
+    powers = np.zeros(bounds.size, dtype=np.int64)
+    live = bounds > 0
+    powers[live] = np.floor(np.log2(bounds[live] + 1)).astype(np.int64)
+    powers += (np.left_shift(1, powers + 1) - 1 <= bounds) & live  # log2's rounding, one way
+    powers -= (np.left_shift(1, powers) - 1 > bounds) & live  # and the other
+    rest = bounds - (np.left_shift(1, powers) - 1)
+    per = powers + (rest > 0)
+    item = np.repeat(np.arange(bounds.size, dtype=np.int64), per)
+    starts = np.cumsum(per) - per
+    rank = np.arange(item.size, dtype=np.int64) - starts[item]
+    copies = np.where(rank < powers[item], np.left_shift(1, np.minimum(rank, 62)), rest[item])
+    return item, copies
+
+
 def split(problem: BoundedKnapsack) -> Split:
     """``problem`` as a 0-1 knapsack by binary splitting of each item's usable copies. Items usable 0
     times, and an unbounded knapsack's dominated items (``clsolve.family.dominance``), are left out;
     a 0-1 knapsack needs one item at least, so an empty split keeps one piece of no copies, weight 0
     and profit 0."""
-    item, copies = [], []
-    for j, bound in enumerate(needed(problem).tolist()):
-        for size in pieces(int(bound)):
-            item.append(j)
-            copies.append(size)
-    if not item:
-        item, copies = [0], [0]
-    items = np.asarray(item, dtype=np.int64)
-    sizes = np.asarray(copies, dtype=np.int64)
+    items, sizes = piece_arrays(needed(problem))
+    if items.size == 0:
+        items, sizes = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     profits = problem.profits[items] * sizes
     weights = problem.weights[items] * sizes
     label = f"{problem.name} (split into 0-1 items)" if problem.name else "split into 0-1 items"
-    total = sum(int(p) for p in profits.tolist())
+    total = exact_sum(profits)
     knapsack = Knapsack.derived(profits, weights.reshape(-1, 1), np.array([problem.capacity]), name=label, total_profit=total)
     return Split(knapsack, items, sizes)
 

@@ -12,6 +12,7 @@ import pyopencl as cl
 
 from clsolve.sdk import (
     MODEL_BANDWIDTH,
+    MODEL_LAUNCH_SECONDS,
     POISON_BYTE,
     BoundedKnapsack,
     ChangeMaking,
@@ -27,7 +28,7 @@ from clsolve.sdk import (
     options,
 )
 
-from .steps import Step, schedule, seconds
+from .steps import PIECE, Schedule, schedule
 
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.bounded_dp", "bounded_dp.cl")
 KERNELS = ("bounded_start", "bounded_window", "bounded_piece", "bounded_walk")
@@ -60,20 +61,23 @@ class BoundedDPSolver(DeviceSolver):
             return f"a packing could earn {problem.total_profit}, at or above 2^60 (the windows' offsets need the room)"
         return None
 
-    def _steps(self, problem, device: Device) -> list[Step]:
+    def _steps(self, problem, device: Device) -> Schedule:
         key = ("bounded-dp steps", self.method, device.label)
         memo = problem.memo
         if key not in memo:
-            profits = problem.profits.tolist()
-            memo[key] = schedule(
-                problem.weights.tolist(), profits, needed(problem).tolist(), problem.capacity, device, self.method
-            )
+            memo[key] = schedule(problem.weights, problem.profits, needed(problem), problem.capacity, device, self.method)
         return memo[key]
+
+    def least_seconds(self, problem, device: Device) -> float:
+        """A launch per item that takes a step, at least: ``auto`` plans this solver only where that
+        is below the best estimate it has."""
+        kind = "gpu" if device.is_gpu else "other"
+        return int(np.count_nonzero((needed(problem) > 0) & (problem.weights > 0))) * MODEL_LAUNCH_SECONDS[kind]
 
     def plan(self, problem, device: Device) -> Plan:
         steps, states = self._steps(problem, device), problem.cells()
-        windows = any(step.kind != 1 for step in steps)
-        decisions = sum(step.size for step in steps)
+        windows = steps.windows > 0
+        decisions = steps.decision_bytes
         kind = "gpu" if device.is_gpu else "other"
         return Plan(
             solver=self.name,
@@ -88,11 +92,11 @@ class BoundedDPSolver(DeviceSolver):
             kernels=KERNELS,
             cell_updates=states * len(steps),
             launches=len(steps) + 2,
-            seconds=seconds(steps, states, problem.weights.tolist(), device) + 16 * states / MODEL_BANDWIDTH[kind],
+            seconds=steps.seconds + 16 * states / MODEL_BANDWIDTH[kind],
             details={
                 "steps": len(steps),
-                "window steps": sum(step.kind != 1 for step in steps),
-                "piece steps": sum(step.kind == 1 for step in steps),
+                "window steps": steps.windows,
+                "piece steps": len(steps) - steps.windows,
             },
         )
 
@@ -105,11 +109,11 @@ class BoundedDPSolver(DeviceSolver):
         with timings.phase("upload"):
             program = kernels.program(device, SOURCE, {"EXACT": 1} if exact else None)
             row = [work.empty("row_a", 8 * states), work.empty("row_b", 8 * states)]
-            windows = any(step.kind != 1 for step in steps)
+            windows = steps.windows > 0
             shelf = (
                 [work.empty("shelf_value", 8 * states), work.empty("shelf_offset", 4 * states)] if windows else [row[0], row[0]]
             )
-            decisions = work.empty("decisions", max(sum(step.size for step in steps), 8))
+            decisions = work.empty("decisions", max(steps.decision_bytes, 8))
             work.kernel(program, "bounded_start").set(row=row[0], capacity=capacity).enqueue(queue, _global(states), (GROUP,))
         with timings.phase("kernels"):
             self._forward(problem, device, work, program, steps, row, shelf, decisions)
@@ -133,11 +137,11 @@ class BoundedDPSolver(DeviceSolver):
             counts = self._walk(problem, device, work, program, steps, decisions)
         fixed = _weightless(problem)
         counts += fixed
-        value = (
-            -int(counts.sum()) if exact else top + sum(int(p) * int(c) for p, c in zip(problem.profits.tolist(), fixed.tolist()))
-        )
+        # change-making: the coins counted (the row holds minus them); a knapsack: the row's best plus
+        # the items of weight 0 taken whole
+        value = -top if exact else top + sum(int(p) * int(c) for p, c in zip(problem.profits.tolist(), fixed.tolist()) if c)
         return Solution(
-            value=-value if exact else value,
+            value=value,
             selected=np.zeros(0, dtype=bool),
             optimal=True,
             solver=self.name,
@@ -148,50 +152,35 @@ class BoundedDPSolver(DeviceSolver):
             stats={"steps": len(steps)},
         )
 
-    def _forward(self, problem, device: Device, work: Workspace, program, steps: list[Step], row, shelf, decisions) -> None:
+    def _forward(self, problem, device: Device, work: Workspace, program, steps: Schedule, row, shelf, decisions) -> None:
         """Every step, row to row (``row[s % 2]`` before step s), paced under the time limit."""
         queue, capacity, states = device.queue, problem.capacity, problem.cells()
         pacer = Pacer(queue, f"{self.name}: steps", len(steps))
-        for s, step in enumerate(steps):
+        piece, window = work.kernel(program, "bounded_piece"), work.kernel(program, "bounded_window")
+        rows = zip(steps.kind.tolist(), steps.at.tolist(), steps.span.tolist(), steps.profit.tolist(), steps.width.tolist())
+        for s, (kind, at, span, profit, width) in enumerate(rows):
             before, after = row[s % 2], row[(s + 1) % 2]
-            if step.kind == 1:
-                work.kernel(program, "bounded_piece").set(
-                    before=before,
-                    after=after,
-                    decisions=decisions,
-                    offset=step.at,
-                    capacity=capacity,
-                    weight=step.span,
-                    profit=step.profit,
-                ).enqueue(queue, _global(states), (GROUP,))
+            if kind == PIECE:
+                piece.set(
+                    before=before, after=after, decisions=decisions, offset=at, capacity=capacity, weight=span, profit=profit
+                )
+                piece.enqueue(queue, _global(states), (GROUP,))
             else:
-                chain = capacity // step.span + 1
-                size = step.span * -(-chain // step.width)
-                work.kernel(program, "bounded_window").set(
-                    before=before,
-                    after=after,
-                    shelf_value=shelf[0],
-                    shelf_offset=shelf[1],
-                    decisions=decisions,
-                    offset=step.at,
-                    kind=step.kind,
-                    capacity=capacity,
-                    weight=step.span,
-                    profit=step.profit,
-                    width=step.width,
-                ).enqueue(queue, _global(size), (GROUP,))
+                window.set(before=before, after=after, shelf_value=shelf[0], shelf_offset=shelf[1], decisions=decisions)
+                window.set(offset=at, kind=kind, capacity=capacity, weight=span, profit=profit, width=width)
+                window.enqueue(queue, _global(span * -(-(capacity // span + 1) // width)), (GROUP,))
             pacer.launch()
         pacer.close()
 
-    def _walk(self, problem, device: Device, work: Workspace, program, steps: list[Step], decisions) -> np.ndarray:
+    def _walk(self, problem, device: Device, work: Workspace, program, steps: Schedule, decisions) -> np.ndarray:
         """The counts of an optimum, walked back through the steps' decisions by one work-item."""
         queue = device.queue
         table: dict[str, np.ndarray] = {
-            "at": np.array([step.at for step in steps] or [0], dtype=np.uint64),
-            "kind": np.array([step.kind for step in steps] or [0], dtype=np.int32),
-            "item": np.array([step.item for step in steps] or [0], dtype=np.int32),
-            "copies": np.array([step.copies for step in steps] or [0], dtype=np.uint64),
-            "span": np.array([step.span for step in steps] or [0], dtype=np.uint64),
+            "at": steps.at.astype(np.uint64),
+            "kind": steps.kind.astype(np.int32),
+            "item": steps.item.astype(np.int32),
+            "copies": steps.copies.astype(np.uint64),
+            "span": steps.span.astype(np.uint64),
         }
         buffers = {name: work.upload("steps", array) for name, array in table.items()}
         counts = work.upload("counts", np.zeros(problem.n, dtype=np.uint64), writable=True)

@@ -172,7 +172,19 @@ def tsp(rng: random.Random, family: str) -> TSP:
     return TSP(d, name=f"{family} n={n}")
 
 
-FAMILY_KINDS = ("bounded", "unbounded", "change-bounded", "change-unbounded")
+FAMILY_KINDS = ("bounded", "unbounded", "change-bounded", "change-unbounded", "multiple-choice")
+
+
+def classes(rng: random.Random) -> clsolve.MultipleChoice:
+    """A small multiple-choice knapsack: up to 5 classes of up to 5 items, one or at most one each."""
+    sizes = [rng.randint(1, 5) for _ in range(rng.randint(1, 5))]
+    labels = [c for c, size in enumerate(sizes) for _ in range(size)]
+    rng.shuffle(labels)
+    top = rng.choice([10, 100, 1000])
+    weights = [rng.randint(0, top) for _ in labels]
+    profits = [rng.randint(0, top) for _ in labels]
+    capacity = rng.randint(0, sum(weights) // max(len(sizes), 1) * 2 + 1)
+    return clsolve.MultipleChoice(profits, weights, capacity, labels, rng.random() < 0.3, name=f"multiple-choice top={top}")
 
 
 def counted(rng: random.Random, family: str) -> clsolve.BoundedKnapsack | clsolve.ChangeMaking:
@@ -197,6 +209,8 @@ def draw(rng: random.Random) -> clsolve.Knapsack | clsolve.BoundedKnapsack | cls
         + ("lcs-one-symbol", "lcs-small-alphabet", "lcs-huge-alphabet", "tsp-symmetric", "tsp-asymmetric", "tsp-zero")
         + FAMILY_KINDS * 2
     )
+    if family == "multiple-choice":
+        return classes(rng)
     if family in FAMILY_KINDS:
         return counted(rng, family)
     if family == "jooken":
@@ -245,8 +259,21 @@ def counted_reference(problem: clsolve.BoundedKnapsack | clsolve.ChangeMaking) -
     return int(row[-1])
 
 
+def choice_reference(problem: clsolve.MultipleChoice) -> int:
+    """Every choice of one item per class (or none, with ``at_most_one``): the best value, -1 where none fits."""
+    options = [list(m) + ([None] if problem.at_most_one else []) for m in problem.members()]
+    best = -1
+    for pick in itertools.product(*options):
+        chosen = [i for i in pick if i is not None]
+        if sum(int(problem.weights[i]) for i in chosen) <= problem.capacity:
+            best = max(best, sum(int(problem.profits[i]) for i in chosen))
+    return best
+
+
 def reference(problem) -> int | None:
     """The optimum by a method independent of the solvers (None where out of its reach)."""
+    if isinstance(problem, clsolve.MultipleChoice):
+        return choice_reference(problem)
     if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
         return counted_reference(problem)
     if isinstance(problem, TSP):
@@ -285,8 +312,11 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     """Every installed solver with a random draw of its documented options."""
     pick = rng.choice
     out = [("sequential", {}), ("auto", {})]
-    if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
-        out.append(("bounded-dp", {"method": pick(["auto", "window", "pieces"]), "poison": True}))
+    if isinstance(problem, clsolve.MultipleChoice):
+        out.append(("choice-dp", {"poison": True}))
+    if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.MultipleChoice)):
+        if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
+            out.append(("bounded-dp", {"method": pick(["auto", "window", "pieces"]), "poison": True}))
         if isinstance(problem, clsolve.BoundedKnapsack):  # every 0-1 solver, on its binary split
             out += [("dp-rows", {}), ("dp-states", {}), ("bnb", {}), ("wavefront", {"poison": True})]
         for _, options in out:
@@ -440,6 +470,8 @@ def compare(problem, solution, expected: int | None, options: dict) -> str | Non
     """What is wrong with ``solution`` (None: nothing), given the reference value."""
     if expected is None:
         return None
+    if isinstance(problem, clsolve.MultipleChoice) and expected == -1:
+        return None if not solution.feasible else f"answers {solution.value}, reference: no choice fits"
     if isinstance(problem, clsolve.ChangeMaking):
         if expected == -1:
             return None if not solution.feasible else f"makes change {solution.value}, reference: none"
@@ -594,6 +626,16 @@ def _fail(seed, case, problem, label, error, failures, folder: Path) -> None:
 
 
 def _as_json(problem) -> dict:
+    if isinstance(problem, clsolve.MultipleChoice):
+        return {
+            "kind": "multiple-choice",
+            "profits": problem.profits.tolist(),
+            "weights": problem.weights.tolist(),
+            "capacity": problem.capacity,
+            "classes": problem.classes.tolist(),
+            "at_most_one": problem.at_most_one,
+            "name": problem.name,
+        }
     if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
         kind = (
             "change-making"

@@ -30,7 +30,7 @@ from .errors import (  # noqa: E402
     UnknownSolverError,
     UnsupportedProblemError,
 )
-from .family import BoundedKnapsack, ChangeMaking  # noqa: E402
+from .family import BoundedKnapsack, ChangeMaking, MultipleChoice  # noqa: E402
 from .io import formats  # noqa: E402
 from .plan import Plan  # noqa: E402
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver  # noqa: E402
@@ -46,6 +46,7 @@ __all__ = [
     "Knapsack",
     "BoundedKnapsack",
     "ChangeMaking",
+    "MultipleChoice",
     "LCS",
     "TSP",
     "Solution",

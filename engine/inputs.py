@@ -7,11 +7,14 @@ import numbers
 from collections.abc import Iterable
 
 from .errors import InvalidOptionError, InvalidProblemError
-from .family.problems import BoundedKnapsack, ChangeMaking
+from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
 from .problems import LCS, TSP, Knapsack
 
-PROBLEM_TYPES = (Knapsack, BoundedKnapsack, ChangeMaking, LCS, TSP)
-_EXPECTED = "a problem (clsolve.Knapsack, clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.LCS or clsolve.TSP)"
+PROBLEM_TYPES = (Knapsack, BoundedKnapsack, ChangeMaking, MultipleChoice, LCS, TSP)
+_EXPECTED = (
+    "a problem (clsolve.Knapsack, clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.MultipleChoice, "
+    "clsolve.LCS or clsolve.TSP)"
+)
 
 
 def problem(value, where: str = "problem") -> None:

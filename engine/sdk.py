@@ -76,8 +76,9 @@ from .errors import (
     UnsupportedProblemError,
     problem_label,
 )
+from .family.choice import kept, lightest
 from .family.dominance import needed
-from .family.problems import BoundedKnapsack, ChangeMaking
+from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
 from .family.splitting import piece_arrays, pieces
 from .mkp import greedy as mkp_greedy
 from .mkp import walk
@@ -110,6 +111,9 @@ __all__ = [
     "Knapsack",
     "BoundedKnapsack",
     "ChangeMaking",
+    "MultipleChoice",
+    "kept",
+    "lightest",
     "needed",
     "pieces",
     "piece_arrays",

@@ -1,5 +1,7 @@
 """Solutions, their timings, and the check the engine runs on every solution before returning it."""
 
+# long module: the answer of every problem kind and the check each kind needs, side by side
+
 from __future__ import annotations
 
 import contextlib
@@ -11,7 +13,8 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from .errors import SolutionCheckError
-from .family.problems import BoundedKnapsack, ChangeMaking
+from .family.choice import lightest
+from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
 from .problems import LCS, TSP, Knapsack, exact_sum
 
 
@@ -148,6 +151,13 @@ class Solution:
             out["capacity"] = problem.capacity
             if self.counts is not None:
                 out["used"] = family_used(problem, self.counts)
+        elif isinstance(problem, MultipleChoice):
+            out["name"] = problem.name
+            out["n"] = problem.n
+            out["classes"] = problem.k
+            out["capacity"] = problem.capacity
+            if self.feasible:
+                out["used"] = _dot(problem.weights, np.asarray(self.selected, dtype=np.int64))
         elif problem is not None:
             out["name"] = problem.name
             out["n"] = problem.n
@@ -365,8 +375,40 @@ def check_change(problem: ChangeMaking, solution: Solution) -> None:
         raise SolutionCheckError(f"{where}: claims optimality with {coins}, but the known optimum is {problem.known_optimum}")
 
 
+def check_choice(problem: MultipleChoice, solution: Solution) -> None:
+    """Raise SolutionCheckError unless ``selected`` holds one item of each class (at most one with
+    ``at_most_one``) within the capacity earning ``value``; an answer of none is checked too: the
+    lightest item of every class together must exceed the capacity."""
+    where = f"{solution.solver} on {problem.describe()}"
+    if solution.bound is not None and not solution.optimal and int(solution.bound) < int(solution.value):
+        raise SolutionCheckError(f"{where}: bound {solution.bound} is below the answer's value {solution.value}")
+    if not solution.feasible:
+        least = lightest(problem)
+        if problem.at_most_one or least <= problem.capacity or int(solution.value) != 0:
+            raise SolutionCheckError(f"{where}: says no choice fits, but the lightest items weigh {least} <= {problem.capacity}")
+        return
+    selected = np.asarray(solution.selected)
+    if selected.dtype != bool or selected.shape != (problem.n,):
+        raise SolutionCheckError(f"{where}: selected must be a boolean array of shape ({problem.n},)")
+    per_class = np.bincount(problem.classes[selected], minlength=problem.k)
+    wrong = np.flatnonzero(per_class > 1 if problem.at_most_one else per_class != 1)
+    if wrong.size:
+        c = int(wrong[0])
+        raise SolutionCheckError(f"{where}: class {c} has {int(per_class[c])} items chosen")
+    used = _dot(problem.weights, selected.astype(np.int64))
+    if used > problem.capacity:
+        raise SolutionCheckError(f"{where}: infeasible, uses {used} > capacity {problem.capacity}")
+    profit = _dot(problem.profits, selected.astype(np.int64))
+    if profit != int(solution.value):
+        raise SolutionCheckError(f"{where}: reported value {solution.value} but the chosen items earn {profit}")
+    _known_optimum(problem, solution, profit)
+
+
 def check(problem, solution: Solution) -> None:
     """Check any solution against its problem (dispatch on the problem's kind)."""
+    if isinstance(problem, MultipleChoice):
+        check_choice(problem, solution)
+        return
     if not solution.feasible and not isinstance(problem, ChangeMaking):
         raise SolutionCheckError(f"{solution.solver} on {problem.describe()}: every such problem has a feasible answer")
     if isinstance(problem, Knapsack):

@@ -1,13 +1,14 @@
-"""``clsolve bench family``: bounded and unbounded knapsacks and change-making on the classic families
-(``clsolve.family.generators``: Pisinger's uncorrelated, weakly and strongly correlated and subset-sum
-instances with counts in U[1, 10] and capacity half the total weight; unbounded with capacity half
-the weights' sum; change-making with coin values in U[1, R]).
+"""``clsolve bench family``: bounded and unbounded knapsacks, change-making and multiple-choice
+knapsacks on the classic families (``clsolve.family.generators``: Pisinger's uncorrelated, weakly and
+strongly correlated and subset-sum instances with counts in U[1, 10] and capacity half the total
+weight; unbounded with capacity half the weights' sum; change-making with coin values in U[1, R];
+[Pisinger95]'s multiple-choice families, 10 to 10,000 classes of 10 to 1,000 items).
 
 For each instance: ``auto``, ``bounded-dp`` and ``dp-states`` (bounded knapsacks as binary-split 0-1
-knapsacks) end to end under ``--time-limit`` (default 10 s), after a warm solve of a small instance
-of the same kind; and the Martello-Toth codes of the ``mknapsack`` package (MTB2, MTU2, MTC2) on the
-same host where it is importable. Every answer is the engine's checked one; the values of solvers
-that prove theirs must agree.
+knapsacks; ``choice-dp`` for multiple-choice ones) end to end under ``--time-limit`` (default 10 s),
+after a warm solve of a small instance of the same kind; and the Martello-Toth codes of the
+``mknapsack`` package (MTB2, MTU2, MTC2) on the same host where it is importable. Every answer is
+the engine's checked one; the values of solvers that prove theirs must agree.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def _cases(quick: bool, seeds: int) -> list[tuple[str, Any]]:
             for n, R in sizes:
                 out.append(("bounded", generated.generators.bounded(family, n, R, 10, seed)))
                 out.append(("unbounded", generated.generators.bounded(family, n, R, None, seed)))
+        for family in generated.generators.CHOICE_FAMILIES:
+            for k, size in [(10, 10), (100, 10)] if quick else [(10, 10), (100, 100), (1000, 10), (1000, 1000), (10000, 10)]:
+                for R in (1000,) if quick else (1000, 10000):
+                    out.append(("multiple-choice", generated.generators.choice(family, k, size, R, seed)))
         for n in [10, 100] if quick else [10, 100, 1000]:
             for R in (1000, 10000):
                 out.append(("change", generated.generators.change(n, R, None, seed)))
@@ -45,6 +50,8 @@ def _cases(quick: bool, seeds: int) -> list[tuple[str, Any]]:
 
 
 def _solvers(kind: str) -> tuple[str, ...]:
+    if kind == "multiple-choice":
+        return ("auto", "choice-dp")
     return ("auto", "bounded-dp", "dp-states") if kind != "change" else ("auto", "bounded-dp", "sequential")
 
 
@@ -56,6 +63,8 @@ def mt_solve(kind: str, problem) -> dict | None:
     except ImportError:
         return None
     start = time.perf_counter()
+    if kind == "multiple-choice":
+        return None  # the MT codes have no multiple-choice solver
     if kind == "bounded":
         counts = mknapsack.solve_bounded_knapsack(
             problem.profits.tolist(), problem.weights.tolist(), problem.counts.tolist(), problem.capacity, method="mtb2"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..family.problems import BoundedKnapsack, ChangeMaking
+from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
 from ..plan import Plan
 from ..problems import LCS, TSP, Knapsack
 from ..runtime.memory import format_bytes
@@ -40,6 +40,8 @@ def heading(source: Source) -> str:
 def _value_line(solution: Solution, source: Source) -> str:
     if not solution.feasible:
         target = getattr(source.problem, "capacity", "")
+        if isinstance(source.problem, MultipleChoice):
+            return f"  value    none: the lightest item of every class together weighs more than {target}"
         return f"  value    none: no choice of coins sums to {target} (proved)"
     tail = " (optimal)" if solution.optimal else ""
     if solution.bound is not None and not solution.optimal:
@@ -76,6 +78,14 @@ def answer_lines(source: Source, solution: Solution, everything: bool) -> list[s
         return [f"  tour     {_listed(cities, everything)}", "           (cities numbered from 1, as in TSPLIB)"]
     if isinstance(problem, (BoundedKnapsack, ChangeMaking)):
         return _count_lines(problem, solution, everything)
+    if isinstance(problem, MultipleChoice):
+        if not solution.feasible:
+            return []
+        chosen = [f"{int(problem.classes[i])}:{int(i)}" for i in solution.items]
+        return [
+            f"  chosen   {len(chosen)} of {problem.k} classes (class:item): {_listed(chosen, everything) or '(none)'}",
+            f"  used     {solution.to_dict(problem)['used']} of {problem.capacity}",
+        ]
     if not isinstance(problem, Knapsack):  # an LCS or TSP answer without its decision: the check refuses those
         return []
     items = [int(i) for i in solution.items]

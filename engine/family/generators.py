@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..generators import PISINGER_FAMILIES, _family
-from .problems import BoundedKnapsack, ChangeMaking
+from .problems import BoundedKnapsack, ChangeMaking, MultipleChoice
 
 
 def bounded(family: str, n: int, R: int, most: int | None = 10, seed: int = 0) -> BoundedKnapsack:
@@ -45,3 +45,32 @@ def change(n: int, R: int = 1000, most: int | None = None, seed: int = 0) -> Cha
     capacity = int((weights * (1 if counts is None else counts)).sum(dtype=object)) // 2
     label = f"change n={n} R={R} counts<={most or 'any'} seed={seed}"
     return ChangeMaking(weights, max(capacity, 1), counts, name=label)
+
+
+#: The multiple-choice families of [Pisinger95] Section 8.
+CHOICE_FAMILIES = ("uncorrelated", "weakly", "strongly", "subset-sum")
+
+
+def choice(family: str, classes: int, size: int, R: int = 1000, seed: int = 0) -> MultipleChoice:
+    """[Pisinger95]'s multiple-choice instance with ``classes`` classes of ``size`` items, data range R:
+    uncorrelated (w, p in U[1, R]), weakly correlated (p in U[w - 10, w + 10], at least 1), strongly
+    correlated (items of w' in U[1, R], p' = w' + 10 sorted by weight, each item the sum of the first
+    ones: w_j = w'_1 + .. + w'_j, the same for p) or subset-sum (p = w); capacity half the sum of
+    each class's lightest and heaviest weight."""
+    if family not in CHOICE_FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(CHOICE_FAMILIES)}; got {family!r}")
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(1, int(R) + 1, (classes, size), dtype=np.int64)
+    if family == "uncorrelated":
+        profits = rng.integers(1, int(R) + 1, (classes, size), dtype=np.int64)
+    elif family == "weakly":
+        profits = np.maximum(1, weights - 10 + rng.integers(0, 21, (classes, size), dtype=np.int64))
+    elif family == "strongly":
+        weights = np.cumsum(np.sort(weights, axis=1), axis=1)
+        profits = weights + 10 * np.arange(1, size + 1)
+    else:
+        profits = weights.copy()
+    capacity = int((weights.min(axis=1) + weights.max(axis=1)).sum()) // 2
+    labels = np.repeat(np.arange(classes), size)
+    name = f"multiple-choice {family} k={classes} size={size} R={R} seed={seed}"
+    return MultipleChoice(profits.reshape(-1), weights.reshape(-1), capacity, labels, name=name)

@@ -217,4 +217,106 @@ class ChangeMaking:
         return f"ChangeMaking({self.describe()})"
 
 
-__all__ = ["BoundedKnapsack", "ChangeMaking", "MAX_COUNT", "MAX_SCALAR", "usable"]
+@dataclass(frozen=True, eq=False)
+class MultipleChoice:
+    """The multiple-choice knapsack: items in classes, exactly one item of each class packed (with
+    ``at_most_one``: at most one), total weight within ``capacity``, most profit.
+
+    ``profits`` and ``weights`` have shape (n,), ``classes`` shape (n,): the class of each item, in
+    0..k-1, every class holding one item at least. The answer's ``selected`` flags the chosen items;
+    where no choice of one item per class fits, ``feasible`` is False.
+    """
+
+    profits: np.ndarray
+    weights: np.ndarray
+    capacity: int
+    classes: np.ndarray
+    at_most_one: bool = False
+    name: str = ""
+    known_optimum: int | None = field(default=None, compare=False)
+
+    def __init__(
+        self, profits, weights, capacity, classes, at_most_one: bool = False, name: str = "", known_optimum: int | None = None
+    ):
+        profits = _as_integers(profits, "profits", "a 1-D array")
+        weights = _as_integers(weights, "weights", "a 1-D array")
+        if profits.ndim != 1 or profits.size == 0:
+            raise InvalidProblemError(f"profits: expected shape (n,) with n >= 1, got {profits.shape}")
+        if weights.shape != profits.shape:
+            raise InvalidProblemError(f"weights: expected shape {profits.shape} to match profits, got {weights.shape}")
+        labels = _as_integers(classes, "classes", "a 1-D array")
+        if labels.shape != profits.shape:
+            raise InvalidProblemError(f"classes: expected shape {profits.shape} (a class per item), got {labels.shape}")
+        count = int(labels.max()) + 1
+        sizes = np.bincount(labels, minlength=count)
+        if (sizes == 0).any():
+            raise InvalidProblemError(
+                f"classes: class {int(np.argmin(sizes))} has no item; classes are numbered 0..k-1, each used"
+            )
+        best = np.full(count, 0, dtype=object)
+        for c, p in zip(labels.tolist(), profits.tolist()):
+            best[c] = max(best[c], p)
+        total = int(best.sum())
+        if total > INT64_MAX:
+            raise InvalidProblemError(f"profits: the best item of each class sums to {total}, beyond the signed 64-bit limit")
+        if not isinstance(at_most_one, (bool, np.bool_)):
+            raise InvalidProblemError(f"at_most_one: expected True or False, got {at_most_one!r}")
+        for array in (profits, weights, labels):
+            array.setflags(write=False)
+        object.__setattr__(self, "profits", profits)
+        object.__setattr__(self, "weights", weights)
+        object.__setattr__(self, "capacity", _capacity(capacity, "capacity"))
+        object.__setattr__(self, "classes", labels)
+        object.__setattr__(self, "at_most_one", bool(at_most_one))
+        object.__setattr__(self, "name", _text(str(name), "name"))
+        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
+        object.__setattr__(self, "_total_profit", total)
+
+    kind = "multiple-choice"
+
+    @property
+    def n(self) -> int:
+        """Number of items."""
+        return int(self.profits.size)
+
+    @property
+    def k(self) -> int:
+        """Number of classes."""
+        return int(self.classes.max()) + 1
+
+    @property
+    def total_profit(self) -> int:
+        """The most any answer could earn: each class's best profit, summed."""
+        return self.__dict__["_total_profit"]
+
+    @property
+    def memo(self) -> dict:
+        return self.__dict__.setdefault("_memo", {})
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def members(self) -> list[np.ndarray]:
+        """The item indices of each class, in class order (made once)."""
+        memo = self.memo
+        if "members" not in memo:
+            order = np.argsort(self.classes, kind="stable")
+            memo["members"] = np.split(order, np.cumsum(np.bincount(self.classes, minlength=self.k))[:-1])
+        return memo["members"]
+
+    def cells(self) -> int:
+        return self.capacity + 1
+
+    def describe(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        rule = "at most one" if self.at_most_one else "one"
+        return f"{label}multiple-choice knapsack with {self.k} classes of {self.n} items ({rule} each), capacity {self.capacity}"
+
+    def __repr__(self) -> str:
+        return f"MultipleChoice({self.describe()})"
+
+
+__all__ = ["BoundedKnapsack", "ChangeMaking", "MultipleChoice", "MAX_COUNT", "MAX_SCALAR", "usable"]

@@ -37,7 +37,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import FormatError, InvalidProblemError
-from ..family.problems import BoundedKnapsack, ChangeMaking
+from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
 from ..problems import LCS, TSP, Knapsack
 from .numbers import exact
 from .sequences import looks_like_fasta, looks_like_sequences, read_fasta, read_sequences
@@ -293,7 +293,7 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
 
 
 #: The ``kind`` of a JSON problem of the knapsack family (a problem with ``counts`` is ``bounded``).
-FAMILY_KINDS = ("bounded", "unbounded", "change-making")
+FAMILY_KINDS = ("bounded", "unbounded", "change-making", "multiple-choice")
 
 
 def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
@@ -301,9 +301,8 @@ def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
     kind = entry.get("kind", "bounded")
     if kind not in FAMILY_KINDS:
         raise FormatError(path, None, f"{where}.kind: expected one of {', '.join(FAMILY_KINDS)}, got {kind!r}")
-    needed = (
-        ("weights", "capacity") + (("profits",) if kind != "change-making" else ()) + (("counts",) if kind == "bounded" else ())
-    )
+    needed = ("weights", "capacity") + (("profits",) if kind != "change-making" else ())
+    needed += {"bounded": ("counts",), "multiple-choice": ("classes",)}.get(kind, ())
     missing = [f for f in needed if f not in entry]
     if missing:
         raise FormatError(path, None, f"{where}: a {kind} problem needs field(s) {', '.join(missing)}")
@@ -324,6 +323,16 @@ def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
             raise FormatError(path, None, f"{where}.counts: expected a list of integers (one per item)")
         counts = [_number(path, None, c, f"{where}.counts[{i}]", Fraction(1)) for i, c in enumerate(counts)]
     try:
+        if kind == "multiple-choice":
+            return MultipleChoice(
+                scaled(entry["profits"], "profits"),
+                scaled(entry["weights"], "weights"),
+                scaled(entry["capacity"], "capacity"),
+                _labels(path, where, entry["classes"]),
+                _flag(path, f"{where}.at_most_one", entry.get("at_most_one", False)),
+                name,
+                optimum,
+            )
         if kind == "change-making":
             return ChangeMaking(scaled(entry["weights"], "weights"), scaled(entry["capacity"], "capacity"), counts, name, optimum)
         return BoundedKnapsack(
@@ -336,6 +345,18 @@ def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
         )
     except InvalidProblemError as exc:
         raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None
+
+
+def _labels(path: str, where: str, labels) -> list[int]:
+    if not isinstance(labels, list):
+        raise FormatError(path, None, f"{where}.classes: expected a list of class numbers (one per item)")
+    return [_number(path, None, c, f"{where}.classes[{i}]", Fraction(1)) for i, c in enumerate(labels)]
+
+
+def _flag(path: str, where: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise FormatError(path, None, f"{where}: expected true or false, got {value!r}")
+    return value
 
 
 def _grid_problem(path: str, where: str, entry: dict):

@@ -18,6 +18,7 @@ from clsolve.sdk import (
     ChangeMaking,
     HostSolver,
     Knapsack,
+    MultipleChoice,
     Plan,
     Solution,
     Timings,
@@ -27,6 +28,7 @@ from clsolve.sdk import (
 
 from . import grids
 from .change import change_bytes, make_change
+from .choice import choice_bytes, choose
 
 #: NumPy state updates per second on one core, for ``auto``'s estimate.
 UPDATES_PER_SECOND = 3e8
@@ -65,7 +67,7 @@ def step(row: np.ndarray, lo: int, hi: int, weight: list[int], profit: np.int64)
 class SequentialSolver(HostSolver):
     name = "sequential"
     summary = "reference DPs on the host CPU: knapsack m = 1..3 (NumPy), LCS (bit rows), TSP (Held-Karp)"
-    problem_kinds = ("knapsack", "lcs", "tsp", "change")
+    problem_kinds = ("knapsack", "lcs", "tsp", "change", "multiple-choice")
 
     def accepts(self, problem) -> str | None:
         if isinstance(problem, LCS):
@@ -76,7 +78,7 @@ class SequentialSolver(HostSolver):
             if problem.n > grids.MAX_HOST_CITIES:
                 return f"the host Held-Karp takes n <= {grids.MAX_HOST_CITIES} cities, got {problem.n}"
             return None
-        if isinstance(problem, ChangeMaking):
+        if isinstance(problem, (ChangeMaking, MultipleChoice)):
             return None
         return dp_accepts(problem, self.name)
 
@@ -87,6 +89,13 @@ class SequentialSolver(HostSolver):
                 host_buffers={"bit_rows": problem.cells() // 8 + 64 * (problem.n + 1)},
                 cell_updates=problem.cells(),
                 seconds=problem.cells() / 5e9 + problem.n * 1e-6 + 1e-4,
+            )
+        if isinstance(problem, MultipleChoice):
+            return Plan(
+                solver=self.name,
+                host_buffers={"choice": choice_bytes(problem)},
+                cell_updates=problem.n * problem.cells(),
+                seconds=problem.n * problem.cells() / UPDATES_PER_SECOND + problem.k * 2e-5 + 1e-4,
             )
         if isinstance(problem, ChangeMaking):
             pieces = change_bytes(problem) // (problem.cells() // 8 + 1)
@@ -148,6 +157,12 @@ class SequentialSolver(HostSolver):
         if isinstance(problem, LCS):
             length, positions = grids.solve_lcs(problem)
             return Solution(length, np.zeros(0, bool), True, self.name, "", Timings(host=watch.seconds), positions=positions)
+        if isinstance(problem, MultipleChoice):
+            chosen = choose(problem, self.name)
+            if chosen is None:
+                return Solution(0, np.zeros(problem.n, bool), True, self.name, "", Timings(host=watch.seconds), feasible=False)
+            value = int(problem.profits[chosen].sum())
+            return Solution(value, chosen, True, self.name, "", Timings(host=watch.seconds))
         if isinstance(problem, ChangeMaking):
             counts = make_change(problem, self.name)
             if counts is None:

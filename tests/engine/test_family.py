@@ -166,3 +166,35 @@ def test_json_errors_name_the_field(tmp_path):
     path.write_text(json.dumps({"kind": "bounded", "profits": [1], "weights": [1], "capacity": 3}))
     with pytest.raises(clsolve.FormatError, match="needs field\\(s\\) counts"):
         clsolve.formats.read(path)
+
+
+def test_multiple_choice_refuses_bad_fields_and_wrong_answers():
+    with pytest.raises(clsolve.InvalidProblemError, match="classes: class 1 has no item"):
+        clsolve.MultipleChoice([1, 2], [1, 2], 5, [0, 2])
+    with pytest.raises(clsolve.InvalidProblemError, match="classes: expected shape"):
+        clsolve.MultipleChoice([1, 2], [1, 2], 5, [0])
+    problem = clsolve.MultipleChoice([5, 6, 7, 1], [4, 6, 5, 1], 10, [0, 0, 1, 1])
+    ok = clsolve.Solution(12, np.array([True, False, True, False]), True, "x", "")
+    clsolve.check(problem, ok)
+    for selected, value, match in [
+        ([True, True, False, True], 12, "class 0 has 2 items"),
+        ([False, False, True, False], 7, "class 0 has 0 items"),
+        ([False, True, True, False], 13, "uses 11 > capacity 10"),
+        ([True, False, True, False], 13, "reported value 13"),
+    ]:
+        with pytest.raises(clsolve.SolutionCheckError, match=match):
+            clsolve.check(problem, clsolve.Solution(value, np.array(selected), True, "x", ""))
+    with pytest.raises(clsolve.SolutionCheckError, match="says no choice fits"):
+        clsolve.check(problem, clsolve.Solution(0, np.zeros(4, bool), True, "x", "", feasible=False))
+
+
+def test_multiple_choice_in_json(tmp_path):
+    path = tmp_path / "mc.json"
+    entry = {"kind": "multiple-choice", "profits": [5, 6, 7, 1], "weights": [4, 6, 5, 1], "capacity": 10, "classes": [0, 0, 1, 1]}
+    path.write_text(json.dumps({"problems": [entry, {**entry, "capacity": 3}, {**entry, "capacity": 3, "at_most_one": True}]}))
+    out = subprocess.run(
+        [sys.executable, "-m", "clsolve", "solve", str(path), "--json"], capture_output=True, text=True, check=True
+    )
+    answers = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [a["value"] for a in answers] == [12, 0, 1]
+    assert answers[0]["items"] == [0, 2] and answers[1]["feasible"] is False and answers[2]["items"] == [3]

@@ -173,6 +173,7 @@ def test_a_solver_keeps_nothing_on_itself_between_calls(device, name):
         clsolve.TSP([[0, 2, 9], [1, 0, 6], [15, 7, 0]]),
         clsolve.BoundedKnapsack([6, 5, 4], [3, 2, 2], 9, [2, 1, 3]),
         clsolve.ChangeMaking([3, 5], 11),
+        clsolve.MultipleChoice([5, 6, 7, 1], [4, 6, 5, 1], 10, [0, 0, 1, 1]),
     ]
     solver = registry.load(name)
     made = dict(vars(solver))

@@ -5,7 +5,7 @@ weight; unbounded with capacity half the weights' sum; change-making with coin v
 [Pisinger95]'s multiple-choice families, 10 to 10,000 classes of 10 to 1,000 items).
 
 For each instance: ``auto``, ``bounded-dp`` and ``dp-states`` (bounded knapsacks as binary-split 0-1
-knapsacks; ``choice-dp`` for multiple-choice ones) end to end under ``--time-limit`` (default 10 s),
+knapsacks; ``choice-dp`` and ``choice-states`` for multiple-choice ones) end to end under ``--time-limit`` (default 10 s),
 after a warm solve of a small instance of the same kind; and the Martello-Toth codes of the
 ``mknapsack`` package (MTB2, MTU2, MTC2) on the same host where it is importable. Every answer is
 the engine's checked one; the values of solvers that prove theirs must agree.
@@ -51,7 +51,7 @@ def _cases(quick: bool, seeds: int) -> list[tuple[str, Any]]:
 
 def _solvers(kind: str) -> tuple[str, ...]:
     if kind == "multiple-choice":
-        return ("auto", "choice-dp")
+        return ("auto", "choice-dp", "choice-states")
     return ("auto", "bounded-dp", "dp-states") if kind != "change" else ("auto", "bounded-dp", "sequential")
 
 

@@ -158,7 +158,14 @@ def test_auto_chooses_as_if_every_solver_were_planned(device):
 
 def test_the_searches_are_the_anytime_solvers():
     """The solvers that answer under any limit (the fuzzer holds them to it) say so; the DPs do not."""
-    assert {info.name for info in clsolve.solvers() if info.anytime} == {"bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch"}
+    assert {info.name for info in clsolve.solvers() if info.anytime} == {
+        "bnb",
+        "dp-states",
+        "mkp-bnb",
+        "mkp-dfs",
+        "mkp-batch",
+        "choice-states",
+    }
 
 
 @pytest.mark.parametrize("name", sorted(registry.names()))

@@ -1,0 +1,60 @@
+"""The multiple-choice state lists (``choice-states``): against brute force on random problems (one
+item per class and at most one), against the dense DP on Pisinger's families, its anytime answers
+(under a time limit of 0 and a state limit: the incumbent with a bound that brackets the optimum),
+problems where no choice fits, and the Lagrangian multiplier against its definition."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import clsolve
+from clsolve.family.generators import CHOICE_FAMILIES, choice
+from clsolve_plugins.choice_states.lagrange import lagrange
+from tests.plugins.choice_dp.test_choice_dp import brute_force, choices
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(problem=choices())
+def test_against_brute_force(problem):
+    expected = brute_force(problem)
+    solution = clsolve.solve(problem, solver="choice-states")
+    if expected is None:
+        assert not solution.feasible
+    else:
+        assert solution.feasible and solution.optimal and solution.value == expected
+
+
+@pytest.mark.parametrize("family", CHOICE_FAMILIES)
+def test_the_families_against_the_dense_dp(family, device):
+    problem = choice(family, 30, 15, 1000, seed=5)
+    states = clsolve.solve(problem, solver="choice-states")
+    assert states.optimal and states.value == clsolve.solve(problem, solver="choice-dp", device=device).value
+
+
+@pytest.mark.parametrize("options", [{"time_limit": 0}, {"max_states": 50}])
+def test_stopped_early_it_answers_with_a_bound(options, device):
+    problem = choice("strongly", 40, 20, 1000, seed=2)
+    optimum = clsolve.solve(problem, solver="choice-dp", device=device).value
+    solution = clsolve.solve(problem, solver="choice-states", **options)
+    assert solution.value <= optimum <= solution.bound
+    assert not solution.optimal and "stopped at" in solution.notes[0]
+
+
+def test_when_no_choice_fits():
+    solution = clsolve.solve(clsolve.MultipleChoice([5, 6, 7], [4, 6, 5], 8, [0, 1, 1]), solver="choice-states")
+    assert not solution.feasible
+
+
+def test_the_multiplier_minimizes_the_bound():
+    problem = choice("weakly", 25, 8, 500, seed=1)
+    profits, weights = problem.profits.astype(float), problem.weights.astype(float)
+    starts = np.arange(0, problem.n, 8)
+
+    def bound(lam: float) -> float:
+        return lam * problem.capacity + np.maximum.reduceat(profits - lam * weights, starts).sum()
+
+    found = lagrange(problem.profits, problem.weights, starts, problem.capacity)
+    assert all(bound(found.multiplier) <= bound(lam) + 1e-6 for lam in np.linspace(0, 3, 301))
+    assert problem.weights[found.rounded].sum() <= problem.capacity

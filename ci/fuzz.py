@@ -172,7 +172,7 @@ def tsp(rng: random.Random, family: str) -> TSP:
     return TSP(d, name=f"{family} n={n}")
 
 
-FAMILY_KINDS = ("bounded", "unbounded", "change-bounded", "change-unbounded", "multiple-choice")
+FAMILY_KINDS = ("bounded", "unbounded", "change-bounded", "change-unbounded", "multiple-choice", "multiple")
 
 
 def classes(rng: random.Random) -> clsolve.MultipleChoice:
@@ -211,6 +211,11 @@ def draw(rng: random.Random) -> clsolve.Knapsack | clsolve.BoundedKnapsack | cls
     )
     if family == "multiple-choice":
         return classes(rng)
+    if family == "multiple":
+        n, k, top = rng.randint(1, 7), rng.randint(1, 3), rng.choice([10, 100, 1000])
+        weights, profits = [rng.randint(0, top) for _ in range(n)], [rng.randint(0, top) for _ in range(n)]
+        capacities = [rng.randint(0, max(sum(weights) // k, 1)) for _ in range(k)]
+        return clsolve.MultipleKnapsack(profits, weights, capacities, name=f"multiple top={top}")
     if family in FAMILY_KINDS:
         return counted(rng, family)
     if family == "jooken":
@@ -270,8 +275,24 @@ def choice_reference(problem: clsolve.MultipleChoice) -> int:
     return best
 
 
+def multiple_reference(problem: clsolve.MultipleKnapsack) -> int:
+    """Every assignment of the items to the knapsacks (or none): the best value."""
+    best = 0
+    weights, profits, capacities = problem.weights.tolist(), problem.profits.tolist(), problem.capacities.tolist()
+    for assignment in itertools.product(range(-1, problem.k), repeat=problem.n):
+        loads = [0] * problem.k
+        for w, at in zip(weights, assignment):
+            if at >= 0:
+                loads[at] += w
+        if all(load <= c for load, c in zip(loads, capacities)):
+            best = max(best, sum(p for p, at in zip(profits, assignment) if at >= 0))
+    return best
+
+
 def reference(problem) -> int | None:
     """The optimum by a method independent of the solvers (None where out of its reach)."""
+    if isinstance(problem, clsolve.MultipleKnapsack):
+        return multiple_reference(problem)
     if isinstance(problem, clsolve.MultipleChoice):
         return choice_reference(problem)
     if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
@@ -312,10 +333,12 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
     """Every installed solver with a random draw of its documented options."""
     pick = rng.choice
     out = [("sequential", {}), ("auto", {})]
+    if isinstance(problem, clsolve.MultipleKnapsack):
+        out.append(("multiple-bnb", {}))
     if isinstance(problem, clsolve.MultipleChoice):
         out.append(("choice-dp", {"poison": True}))
         out.append(("choice-states", {"max_states": rng.choice([None, None, 20])}))
-    if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.MultipleChoice)):
+    if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.MultipleChoice, clsolve.MultipleKnapsack)):
         if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
             out.append(("bounded-dp", {"method": pick(["auto", "window", "pieces"]), "poison": True}))
         if isinstance(problem, clsolve.BoundedKnapsack):  # every 0-1 solver, on its binary split
@@ -501,7 +524,7 @@ KNAPSACK_SOLVERS = (
     "bounded-dp",
 )
 #: Solvers that answer under any time limit (their best checked answer and a proven bound).
-ANYTIME = ("bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch", "choice-states")
+ANYTIME = ("bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch", "choice-states", "multiple-bnb")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)
 
 
@@ -628,6 +651,14 @@ def _fail(seed, case, problem, label, error, failures, folder: Path) -> None:
 
 
 def _as_json(problem) -> dict:
+    if isinstance(problem, clsolve.MultipleKnapsack):
+        return {
+            "kind": "multiple",
+            "profits": problem.profits.tolist(),
+            "weights": problem.weights.tolist(),
+            "capacities": problem.capacities.tolist(),
+            "name": problem.name,
+        }
     if isinstance(problem, clsolve.MultipleChoice):
         return {
             "kind": "multiple-choice",

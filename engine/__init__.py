@@ -30,7 +30,7 @@ from .errors import (  # noqa: E402
     UnknownSolverError,
     UnsupportedProblemError,
 )
-from .family import BoundedKnapsack, ChangeMaking, MultipleChoice  # noqa: E402
+from .family import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack  # noqa: E402
 from .io import formats  # noqa: E402
 from .plan import Plan  # noqa: E402
 from .plugin.contract import BatchSolver, DeviceSolver, HostSolver, PackedBatchSolver, Solver  # noqa: E402
@@ -47,6 +47,7 @@ __all__ = [
     "BoundedKnapsack",
     "ChangeMaking",
     "MultipleChoice",
+    "MultipleKnapsack",
     "LCS",
     "TSP",
     "Solution",

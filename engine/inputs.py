@@ -7,13 +7,13 @@ import numbers
 from collections.abc import Iterable
 
 from .errors import InvalidOptionError, InvalidProblemError
-from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
+from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 from .problems import LCS, TSP, Knapsack
 
-PROBLEM_TYPES = (Knapsack, BoundedKnapsack, ChangeMaking, MultipleChoice, LCS, TSP)
+PROBLEM_TYPES = (Knapsack, BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack, LCS, TSP)
 _EXPECTED = (
     "a problem (clsolve.Knapsack, clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.MultipleChoice, "
-    "clsolve.LCS or clsolve.TSP)"
+    "clsolve.MultipleKnapsack, clsolve.LCS or clsolve.TSP)"
 )
 
 

@@ -78,7 +78,7 @@ from .errors import (
 )
 from .family.choice import kept, lightest
 from .family.dominance import needed
-from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
+from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 from .family.splitting import piece_arrays, pieces
 from .mkp import greedy as mkp_greedy
 from .mkp import walk
@@ -112,6 +112,7 @@ __all__ = [
     "BoundedKnapsack",
     "ChangeMaking",
     "MultipleChoice",
+    "MultipleKnapsack",
     "kept",
     "lightest",
     "needed",

@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import SolutionCheckError
 from .family.choice import lightest
-from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
+from .family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 from .problems import LCS, TSP, Knapsack, exact_sum
 
 
@@ -101,6 +101,8 @@ class Solution:
     tour: np.ndarray | None = None
     #: Bounded and unbounded knapsacks, change-making: how many of each item (coin) the answer uses.
     counts: np.ndarray | None = None
+    #: Multiple knapsacks: each item's knapsack (0..k-1; -1: not packed).
+    assignment: np.ndarray | None = None
     #: False only where the problem has no feasible answer (change-making with no exact sum); ``value``
     #: is then 0 and ``counts`` None.
     feasible: bool = True
@@ -118,56 +120,68 @@ class Solution:
         return np.flatnonzero(self.selected)
 
     def to_dict(self, problem=None) -> dict:
-        if self.positions is not None:
-            answer = {"positions": np.asarray(self.positions).tolist()}
-        elif self.tour is not None:
-            answer = {"tour": [int(c) for c in self.tour]}
-        elif self.counts is not None:
-            answer = {"counts": [int(c) for c in self.counts], "items": [int(i) for i in self.items]}
-        elif not self.feasible:
-            answer = {"feasible": False}
-        else:
-            answer = {"items": [int(i) for i in self.items]}
         out = {
             "value": int(self.value),
-            **answer,
+            **self._decision(),
             "optimal": bool(self.optimal),
             **({"bound": int(self.bound), "gap": self.gap} if self.bound is not None and not self.optimal else {}),
             "solver": self.solver,
             "device": self.device,
             "timings": self.timings.to_dict(),
         }
-        if isinstance(problem, LCS):
-            out["name"] = problem.name
-            out["lengths"] = [problem.m, problem.n]
-            subsequence = problem.subsequence(self.positions if self.positions is not None else np.zeros((0, 2), np.int64))
-            out["subsequence"] = subsequence if isinstance(subsequence, str) else subsequence.tolist()
-        elif isinstance(problem, TSP):
-            out["name"] = problem.name
-            out["n"] = problem.n
-        elif isinstance(problem, (BoundedKnapsack, ChangeMaking)):
-            out["name"] = problem.name
-            out["n"] = problem.n
-            out["capacity"] = problem.capacity
-            if self.counts is not None:
-                out["used"] = family_used(problem, self.counts)
-        elif isinstance(problem, MultipleChoice):
-            out["name"] = problem.name
-            out["n"] = problem.n
-            out["classes"] = problem.k
-            out["capacity"] = problem.capacity
-            if self.feasible:
-                out["used"] = _dot(problem.weights, np.asarray(self.selected, dtype=np.int64))
-        elif problem is not None:
-            out["name"] = problem.name
-            out["n"] = problem.n
-            out["capacities"] = [int(c) for c in problem.capacities]
-            out["used"] = [int(u) for u in used_capacity(problem, self.selected)]
+        if problem is not None:
+            out.update(_described(problem, self))
         if self.notes:
             out["notes"] = list(self.notes)
         if self.stats:
             out["stats"] = dict(self.stats)
         return out
+
+    def _decision(self) -> dict:
+        """The decision in JSON: positions, a tour, an assignment, counts or items (or no answer)."""
+        if self.positions is not None:
+            return {"positions": np.asarray(self.positions).tolist()}
+        if self.tour is not None:
+            return {"tour": [int(c) for c in self.tour]}
+        if self.assignment is not None:
+            return {
+                "assignment": [int(a) for a in self.assignment],
+                "items": [int(i) for i in np.flatnonzero(self.assignment >= 0)],
+            }
+        if self.counts is not None:
+            return {"counts": [int(c) for c in self.counts], "items": [int(i) for i in self.items]}
+        if not self.feasible:
+            return {"feasible": False}
+        return {"items": [int(i) for i in self.items]}
+
+
+def _described(problem, solution: Solution) -> dict:
+    """What ``to_dict`` says of the problem beside the answer: its name and size, and what the answer
+    uses of its capacities."""
+    out: dict = {"name": problem.name}
+    if isinstance(problem, LCS):
+        out["lengths"] = [problem.m, problem.n]
+        subsequence = problem.subsequence(solution.positions if solution.positions is not None else np.zeros((0, 2), np.int64))
+        out["subsequence"] = subsequence if isinstance(subsequence, str) else subsequence.tolist()
+        return out
+    out["n"] = problem.n
+    if isinstance(problem, (BoundedKnapsack, ChangeMaking)):
+        out["capacity"] = problem.capacity
+        if solution.counts is not None:
+            out["used"] = family_used(problem, solution.counts)
+    elif isinstance(problem, MultipleKnapsack):
+        out["capacities"] = [int(c) for c in problem.capacities]
+        if solution.assignment is not None:
+            out["used"] = loads(problem, solution.assignment)
+    elif isinstance(problem, MultipleChoice):
+        out["classes"] = problem.k
+        out["capacity"] = problem.capacity
+        if solution.feasible:
+            out["used"] = _dot(problem.weights, np.asarray(solution.selected, dtype=np.int64))
+    elif isinstance(problem, Knapsack):
+        out["capacities"] = [int(c) for c in problem.capacities]
+        out["used"] = [int(u) for u in used_capacity(problem, solution.selected)]
+    return out
 
 
 def used_capacity(problem: Knapsack, selected: np.ndarray) -> list[int]:
@@ -404,8 +418,40 @@ def check_choice(problem: MultipleChoice, solution: Solution) -> None:
     _known_optimum(problem, solution, profit)
 
 
+def loads(problem: MultipleKnapsack, assignment: np.ndarray) -> list[int]:
+    """The weight each knapsack holds under ``assignment``, exactly."""
+    return [_dot(problem.weights, (assignment == i).astype(np.int64)) for i in range(problem.k)]
+
+
+def check_multiple(problem: MultipleKnapsack, solution: Solution) -> None:
+    """Raise SolutionCheckError unless ``assignment`` puts each item in one knapsack at most, every
+    knapsack within its capacity, earning ``value``."""
+    where = f"{solution.solver} on {problem.describe()}"
+    if not solution.feasible:
+        raise SolutionCheckError(f"{where}: every multiple knapsack has a feasible answer (nothing packed)")
+    assignment = solution.assignment
+    if (
+        not isinstance(assignment, np.ndarray)
+        or assignment.shape != (problem.n,)
+        or not np.issubdtype(assignment.dtype, np.integer)
+    ):
+        raise SolutionCheckError(f"{where}: assignment must be an integer array of shape ({problem.n},)")
+    if assignment.size and (int(assignment.min()) < -1 or int(assignment.max()) >= problem.k):
+        raise SolutionCheckError(f"{where}: an assignment lies outside -1..{problem.k - 1}")
+    for i, (load, capacity) in enumerate(zip(loads(problem, assignment), problem.capacities.tolist())):
+        if load > capacity:
+            raise SolutionCheckError(f"{where}: knapsack {i} holds {load} > capacity {capacity}")
+    profit = _dot(problem.profits, (assignment >= 0).astype(np.int64))
+    if profit != int(solution.value):
+        raise SolutionCheckError(f"{where}: reported value {solution.value} but the packed items earn {profit}")
+    _known_optimum(problem, solution, profit)
+
+
 def check(problem, solution: Solution) -> None:
     """Check any solution against its problem (dispatch on the problem's kind)."""
+    if isinstance(problem, MultipleKnapsack):
+        check_multiple(problem, solution)
+        return
     if isinstance(problem, MultipleChoice):
         check_choice(problem, solution)
         return

@@ -34,6 +34,7 @@ assert [f.name for f in fields(Solution)] == [
     "positions",
     "tour",
     "counts",
+    "assignment",
     "feasible",
 ]
 
@@ -583,7 +584,7 @@ class PackedSolutions:
             s = new_solution(Solution)
             s.value, s.selected, s.optimal, s.solver, s.device, s.timings = value, selected, optimal, solver, device, shared[k]
             s.notes, s.bound, s.stats, s.positions, s.tour = list(notes), None, {}, None, None
-            s.counts, s.feasible = None, True
+            s.counts, s.assignment, s.feasible = None, None, True
             out.append(s)
         for k, (bound, stats, positions, tour) in self.extras.items():
             out[k].bound, out[k].stats, out[k].positions, out[k].tour = bound, dict(stats), positions, tour

@@ -2,7 +2,8 @@
 knapsacks on the classic families (``clsolve.family.generators``: Pisinger's uncorrelated, weakly and
 strongly correlated and subset-sum instances with counts in U[1, 10] and capacity half the total
 weight; unbounded with capacity half the weights' sum; change-making with coin values in U[1, R];
-[Pisinger95]'s multiple-choice families, 10 to 10,000 classes of 10 to 1,000 items).
+[Pisinger95]'s multiple-choice families, 10 to 10,000 classes of 10 to 1,000 items; multiple knapsacks
+of those families with 5 to 50 similar or dissimilar capacities, ``auto`` only).
 
 For each instance: ``auto``, ``bounded-dp`` and ``dp-states`` (bounded knapsacks as binary-split 0-1
 knapsacks; ``choice-dp`` and ``choice-states`` for multiple-choice ones) end to end under ``--time-limit`` (default 10 s),
@@ -42,6 +43,10 @@ def _cases(quick: bool, seeds: int) -> list[tuple[str, Any]]:
             for k, size in [(10, 10), (100, 10)] if quick else [(10, 10), (100, 100), (1000, 10), (1000, 1000), (10000, 10)]:
                 for R in (1000,) if quick else (1000, 10000):
                     out.append(("multiple-choice", generated.generators.choice(family, k, size, R, seed)))
+        for family in FAMILIES:
+            for n, k in [(50, 5)] if quick else [(50, 5), (200, 10), (1000, 10), (1000, 50)]:
+                for similar in (True, False):
+                    out.append(("multiple", generated.generators.multiple(family, n, k, 1000, similar, seed)))
         for n in [10, 100] if quick else [10, 100, 1000]:
             for R in (1000, 10000):
                 out.append(("change", generated.generators.change(n, R, None, seed)))
@@ -52,6 +57,8 @@ def _cases(quick: bool, seeds: int) -> list[tuple[str, Any]]:
 def _solvers(kind: str) -> tuple[str, ...]:
     if kind == "multiple-choice":
         return ("auto", "choice-dp", "choice-states")
+    if kind == "multiple":
+        return ("auto",)
     return ("auto", "bounded-dp", "dp-states") if kind != "change" else ("auto", "bounded-dp", "sequential")
 
 
@@ -63,6 +70,11 @@ def mt_solve(kind: str, problem) -> dict | None:
     except ImportError:
         return None
     start = time.perf_counter()
+    if kind == "multiple":
+        solved = mknapsack.solve_multiple_knapsack(
+            problem.profits.tolist(), problem.weights.tolist(), problem.capacities.tolist(), method="mtm"
+        )
+        return {"seconds": time.perf_counter() - start, "value": int(np.dot(np.asarray(solved) > 0, problem.profits))}
     if kind == "multiple-choice":
         return None  # the MT codes have no multiple-choice solver
     if kind == "bounded":

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
+import numpy as np
+
+from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 from ..plan import Plan
 from ..problems import LCS, TSP, Knapsack
 from ..runtime.memory import format_bytes
@@ -78,6 +80,13 @@ def answer_lines(source: Source, solution: Solution, everything: bool) -> list[s
         return [f"  tour     {_listed(cities, everything)}", "           (cities numbered from 1, as in TSPLIB)"]
     if isinstance(problem, (BoundedKnapsack, ChangeMaking)):
         return _count_lines(problem, solution, everything)
+    if isinstance(problem, MultipleKnapsack) and solution.assignment is not None:
+        placed = [f"{int(j)}>{int(solution.assignment[j])}" for j in np.flatnonzero(solution.assignment >= 0)]
+        loads = solution.to_dict(problem)["used"]
+        return [
+            f"  packed   {len(placed)} of {problem.n} items (item>knapsack): {_listed(placed, everything) or '(none)'}",
+            f"  used     {' '.join(map(str, loads))} of {' '.join(map(str, problem.capacities.tolist()))}",
+        ]
     if isinstance(problem, MultipleChoice):
         if not solution.feasible:
             return []

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import examples
 from ..errors import FormatError
-from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
+from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 from ..io import formats
 from ..problems import LCS, TSP, Knapsack
 
@@ -31,7 +31,7 @@ class Source:
     ``name``: the problem's own, else ``FILE#position`` (``FILE``: the file's name), as the readers
     name the unnamed problems of a file that holds several."""
 
-    problem: Knapsack | BoundedKnapsack | ChangeMaking | MultipleChoice | LCS | TSP
+    problem: Knapsack | BoundedKnapsack | ChangeMaking | MultipleChoice | MultipleKnapsack | LCS | TSP
     origin: str
     position: int
     scale: Fraction

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..generators import PISINGER_FAMILIES, _family
-from .problems import BoundedKnapsack, ChangeMaking, MultipleChoice
+from .problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 
 
 def bounded(family: str, n: int, R: int, most: int | None = 10, seed: int = 0) -> BoundedKnapsack:
@@ -74,3 +74,27 @@ def choice(family: str, classes: int, size: int, R: int = 1000, seed: int = 0) -
     labels = np.repeat(np.arange(classes), size)
     name = f"multiple-choice {family} k={classes} size={size} R={R} seed={seed}"
     return MultipleChoice(profits.reshape(-1), weights.reshape(-1), capacity, labels, name=name)
+
+
+def multiple(family: str, n: int, k: int, R: int = 1000, similar: bool = True, seed: int = 0) -> MultipleKnapsack:
+    """A multiple knapsack of [MT90] Section 6.6 and [Pisinger99]: items of Pisinger's ``family``
+    (weights in U[10, R]) and k capacities, similar (each in U[0.4, 0.6] x sum(w) / k) or dissimilar
+    (the i-th in U[0, 0.5 (sum(w) - the capacities before)], the last making the rest of half the
+    weights' sum); every capacity at least the lightest item."""
+    if family not in PISINGER_FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(PISINGER_FAMILIES)}; got {family!r}")
+    rng = np.random.default_rng(seed)
+    weights, profits = _family(family, n, int(R), rng)
+    weights = np.maximum(weights, 10)
+    total = int(weights.sum())
+    if similar:
+        capacities = [int(rng.integers(int(0.4 * total / k), int(0.6 * total / k) + 1)) for _ in range(k)]
+    else:
+        capacities, left = [], total // 2
+        for _ in range(k - 1):
+            capacities.append(int(rng.integers(0, max(left // 2, 1) + 1)))
+            left -= capacities[-1]
+        capacities.append(max(left, 0))
+    capacities = [max(c, int(weights.min())) for c in capacities]
+    name = f"multiple {family} n={n} k={k} R={R} {'similar' if similar else 'dissimilar'} seed={seed}"
+    return MultipleKnapsack(profits, weights, sorted(capacities), name=name)

@@ -319,4 +319,67 @@ class MultipleChoice:
         return f"MultipleChoice({self.describe()})"
 
 
-__all__ = ["BoundedKnapsack", "ChangeMaking", "MultipleChoice", "MAX_COUNT", "MAX_SCALAR", "usable"]
+@dataclass(frozen=True, eq=False)
+class MultipleKnapsack:
+    """The multiple knapsack: k knapsacks of their own ``capacities``, each item packed in at most one,
+    most profit. ``profits`` and ``weights`` have shape (n,), ``capacities`` shape (k,). The answer's
+    ``assignment`` gives each item's knapsack (0..k-1, or -1: not packed)."""
+
+    profits: np.ndarray
+    weights: np.ndarray
+    capacities: np.ndarray
+    name: str = ""
+    known_optimum: int | None = field(default=None, compare=False)
+
+    def __init__(self, profits, weights, capacities, name: str = "", known_optimum: int | None = None):
+        profits = _as_integers(profits, "profits", "a 1-D array")
+        weights = _as_integers(weights, "weights", "a 1-D array")
+        capacities = _as_integers(capacities, "capacities", "a 1-D array")
+        if profits.ndim != 1 or profits.size == 0:
+            raise InvalidProblemError(f"profits: expected shape (n,) with n >= 1, got {profits.shape}")
+        if weights.shape != profits.shape:
+            raise InvalidProblemError(f"weights: expected shape {profits.shape} to match profits, got {weights.shape}")
+        if capacities.ndim != 1 or capacities.size == 0:
+            raise InvalidProblemError(f"capacities: expected shape (k,) with k >= 1 knapsacks, got {capacities.shape}")
+        total = sum(profits.tolist())
+        if total > INT64_MAX:
+            raise InvalidProblemError(f"profits: their sum {total} exceeds the signed 64-bit limit {INT64_MAX}")
+        for array in (profits, weights, capacities):
+            array.setflags(write=False)
+        object.__setattr__(self, "profits", profits)
+        object.__setattr__(self, "weights", weights)
+        object.__setattr__(self, "capacities", capacities)
+        object.__setattr__(self, "name", _text(str(name), "name"))
+        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
+
+    kind = "multiple"
+
+    @property
+    def n(self) -> int:
+        """Number of items."""
+        return int(self.profits.size)
+
+    @property
+    def k(self) -> int:
+        """Number of knapsacks."""
+        return int(self.capacities.size)
+
+    @property
+    def memo(self) -> dict:
+        return self.__dict__.setdefault("_memo", {})
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def describe(self) -> str:
+        label = f"{self.name}: " if self.name else ""
+        return f"{label}multiple knapsack with n = {self.n} items, k = {self.k} knapsacks"
+
+    def __repr__(self) -> str:
+        return f"MultipleKnapsack({self.describe()})"
+
+
+__all__ = ["BoundedKnapsack", "ChangeMaking", "MultipleChoice", "MultipleKnapsack", "MAX_COUNT", "MAX_SCALAR", "usable"]

@@ -37,7 +37,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import FormatError, InvalidProblemError
-from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice
+from ..family.problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 from ..problems import LCS, TSP, Knapsack
 from .numbers import exact
 from .sequences import looks_like_fasta, looks_like_sequences, read_fasta, read_sequences
@@ -293,7 +293,7 @@ def read_json(path: str, text: str, scale: Fraction = Fraction(1)) -> list[Knaps
 
 
 #: The ``kind`` of a JSON problem of the knapsack family (a problem with ``counts`` is ``bounded``).
-FAMILY_KINDS = ("bounded", "unbounded", "change-making", "multiple-choice")
+FAMILY_KINDS = ("bounded", "unbounded", "change-making", "multiple-choice", "multiple")
 
 
 def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
@@ -301,6 +301,8 @@ def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
     kind = entry.get("kind", "bounded")
     if kind not in FAMILY_KINDS:
         raise FormatError(path, None, f"{where}.kind: expected one of {', '.join(FAMILY_KINDS)}, got {kind!r}")
+    if kind == "multiple":
+        return _multiple(path, where, entry, scale)
     needed = ("weights", "capacity") + (("profits",) if kind != "change-making" else ())
     needed += {"bounded": ("counts",), "multiple-choice": ("classes",)}.get(kind, ())
     missing = [f for f in needed if f not in entry]
@@ -342,6 +344,23 @@ def _family_problem(path: str, where: str, entry: dict, scale: Fraction):
             counts,
             name,
             optimum,
+        )
+    except InvalidProblemError as exc:
+        raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None
+
+
+def _multiple(path: str, where: str, entry: dict, scale: Fraction) -> MultipleKnapsack:
+    """A multiple knapsack from its JSON object: profits, weights and a capacity per knapsack."""
+    missing = [f for f in ("profits", "weights", "capacities") if f not in entry]
+    if missing:
+        raise FormatError(path, None, f"{where}: a multiple knapsack needs field(s) {', '.join(missing)}")
+    fields = {}
+    for key in ("profits", "weights", "capacities"):
+        values = entry[key] if isinstance(entry[key], list) else [entry[key]]
+        fields[key] = [_number(path, None, v, f"{where}.{key}[{i}]", scale) for i, v in enumerate(values)]
+    try:
+        return MultipleKnapsack(
+            **fields, name=str(entry.get("name", "")), known_optimum=entry.get("optimum") if scale == 1 else None
         )
     except InvalidProblemError as exc:
         raise FormatError(path, None, f"{where}: {exc}", invalid=True) from None

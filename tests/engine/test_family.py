@@ -198,3 +198,25 @@ def test_multiple_choice_in_json(tmp_path):
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert [a["value"] for a in answers] == [12, 0, 1]
     assert answers[0]["items"] == [0, 2] and answers[1]["feasible"] is False and answers[2]["items"] == [3]
+
+
+def test_multiple_knapsacks_refuse_bad_fields_and_wrong_answers(tmp_path):
+    with pytest.raises(clsolve.InvalidProblemError, match="capacities: expected shape \\(k,\\)"):
+        clsolve.MultipleKnapsack([1, 2], [1, 2], [])
+    problem = clsolve.MultipleKnapsack([10, 7, 5], [4, 3, 2], [5, 4])
+    clsolve.check(problem, clsolve.Solution(17, np.zeros(0, bool), True, "x", "", assignment=np.array([0, 1, -1])))
+    for assignment, value, match in [
+        ([0, 0, -1], 17, "knapsack 0 holds 7 > capacity 5"),
+        ([0, 2, -1], 17, "outside -1..1"),
+        ([0, 1, -1], 18, "reported value 18"),
+    ]:
+        with pytest.raises(clsolve.SolutionCheckError, match=match):
+            wrong = clsolve.Solution(value, np.zeros(0, bool), True, "x", "", assignment=np.array(assignment))
+            clsolve.check(problem, wrong)
+    path = tmp_path / "mk.json"
+    path.write_text(json.dumps({"kind": "multiple", "profits": [10, 7, 5], "weights": [4, 3, 2], "capacities": [5, 4]}))
+    out = subprocess.run(
+        [sys.executable, "-m", "clsolve", "solve", str(path), "--json"], capture_output=True, text=True, check=True
+    )
+    answer = json.loads(out.stdout)
+    assert answer["value"] == 22 and answer["used"] == [5, 4]  # items 1 and 2 in the first, item 0 in the second

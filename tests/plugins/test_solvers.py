@@ -165,6 +165,7 @@ def test_the_searches_are_the_anytime_solvers():
         "mkp-dfs",
         "mkp-batch",
         "choice-states",
+        "multiple-bnb",
     }
 
 
@@ -181,6 +182,7 @@ def test_a_solver_keeps_nothing_on_itself_between_calls(device, name):
         clsolve.BoundedKnapsack([6, 5, 4], [3, 2, 2], 9, [2, 1, 3]),
         clsolve.ChangeMaking([3, 5], 11),
         clsolve.MultipleChoice([5, 6, 7, 1], [4, 6, 5, 1], 10, [0, 0, 1, 1]),
+        clsolve.MultipleKnapsack([10, 7, 5], [4, 3, 2], [5, 4]),
     ]
     solver = registry.load(name)
     made = dict(vars(solver))

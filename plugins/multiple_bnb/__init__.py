@@ -1,0 +1,5 @@
+"""The ``multiple-bnb`` solver: the multiple knapsack by depth-first branch and bound on the host."""
+
+from .solver import MultipleBranchAndBound
+
+__all__ = ["MultipleBranchAndBound"]

@@ -1,0 +1,96 @@
+"""The multiple knapsack by depth-first branch and bound on the host (``search``): the surrogate
+relaxation's Dantzig bound cuts, the best-fit greedy starts the incumbent. It answers under any time
+limit: its incumbent, and as bound the surrogate relaxation's bound at the root."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from clsolve.sdk import HostSolver, MultipleKnapsack, Plan, Solution, Timings, deadline
+
+from .search import Search, Stopped
+from .surrogate import split, surrogate
+
+#: Items at most (the search recurses an item deep).
+MAX_ITEMS = 20_000
+
+
+class MultipleBranchAndBound(HostSolver):
+    name = "multiple-bnb"
+    summary = "multiple knapsack: depth-first branch and bound with the surrogate Dantzig bound, on the host (anytime)"
+    problem_kinds = ("multiple",)
+    anytime = True
+
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, MultipleKnapsack):
+            return f"{self.name} solves multiple knapsacks"
+        if problem.n > MAX_ITEMS:
+            return f"{self.name} takes at most {MAX_ITEMS} items, got n = {problem.n}"
+        return None
+
+    def plan(self, problem: MultipleKnapsack, device=None) -> Plan:
+        return Plan(
+            solver=self.name,
+            host_buffers={"items": 64 * problem.n},
+            cell_updates=problem.n * problem.k,
+            seconds=1e-6 * problem.n * problem.k + 1e-4,
+            details={"note": "a search: its tree is known only once walked"},
+        )
+
+    def solve(self, problem: MultipleKnapsack, device, plan: Plan) -> Solution:
+        watch = deadline.Stopwatch()
+        order, free = _order(problem)
+        capacities = problem.capacities.tolist()
+        profits, weights = problem.profits[order], problem.weights[order]
+        pooled = min(sum(capacities), int(weights.sum()))
+        relaxed = surrogate(profits, weights, pooled, deadline.expired)
+        upper = None if relaxed is None else relaxed[0]
+        search = Search(profits.tolist(), weights.tolist(), capacities, deadline.expired, upper)
+        if relaxed is not None:
+            search.offer(split(weights, relaxed[1], capacities).tolist())
+        depth = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(depth, 2 * len(order) + 200))
+        try:
+            search.run()
+            stopped = False
+        except Stopped:
+            stopped = True
+        finally:
+            sys.setrecursionlimit(depth)
+        assignment = np.full(problem.n, -1, dtype=np.int64)
+        assignment[order] = search.placed
+        assignment[free] = 0  # weight 0: in the first knapsack, always
+        value = int(problem.profits[assignment >= 0].sum())
+        notes = [f"{search.nodes} nodes"]
+        stats = {"nodes": search.nodes}
+        timings = Timings(host=watch.seconds)
+        if not stopped:
+            return Solution(value, np.zeros(0, bool), True, self.name, "", timings, notes, stats=stats, assignment=assignment)
+        root = search.bound(0, sum(capacities)) if upper is None else upper
+        bound = value - search.best + root
+        notes.insert(0, "stopped at the time limit: the incumbent, and the surrogate relaxation's bound at the root")
+        return Solution(
+            value,
+            np.zeros(0, bool),
+            False,
+            self.name,
+            "",
+            timings,
+            notes,
+            bound=max(bound, value),
+            stats=stats,
+            assignment=assignment,
+        )
+
+
+def _order(problem: MultipleKnapsack) -> tuple[np.ndarray, np.ndarray]:
+    """The items the search takes, by decreasing profit per weight (ties: the heavier first), and those
+    of weight 0 and some profit (always packed); items heavier than every knapsack or of no profit
+    are left out."""
+    w, p = problem.weights, problem.profits
+    free = np.flatnonzero((w == 0) & (p > 0))
+    live = np.flatnonzero((w > 0) & (w <= int(problem.capacities.max())) & (p > 0))
+    ratio = p[live] / w[live]
+    return live[np.lexsort((-w[live], -ratio))], free

@@ -1,0 +1,71 @@
+"""The root of [Pisinger99]'s bound-and-bound for the multiple knapsack: the surrogate relaxation
+(every knapsack's capacity pooled into one) solved exactly as a 0-1 knapsack gives the upper bound;
+where the items it packs can be split among the knapsacks, each filled in turn (smallest first) by the
+subset of those left whose weight comes closest to its capacity, that split is optimal. Both run on
+the host over bit strings of reachable weights (Python integers): the 0-1 knapsack's dense DP with a
+decision bit per item and capacity, the splits' subset sums with a bit string per item."""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Capacity x items of the surrogate DP at most (its decision bits on the host).
+MAX_CELLS = 4 * 10**8
+
+
+def surrogate(profits: np.ndarray, weights: np.ndarray, capacity: int, expired) -> tuple[int, np.ndarray] | None:
+    """The 0-1 knapsack of the pooled capacity: its optimum and items (a flag per item), or None
+    where its table is too large or the time limit passes."""
+    n = profits.size
+    if n * (capacity + 1) > MAX_CELLS:
+        return None
+    row = np.zeros(capacity + 1, dtype=np.int64)
+    taken = np.zeros((n, capacity + 1), dtype=bool)
+    for j in range(n):
+        if j % 64 == 0 and expired():
+            return None
+        w, p = int(weights[j]), int(profits[j])
+        if w > capacity:
+            continue
+        candidate = row[: capacity + 1 - w] + p
+        better = candidate > row[w:]
+        row[w:] = np.where(better, candidate, row[w:])
+        taken[j, w:] = better
+    chosen = np.zeros(n, dtype=bool)
+    left = capacity
+    for j in range(n - 1, -1, -1):
+        if taken[j, left]:
+            chosen[j] = True
+            left -= int(weights[j])
+    return int(row[-1]), chosen
+
+
+def closest(weights: list[int], capacity: int) -> list[int]:
+    """Indices of a subset of ``weights`` whose sum is the largest at most ``capacity``."""
+    mask = (1 << (capacity + 1)) - 1
+    reach, history = 1, []
+    for w in weights:
+        history.append(reach)
+        reach = (reach | (reach << w)) & mask
+    target = reach.bit_length() - 1
+    out = []
+    for j in range(len(weights) - 1, -1, -1):
+        if not (history[j] >> target) & 1:  # the sum needs item j
+            out.append(j)
+            target -= weights[j]
+    return out
+
+
+def split(weights: np.ndarray, chosen: np.ndarray, capacities: list[int]) -> np.ndarray:
+    """A knapsack for each chosen item where the knapsacks, smallest first, each take the subset of
+    the chosen items left that fills it closest (-1: an item no knapsack took, or not chosen)."""
+    placed = np.full(weights.size, -1, dtype=np.int64)
+    left = np.flatnonzero(chosen).tolist()
+    for i in np.argsort(capacities, kind="stable").tolist():
+        if not left:
+            break
+        picked = closest([int(weights[j]) for j in left], int(capacities[i]))
+        for index in picked:
+            placed[left[index]] = i
+        left = [j for k, j in enumerate(left) if k not in set(picked)]
+    return placed

@@ -1,0 +1,54 @@
+"""The multiple knapsack's branch and bound (``multiple-bnb``): against brute force over every
+assignment of items to knapsacks, the root's surrogate bound and split (where the split holds every
+item the surrogate packs, the answer is proved without a node), and its anytime answers."""
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import clsolve
+from clsolve.family.generators import multiple
+
+
+def brute_force(problem: clsolve.MultipleKnapsack) -> int:
+    best = 0
+    for assignment in itertools.product(range(-1, problem.k), repeat=problem.n):
+        loads = [0] * problem.k
+        for j, at in enumerate(assignment):
+            if at >= 0:
+                loads[at] += int(problem.weights[j])
+        if all(load <= int(c) for load, c in zip(loads, problem.capacities)):
+            best = max(best, sum(int(problem.profits[j]) for j, at in enumerate(assignment) if at >= 0))
+    return best
+
+
+@st.composite
+def multiples(draw):
+    n, k = draw(st.integers(1, 6)), draw(st.integers(1, 3))
+    weights = draw(st.lists(st.integers(0, 20), min_size=n, max_size=n))
+    profits = draw(st.lists(st.integers(0, 30), min_size=n, max_size=n))
+    capacities = draw(st.lists(st.integers(0, 30), min_size=k, max_size=k))
+    return clsolve.MultipleKnapsack(profits, weights, capacities)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=multiples())
+def test_against_brute_force(problem):
+    solution = clsolve.solve(problem, solver="multiple-bnb")
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+def test_the_root_split_proves_most_random_instances():
+    problem = multiple("uncorrelated", 200, 10, 1000, similar=False, seed=1)
+    solution = clsolve.solve(problem, solver="multiple-bnb")
+    assert solution.optimal and solution.stats["nodes"] == 0
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.2])
+def test_under_a_time_limit_it_answers_with_a_bound(limit):
+    problem = multiple("subset-sum", 50, 5, 1000, similar=True, seed=1)
+    solution = clsolve.solve(problem, solver="multiple-bnb", time_limit=limit)
+    assert solution.bound is not None and solution.value <= solution.bound
+    assert solution.optimal or "stopped at the time limit" in solution.notes[0]

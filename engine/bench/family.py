@@ -111,7 +111,8 @@ def run(args) -> dict:
     _warm(device)
     rows = []
     for kind, problem in _cases(args.quick, 3 if args.full else 1):
-        row = {"kind": kind, "name": problem.name, "n": problem.n, "capacity": problem.capacity, "solvers": {}}
+        size = {"capacities": problem.capacities.tolist()} if kind == "multiple" else {"capacity": problem.capacity}
+        row = {"kind": kind, "name": problem.name, "n": problem.n, **size, "solvers": {}}
         for solver in _solvers(kind):
             row["solvers"][solver] = result = solve_row(problem, solver, device, limit)
             print(

@@ -16,31 +16,39 @@ BLOCK = 512
 
 def dominated(profits: np.ndarray, weights: np.ndarray, usable: np.ndarray) -> np.ndarray:
     """A flag per item: dominated (an unbounded knapsack need not use it). Items not usable at all are
-    neither dominated nor dominating."""
-    n = profits.size
-    out = np.zeros(n, dtype=bool)
+    neither dominated nor dominating. First the simple dominance (a lighter or equal item that earns no
+    less), in O(n log n); then, among the items left (up to PAIRWISE_ITEMS), the full rule pairwise:
+    an item the simple rule drops is dominated by one it keeps, which then dominates whatever the
+    dropped one did (floor(w_j / w_i) only grows as w_i shrinks)."""
+    out = np.zeros(profits.size, dtype=bool)
     live = np.flatnonzero((usable > 0) & (weights > 0))
     if live.size < 2:
         return out
     p, w = profits[live], weights[live]
-    if live.size <= PAIRWISE_ITEMS:
-        index = np.arange(live.size)
-        for start in range(0, live.size, BLOCK):
-            j = index[start : start + BLOCK]
-            times = w[j][:, None] // w[None, :]  # copies of i within the weight of one j
-            # times * p_i >= p_j without overflow: times >= ceil(p_j / p_i), or p_j = 0 where p_i = 0
-            need = np.where(
-                p[None, :] > 0, -(-p[j][:, None] // np.maximum(p[None, :], 1)), np.where(p[j][:, None] == 0, 0, 2**62)
-            )
-            beats = (times > 0) & (times >= need)
-            twin = (w[j][:, None] == w[None, :]) & (p[j][:, None] == p[None, :])
-            beats &= ~twin | (index[None, :] < j[:, None])  # of equal items, the first is kept
-            out[live[j]] = beats.any(axis=1)
-        return out
-    order = np.lexsort((-p, w))  # by weight, the most profitable first among equal weights
+    order = np.lexsort((-p, w))  # by weight, the most profitable first among equal weights (stable)
     best = np.maximum.accumulate(p[order])
     earlier = np.concatenate(([-1], best[:-1]))
     out[live[order]] = earlier >= p[order]
+    kept = live[~out[live]]
+    if 2 <= kept.size <= PAIRWISE_ITEMS:
+        out[kept] = _pairwise(profits[kept], weights[kept])
+    return out
+
+
+def _pairwise(p: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The full rule between every two of the items (in blocks): floor(w_j / w_i) p_i >= p_j, of equal
+    items the first kept."""
+    out = np.zeros(p.size, dtype=bool)
+    index = np.arange(p.size)
+    for start in range(0, p.size, BLOCK):
+        j = index[start : start + BLOCK]
+        times = w[j][:, None] // w[None, :]  # copies of i within the weight of one j
+        # times * p_i >= p_j without overflow: times >= ceil(p_j / p_i), or p_j = 0 where p_i = 0
+        need = np.where(p[None, :] > 0, -(-p[j][:, None] // np.maximum(p[None, :], 1)), np.where(p[j][:, None] == 0, 0, 2**62))
+        beats = (times > 0) & (times >= need)
+        twin = (w[j][:, None] == w[None, :]) & (p[j][:, None] == p[None, :])
+        beats &= ~twin | (index[None, :] < j[:, None])
+        out[j] = beats.any(axis=1)
     return out
 
 

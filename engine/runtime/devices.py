@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from . import icd
+from . import icd, memory
 
 icd.ensure_nvidia_icd()  # must run before pyopencl first lists platforms
 
@@ -85,10 +85,18 @@ class Device:
 
     @property
     def memory_budget(self) -> int:
-        """Bytes of device memory solvers size their optional lists and stores to: ``memory_limit``. It
-        stays the same for the whole process (a solve reads it several times, and its layout must not
-        change between the reads); on a device in host memory the plan's host check holds the host."""
-        return self.memory_limit
+        """Bytes of device memory solvers size their optional lists and stores to: ``memory_limit``, and
+        on a device in host memory (PoCL's CPU device) no more than the default host budget as it was
+        at this device's first read (``host_share``): a plan sized to the device's global memory would
+        exceed what the host check allows. It stays the same for the whole process (a solve reads it
+        several times, and its layout must not change between the reads)."""
+        share = self.host_share
+        return self.memory_limit if share is None else min(self.memory_limit, share)
+
+    @cached_property
+    def host_share(self) -> int | None:
+        """The default host budget when first read, for a device in host memory (None for others)."""
+        return memory.default_budget() if self.shares_host_memory else None
 
     @cached_property
     def max_allocation(self) -> int:

@@ -130,8 +130,23 @@ def _item_major(weights: np.ndarray, n: int, m: int, weights_by: str | None) -> 
     return weights
 
 
+class Memo:
+    """What solvers compute once for a problem and use again (``memo``: a partition kept from a plan to
+    its solve), keyed by the solver's name and the options it depends on; not pickled."""
+
+    @property
+    def memo(self) -> dict:
+        return self.__dict__.setdefault("_memo", {})
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+
 @dataclass(frozen=True, eq=False)
-class Knapsack:
+class Knapsack(Memo):
     """A 0-1 knapsack with one or more capacity dimensions.
 
     ``profits`` has shape (n,), ``weights`` shape (n, m) (a 1-D array is read as m = 1) and
@@ -239,18 +254,6 @@ class Knapsack:
     def total_profit(self) -> int:
         """Sum of all profits (at most 2^63 - 1, checked when built)."""
         return self.__dict__["_total_profit"]  # cached in __post_init__ (not a dataclass field)
-
-    @property
-    def memo(self) -> dict:
-        """What solvers compute once for this problem and use again (a partition kept from a plan to
-        its solve), keyed by the solver's name and the options it depends on; not pickled."""
-        return self.__dict__.setdefault("_memo", {})
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
 
     def cells(self) -> int:
         """Number of states in one DP row: prod(capacity_d + 1)."""

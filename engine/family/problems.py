@@ -8,10 +8,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InvalidProblemError
-from ..problems import INT64_MAX, MAX_SCALAR, _as_integers, _known_optimum, _text
+from ..problems import INT64_MAX, MAX_SCALAR, Memo, _as_integers, _known_optimum, _text
 
 #: Largest count of one item: counts are 32-bit in the kernels' decisions.
 MAX_COUNT = 2**31
+
+
+def _assign(problem, **fields) -> None:
+    """Set the fields of a frozen problem as its constructor validated them."""
+    for key, value in fields.items():
+        object.__setattr__(problem, key, value)
 
 
 def _capacity(value, field_name: str) -> int:
@@ -41,7 +47,7 @@ def usable(weights: np.ndarray, counts: np.ndarray | None, capacity: int) -> np.
 
 
 @dataclass(frozen=True, eq=False)
-class BoundedKnapsack:
+class BoundedKnapsack(Memo):
     """A knapsack where item j may be packed up to ``counts[j]`` times (the bounded knapsack), or any
     number of times where ``counts`` is None (the unbounded knapsack); one capacity.
 
@@ -85,14 +91,17 @@ class BoundedKnapsack:
             )
         for array in (profits, weights, most) + (() if bounds is None else (bounds,)):
             array.setflags(write=False)
-        object.__setattr__(self, "profits", profits)
-        object.__setattr__(self, "weights", weights)
-        object.__setattr__(self, "capacity", capacity)
-        object.__setattr__(self, "counts", bounds)
-        object.__setattr__(self, "name", _text(str(name), "name"))
-        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
-        object.__setattr__(self, "_usable", most)
-        object.__setattr__(self, "_total_profit", total)
+        _assign(
+            self,
+            profits=profits,
+            weights=weights,
+            capacity=capacity,
+            counts=bounds,
+            name=_text(str(name), "name"),
+            known_optimum=_known_optimum(known_optimum),
+            _usable=most,
+            _total_profit=total,
+        )
 
     kind = "bounded"
 
@@ -116,17 +125,6 @@ class BoundedKnapsack:
         """The most any packing could earn: each profit times ``usable``, summed."""
         return self.__dict__["_total_profit"]
 
-    @property
-    def memo(self) -> dict:
-        """What solvers compute once for this problem (see ``Knapsack.memo``); not pickled."""
-        return self.__dict__.setdefault("_memo", {})
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-
     def cells(self) -> int:
         """States of one dense DP row: capacity + 1."""
         return self.capacity + 1
@@ -143,7 +141,7 @@ class BoundedKnapsack:
 
 
 @dataclass(frozen=True, eq=False)
-class ChangeMaking:
+class ChangeMaking(Memo):
     """Change-making: the fewest coins whose values (``weights``) sum exactly to ``capacity``, with
     up to ``counts[j]`` coins of value j (None: any number of each).
 
@@ -167,12 +165,15 @@ class ChangeMaking:
         most = np.where(weights > 0, most, 0)  # a coin of value 0 never helps
         for array in (weights, most) + (() if bounds is None else (bounds,)):
             array.setflags(write=False)
-        object.__setattr__(self, "weights", weights)
-        object.__setattr__(self, "capacity", capacity)
-        object.__setattr__(self, "counts", bounds)
-        object.__setattr__(self, "name", _text(str(name), "name"))
-        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
-        object.__setattr__(self, "_usable", most)
+        _assign(
+            self,
+            weights=weights,
+            capacity=capacity,
+            counts=bounds,
+            name=_text(str(name), "name"),
+            known_optimum=_known_optimum(known_optimum),
+            _usable=most,
+        )
 
     kind = "change"
 
@@ -195,16 +196,6 @@ class ChangeMaking:
         """Each coin as an item of profit -1: change-making is the exact-sum knapsack of most profit."""
         return np.full(self.n, -1, dtype=np.int64)
 
-    @property
-    def memo(self) -> dict:
-        return self.__dict__.setdefault("_memo", {})
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-
     def cells(self) -> int:
         return self.capacity + 1
 
@@ -218,7 +209,7 @@ class ChangeMaking:
 
 
 @dataclass(frozen=True, eq=False)
-class MultipleChoice:
+class MultipleChoice(Memo):
     """The multiple-choice knapsack: items in classes, exactly one item of each class packed (with
     ``at_most_one``: at most one), total weight within ``capacity``, most profit.
 
@@ -263,14 +254,17 @@ class MultipleChoice:
             raise InvalidProblemError(f"at_most_one: expected True or False, got {at_most_one!r}")
         for array in (profits, weights, labels):
             array.setflags(write=False)
-        object.__setattr__(self, "profits", profits)
-        object.__setattr__(self, "weights", weights)
-        object.__setattr__(self, "capacity", _capacity(capacity, "capacity"))
-        object.__setattr__(self, "classes", labels)
-        object.__setattr__(self, "at_most_one", bool(at_most_one))
-        object.__setattr__(self, "name", _text(str(name), "name"))
-        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
-        object.__setattr__(self, "_total_profit", total)
+        _assign(
+            self,
+            profits=profits,
+            weights=weights,
+            capacity=_capacity(capacity, "capacity"),
+            classes=labels,
+            at_most_one=bool(at_most_one),
+            name=_text(str(name), "name"),
+            known_optimum=_known_optimum(known_optimum),
+            _total_profit=total,
+        )
 
     kind = "multiple-choice"
 
@@ -288,16 +282,6 @@ class MultipleChoice:
     def total_profit(self) -> int:
         """The most any answer could earn: each class's best profit, summed."""
         return self.__dict__["_total_profit"]
-
-    @property
-    def memo(self) -> dict:
-        return self.__dict__.setdefault("_memo", {})
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
 
     def members(self) -> list[np.ndarray]:
         """The item indices of each class, in class order (made once)."""
@@ -320,7 +304,7 @@ class MultipleChoice:
 
 
 @dataclass(frozen=True, eq=False)
-class MultipleKnapsack:
+class MultipleKnapsack(Memo):
     """The multiple knapsack: k knapsacks of their own ``capacities``, each item packed in at most one,
     most profit. ``profits`` and ``weights`` have shape (n,), ``capacities`` shape (k,). The answer's
     ``assignment`` gives each item's knapsack (0..k-1, or -1: not packed)."""
@@ -346,11 +330,14 @@ class MultipleKnapsack:
             raise InvalidProblemError(f"profits: their sum {total} exceeds the signed 64-bit limit {INT64_MAX}")
         for array in (profits, weights, capacities):
             array.setflags(write=False)
-        object.__setattr__(self, "profits", profits)
-        object.__setattr__(self, "weights", weights)
-        object.__setattr__(self, "capacities", capacities)
-        object.__setattr__(self, "name", _text(str(name), "name"))
-        object.__setattr__(self, "known_optimum", _known_optimum(known_optimum))
+        _assign(
+            self,
+            profits=profits,
+            weights=weights,
+            capacities=capacities,
+            name=_text(str(name), "name"),
+            known_optimum=_known_optimum(known_optimum),
+        )
 
     kind = "multiple"
 
@@ -363,16 +350,6 @@ class MultipleKnapsack:
     def k(self) -> int:
         """Number of knapsacks."""
         return int(self.capacities.size)
-
-    @property
-    def memo(self) -> dict:
-        return self.__dict__.setdefault("_memo", {})
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
 
     def describe(self) -> str:
         label = f"{self.name}: " if self.name else ""

@@ -86,17 +86,19 @@ class Device:
     @property
     def memory_budget(self) -> int:
         """Bytes of device memory solvers size their optional lists and stores to: ``memory_limit``, and
-        on a device in host memory (PoCL's CPU device) no more than the default host budget as it was
-        at this device's first read (``host_share``): a plan sized to the device's global memory would
-        exceed what the host check allows. It stays the same for the whole process (a solve reads it
+        on a device in host memory (PoCL's CPU device) no more than HOST_SHARE of the default host
+        budget as it was at this device's first read (``host_share``): a plan sized to the device's
+        global memory would exceed what the host check allows, and the rest leaves room for the host's
+        available memory to shrink while the process runs. It stays the same for the whole process (a solve reads it
         several times, and its layout must not change between the reads)."""
         share = self.host_share
         return self.memory_limit if share is None else min(self.memory_limit, share)
 
     @cached_property
     def host_share(self) -> int | None:
-        """The default host budget when first read, for a device in host memory (None for others)."""
-        return memory.default_budget() if self.shares_host_memory else None
+        """HOST_SHARE of the default host budget when first read, for a device in host memory (None for
+        others)."""
+        return int(memory.default_budget() * HOST_SHARE) if self.shares_host_memory else None
 
     @cached_property
     def max_allocation(self) -> int:
@@ -200,6 +202,10 @@ _left: set[Callable[[], object]] = set()
 DEVICE_MEMORY_SHARE = 0.9
 #: The environment variable that sets the share: several processes sharing one device each take a part.
 SHARE_VARIABLE = "CLSOLVE_DEVICE_MEMORY_SHARE"
+
+
+#: The share of the default host budget a device in host memory sizes its solvers' lists to.
+HOST_SHARE = 0.5
 
 
 def memory_share() -> float:

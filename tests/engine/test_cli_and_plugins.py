@@ -170,7 +170,8 @@ def test_solvers_listing_lines_up(capsys):
     assert main(["solvers"]) == 0
     table, legend = capsys.readouterr().out.split("\n\n", 1)  # the rows, then what "anytime" means
     lines = table.splitlines()
-    assert "anytime" in legend and sum("anytime" in line for line in lines) == 5
+    anytime = sum(info.anytime for info in clsolve.solvers())
+    assert "anytime" in legend and anytime >= 5 and sum("anytime" in line for line in lines) == anytime
     starts = {len(line) - len(line[line.index("  ") :].lstrip()) for line in lines}  # where the kinds column starts
     assert len(starts) == 1
 

@@ -104,7 +104,7 @@ class BoundedDPSolver(DeviceSolver):
         timings = Timings()
         steps, states, capacity = self._steps(problem, device), problem.cells(), problem.capacity
         exact = isinstance(problem, ChangeMaking)
-        work = Workspace(device, self.plan(problem, device), poison=POISON_BYTE if self.poison else None)
+        work = Workspace(device, plan, poison=POISON_BYTE if self.poison else None)
         queue = device.queue
         with timings.phase("upload"):
             program = kernels.program(device, SOURCE, {"EXACT": 1} if exact else None)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from . import options
 from .batch.packed import PackedProblems, PackedSolutions, concatenated_ranges
 from .dp.blocking import fits, runs
-from .dp.bounds import Bound, upper_bound
+from .dp.bounds import Bound, excess_sizes, upper_bound
 from .dp.fixing import Stages, greedy, stages
 from .dp.presolve import (
     PackedReduction,
@@ -199,6 +199,7 @@ __all__ = [
     "sort_by_ratio",
     "Pruning",
     "Bound",
+    "excess_sizes",
     "upper_bound",
     # the multidimensional knapsack's bounds and searches
     "REFIT_LEVELS",

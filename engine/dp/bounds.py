@@ -7,6 +7,10 @@ relaxations with a cardinality constraint and divisibility ([MPT99]).
   sum_j (w_j + lambda) x_j <= c + lambda K_max, so the LP (Dantzig) bound of the knapsack with those
   weights and that capacity bounds the problem. With p_j = w_j + R/10 (strongly correlated) and
   lambda = R/10 it is c + K_max R/10, where Dantzig's bound is up to R/10 higher.
+* Maximum copies: a bounded knapsack's binary split of a strongly correlated one has
+  p_j = w_j + delta a_j (a_j the copies of piece j), so sum a_j x_j <= K (the LP maximum of copies
+  that fit, rounded down) is the same surrogate with lambda a_j added to the weights; it proves
+  c + K delta where each piece's own cardinality bound cannot.
 * Minimum cardinality: every solution worth at least T takes at least K_min(T) items (K_min = how many
   of the largest profits reach T). For 0 <= mu <= min w_j such a solution satisfies
   sum_j (w_j - mu) x_j <= c - mu K_min; the LP bound U of that knapsack bounds every solution worth T
@@ -157,19 +161,39 @@ def _exact(bound, found: int, high: int) -> tuple[int, int]:
     return min((bound(x), x) for x in range(max(found - EXACT_SPAN, 0), min(found + EXACT_SPAN, high) + 1))
 
 
-def max_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int) -> tuple[int, int, int] | None:
-    """(bound, lambda, K_max) of the surrogate relaxation with sum x <= K_max, or None where the shifted
-    sums would not stay below SUM_LIMIT."""
+def max_cardinality(
+    profits: np.ndarray, weights: np.ndarray, capacity: int, sizes: np.ndarray | None = None
+) -> tuple[int, int, int] | None:
+    """(bound, lambda, K_max) of the surrogate relaxation with sum a_j x_j <= K_max (a_j = ``sizes``, 1
+    by default: K_max items), or None where the shifted sums would not stay below SUM_LIMIT. K_max is
+    the LP optimum of max a.x subject to w.x <= c, rounded down."""
     n = weights.size
-    k_max = int(np.searchsorted(np.cumsum(np.sort(weights)), capacity, side="right"))
-    if k_max >= n:
+    a = np.ones(n, dtype=np.int64) if sizes is None else sizes
+    order = sort_by_ratio(a, weights)
+    k_max = _sorted_lp(a[order], weights[order], capacity)
+    if k_max >= int(a.sum()):
         return None  # every item fits: nothing to bound
-    total = int(weights.sum())
-    high = min(int(profits.max()), (SUM_LIMIT - total) // max(n, 1), (SUM_LIMIT - capacity) // max(k_max, 1))
+    total, largest = int(weights.sum()), int(a.max())
+    high = min(int(profits.max()), (SUM_LIMIT - total) // max(n * largest, 1), (SUM_LIMIT - capacity) // max(k_max, 1))
     if high <= 0:
         return None
-    lam = _search(lambda x: _float_dantzig(profits, weights + x, float(capacity + x * k_max)), high)
-    return (*_exact(lambda x: dantzig(profits, weights + x, capacity + x * k_max), lam, high), k_max)
+    lam = _search(lambda x: _float_dantzig(profits, weights + x * a, float(capacity + x * k_max)), high)
+    return (*_exact(lambda x: dantzig(profits, weights + x * a, capacity + x * k_max), lam, high), k_max)
+
+
+def excess_sizes(profits: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
+    """Where every profit exceeds its weight by a multiple of the least excess delta, p_j - w_j = delta a_j
+    with a_j >= 1 not all equal, the a_j (the copies of a binary-split strongly correlated item, whose
+    pieces of one copy have the least excess); else None. Each solution's value is then w.x + delta a.x,
+    and a.x has its own maximum cardinality bound."""
+    excess = profits - weights
+    if excess.size == 0 or int(excess.min()) <= 0:
+        return None
+    delta = int(excess.min())
+    if (excess % delta).any():
+        return None
+    sizes = excess // delta
+    return None if int(sizes.max()) == 1 else sizes
 
 
 def min_cardinality(profits: np.ndarray, weights: np.ndarray, capacity: int, target: int) -> tuple[int, int, int] | None:
@@ -192,15 +216,43 @@ def upper_bound(profits: np.ndarray, weights: np.ndarray, capacity: int, incumbe
     below ``incumbent`` (a feasible value). Weights >= 1, each at most ``capacity``, sums below SUM_LIMIT."""
     profits, weights = profits.astype(np.int64), weights.astype(np.int64)
     best = Bound(dantzig(profits, weights, capacity), "dantzig")
+    if np.array_equal(profits, weights):
+        return _divided(_subset_sum(weights, capacity, incumbent, best), profits, incumbent)
     branched = martello_toth(profits, weights, capacity)
     if branched is not None and branched < best.value:
         best = Bound(branched, "martello-toth")
     found = max_cardinality(profits, weights, capacity)
     if found is not None and found[0] < best.value:
         best = Bound(found[0], "max-cardinality", found[1], found[2])
+    sizes = excess_sizes(profits, weights)
+    found = max_cardinality(profits, weights, capacity, sizes) if sizes is not None else None
+    if found is not None and found[0] < best.value:
+        best = Bound(found[0], "max-copies")  # no unit-size surrogate constraint behind it for fixing
     least = min_cardinality(profits, weights, capacity, incumbent + 1)
     if least is not None and max(least[0], incumbent) < best.value:
         best = Bound(max(least[0], incumbent), "min-cardinality", least[1], least[2])
+    return _divided(best, profits, incumbent)
+
+
+def _subset_sum(weights: np.ndarray, capacity: int, incumbent: int, best: Bound) -> Bound:
+    """The cardinality bounds of a subset sum (p = w) in closed form, the limits of their multiplier
+    searches: a solution takes at most K_max items, so it sums to at most the K_max largest weights;
+    a solution above the incumbent takes at least K_min items, so at least the K_min smallest weights
+    (beyond c: none exists)."""
+    ascending = np.sort(weights)
+    smallest, largest = np.cumsum(ascending), np.cumsum(ascending[::-1])
+    k_max = int(np.searchsorted(smallest, capacity, side="right"))
+    if 0 < k_max < weights.size and int(largest[k_max - 1]) < best.value:
+        best = Bound(int(largest[k_max - 1]), "max-cardinality", count=k_max)
+    if incumbent < best.value:
+        k_min = int(np.searchsorted(largest, incumbent + 1, side="left")) + 1
+        if k_min > weights.size or int(smallest[k_min - 1]) > capacity:
+            best = Bound(incumbent, "min-cardinality", count=min(k_min, weights.size))
+    return best
+
+
+def _divided(best: Bound, profits: np.ndarray, incumbent: int) -> Bound:
+    """``best`` rounded down to a multiple of the profits' greatest common divisor, never below ``incumbent``."""
     divisor = math.gcd(*np.unique(profits).tolist())
     if divisor > 1 and best.value % divisor:
         best = replace(best, value=best.value // divisor * divisor, source=best.source + ", divisibility")

@@ -9,6 +9,18 @@ Section 3.6).
 
 ``change``: change-making ([MT90] Chapter 5) with coin values in U[1, R] (R = 1e3 unless said),
 capacity half their sum (bounded: of every coin), counts in U[1, b] or unlimited.
+
+``subset_sum``: the subset-sum families of [Pisinger03]'s experiments (profits equal to weights):
+
+=========  =======================================================================================
+p3, p6     w in U[1, 10^E] (E = 3, 6), c = floor(n 10^E / 4)
+evenodd    w even in U[2, 10^3], c = 2 floor(n 10^3 / 8) + 1 (odd: no subset reaches it)
+avis       w_j = n (n + 1) + j, c = n (n + 1) floor((n - 1) / 2) + n (n - 1) / 2
+todd       w_j = 2^(k + n + 1) + 2^(k + j) + 1 with k = floor(log2 n), c = floor(sum w / 2)
+=========  =======================================================================================
+
+avis and todd are built so that branch and bound and dynamic programming over the sums take
+exponential time; todd's weights need n <= 48 to keep their sum below 2^62.
 """
 
 from __future__ import annotations
@@ -16,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..generators import PISINGER_FAMILIES, _family
+from ..problems import Knapsack
 from .problems import BoundedKnapsack, ChangeMaking, MultipleChoice, MultipleKnapsack
 
 
@@ -98,3 +111,31 @@ def multiple(family: str, n: int, k: int, R: int = 1000, similar: bool = True, s
     capacities = [max(c, int(weights.min())) for c in capacities]
     name = f"multiple {family} n={n} k={k} R={R} {'similar' if similar else 'dissimilar'} seed={seed}"
     return MultipleKnapsack(profits, weights, sorted(capacities), name=name)
+
+
+SUBSET_SUM_FAMILIES = ("p3", "p6", "evenodd", "avis", "todd")
+
+
+def subset_sum(family: str, n: int, seed: int = 0) -> Knapsack:
+    """The ``family`` subset sum of [Pisinger03] with n items (see the module docstring)."""
+    rng = np.random.default_rng(seed)
+    if family in ("p3", "p6"):
+        top = 10 ** int(family[1])
+        weights = rng.integers(1, top + 1, n, dtype=np.int64)
+        capacity = n * top // 4
+    elif family == "evenodd":
+        weights = 2 * rng.integers(1, 500 + 1, n, dtype=np.int64)
+        capacity = 2 * (n * 1000 // 8) + 1
+    elif family == "avis":
+        weights = n * (n + 1) + np.arange(1, n + 1, dtype=np.int64)
+        capacity = n * (n + 1) * ((n - 1) // 2) + n * (n - 1) // 2
+    elif family == "todd":
+        if n > 48:
+            raise ValueError(f"todd: n = {n} makes weights of 2^{n + 7} and more; n <= 48 keeps their sum below 2^62")
+        k = int(np.floor(np.log2(n)))
+        weights = np.array([2 ** (k + n + 1) + 2 ** (k + j) + 1 for j in range(1, n + 1)], dtype=np.int64)
+        capacity = int(weights.sum(dtype=object)) // 2
+    else:
+        raise ValueError(f"family must be one of {', '.join(SUBSET_SUM_FAMILIES)}; got {family!r}")
+    capacity = max(int(capacity), int(weights.max()))
+    return Knapsack(weights, weights, capacity, name=f"subset-sum {family} n={n} seed={seed}")

@@ -8,7 +8,8 @@ its profit. The moves of a round:
    outside it that fits in its place (the items outside sorted by weight, a running maximum of their
    profits, a binary search per item);
 2. up to two items out and up to two in, among the SIZE items of the solution last in ratio order
-   and the SIZE items outside it first in ratio order (the items around the break item, where an
+   and the SIZE items outside it first in ratio order (64 first, more where those do not reach the
+   target) (the items around the break item, where an
    optimal solution differs from the greedy one): every set of at most two on each side, the sets
    coming in sorted by weight with a running maximum of their profits, a binary search per set going
    out.
@@ -26,8 +27,9 @@ import numpy as np
 
 from clsolve.sdk import deadline
 
-#: Items on each side of the two-item moves.
-SIZE = 2048
+#: Items on each side of the two-item moves: the fewest first, more only where those do not reach the
+#: target (pairs of 64 items already fill most rooms to the unit; 2048 cost a second a round).
+SIZES = (64, 512, 2048)
 
 #: After the first move, a move that closes less than this share of the gap to the target ends the
 #: exchanges.
@@ -46,9 +48,8 @@ def improve(
     room, value = capacity - int(weights[x].sum()), int(profits[x].sum())
     watch, moves = deadline.Stopwatch(), 0
     while value < target and watch.seconds < seconds:
-        found = [
-            move for move in (_single(profits, weights, x, room), _double(profits, weights, x, room, order)) if move is not None
-        ]
+        candidates = (_single(profits, weights, x, room), *_doubles(profits, weights, x, room, order, target - value))
+        found = [move for move in candidates if move is not None]
         if not found:
             break
         gain, out, into = max(found, key=lambda move: move[0])
@@ -96,11 +97,22 @@ def _sets(items: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (np.concatenate([none, items[first]]), np.concatenate([[-1], items, items[second]]))
 
 
-def _double(p: np.ndarray, w: np.ndarray, x: np.ndarray, room: int, order: np.ndarray) -> Move | None:
-    """The best move of at most two items out and two in around the break item (None: none gains)."""
+def _doubles(p: np.ndarray, w: np.ndarray, x: np.ndarray, room: int, order: np.ndarray, gap: int) -> list[Move | None]:
+    """The best moves of ``_double`` over SIZES items a side, up to the first that closes ``gap``."""
+    out: list[Move | None] = []
+    for size in SIZES:
+        out.append(_double(p, w, x, room, order, size))
+        if out[-1] is not None and out[-1][0] >= gap:
+            break
+    return out
+
+
+def _double(p: np.ndarray, w: np.ndarray, x: np.ndarray, room: int, order: np.ndarray, size: int) -> Move | None:
+    """The best move of at most two items out and two in among the ``size`` items on each side of the
+    break item (None: none gains)."""
     by_ratio = x[order]
-    out_first, out_second = _sets(order[by_ratio][-SIZE:])
-    in_first, in_second = _sets(order[~by_ratio][:SIZE])
+    out_first, out_second = _sets(order[by_ratio][-size:])
+    in_first, in_second = _sets(order[~by_ratio][:size])
     if in_first.size < 2:
         return None
     wp, pp = np.append(w, 0), np.append(p, 0)  # index -1: no item

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from clsolve.sdk import Bound, Knapsack, deadline, ratio_order, upper_bound
+from clsolve.sdk import Bound, Knapsack, deadline, excess_sizes, ratio_order, upper_bound
 
 from .exchange import improve
 
@@ -45,6 +45,21 @@ class Strengthened:
         )
 
 
+def early(problem: Knapsack) -> bool:
+    """Whether ``problem`` is a subset sum (bound: the capacity) or a binary split of a strongly
+    correlated bounded knapsack (``excess_sizes``: the maximum-copies bound), whose bound a strengthened
+    incumbent often reaches before any list grows."""
+    profits, weights = problem.profits, problem.weights[:, 0]
+    return bool(np.array_equal(profits, weights)) or excess_sizes(profits, weights) is not None
+
+
+def _prefix(weights: np.ndarray, capacity: int, order: np.ndarray) -> np.ndarray:
+    """The items of ``order`` up to the first that does not fit."""
+    selected = np.zeros(weights.size, dtype=bool)
+    selected[order[: int(np.searchsorted(np.cumsum(weights[order]), capacity, side="right"))]] = True
+    return selected
+
+
 def strengthen(problem: Knapsack) -> Strengthened:
     """The break solution of ``problem`` (one capacity, every weight between 1 and the capacity: the
     items in ratio order up to the first that does not fit) improved by exchanges until it reaches the
@@ -53,16 +68,18 @@ def strengthen(problem: Knapsack) -> Strengthened:
     profits, weights = problem.profits.astype(np.int64), problem.weights[:, 0].astype(np.int64)
     capacity = int(problem.capacities[0])
     order = ratio_order(problem)
-    breaking = int(np.searchsorted(np.cumsum(weights[order]), capacity, side="right"))
-    selected = np.zeros(problem.n, dtype=bool)
-    selected[order[:breaking]] = True  # the break solution: its room is what the pairs fill
+    selected = _prefix(weights, capacity, order)  # the break solution: its room is what the pairs fill
     value = int(profits[selected].sum())
     bound = upper_bound(profits, weights, capacity, value)
+    if value < bound.value and np.array_equal(profits, weights):  # every ratio is 1: the heaviest first
+        heaviest = _prefix(weights, capacity, np.argsort(-weights, kind="stable"))
+        if int(weights[heaviest].sum()) == bound.value:  # meets the max-cardinality bound
+            selected, value = heaviest, bound.value
     moves = 0
     if value < bound.value:
         seconds = min(EXCHANGE_SECONDS, deadline.remaining() / 4)  # a quarter of what is left, if less
         selected, moves = improve(profits, weights, capacity, selected, order, bound.value, max(seconds, 0.0))
         improved = int(profits[selected].sum())
-        if improved > value:
-            value, bound = improved, upper_bound(profits, weights, capacity, improved)
+        if improved > value:  # the bound again only where the incumbent's own minimum cardinality may lower it
+            value, bound = improved, bound if improved >= bound.value else upper_bound(profits, weights, capacity, improved)
     return Strengthened(selected, value, bound, moves, watch.seconds)

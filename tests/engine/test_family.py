@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import clsolve
 from clsolve.family import dominance, splitting
-from clsolve.family.generators import bounded, change
+from clsolve.family.generators import SUBSET_SUM_FAMILIES, bounded, change, subset_sum
 from tests.strategies import family_brute_force
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -121,6 +121,27 @@ def test_generators_make_the_classic_families(device):
     coins = change(12, 100, 3, seed=2)
     solution = clsolve.solve(coins, device=device)
     assert solution.feasible and int(solution.counts @ coins.weights) == coins.capacity
+
+
+@pytest.mark.parametrize("family", SUBSET_SUM_FAMILIES)
+def test_hard_subset_sums_proved_by_their_bounds_against_the_word_dp(family, device):
+    """[Pisinger03]'s subset-sum families as their formulas say, each proved by dp-states through the
+    capacity, divisibility or cardinality bounds (no list grows: none of its levels run) and by
+    subset-sum's word-parallel DP over every sum; both agree."""
+    problem = subset_sum(family, 12 if family == "todd" else 60, seed=5)
+    w, c = problem.weights[:, 0], int(problem.capacities[0])
+    assert (problem.profits == w).all() and int(w.max()) <= c
+    if family == "evenodd":
+        assert (w % 2 == 0).all() and c % 2 == 1
+    if family == "avis":
+        assert w.tolist() == [60 * 61 + j for j in range(1, 61)] and c == 60 * 61 * 29 + 60 * 59 // 2
+    states = clsolve.solve(problem, solver="dp-states", device=device, poison=True)
+    words = clsolve.solve(problem, solver="subset-sum", device=device, poison=True)
+    assert states.optimal and words.optimal and states.value == words.value
+    if family in ("evenodd", "avis"):
+        assert states.stats.get("levels", 0) == 0  # the bound meets the incumbent before the search
+    with pytest.raises(ValueError, match="family must be one of"):
+        subset_sum("hard", 10)
 
 
 def test_json_and_the_command_line(tmp_path):

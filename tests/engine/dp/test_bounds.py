@@ -18,6 +18,8 @@ import clsolve
 from clsolve.dp import bounds
 from clsolve.dp.fixing import fix
 from clsolve.dp.ratios import ratio_order
+from clsolve.family import generators as family_generators
+from clsolve.family.splitting import piece_arrays, split
 from clsolve.generators import pisinger
 from clsolve_plugins.dp_states import exchange, incumbent
 from clsolve_plugins.dp_states import solver as dp_states
@@ -32,7 +34,13 @@ def instances(draw, max_n=13):
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     spread = draw(st.sampled_from([5, 100, 10**9]))
     weights = rng.integers(1, spread + 1, n)
-    kind = draw(st.sampled_from(["uncorrelated", "strong", "inverse", "subset", "ceiling", "huge"]))
+    kind = draw(st.sampled_from(["uncorrelated", "strong", "inverse", "subset", "ceiling", "huge", "split"]))
+    if kind == "split":  # a strongly correlated bounded knapsack's binary split: p_j = w_j + delta copies_j
+        items, copies = piece_arrays(rng.integers(1, 6, n))
+        items, copies = items[:max_n], copies[:max_n]
+        weights = weights[items] * copies
+        profits = weights + max(spread // 10, 1) * copies
+        return clsolve.Knapsack(profits, weights, draw(st.integers(int(weights.max()), int(weights.sum()))))
     profits = {
         "uncorrelated": rng.integers(1, spread + 1, n),
         "huge": rng.integers(1, 2**57, n),
@@ -100,6 +108,22 @@ def test_max_cardinality_bound_of_strongly_correlated_items():
     found = bounds.max_cardinality(p, w, c)
     assert found is not None
     assert found[0] == c + k_max * 10**7 < bounds.dantzig(p, w, c)
+
+
+def test_max_copies_bound_of_a_split_strongly_correlated_bounded_knapsack():
+    """Pieces of 1, 2, 4, ... copies have p = w + delta copies: the bound is c + K delta with K the most
+    copies that fit, below each piece's own cardinality bound, and the strengthened incumbent meets it."""
+    bounded = family_generators.bounded("strongly", 1000, 1000, 10, 1)
+    pieces = split(bounded).problem
+    p, w, c = _arrays(pieces)
+    order = np.argsort(bounded.weights)
+    k = int(np.searchsorted(np.cumsum(np.repeat(bounded.weights[order], bounded.counts[order])), c, side="right"))
+    assert bounds.excess_sizes(p, w) is not None
+    bound = bounds.upper_bound(p, w, c, 0)
+    assert bound.source == "max-copies" and bound.value == c + 100 * k
+    assert bound.relaxation is None  # fixing's surrogate constraints have unit sizes
+    strong = incumbent.strengthen(pieces)
+    assert strong.value == bound.value
 
 
 def test_min_cardinality_bound_of_inversely_correlated_items():
@@ -182,7 +206,7 @@ def test_dp_states_proves_large_range_families_through_the_bounds(family, seed, 
     problem = pisinger(family, 3000, 10**10, seed=seed)
     solution = clsolve.solve(problem, solver="dp-states", device=device, time_limit=120, strengthen=2**22)
     assert solution.optimal and solution.value == solution.bound
-    assert any("long lists" in note for note in solution.notes)
+    assert any(note.startswith("strengthened") for note in solution.notes)
     plain = clsolve.solve(problem, solver="dp-states", device=device, strengthen=0, max_states=2**20)
     assert not plain.optimal and plain.value <= solution.value <= plain.bound
 

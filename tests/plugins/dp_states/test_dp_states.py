@@ -76,6 +76,7 @@ def test_longer_than_a_block_matches_sequential(kind, device):
             host_states=host_states,
             relaxation=relaxation,
             relaxation_states=0,
+            strengthen=0,  # equal items grouped as 1, 2, 4, ... copies would be proved at once by their bound
         )
         assert solution.optimal and solution.value == expected
         if not fixing and not relaxation and kind != "subset":  # subset sums: an exact fill is found at once
@@ -91,6 +92,7 @@ def test_block_records_on_the_device_in_host_memory_and_both(device):
     problem = clsolve.Knapsack(weights + 40, weights, int(weights.sum()) // 3)  # strongly correlated
     expected = clsolve.solve(problem, solver="sequential").value
     options = {"solver": "dp-states", "device": device, "poison": True, "fixing": False, "host_states": 0, "relaxation": 0}
+    options["strengthen"] = 0  # its equal items as copies: the strengthened incumbent would prove it at once
     everywhere = clsolve.solve(problem, **options)
     total = everywhere.stats["record_bytes"]
     assert total > 0 and everywhere.stats["device_record_bytes"] == total

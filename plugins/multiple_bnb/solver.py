@@ -11,15 +11,20 @@ import numpy as np
 from clsolve.sdk import HostSolver, MultipleKnapsack, Plan, Solution, Timings, deadline
 
 from .search import Search, Stopped
-from .surrogate import split, surrogate
+from .surrogate import fill, split, surrogate
 
 #: Items at most (the search recurses an item deep).
 MAX_ITEMS = 20_000
+#: Seconds per cell of the root's 0-1 knapsack tables (NumPy rows on a 2-core host).
+CELL_SECONDS = 5e-9
 
 
 class MultipleBranchAndBound(HostSolver):
     name = "multiple-bnb"
-    summary = "multiple knapsack: depth-first branch and bound with the surrogate Dantzig bound, on the host (anytime)"
+    summary = (
+        "multiple knapsack: the surrogate bound, MTM's fill-in-turn incumbents, then depth-first branch and bound, "
+        "on the host (anytime)"
+    )
     problem_kinds = ("multiple",)
     anytime = True
 
@@ -31,12 +36,14 @@ class MultipleBranchAndBound(HostSolver):
         return None
 
     def plan(self, problem: MultipleKnapsack, device=None) -> Plan:
+        pooled = min(int(problem.capacities.sum()), int(problem.weights.sum()))
+        cells = 3 * problem.n * pooled  # the surrogate's table and two fills' tables of the same total
         return Plan(
             solver=self.name,
             host_buffers={"items": 64 * problem.n},
-            cell_updates=problem.n * problem.k,
-            seconds=1e-6 * problem.n * problem.k + 1e-4,
-            details={"note": "a search: its tree is known only once walked"},
+            cell_updates=cells,
+            seconds=CELL_SECONDS * cells + 1e-6 * problem.n * problem.k + 1e-4,
+            details={"note": "the root's 0-1 knapsack tables, then a search: its tree is known only once walked"},
         )
 
     def solve(self, problem: MultipleKnapsack, device, plan: Plan) -> Solution:
@@ -50,6 +57,10 @@ class MultipleBranchAndBound(HostSolver):
         search = Search(profits.tolist(), weights.tolist(), capacities, deadline.expired, upper)
         if relaxed is not None:
             search.offer(split(weights, relaxed[1], capacities).tolist())
+        for turn in _fill_orders(capacities, search, upper):
+            filled = fill(profits, weights, capacities, turn, deadline.expired)
+            if filled is not None:
+                search.offer(filled.tolist())
         depth = sys.getrecursionlimit()
         sys.setrecursionlimit(max(depth, 2 * len(order) + 200))
         try:
@@ -83,6 +94,15 @@ class MultipleBranchAndBound(HostSolver):
             stats=stats,
             assignment=assignment,
         )
+
+
+def _fill_orders(capacities: list[int], search: Search, upper: int | None):
+    """The knapsacks largest first, then smallest first, for MTM's lower bound, while the incumbent
+    is below the surrogate bound."""
+    for order in (np.argsort(capacities)[::-1].tolist(), np.argsort(capacities).tolist()):
+        if upper is not None and search.best >= upper:
+            return
+        yield order
 
 
 def _order(problem: MultipleKnapsack) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,10 @@
 """The root of [Pisinger99]'s bound-and-bound for the multiple knapsack: the surrogate relaxation
 (every knapsack's capacity pooled into one) solved exactly as a 0-1 knapsack gives the upper bound;
 where the items it packs can be split among the knapsacks, each filled in turn (smallest first) by the
-subset of those left whose weight comes closest to its capacity, that split is optimal. Both run on
+subset of those left whose weight comes closest to its capacity, that split is optimal. MTM's lower
+bound ([MT90] Section 6.4.2) fills the knapsacks in turn instead, each by the 0-1 knapsack optimum of
+the items the earlier ones left (``fill``): with the knapsacks taken largest first and smallest first,
+it reaches the surrogate bound on most instances of similar capacities, where the split does not. Both run on
 the host over bit strings of reachable weights (Python integers): the 0-1 knapsack's dense DP with a
 decision bit per item and capacity, the splits' subset sums with a bit string per item."""
 
@@ -68,4 +71,20 @@ def split(weights: np.ndarray, chosen: np.ndarray, capacities: list[int]) -> np.
         for index in picked:
             placed[left[index]] = i
         left = [j for k, j in enumerate(left) if k not in set(picked)]
+    return placed
+
+
+def fill(profits: np.ndarray, weights: np.ndarray, capacities: list[int], order: list[int], expired) -> np.ndarray | None:
+    """MTM's lower bound: the knapsacks in ``order``, each given the 0-1 knapsack optimum of the items
+    left (a knapsack per item, -1: out); None where a table is too large or the time limit passes."""
+    placed = np.full(weights.size, -1, dtype=np.int64)
+    for i in order:
+        left = np.flatnonzero(placed < 0)
+        fits = left[weights[left] <= capacities[i]]
+        if fits.size == 0:
+            continue
+        solved = surrogate(profits[fits], weights[fits], int(capacities[i]), expired)
+        if solved is None:
+            return None
+        placed[fits[solved[1]]] = i
     return placed

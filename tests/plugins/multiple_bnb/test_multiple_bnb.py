@@ -46,9 +46,20 @@ def test_the_root_split_proves_most_random_instances():
     assert solution.optimal and solution.stats["nodes"] == 0
 
 
+@pytest.mark.parametrize(
+    "family, n, k", [("strongly", 200, 10), ("subset-sum", 50, 5), ("subset-sum", 1000, 50), ("strongly", 1000, 50)]
+)
+def test_fill_in_turn_meets_the_surrogate_bound_with_similar_capacities(family, n, k):
+    """MTM's hard cases (similar capacities): the split of the surrogate's items leaves gaps up to
+    1e-2 of the value, the knapsacks filled in turn by their 0-1 optima meet the bound at the root."""
+    problem = multiple(family, n, k, 1000, similar=True, seed=1)
+    solution = clsolve.solve(problem, solver="multiple-bnb")
+    assert solution.optimal and solution.stats["nodes"] == 0
+
+
 @pytest.mark.parametrize("limit", [0.0, 0.2])
 def test_under_a_time_limit_it_answers_with_a_bound(limit):
-    problem = multiple("subset-sum", 50, 5, 1000, similar=True, seed=1)
+    problem = multiple("uncorrelated", 1000, 50, 1000, similar=False, seed=1)  # not proved in 10 s
     solution = clsolve.solve(problem, solver="multiple-bnb", time_limit=limit)
-    assert solution.bound is not None and solution.value <= solution.bound
-    assert solution.optimal or "stopped at the time limit" in solution.notes[0]
+    assert solution.bound is not None and solution.value < solution.bound
+    assert not solution.optimal and "stopped at the time limit" in solution.notes[0]

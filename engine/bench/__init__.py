@@ -40,7 +40,10 @@ def add_parser(sub):
     bench.add_argument("name", choices=sorted(BENCHMARKS), help="which benchmark")
     bench.add_argument("--device", default=None, help="device spec (default: $CLSOLVE_DEVICE or auto)")
     bench.add_argument(
-        "--solver", default=None, help="dp-rows: the solver to time (default dp-rows); hard-kp: the solver to run (default auto)"
+        "--solver",
+        default=None,
+        help="dp-rows: the solver to time (default dp-rows); hard-kp: the solver to run (default auto); "
+        "family: the only solver to run (default: each kind's)",
     )
     bench.add_argument(
         "--time-limit",
@@ -55,6 +58,26 @@ def add_parser(sub):
     bench.add_argument(
         "--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6; family: 3 seeds"
     )
+    _benchmark_options(bench)
+    bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
+    bench.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE.svg",
+        help="also draw the result (times against size and peers, rates against the floor; needs clsolve[plot])",
+    )
+    bench.add_argument(
+        "--from",
+        dest="stored",
+        default=None,
+        metavar="RESULT.json",
+        help="draw a stored result with --plot instead of running the benchmark",
+    )
+    return bench
+
+
+def _benchmark_options(bench) -> None:
+    """The options only some benchmarks read."""
     bench.add_argument(
         "--searches",
         action="store_true",
@@ -74,21 +97,13 @@ def add_parser(sub):
         metavar="PART,...",
         help=f"wavefront: the parts to run, of {', '.join(wavefront.PARTS)} (default: all)",
     )
-    bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
     bench.add_argument(
-        "--plot",
+        "--peer-limit",
+        type=float,
         default=None,
-        metavar="FILE.svg",
-        help="also draw the result (times against size and peers, rates against the floor; needs clsolve[plot])",
+        metavar="SECONDS",
+        help="family: the limit for each peer (the MT codes, CP-SAT) where installed (default 60 s)",
     )
-    bench.add_argument(
-        "--from",
-        dest="stored",
-        default=None,
-        metavar="RESULT.json",
-        help="draw a stored result with --plot instead of running the benchmark",
-    )
-    return bench
 
 
 def main(args) -> int:

@@ -3,32 +3,33 @@ knapsacks on the classic families (``clsolve.family.generators``: Pisinger's unc
 strongly correlated and subset-sum instances with counts in U[1, 10] and capacity half the total
 weight; unbounded with capacity half the weights' sum; change-making with coin values in U[1, R];
 [Pisinger95]'s multiple-choice families, 10 to 10,000 classes of 10 to 1,000 items; multiple knapsacks
-of those families with 5 to 50 similar or dissimilar capacities, ``auto`` only).
+of those families with 5 to 50 similar or dissimilar capacities, ``auto`` only; subset sums of
+[Pisinger05]'s family with capacities up to 1e9, and [Pisinger03]'s hard families).
 
 For each instance: ``auto``, ``bounded-dp`` and ``dp-states`` (bounded knapsacks as binary-split 0-1
 knapsacks; ``choice-dp`` and ``choice-states`` for multiple-choice ones) end to end under ``--time-limit`` (default 10 s),
-after a warm solve of a small instance of the same kind; and the Martello-Toth codes of the
-``mknapsack`` package (MTB2, MTU2, MTC2) on the same host where it is importable. Every answer is
-the engine's checked one; the values of solvers that prove theirs must agree.
+after a warm solve of a small instance of the same kind; and the peers of ``peers`` (the Martello-Toth
+codes, CP-SAT) on the same host where they are importable, under ``--peer-limit`` (default 60 s).
+Every answer is the engine's checked one; the values of solvers and peers that prove theirs must agree.
 """
 
 from __future__ import annotations
 
 import datetime
 import sys
-import time
 from typing import Any
 
-import numpy as np
-
 import clsolve
+from clsolve import ClsolveError, get_device
 from clsolve import family as generated
-from clsolve import get_device
+from clsolve.generators import pisinger
 
+from . import peers
 from .common import solve_row
 
 FAMILIES = ("uncorrelated", "weakly", "strongly", "subset-sum")
 LIMIT_SECONDS = 10.0
+PEER_LIMIT_SECONDS = 60.0
 
 
 def _cases(quick: bool, seeds: int) -> list[tuple[str, Any]]:
@@ -47,6 +48,15 @@ def _cases(quick: bool, seeds: int) -> list[tuple[str, Any]]:
             for n, k in [(50, 5)] if quick else [(50, 5), (200, 10), (1000, 10), (1000, 50)]:
                 for similar in (True, False):
                     out.append(("multiple", generated.generators.multiple(family, n, k, 1000, similar, seed)))
+        for n, R in (
+            [(1000, 1000)] if quick else [(1000, 10**3), (1000, 10**5), (10000, 10**3), (10000, 10**5), (10000, 4 * 10**5)]
+        ):
+            out.append(("subset-sum", pisinger("subset-sum", n, R, seed=seed)))
+        hard = [("evenodd", 1000), ("avis", 100), ("todd", 20)]
+        if not quick:
+            hard = [("p3", 1000), ("p3", 10000), ("p6", 1000), ("p6", 10000), ("evenodd", 1000), ("evenodd", 10000)]
+            hard += [("avis", 100), ("avis", 1000), ("todd", 20), ("todd", 30), ("todd", 40)]
+        out += [("subset-sum", generated.generators.subset_sum(family, n, seed)) for family, n in hard]
         for n in [10, 100] if quick else [10, 100, 1000]:
             for R in (1000, 10000):
                 out.append(("change", generated.generators.change(n, R, None, seed)))
@@ -59,50 +69,28 @@ def _solvers(kind: str) -> tuple[str, ...]:
         return ("auto", "choice-dp", "choice-states")
     if kind == "multiple":
         return ("auto",)
+    if kind == "subset-sum":
+        return ("auto", "subset-sum", "dp-states")
     return ("auto", "bounded-dp", "dp-states") if kind != "change" else ("auto", "bounded-dp", "sequential")
 
 
-def mt_solve(kind: str, problem) -> dict | None:
-    """MTB2, MTU2 or MTC2 of the ``mknapsack`` package on ``problem`` (None where it is not importable:
-    it ships wheels for Python 3.11 and below with numpy < 2): seconds and value."""
-    try:
-        import mknapsack
-    except ImportError:
-        return None
-    start = time.perf_counter()
-    if kind == "multiple":
-        solved = mknapsack.solve_multiple_knapsack(
-            problem.profits.tolist(), problem.weights.tolist(), problem.capacities.tolist(), method="mtm"
-        )
-        return {"seconds": time.perf_counter() - start, "value": int(np.dot(np.asarray(solved) > 0, problem.profits))}
-    if kind == "multiple-choice":
-        return None  # the MT codes have no multiple-choice solver
-    if kind == "bounded":
-        counts = mknapsack.solve_bounded_knapsack(
-            problem.profits.tolist(), problem.weights.tolist(), problem.counts.tolist(), problem.capacity, method="mtb2"
-        )
-        value = int(np.dot(counts, problem.profits))
-    elif kind == "unbounded":
-        counts = mknapsack.solve_unbounded_knapsack(
-            problem.profits.tolist(), problem.weights.tolist(), problem.capacity, method="mtu2"
-        )
-        value = int(np.dot(counts, problem.profits))
-    else:
-        if problem.counts is not None:
-            return None  # MTC2 makes change from unlimited coins only
-        counts = mknapsack.solve_change_making(problem.weights.tolist(), problem.capacity, method="mtc2")
-        value = int(np.sum(counts))
-    return {"seconds": time.perf_counter() - start, "value": value}
-
-
 def _warm(device) -> None:
-    """Build the kernels of every solver timed here before the clock runs."""
-    for kind, problem in (
-        ("bounded", generated.generators.bounded("strongly", 20, 100, 5, 0)),
-        ("change", generated.generators.change(5, 100, None, 0)),
-    ):
-        for solver in _solvers(kind):
-            clsolve.solve(problem, solver=solver, device=device)
+    """Build the kernels of every installed solver that takes one of the kinds timed here (``auto`` may
+    pick any of them) before the clock runs: each solves a small instance of each kind it accepts."""
+    small = (
+        generated.generators.bounded("strongly", 20, 100, 5, 0),
+        generated.generators.bounded("strongly", 20, 100, None, 0),
+        generated.generators.change(5, 100, None, 0),
+        generated.generators.choice("uncorrelated", 4, 5, 100, 0),
+        generated.generators.multiple("uncorrelated", 12, 2, 100, True, 0),
+        pisinger("subset-sum", 20, 100, seed=0),
+    )
+    for info in clsolve.solvers():
+        for problem in small:
+            try:
+                clsolve.solve(problem, solver=info.name, device=device)
+            except ClsolveError:
+                pass  # a solver that refuses this kind builds nothing for it
 
 
 def run(args) -> dict:
@@ -111,9 +99,13 @@ def run(args) -> dict:
     _warm(device)
     rows = []
     for kind, problem in _cases(args.quick, 3 if args.full else 1):
-        size = {"capacities": problem.capacities.tolist()} if kind == "multiple" else {"capacity": problem.capacity}
+        size = (
+            {"capacities": problem.capacities.tolist()}
+            if kind == "multiple"
+            else {"capacity": int(problem.capacities[0]) if kind == "subset-sum" else problem.capacity}
+        )
         row = {"kind": kind, "name": problem.name, "n": problem.n, **size, "solvers": {}}
-        for solver in _solvers(kind):
+        for solver in (args.solver,) if args.solver else _solvers(kind):
             row["solvers"][solver] = result = solve_row(problem, solver, device, limit)
             print(
                 f"  {problem.name} {solver}: {result['seconds']:.3f} s {result.get('value', result.get('reason', ''))}",
@@ -122,9 +114,7 @@ def run(args) -> dict:
         proved = {r["value"] for r in row["solvers"].values() if r.get("optimal")}
         if len(proved) > 1:
             raise AssertionError(f"{problem.name}: solvers prove different optima {sorted(proved)}")
-        peer = mt_solve(kind, problem)
-        if peer is not None:
-            row["mt"] = peer
+        row.update(_peers(kind, problem, args.peer_limit or PEER_LIMIT_SECONDS, proved))
         rows.append(row)
     return {
         "benchmark": "family",
@@ -134,6 +124,24 @@ def run(args) -> dict:
         "rows": rows,
         "summary": _summary(rows),
     }
+
+
+def _peers(kind: str, problem, limit: float, proved: set) -> dict:
+    """The MT code and CP-SAT on ``problem`` where importable; a peer's proved value must equal clsolve's."""
+    out = {}
+    for name in ("mt", "cpsat"):
+        if not peers.available(name):
+            continue
+        result = peers.timed(name, kind, problem, limit)
+        if result is not None:
+            if result.get("proved") and proved and result.get("value") not in proved:
+                raise AssertionError(f"{problem.name}: {name} proves {result.get('value')}, clsolve {sorted(proved)}")
+            out[name] = result
+            print(
+                f"  {problem.name} {name}: {result['seconds']:.3f} s {result.get('value', result.get('reason', ''))}",
+                file=sys.stderr,
+            )
+    return out
 
 
 def _summary(rows: list[dict]) -> dict:

@@ -3,7 +3,8 @@ device whose cost per item does not grow with the item's count: per residue clas
 weight, a sliding-window maximum in blocks of b + 1 ([vHGW92]; ``bounded_dp.cl``), or binary pieces
 where the windows would be too few to fill the device. Each state's decision is kept, and one
 work-item walks the counts of an optimum back. An unbounded knapsack's dominated items (MTU2's
-reduction, ``clsolve.family.dominance``) take no step."""
+reduction, ``clsolve.family.dominance``) take no step. Change-making is first searched depth-first on
+the host with a node budget (``change.py``); the DP runs where the search does not end."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from clsolve.sdk import (
     options,
 )
 
+from . import change
 from .steps import PIECE, Schedule, schedule
 
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.bounded_dp", "bounded_dp.cl")
@@ -45,12 +47,14 @@ class BoundedDPSolver(DeviceSolver):
     summary = "bounded and unbounded knapsacks and change-making: dense DP by sliding windows on the device"
     problem_kinds = ("bounded", "change")
 
-    def __init__(self, method: str = "auto", poison: bool = False):
+    def __init__(self, method: str = "auto", poison: bool = False, search: bool = True):
         """``method``: ``auto`` (per item, windows or binary pieces by the cost model), ``window`` (every
         item by windows) or ``pieces`` (every item by binary pieces); ``poison``: fill the buffers with
-        a poison byte first (tests: the walk reads only written decisions)."""
+        a poison byte first (tests: the walk reads only written decisions); ``search``: change-making
+        searched on the host first, the DP only where the search does not end (False: the DP always)."""
         self.method = options.choice("method", method, ("auto", "window", "pieces"))
         self.poison = options.flag("poison", poison)
+        self.search = options.flag("search", search)
 
     def accepts(self, problem) -> str | None:
         if not isinstance(problem, (BoundedKnapsack, ChangeMaking)):
@@ -74,7 +78,24 @@ class BoundedDPSolver(DeviceSolver):
         kind = "gpu" if device.is_gpu else "other"
         return int(np.count_nonzero((needed(problem) > 0) & (problem.weights > 0))) * MODEL_LAUNCH_SECONDS[kind]
 
+    def _searched(self, problem) -> tuple[bool, np.ndarray | None, int] | None:
+        """The change-making search's outcome (``change.py``), once a problem; None for knapsacks."""
+        if not isinstance(problem, ChangeMaking) or not self.search:
+            return None
+        memo = problem.memo
+        if "bounded-dp change search" not in memo:
+            memo["bounded-dp change search"] = change.searched(problem.weights, problem.counts, problem.capacity)
+        return memo["bounded-dp change search"]
+
     def plan(self, problem, device: Device) -> Plan:
+        found = self._searched(problem)
+        if found is not None and found[0]:
+            return Plan(
+                solver=self.name,
+                seconds=1e-4,
+                measured=True,
+                details={"search": f"the host search settled it in {found[2]} nodes; no DP"},
+            )
         steps, states = self._steps(problem, device), problem.cells()
         windows = steps.windows > 0
         decisions = steps.decision_bytes
@@ -101,6 +122,9 @@ class BoundedDPSolver(DeviceSolver):
         )
 
     def solve(self, problem, device: Device, plan: Plan) -> Solution:
+        found = self._searched(problem)
+        if found is not None and found[0]:
+            return _from_search(self.name, device, problem, found)
         timings = Timings()
         steps, states, capacity = self._steps(problem, device), problem.cells(), problem.capacity
         exact = isinstance(problem, ChangeMaking)
@@ -196,6 +220,18 @@ class BoundedDPSolver(DeviceSolver):
         if int(rest[0]) == 2**64 - 1 or (exact and int(rest[0]) != 0):
             raise RuntimeError(f"{self.name}: the walk back met a decision no step made (left {int(rest[0])})")
         return out.astype(np.int64)
+
+
+def _from_search(name: str, device: Device, problem: ChangeMaking, found: tuple[bool, np.ndarray | None, int]) -> Solution:
+    """The answer of the change-making search that ended: the fewest coins, or none sum to the capacity."""
+    _, counts, nodes = found
+    note = f"host search: {nodes} nodes (no DP)"
+    stats = {"steps": 0, "search_nodes": nodes}
+    if counts is None:
+        notes = [f"no choice of coins sums to {problem.capacity}", note]
+        return Solution(0, np.zeros(0, bool), True, name, device.label, Timings(), feasible=False, notes=notes, stats=stats)
+    value = int(counts.sum())
+    return Solution(value, np.zeros(0, bool), True, name, device.label, Timings(), counts=counts, notes=[note], stats=stats)
 
 
 def _global(size: int) -> tuple[int]:

@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clsolve
+from clsolve.family.generators import change
+from clsolve_plugins.bounded_dp.change import NODE_BUDGET, Search
 from tests.strategies import family_brute_force
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -44,14 +46,15 @@ def test_bounded_and_unbounded_knapsacks_against_brute_force(case, method, devic
 
 
 @SETTINGS
-@given(case=families(exact=True), method=st.sampled_from(["auto", "window", "pieces"]))
-def test_change_making_against_brute_force(case, method, device):
+@given(case=families(exact=True), method=st.sampled_from(["auto", "window", "pieces"]), search=st.booleans())
+def test_change_making_against_brute_force(case, method, search, device):
+    """The host search (where it ends) or the DP, and sequential's DP, against brute force."""
     weights, _, counts, capacity = case
     problem = clsolve.ChangeMaking(weights, capacity, counts)
     most = [min(m, capacity // w) for m, w in zip(_most(weights, counts, capacity), weights)]
     expected = family_brute_force(weights, [0] * len(weights), most, capacity, True)
     for solver in ("bounded-dp", "sequential"):
-        options = {"method": method, "poison": True} if solver == "bounded-dp" else {}
+        options = {"method": method, "poison": True, "search": search} if solver == "bounded-dp" else {}
         solution = clsolve.solve(problem, solver=solver, device=device, **options)
         if expected is None:
             assert not solution.feasible and solution.counts is None
@@ -91,10 +94,25 @@ def test_a_large_capacity_against_the_state_lists(device):
     assert dense.value == states.value and dense.optimal and states.optimal
 
 
-def test_change_that_cannot_be_made(device):
+@pytest.mark.parametrize("search", [True, False])
+def test_change_that_cannot_be_made(search, device):
     problem = clsolve.ChangeMaking([6, 10, 15], 29, [5, 5, 5])
-    solution = clsolve.solve(problem, solver="bounded-dp", device=device)
+    solution = clsolve.solve(problem, solver="bounded-dp", device=device, search=search)
     assert not solution.feasible and solution.to_dict(problem)["feasible"] is False
+    assert ("host search" in solution.notes[-1]) == search
+
+
+@pytest.mark.parametrize("most", [None, 10])
+def test_the_search_settles_random_change_making_and_matches_the_dp(most, device):
+    """Coin values in U[1, 1e4]: the host search ends within its budget without a kernel, with the
+    DP's number of coins; where its budget runs out, the DP answers."""
+    problem = change(300, 10_000, most, seed=4)
+    searched = clsolve.solve(problem, solver="bounded-dp", device=device)
+    assert searched.stats["search_nodes"] <= NODE_BUDGET and searched.stats["steps"] == 0
+    dense = clsolve.solve(problem, solver="bounded-dp", device=device, search=False, poison=True)
+    assert searched.value == dense.value and dense.stats["steps"] > 0
+    unreachable = Search([15, 10, 6], [1000, 1000, 1000], 31_000 - 1)  # every coin but a sum of 1: none
+    assert not unreachable.run(100) and unreachable.taken is None
 
 
 def test_refusals(device):

@@ -98,6 +98,13 @@ def _benchmark_options(bench) -> None:
         help=f"wavefront: the parts to run, of {', '.join(wavefront.PARTS)} (default: all)",
     )
     bench.add_argument(
+        "--kinds",
+        default=None,
+        metavar="KIND,...",
+        help="family: the problem kinds to run, of bounded, unbounded, multiple-choice, multiple, subset-sum, change "
+        "(default: all)",
+    )
+    bench.add_argument(
         "--peer-limit",
         type=float,
         default=None,

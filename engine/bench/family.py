@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 import clsolve
-from clsolve import ClsolveError, get_device
+from clsolve import ClsolveError, InvalidOptionError, get_device
 from clsolve import family as generated
 from clsolve.generators import pisinger
 
@@ -29,6 +29,7 @@ from .common import solve_row
 
 FAMILIES = ("uncorrelated", "weakly", "strongly", "subset-sum")
 LIMIT_SECONDS = 10.0
+KINDS = ("bounded", "unbounded", "multiple-choice", "multiple", "subset-sum", "change")
 PEER_LIMIT_SECONDS = 60.0
 
 
@@ -98,7 +99,11 @@ def run(args) -> dict:
     limit = args.time_limit or LIMIT_SECONDS
     _warm(device)
     rows = []
-    for kind, problem in _cases(args.quick, 3 if args.full else 1):
+    kinds = KINDS if args.kinds is None else tuple(args.kinds.split(","))
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise InvalidOptionError(f"--kinds: {', '.join(unknown)} not among {', '.join(KINDS)}")
+    for kind, problem in [case for case in _cases(args.quick, 3 if args.full else 1) if case[0] in kinds]:
         size = (
             {"capacities": problem.capacities.tolist()}
             if kind == "multiple"
@@ -121,6 +126,8 @@ def run(args) -> dict:
         "device": device.label,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "time_limit": limit,
+        "peer_limit": args.peer_limit or PEER_LIMIT_SECONDS,
+        "kinds": list(kinds),
         "rows": rows,
         "summary": _summary(rows),
     }

@@ -105,6 +105,13 @@ def _benchmark_options(bench) -> None:
         "(default: all)",
     )
     bench.add_argument(
+        "--peers",
+        default=None,
+        metavar="PEER,...",
+        help="family: the peers to run where installed, of mt (the mknapsack package's codes) and cpsat; '' for none "
+        "(default: both)",
+    )
+    bench.add_argument(
         "--peer-limit",
         type=float,
         default=None,

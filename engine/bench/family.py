@@ -29,6 +29,7 @@ from .common import solve_row
 
 FAMILIES = ("uncorrelated", "weakly", "strongly", "subset-sum")
 LIMIT_SECONDS = 10.0
+PEERS = ("mt", "cpsat")
 KINDS = ("bounded", "unbounded", "multiple-choice", "multiple", "subset-sum", "change")
 PEER_LIMIT_SECONDS = 60.0
 
@@ -100,6 +101,9 @@ def run(args) -> dict:
     _warm(device)
     rows = []
     kinds = KINDS if args.kinds is None else tuple(args.kinds.split(","))
+    chosen = PEERS if args.peers is None else tuple(p for p in args.peers.split(",") if p)
+    if set(chosen) - set(PEERS):
+        raise InvalidOptionError(f"--peers: {', '.join(sorted(set(chosen) - set(PEERS)))} not among {', '.join(PEERS)}")
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         raise InvalidOptionError(f"--kinds: {', '.join(unknown)} not among {', '.join(KINDS)}")
@@ -119,7 +123,7 @@ def run(args) -> dict:
         proved = {r["value"] for r in row["solvers"].values() if r.get("optimal")}
         if len(proved) > 1:
             raise AssertionError(f"{problem.name}: solvers prove different optima {sorted(proved)}")
-        row.update(_peers(kind, problem, args.peer_limit or PEER_LIMIT_SECONDS, proved))
+        row.update(_peers(kind, problem, args.peer_limit or PEER_LIMIT_SECONDS, proved, chosen))
         rows.append(row)
     return {
         "benchmark": "family",
@@ -128,15 +132,16 @@ def run(args) -> dict:
         "time_limit": limit,
         "peer_limit": args.peer_limit or PEER_LIMIT_SECONDS,
         "kinds": list(kinds),
+        "peers": [name for name in chosen if peers.available(name)],
         "rows": rows,
         "summary": _summary(rows),
     }
 
 
-def _peers(kind: str, problem, limit: float, proved: set) -> dict:
-    """The MT code and CP-SAT on ``problem`` where importable; a peer's proved value must equal clsolve's."""
+def _peers(kind: str, problem, limit: float, proved: set, chosen: tuple[str, ...]) -> dict:
+    """The ``chosen`` peers on ``problem`` where importable; a peer's proved value must equal clsolve's."""
     out = {}
-    for name in ("mt", "cpsat"):
+    for name in chosen:
         if not peers.available(name):
             continue
         result = peers.timed(name, kind, problem, limit)

@@ -1,6 +1,7 @@
 """The multiple-choice knapsack by state lists on the host ([Pisinger95] Sections 3 and 5): the
 classes decided least certain first, undominated states only, each pruned by the Lagrangian bound
-against an incumbent that completes every new state with the classes' best items. Its work grows with
+against an incumbent that completes every new state with the classes' best items (and starts from
+the Lagrangian rounding improved by swaps within classes, ``swaps.py``). Its work grows with
 the states the bound cannot cut, not with the capacity: it takes the capacities the dense DP
 (``choice-dp``) cannot hold. It answers under any time limit: the incumbent, and as bound the
 largest bound of a state still alive."""
@@ -13,6 +14,7 @@ from clsolve.sdk import HostSolver, MultipleChoice, Plan, Solution, Timings, dea
 
 from .lagrange import lagrange
 from .states import Incumbent, Level, bounds, hopeful, merged
+from .swaps import improve
 
 #: Profits an answer can earn below this (the bound's arithmetic is in float64 beside int64 sums).
 PROFIT_LIMIT = 2**62
@@ -92,6 +94,11 @@ class Search:
         self.fill_w = np.append(np.cumsum(self.weights[self.best_items][::-1])[::-1], 0)
         self.fill_p = np.append(np.cumsum(self.profits[self.best_items][::-1])[::-1], 0)
         self.incumbent = Incumbent(int(self.fill_p[0]), -1, 0)
+        by_class = np.empty(self.order.size, dtype=np.int64)
+        by_class[self.order] = self.best_items
+        swapped = improve(self.weights, self.profits, self.starts, by_class, self.capacity)
+        if int(self.profits[swapped].sum()) > self.incumbent.value:
+            self.incumbent = Incumbent(int(self.profits[swapped].sum()), -2, 0, items=swapped)
         self.levels: list[Level] = []
         self.state = Level(np.zeros(1, np.int64), np.zeros(1, np.int64), np.full(1, -1), np.full(1, -1))
 
@@ -144,6 +151,10 @@ class Search:
         """The incumbent's items: its state walked back through the levels, then the best items of the
         classes after its level."""
         selected = np.zeros(self.problem.n, dtype=bool)
+        if self.incumbent.items is not None:
+            flat = self.flat[self.incumbent.items]
+            selected[flat[flat >= 0]] = True
+            return selected
         s = self.incumbent.state
         for level in range(self.incumbent.level, -1, -1):
             item = int(self.levels[level].item[s])

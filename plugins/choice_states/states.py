@@ -30,12 +30,13 @@ class Level:
 @dataclass
 class Incumbent:
     """The best answer found: its value, the level and state it completes, and how (the classes'
-    best items after that level)."""
+    best items after that level); or its items outright (``items``: a flat index per class)."""
 
     value: int
     level: int
     state: int
     history: list = field(default_factory=list)
+    items: np.ndarray | None = None
 
 
 def merged(level: Level, weights: np.ndarray, profits: np.ndarray, items: np.ndarray, capacity: int) -> Level:

@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, given, settings
 import clsolve
 from clsolve.family.generators import CHOICE_FAMILIES, choice
 from clsolve_plugins.choice_states.lagrange import lagrange
+from clsolve_plugins.choice_states.solver import Search
+from clsolve_plugins.choice_states.swaps import improve
 from tests.plugins.choice_dp.test_choice_dp import brute_force, choices
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -40,6 +42,25 @@ def test_stopped_early_it_answers_with_a_bound(options, device):
     solution = clsolve.solve(problem, solver="choice-states", **options)
     assert solution.value <= optimum <= solution.bound
     assert not solution.optimal and "stopped at" in solution.notes[0]
+
+
+@pytest.mark.parametrize("at_most_one", [False, True])
+def test_swaps_keep_answers_feasible_and_fill_subset_sums(at_most_one):
+    """Swaps within classes never exceed the capacity nor lose profit; on a subset-sum family with
+    many classes they fill the room the Lagrangian rounding leaves, so the search ends at once."""
+    problem = choice("subset-sum", 2000, 10, 10_000, seed=3)
+    if at_most_one:
+        problem = clsolve.MultipleChoice(problem.profits, problem.weights, problem.capacity, problem.classes, at_most_one=True)
+    search = Search(problem)
+    start = np.empty(search.order.size, dtype=np.int64)
+    start[search.order] = search.best_items
+    swapped = improve(search.weights, search.profits, search.starts, start, problem.capacity)
+    assert int(search.weights[swapped].sum()) <= problem.capacity
+    assert int(search.profits[swapped].sum()) >= int(search.profits[start].sum())
+    owner = np.searchsorted(search.starts, swapped, side="right") - 1
+    assert (owner == np.arange(search.starts.size)).all()  # still one item (or the skip) per class
+    solution = clsolve.solve(problem, solver="choice-states")
+    assert solution.optimal and solution.value == problem.capacity and solution.stats["levels"] <= 1
 
 
 def test_when_no_choice_fits():

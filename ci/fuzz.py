@@ -188,12 +188,15 @@ def classes(rng: random.Random) -> clsolve.MultipleChoice:
 
 
 def counted(rng: random.Random, family: str) -> clsolve.BoundedKnapsack | clsolve.ChangeMaking:
-    """A small bounded or unbounded knapsack, or change-making: counts up to 1, 5, 50 or 300, weights
-    up to 10, 100 or 1000, capacity anywhere up to the total weight of every copy."""
+    """A small bounded or unbounded knapsack (uncorrelated, or strongly correlated in 3 of 10), or
+    change-making: counts up to 1, 5, 50 or 300, weights up to 10, 100 or 1000, capacity anywhere up
+    to the total weight of every copy."""
     n = rng.randint(1, 8)
     top, most = rng.choice([10, 100, 1000]), rng.choice([1, 5, 50, 300])
     weights = [rng.randint(0 if family == "bounded" else 1, top) for _ in range(n)]
     profits = [rng.randint(0, top) for _ in range(n)]
+    if rng.random() < 0.3:  # strongly correlated: the split's maximum-copies bound (dp-states)
+        profits = [w + max(top // 10, 1) for w in weights]
     counts = [rng.randint(0, most) for _ in range(n)] if family.endswith("bounded") and not family.endswith("unbounded") else None
     total = sum(w * (c if counts else rng.randint(1, 20)) for w, c in zip(weights, counts or weights))
     capacity = rng.randint(0, max(total, 1))
@@ -340,7 +343,9 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
         out.append(("choice-states", {"max_states": rng.choice([None, None, 20])}))
     if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking, clsolve.MultipleChoice, clsolve.MultipleKnapsack)):
         if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
-            out.append(("bounded-dp", {"method": pick(["auto", "window", "pieces"]), "poison": True}))
+            out.append(
+                ("bounded-dp", {"method": pick(["auto", "window", "pieces"]), "poison": True, "search": pick([True, False])})
+            )
         if isinstance(problem, clsolve.BoundedKnapsack):  # every 0-1 solver, on its binary split
             out += [("dp-rows", {}), ("dp-states", {}), ("bnb", {}), ("wavefront", {"poison": True})]
         for _, options in out:

@@ -166,6 +166,27 @@ def test_bench_without_its_data_is_a_usage_error(tmp_path, capsys):
     assert code == 2 and "MSB-630 folder not found" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "flag, message",
+    [("--kinds", "--kinds: knapsack not among bounded, unbounded"), ("--peers", "--peers: knapsack not among mt, cpsat")],
+)
+def test_bench_family_names_a_wrong_kind_or_peer(flag, message, capsys):
+    code = main(["bench", "family", "--quick", flag, "knapsack", "--device", "cpu"])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_bench_family_peers_without_a_code_give_no_row():
+    """The MT codes have no multiple-choice solver, MTC2 takes unlimited coins only and MTM at most 10
+    knapsacks: those rows have no MT entry, and no child process is started for them."""
+    from clsolve.bench import peers
+    from clsolve.family.generators import change, choice, multiple
+
+    assert peers.timed("mt", "multiple-choice", choice("uncorrelated", 3, 3, 100, seed=1), 1.0) is None
+    assert peers.timed("mt", "change", change(5, 100, 3, seed=1), 1.0) is None
+    assert peers.timed("mt", "multiple", multiple("uncorrelated", 30, 11, 100, seed=1), 1.0) is None
+    assert not peers._mt_refuses("multiple", multiple("uncorrelated", 30, 10, 100, seed=1))
+
+
 def test_solvers_listing_lines_up(capsys):
     assert main(["solvers"]) == 0
     table, legend = capsys.readouterr().out.split("\n\n", 1)  # the rows, then what "anytime" means

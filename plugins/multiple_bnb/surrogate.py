@@ -12,13 +12,43 @@ from __future__ import annotations
 
 import numpy as np
 
+from clsolve.sdk import Knapsack, Solution, Timings, stages
+
 #: Capacity x items of the surrogate DP at most (its decision bits on the host).
 MAX_CELLS = 4 * 10**8
 
 
+class _TooLarge(Exception):
+    """The core's table is too large, or the time limit passed."""
+
+
 def surrogate(profits: np.ndarray, weights: np.ndarray, capacity: int, expired) -> tuple[int, np.ndarray] | None:
-    """The 0-1 knapsack of the pooled capacity: its optimum and items (a flag per item), or None
-    where its table is too large or the time limit passes."""
+    """The 0-1 knapsack's optimum and items (a flag per item), or None where its table is too large or
+    the time limit passes: presolve and fixing by bounds first (MT2's reduction, ``clsolve.sdk.stages``),
+    then the dense DP of what is left (``dense``)."""
+    live = weights <= capacity
+    if not live.any():
+        return 0, np.zeros(profits.size, dtype=bool)
+    problem = Knapsack(profits[live], weights[live], capacity)
+
+    def core(searched: Knapsack) -> Solution:
+        solved = dense(searched.profits, searched.weights[:, 0], int(searched.capacities[0]), expired)
+        if solved is None:
+            raise _TooLarge
+        return Solution(solved[0], solved[1], True, "multiple-bnb", "", Timings())
+
+    try:
+        answer = stages(problem, aggregate=False).solve(core, "multiple-bnb", "")
+    except _TooLarge:
+        return None
+    chosen = np.zeros(profits.size, dtype=bool)
+    chosen[np.flatnonzero(live)[answer.selected]] = True
+    return int(profits[chosen].sum()), chosen
+
+
+def dense(profits: np.ndarray, weights: np.ndarray, capacity: int, expired) -> tuple[int, np.ndarray] | None:
+    """The 0-1 knapsack by a dense DP with a decision bit per item and capacity: its optimum and items,
+    or None where its table is too large or the time limit passes."""
     n = profits.size
     if n * (capacity + 1) > MAX_CELLS:
         return None

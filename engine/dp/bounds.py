@@ -169,8 +169,11 @@ def max_cardinality(
     the LP optimum of max a.x subject to w.x <= c, rounded down."""
     n = weights.size
     a = np.ones(n, dtype=np.int64) if sizes is None else sizes
-    order = sort_by_ratio(a, weights)
-    k_max = _sorted_lp(a[order], weights[order], capacity)
+    if sizes is None:  # the lightest items first: no ratio sort needed
+        k_max = int(np.searchsorted(np.cumsum(np.sort(weights)), capacity, side="right"))
+    else:
+        order = sort_by_ratio(a, weights)
+        k_max = _sorted_lp(a[order], weights[order], capacity)
     if k_max >= int(a.sum()):
         return None  # every item fits: nothing to bound
     total, largest = int(weights.sum()), int(a.max())

@@ -61,6 +61,14 @@ Chosen = tuple[Solver, "Device | None", Plan]
 #: AUTO_SEARCH_SECONDS; a search that has not proved its answer by then gives way to that solver.
 AUTO_SEARCH_SHARE = 2.0
 AUTO_SEARCH_SECONDS = 0.1
+#: A search ``auto`` chose with an estimate of at most this runs first, under AUTO_SEARCH_SECONDS, and
+#: the solver to fall back on is planned only where it has not proved its answer by then: most such
+#: searches end in a millisecond, less than planning the DPs beside them takes.
+AUTO_QUICK_SECONDS = 0.01
+#: ``_choices``' fallback where it is to be planned once the quick search has run (``_solve_auto``).
+LATER = "later"
+#: What ``auto`` falls back on: a solver, LATER, or None (nothing to fall back on).
+Fallback = Chosen | str | None
 
 
 def choose(problem, device: str | Device | None = None) -> Chosen:
@@ -71,9 +79,10 @@ def choose(problem, device: str | Device | None = None) -> Chosen:
     return _choices(problem, device)[0]
 
 
-def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | None]:
+def _choices(problem, device: str | Device | None, quick: bool = False) -> tuple[Chosen, Fallback]:
     """``choose``'s answer, and where it is a search (``anytime``), the best solver that is not one
-    (None where none accepts and fits): what ``auto`` falls back on (``_solve_auto``)."""
+    (None where none accepts and fits): what ``auto`` falls back on (``_solve_auto``). With ``quick``,
+    a search estimated at most AUTO_QUICK_SECONDS leaves that solver unplanned (LATER)."""
     if device is not None and not (isinstance(device, str) and device.strip().lower() == "auto"):
         device = get_device(device)  # a device the user named must exist, whichever solver wins
     reasons: dict[str, str] = {}
@@ -93,8 +102,12 @@ def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | Non
             reasons[name] = reason
     best: tuple[float, str, Solver, Device | None, Plan] | None = None
     bounded: tuple[float, str, Solver, Device | None, Plan] | None = None
+    later = False
     for least, name, candidate, dev in sorted(candidates, key=lambda c: c[:2]):
         wanted = not candidate.anytime and (bounded is None or least <= bounded[0])
+        if wanted and quick and best is not None and best[2].anytime and least > best[0] <= AUTO_QUICK_SECONDS:
+            later = True  # wanted only as a quick search's fallback: planned once that search has run
+            continue
         if best is not None and least > best[0] and not wanted:
             reasons[name] = f"at least {least:.3g} s, above {best[1]}'s estimate of {best[0]:.3g} s"
             continue
@@ -119,7 +132,7 @@ def _choices(problem, device: str | Device | None) -> tuple[Chosen, Chosen | Non
             raise DoesNotFitError(f"no installed solver can solve {problem.describe()} here ({detail})")
         raise UnsupportedProblemError(f"no installed solver accepts {problem.describe()} ({detail})")
     fallback = bounded[2:] if bounded is not None and best[2].anytime else None
-    return best[2:], fallback
+    return best[2:], (LATER if later and fallback is None else fallback)
 
 
 def plan(
@@ -183,8 +196,8 @@ def solve(
 
 def _solve(problem, solver: str, device, options: dict) -> Solution:
     if solver == "auto":
-        chosen, fallback = _choices(problem, device)
-        return _solve_auto(problem, chosen, fallback, options)
+        chosen, fallback = _choices(problem, device, quick=True)
+        return _solve_auto(problem, chosen, fallback, options, device)
     instance = registry.load(solver, **options)
     dev = _device_for(instance, device)
     return _solve_chosen(problem, (instance, dev, checked.plan(instance, problem, dev)), {})
@@ -216,19 +229,27 @@ def _outcome(solution: Solution) -> str:
     return f"{solution.value} ({proof}) in {solution.timings.total:.3f} s"
 
 
-def _solve_auto(problem, chosen: Chosen, fallback: Chosen | None, options: dict) -> Solution:
+def _solve_auto(problem, chosen: Chosen, fallback: Fallback, options: dict, device=None) -> Solution:
     """``auto``'s solve: the chosen solver; a search (anytime) with a solver that ends for sure beside
     it runs for AUTO_SEARCH_SHARE times that solver's estimate (at least AUTO_SEARCH_SECONDS), and an
     answer it has not proved by then gives way to that solver (under what is left of the limit; the
     search's answer stands where that solver cannot end in time). A search's tree can be exponential
-    where a DP's cells are few: ``auto`` returns either way."""
+    where a DP's cells are few: ``auto`` returns either way. A quick search (fallback LATER) runs for
+    AUTO_SEARCH_SECONDS before its fallback is planned; where none accepts and fits, it runs again
+    without that limit."""
     if fallback is None:
         return _solve_chosen(problem, chosen, options)
-    budget = max(AUTO_SEARCH_SHARE * fallback[2].seconds, AUTO_SEARCH_SECONDS)
+    budget = (
+        AUTO_SEARCH_SECONDS if isinstance(fallback, str) else max(AUTO_SEARCH_SHARE * fallback[2].seconds, AUTO_SEARCH_SECONDS)
+    )
     with deadline.limit(budget):
         searched = _solve_chosen(problem, chosen, options)
     if searched.optimal:
         return searched
+    if isinstance(fallback, str):
+        fallback = _choices(problem, device)[1]
+        if not isinstance(fallback, tuple):
+            return searched if deadline.expired() else _solve_chosen(problem, chosen, options)
     try:
         solution = _solve_chosen(problem, fallback, options)
     except TimeLimitError:
@@ -330,7 +351,7 @@ def _checked(problems: list, solutions: list[Solution], arrays: bool) -> list[So
     return SolutionArrays.of_solutions(solutions) if arrays else solutions
 
 
-def _each(problems: list, device, options: dict, choices: list[tuple[Chosen, Chosen | None]] | None = None) -> list[Solution]:
+def _each(problems: list, device, options: dict, choices: list[tuple[Chosen, Fallback]] | None = None) -> list[Solution]:
     """Every problem solved on its own, by its ``choices`` entry or by ``auto`` (``_kept``)."""
     if choices is None:
         return _kept(problems, lambda p: _solve(p, "auto", device, options))
@@ -423,7 +444,7 @@ def _cheapest_batching(device, plan_of) -> tuple[Solver, Device | None, Plan] | 
     return None if best is None else best[2:]
 
 
-def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Chosen, Chosen | None]] | None:
+def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Chosen, Fallback]] | None:
     """Each problem's own choice (``choose``) where solving them one by one is estimated faster than
     the batch solver's ``batch_seconds``, else None. One by one costs each problem's estimate plus
     ONE_BY_ONE_SECONDS (planning every solver for it, and a solve and check of its own), and must win
@@ -434,7 +455,7 @@ def _one_by_one(problems: list, device, batch_seconds: float) -> list[tuple[Chos
     if len(problems) < 2 or batch_seconds <= overhead * ONE_BY_ONE_MARGIN:
         return None
     sample = sorted(set(np.linspace(0, len(problems) - 1, min(ONE_BY_ONE_SAMPLE, len(problems))).astype(int).tolist()))
-    chosen: dict[int, tuple[Chosen, Chosen | None]] = {}
+    chosen: dict[int, tuple[Chosen, Fallback]] = {}
     for order in (sample, range(len(problems))):
         for i in order:
             if i not in chosen:
@@ -467,7 +488,7 @@ def solve_many_unchecked(problems: list, solver: str, device, **options) -> list
     return solutions
 
 
-def _batching_solver(problems: list, device) -> str | list[tuple[Chosen, Chosen | None]] | None:
+def _batching_solver(problems: list, device) -> str | list[tuple[Chosen, Fallback]] | None:
     """For several problems: the batch solver (``BatchSolver``) that accepts and fits every one
     with the smallest summed estimate; or each problem's own choice where one by one is estimated
     faster (``_one_by_one``); or None (no batch solver: each problem with ``auto``)."""

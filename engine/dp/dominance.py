@@ -31,22 +31,40 @@ def dominating_weights(weights: np.ndarray, profits: np.ndarray) -> np.ndarray:
     n = weights.size
     order = np.lexsort((np.arange(n), -profits, weights))  # weight up, profit down, index up
     w, p = weights[order].astype(np.float64), profits[order]
+    rank = np.unique(-p, return_inverse=True)[1].reshape(-1).astype(np.int64)  # profit down; equal profits, equal rank
     total = np.zeros(n)
-    position = np.arange(n)
+    position = np.arange(n, dtype=np.int64)
     size = 1
     while size < n:
         block = position // (2 * size)
-        right = (position // size) % 2 == 1
-        by = np.lexsort((right, -p, block))  # per pair of blocks: profit down, the left block first on ties
-        sums = np.cumsum(np.where(right[by], 0.0, w[by]))
-        first = np.searchsorted(block[by], block[by], side="left")
+        right = (position // size) & 1
+        # per pair of blocks: profit down, the left block first on ties (one key, one sort)
+        by = np.argsort((block * n + rank) * 2 + right, kind="stable")
+        on_right = right[by] == 1
+        sums = np.cumsum(np.where(on_right, 0.0, w[by]))
+        first = block[by] * (2 * size)  # a pair of blocks keeps its positions: it starts there
         inside = sums - np.where(first > 0, sums[np.maximum(first - 1, 0)], 0.0)
-        on_right = right[by]
         total[by[on_right]] += inside[on_right]
         size *= 2
     out = np.empty(n)
     out[order] = total
     return out
+
+
+def undominated(problem: Knapsack) -> np.ndarray:
+    """The items no other item dominates (bool per item, m = 1): fixing by dominance keeps each of them
+    (nothing adds to its weight, and presolve has dropped the items heavier than the capacity)."""
+    weights, profits = problem.weights[:, 0], problem.profits
+    order = np.lexsort((np.arange(problem.n), -profits, weights))
+    p = profits[order]
+    keep = np.ones(problem.n, dtype=bool)
+    keep[order[1:]] = p[1:] > np.maximum.accumulate(p)[:-1]
+    return keep
+
+
+def examined(problem: Knapsack) -> bool:
+    """Whether fixing by dominance has run on ``problem`` (its reduction is kept)."""
+    return cache.get(problem, "dominance") is not None
 
 
 def fixed_out(problem: Knapsack) -> np.ndarray:

@@ -183,9 +183,30 @@ def least(
     fixing: bool = False,
 ) -> float:
     """``least_seconds`` of a solver that plans on the reduction: ``seconds`` of the reduced problem,
-    0 where presolve settles it alone."""
+    0 where presolve settles it alone. Where fixing by dominance is still to run, ``seconds`` of the
+    items it surely keeps instead (``_surely_kept``): a lower bound, as a least time must be, that
+    costs one sort where the fixing costs log2(n)."""
+    if enabled and dominance:
+        sure = _surely_kept(problem, heavy_first)
+        if sure is not None:
+            return seconds(sure)
     reduced = reduction(problem, enabled, dominance, heavy_first, fixing).problem
     return 0.0 if reduced is None else seconds(reduced)
+
+
+def _surely_kept(problem: Knapsack, heavy_first: bool) -> Knapsack | None:
+    """Where ``reduction`` would fix by dominance and has not yet: its problem cut to the items no other
+    item dominates (``clsolve.dp.dominance.undominated``), heaviest first where asked. A dense DP's
+    cost over them is at most its cost over the reduction's items, a superset: each row has at most as
+    many reachable states (``clsolve.dp.table.reachable_floors``: the lighter items after it are a
+    subset of the reduction's). None where the reduction is known or has no dominance step."""
+    left = reduce(problem).problem
+    if left is None or left.m > 1 or left.n * left.cells() < LARGE_TABLE_UPDATES or dominated.examined(left):
+        return None
+    kept = np.flatnonzero(dominated.undominated(left))
+    if heavy_first:
+        kept = kept[np.argsort(-left.weights[kept, 0], kind="stable")]
+    return Knapsack.derived(left.profits[kept], left.weights[kept], left.capacities, name=left.name)
 
 
 def settled(problem: Knapsack) -> Reduction | None:

@@ -37,18 +37,31 @@ def dominated(profits: np.ndarray, weights: np.ndarray, usable: np.ndarray) -> n
 
 def _pairwise(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The full rule between every two of the items (in blocks): floor(w_j / w_i) p_i >= p_j, of equal
-    items the first kept."""
+    items the first kept. Items by weight: a block of j meets only the i no heavier than its heaviest
+    (a heavier i fits no copy); where floor(w_j / w_i) p_i cannot pass 2^53, in float64 (exact there:
+    a quotient of integers below 2^53 rounds to no other integer part), else in int64 through a
+    ceiling division."""
     out = np.zeros(p.size, dtype=bool)
-    index = np.arange(p.size)
+    by_weight = np.argsort(w, kind="stable")
+    p, w = p[by_weight], w[by_weight]
+    index = by_weight  # the items' own positions break ties between equal items
+    small = (int(w.max()) // max(int(w.min()), 1) + 1) * max(int(p.max()), 1) < 2**53
+    if small:  # every weight, quotient, profit and product exact in float64, and floor(w_j / w_i) too
+        w, p = w.astype(np.float64), p.astype(np.float64)
     for start in range(0, p.size, BLOCK):
-        j = index[start : start + BLOCK]
-        times = w[j][:, None] // w[None, :]  # copies of i within the weight of one j
-        # times * p_i >= p_j without overflow: times >= ceil(p_j / p_i), or p_j = 0 where p_i = 0
-        need = np.where(p[None, :] > 0, -(-p[j][:, None] // np.maximum(p[None, :], 1)), np.where(p[j][:, None] == 0, 0, 2**62))
-        beats = (times > 0) & (times >= need)
-        twin = (w[j][:, None] == w[None, :]) & (p[j][:, None] == p[None, :])
-        beats &= ~twin | (index[None, :] < j[:, None])
-        out[j] = beats.any(axis=1)
+        j = np.arange(start, min(start + BLOCK, p.size))
+        i = slice(0, int(np.searchsorted(w, w[j[-1]], side="right")))
+        times = np.floor(w[j][:, None] / w[None, i]) if small else w[j][:, None] // w[None, i]  # copies of i in one j
+        if small:
+            beats = (times > 0) & (times * p[None, i] >= p[j][:, None])
+        else:  # times >= ceil(p_j / p_i), or p_j = 0 where p_i = 0
+            pi = p[None, i]
+            need = np.where(pi > 0, -(-p[j][:, None] // np.maximum(pi, 1)), np.where(p[j][:, None] == 0, 0, 2**62))
+            beats = (times > 0) & (times >= need)
+        twin = (w[j][:, None] == w[None, i]) & (p[j][:, None] == p[None, i])
+        beats &= ~twin | (index[None, i] < index[j][:, None])
+        beats[np.arange(j.size), j] = False  # an item does not dominate itself
+        out[by_weight[j]] = beats.any(axis=1)
     return out
 
 

@@ -65,13 +65,15 @@ class Clusters:
     def of(cls, weights: np.ndarray, capacity: int) -> Clusters:
         spread = capacity >> SPREAD_BITS
         bases = np.zeros(weights.size, dtype=np.int64)
+        if not spread:  # capacities below 2^SPREAD_BITS: no cluster
+            return cls(bases, spread, 0)
         order = np.argsort(weights, kind="stable")
         ascending = weights[order]
         start, count = 0, 0
         while start < order.size:
             least = int(ascending[start])
             end = int(np.searchsorted(ascending, least + spread, side="right"))
-            if end - start >= 2 and spread and least >= LARGE_SPREADS * spread:
+            if end - start >= 2 and least >= LARGE_SPREADS * spread:
                 bases[order[start:end]] = least
                 count += 1
             start = end

@@ -44,10 +44,13 @@ class Probe:
         return self.finished or (self.last <= SHORT_LIST and self.last <= self.earlier)
 
     def estimate(self) -> float:
-        """Seconds of the whole search with lists as short as the probe's (twice the per-level time
-        measured, for the records and the growth the probe did not see)."""
+        """Seconds of the whole search with lists as short as the probe's: twice the per-level time
+        measured, for the records and the growth the probe did not see; where the probe finished, the
+        solve repeats its levels with records, about its own time."""
+        if self.finished:
+            return self.seconds
         per_level = self.seconds / max(self.levels, 1)
-        return 2 * (self.seconds + self.remaining * per_level) if not self.finished else 2 * self.seconds
+        return 2 * (self.seconds + self.remaining * per_level)
 
 
 def probe(problem: Knapsack, floor: int, host_states: int) -> Probe:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clsolve.sdk import ChangeMaking, deadline, pieces
+from clsolve.sdk import ChangeMaking, deadline, piece_arrays
 
 #: Fewer coins than any answer can use: marks a sum no coins make.
 NONE = np.iinfo(np.int64).max // 2
@@ -15,12 +15,13 @@ NONE = np.iinfo(np.int64).max // 2
 
 def change_pieces(problem: ChangeMaking) -> list[tuple[int, int]]:
     """(coin index, coins in the piece) of every binary piece of the usable coins."""
-    return [(j, c) for j, bound in enumerate(problem.usable.tolist()) for c in pieces(int(bound))]
+    item, copies = piece_arrays(problem.usable)
+    return list(zip(item.tolist(), copies.tolist()))
 
 
 def change_bytes(problem: ChangeMaking) -> int:
     """Host bytes ``make_change`` takes: the row and a decision bit per piece and sum."""
-    return 16 * problem.cells() + len(change_pieces(problem)) * (problem.cells() // 8 + 1)
+    return 16 * problem.cells() + piece_arrays(problem.usable)[0].size * (problem.cells() // 8 + 1)
 
 
 def make_change(problem: ChangeMaking, where: str = "change-making") -> np.ndarray | None:

@@ -113,6 +113,19 @@ def test_dominance_of_unbounded_items_as_defined(items):
     assert dominance.dominated(profits, weights, usable).tolist() == _dominated_by_definition(profits.tolist(), weights.tolist())
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    items=st.lists(st.tuples(st.integers(0, 2**61), st.sampled_from([1, 2, 3, 7, 2**40, 2**61])), min_size=2, max_size=8),
+    repeat=st.integers(1, 3),
+)
+def test_dominance_of_unbounded_items_with_products_past_float_range(items, repeat):
+    """Profits and weight ratios whose products pass 2^53 (the pairwise rule's int64 path), with twins."""
+    items = items * repeat
+    profits, weights = (np.array(x, dtype=np.int64) for x in zip(*items))
+    usable = np.full(len(items), 5)
+    assert dominance.dominated(profits, weights, usable).tolist() == _dominated_by_definition(profits.tolist(), weights.tolist())
+
+
 def test_generators_make_the_classic_families(device):
     problem = bounded("strongly", 40, 1000, 10, seed=3)
     assert problem.counts.max() <= 10 and problem.capacity == int((problem.weights * problem.counts).sum()) // 2

@@ -119,3 +119,29 @@ def test_dense_dp_plans_on_the_items_dominance_leaves(device, monkeypatch):
 
     monkeypatch.setattr(presolve, "LARGE_TABLE_UPDATES", 0)
     assert "dominance" in clsolve.plan(jooken(40, 10**4, 10, 0.2, 1e-3, 300), "dp-rows", device).details["presolve"]
+
+
+@SETTINGS
+@given(problem=crowded(max_n=40, max_capacity=2**20))
+def test_a_least_time_before_dominance_is_at_most_the_one_after(problem):
+    """``presolve.least`` before fixing by dominance has run counts the items no other dominates; after,
+    the items it keeps: never more (a least time must stay a lower bound of the plan)."""
+    from clsolve.dp import presolve
+    from clsolve.dp.table import reachable_floors
+
+    def bits(reduced):
+        return float(reduced.n * reduced.cells() - int(reachable_floors(reduced).sum()))
+
+    big = presolve.LARGE_TABLE_UPDATES
+    try:
+        presolve.LARGE_TABLE_UPDATES = 0
+        before = presolve.least(problem, True, bits, dominance=True, heavy_first=True)
+        presolve.reduction(problem, True, dominance=True, heavy_first=True)  # the fixing runs: ``least`` now reads it
+        after = presolve.least(problem, True, bits, dominance=True, heavy_first=True)
+    finally:
+        presolve.LARGE_TABLE_UPDATES = big
+    assert before <= after
+    left = presolve.reduce(problem).problem
+    if left is not None and left.n > 1:
+        kept = dominance.undominated(left)
+        assert not (dominance.fixed_out(left) & kept).any()

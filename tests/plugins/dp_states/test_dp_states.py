@@ -384,7 +384,8 @@ def test_probe_of_growing_lists_keeps_the_open_gap_model(device):
 
 
 def test_probe_that_ends_the_search_is_the_estimate(monkeypatch):
-    """A core of fewer items than the probe's levels is searched to its end within the probe."""
+    """A core of fewer items than the probe's levels is searched to its end within the probe, and the
+    estimate is the probe's own time."""
     from clsolve_plugins.dp_states import probe as probing
 
     monkeypatch.setattr(probing, "PROBE_SECONDS", 60.0)
@@ -393,7 +394,7 @@ def test_probe_that_ends_the_search_is_the_estimate(monkeypatch):
     problem = clsolve.Knapsack(rng.integers(1, 1000, 20), weights, int(weights.sum()) // 2)
     seen = probing.probe(problem, -1, 4096)
     assert seen.finished and seen.short and seen.levels <= 20
-    assert seen.estimate() == pytest.approx(2 * seen.seconds)
+    assert seen.estimate() == pytest.approx(seen.seconds)  # the solve repeats the probe's levels
 
 
 def _stages(problem):

@@ -247,8 +247,9 @@ def _solve_auto(problem, chosen: Chosen, fallback: Fallback, options: dict, devi
     if searched.optimal:
         return searched
     if isinstance(fallback, str):
-        fallback = _choices(problem, device)[1]
-        if not isinstance(fallback, tuple):
+        best, beside = _choices(problem, device)
+        fallback = beside if isinstance(beside, tuple) else None if best[0].anytime else best  # a DP may now be best
+        if fallback is None:
             return searched if deadline.expired() else _solve_chosen(problem, chosen, options)
     try:
         solution = _solve_chosen(problem, fallback, options)

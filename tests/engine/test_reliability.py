@@ -511,10 +511,11 @@ def test_the_cli_takes_a_host_memory_limit(tmp_path):
     assert bad.returncode == 2 and "8G or 500M" in bad.stderr
 
 
-def test_a_quick_search_runs_before_its_fallback_is_planned(device):
+def test_a_quick_search_runs_before_its_fallback_is_planned(device, monkeypatch):
     """``auto`` with a search estimated under AUTO_QUICK_SECONDS leaves the DP to fall back on unplanned
     (LATER) and runs the search first; a search that has not proved its answer within
-    AUTO_SEARCH_SECONDS gives way to the fallback planned then, and the answer is the DP's optimum."""
+    AUTO_SEARCH_SECONDS gives way to the fallback planned then (the solver ``auto`` now picks, where
+    that is a DP), and the answer is the DP's optimum."""
     rng = np.random.default_rng(11)
     weights = rng.integers(1, 11, (56, 3))
     problem = clsolve.Knapsack(weights[:, 0], weights, [129, 160, 164], weights_by="item")
@@ -526,6 +527,10 @@ def test_a_quick_search_runs_before_its_fallback_is_planned(device):
     assert any("had not proved its answer after 0.1 s" in note for note in handed.notes)
     assert handed.value == clsolve.solve(problem, solver="dp-rows", device=device).value
     assert solving._choices(problem, device)[1] != solving.LATER  # only ``auto``'s own solve defers
+    dp = registry.load("dp-rows")
+    monkeypatch.setattr(solving, "_choices", lambda p, d, quick=False: ((dp, device, checked.planned(dp, p, d)), None))
+    handed = solving._solve_auto(problem, (search, device, plan), solving.LATER, {}, device)  # the DP is best now
+    assert handed.optimal and handed.solver == "dp-rows"
 
 
 def test_auto_gives_an_unproved_search_over_to_a_dp_that_ends(device):

@@ -16,6 +16,8 @@ from clsolve.sdk import Knapsack, Solution, Timings, stages
 
 #: Capacity x items of the surrogate DP at most (its decision bits on the host).
 MAX_CELLS = 4 * 10**8
+#: Items each side of the break item in a subset sum's window (``windowed``).
+WINDOW = 32
 
 
 class _TooLarge(Exception):
@@ -29,6 +31,13 @@ def surrogate(profits: np.ndarray, weights: np.ndarray, capacity: int, expired) 
     live = weights <= capacity
     if not live.any():
         return 0, np.zeros(profits.size, dtype=bool)
+    chosen = np.zeros(profits.size, dtype=bool)
+    if np.array_equal(profits, weights):  # a subset sum: bounds fix nothing where every ratio is 1
+        solved = dense(profits[live], weights[live], capacity, expired)
+        if solved is None:
+            return None
+        chosen[np.flatnonzero(live)[solved[1]]] = True
+        return solved[0], chosen
     problem = Knapsack(profits[live], weights[live], capacity)
 
     def core(searched: Knapsack) -> Solution:
@@ -41,17 +50,23 @@ def surrogate(profits: np.ndarray, weights: np.ndarray, capacity: int, expired) 
         answer = stages(problem, aggregate=False).solve(core, "multiple-bnb", "")
     except _TooLarge:
         return None
-    chosen = np.zeros(profits.size, dtype=bool)
     chosen[np.flatnonzero(live)[answer.selected]] = True
     return int(profits[chosen].sum()), chosen
 
 
 def dense(profits: np.ndarray, weights: np.ndarray, capacity: int, expired) -> tuple[int, np.ndarray] | None:
     """The 0-1 knapsack by a dense DP with a decision bit per item and capacity: its optimum and items,
-    or None where its table is too large or the time limit passes."""
+    or None where its table is too large or the time limit passes. Where every profit equals its
+    weight, the subset sum closest to the capacity (``closest``) is the optimum."""
     n = profits.size
     if n * (capacity + 1) > MAX_CELLS:
         return None
+    if np.array_equal(profits, weights):  # a subset sum: the reachable sums as bits, 64 to a word
+        chosen = windowed(weights, capacity)
+        if chosen is None:
+            chosen = np.zeros(n, dtype=bool)
+            chosen[closest(weights.tolist(), capacity)] = True
+        return int(weights[chosen].sum()), chosen
     row = np.zeros(capacity + 1, dtype=np.int64)
     taken = np.zeros((n, capacity + 1), dtype=bool)
     for j in range(n):
@@ -71,6 +86,27 @@ def dense(profits: np.ndarray, weights: np.ndarray, capacity: int, expired) -> t
             chosen[j] = True
             left -= int(weights[j])
     return int(row[-1]), chosen
+
+
+def windowed(weights: np.ndarray, capacity: int, half: int = WINDOW) -> np.ndarray | None:
+    """A subset of ``weights`` summing to exactly ``capacity`` (a flag per item: the optimum of the subset
+    sum, whose bound is the capacity), or None where this finds none: the items in order until the
+    first that does not fit (the break item b), those before b - ``half`` kept, those from b + ``half``
+    on left out, and the window between them solved exactly for what the capacity leaves ([Pisinger99]'s
+    balanced core for subset sums, in its simplest form)."""
+    ends = np.cumsum(weights)
+    b = int(np.searchsorted(ends, capacity, side="right"))
+    if b >= weights.size:
+        return None  # every item fits: the sum is below the capacity or meets it, and the DP says which
+    low, high = max(0, b - half), min(weights.size, b + half)
+    room = capacity - (int(ends[low - 1]) if low else 0)
+    picked = closest(weights[low:high].tolist(), room)
+    if int(weights[low:high][picked].sum()) != room:
+        return None
+    chosen = np.zeros(weights.size, dtype=bool)
+    chosen[:low] = True
+    chosen[low + np.asarray(picked, dtype=np.int64)] = True
+    return chosen
 
 
 def closest(weights: list[int], capacity: int) -> list[int]:

@@ -4,6 +4,7 @@ item the surrogate packs, the answer is proved without a node), and its anytime 
 
 import itertools
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,6 +39,37 @@ def multiples(draw):
 def test_against_brute_force(problem):
     solution = clsolve.solve(problem, solver="multiple-bnb")
     assert solution.optimal and solution.value == brute_force(problem)
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=multiples())
+def test_subset_sums_against_brute_force(problem):
+    """Profits equal to weights: the root's 0-1 knapsacks go through the subset sums' window and bits."""
+    problem = clsolve.MultipleKnapsack(problem.weights, problem.weights, problem.capacities)
+    solution = clsolve.solve(problem, solver="multiple-bnb")
+    assert solution.optimal and solution.value == brute_force(problem)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    weights=st.lists(st.integers(1, 40), min_size=1, max_size=30),
+    share=st.floats(0, 1.1),
+    half=st.integers(1, 6),
+)
+def test_a_subset_sums_window_fills_the_capacity_exactly_or_gives_way(weights, share, half):
+    from clsolve_plugins.multiple_bnb.surrogate import closest, dense, windowed
+
+    w = np.array(weights, dtype=np.int64)
+    capacity = int(share * int(w.sum()))
+    best = int(w[closest(weights, capacity)].sum()) if weights else 0
+    if len(weights) <= 12:
+        sums = (sum(c) for r in range(len(weights) + 1) for c in itertools.combinations(weights, r))
+        assert best == max(total for total in sums if total <= capacity)
+    chosen = windowed(w, capacity, half)
+    if chosen is not None:
+        assert int(w[chosen].sum()) == capacity == best
+    value, flags = dense(w, w, capacity, lambda: False)
+    assert value == best == int(w[flags].sum())
 
 
 def test_the_root_split_proves_most_random_instances():

@@ -12,9 +12,10 @@ import numpy as np
 
 from clsolve.sdk import HostSolver, MultipleChoice, Plan, Solution, Timings, deadline, kept, lightest, memory, options
 
+from .excess import excess_bound
 from .lagrange import lagrange
 from .states import Incumbent, Level, bounds, hopeful, merged
-from .swaps import improve
+from .swaps import exchange, improve
 
 #: Profits an answer can earn below this (the bound's arithmetic is in float64 beside int64 sums).
 PROFIT_LIMIT = 2**62
@@ -97,16 +98,29 @@ class Search:
         by_class = np.empty(self.order.size, dtype=np.int64)
         by_class[self.order] = self.best_items
         swapped = improve(self.weights, self.profits, self.starts, by_class, self.capacity)
+        swapped = improve(
+            self.weights,
+            self.profits,
+            self.starts,
+            exchange(self.weights, self.profits, self.starts, swapped, self.capacity),
+            self.capacity,
+        )
         if int(self.profits[swapped].sum()) > self.incumbent.value:
             self.incumbent = Incumbent(int(self.profits[swapped].sum()), -2, 0, items=swapped)
         self.levels: list[Level] = []
         self.state = Level(np.zeros(1, np.int64), np.zeros(1, np.int64), np.full(1, -1), np.full(1, -1))
+        lp = self.lag.multiplier * self.capacity + float(self.lag.best.sum())
+        self.upper = min(
+            int(np.floor(lp * (1 + 1e-9) + 1e-9)), excess_bound(self.profits, self.weights, self.starts, self.capacity)
+        )
 
     def run(self, limit: int, watch) -> str | None:
         """Decide the classes in order; None when the incumbent is proved optimal, else why it stopped."""
         ends = np.append(self.starts[1:], self.flat.size)
         kept, rate = 0, MERGE_SECONDS
         for t, k in enumerate(self.order.tolist()):
+            if self.incumbent.value >= self.upper:
+                return None  # the incumbent meets the root's bound: optimal
             segment = slice(int(self.starts[k]), int(ends[k]))
             candidates = self.state.weight.size * (segment.stop - segment.start)
             stopped = _stop(candidates, rate, kept, limit)
@@ -145,7 +159,8 @@ class Search:
     def bound(self, value: int) -> int:
         """A proven upper bound once stopped: the largest bound of a live state (at first: the root's)."""
         upper = bounds(self.state, self.lag.multiplier, self.rest[len(self.levels)], self.capacity)
-        return max(value, int(np.floor(upper.max() * (1 + 1e-9) + 1e-9)) if upper.size else value)
+        alive = int(np.floor(upper.max() * (1 + 1e-9) + 1e-9)) if upper.size else value
+        return max(value, min(alive, self.upper))
 
     def chosen(self) -> np.ndarray:
         """The incumbent's items: its state walked back through the levels, then the best items of the

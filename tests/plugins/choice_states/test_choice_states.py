@@ -1,7 +1,8 @@
 """The multiple-choice state lists (``choice-states``): against brute force on random problems (one
 item per class and at most one), against the dense DP on Pisinger's families, its anytime answers
 (under a time limit of 0 and a state limit: the incumbent with a bound that brackets the optimum),
-problems where no choice fits, and the Lagrangian multiplier against its definition."""
+problems where no choice fits, the Lagrangian multiplier against its definition, the excess bound
+against brute force, and the exchanges of steps between classes."""
 
 import numpy as np
 import pytest
@@ -9,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 
 import clsolve
 from clsolve.family.generators import CHOICE_FAMILIES, choice
+from clsolve_plugins.choice_states.excess import excess_bound
 from clsolve_plugins.choice_states.lagrange import lagrange
 from clsolve_plugins.choice_states.solver import Search
-from clsolve_plugins.choice_states.swaps import improve
+from clsolve_plugins.choice_states.swaps import exchange, improve
 from tests.plugins.choice_dp.test_choice_dp import brute_force, choices
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -79,3 +81,44 @@ def test_the_multiplier_minimizes_the_bound():
     found = lagrange(problem.profits, problem.weights, starts, problem.capacity)
     assert all(bound(found.multiplier) <= bound(lam) + 1e-6 for lam in np.linspace(0, 3, 301))
     assert problem.weights[found.rounded].sum() <= problem.capacity
+
+
+@SETTINGS
+@given(problem=choices())
+def test_the_excess_bound_is_at_least_the_optimum(problem):
+    """Profits below, at and above the weights (negative excesses too), one per class and at most one."""
+    expected = brute_force(problem)
+    if expected is None:
+        return
+    search = Search(problem)
+    assert excess_bound(search.profits, search.weights, search.starts, problem.capacity) >= expected
+    assert search.upper >= expected
+
+
+def test_the_excess_bound_proves_the_strongly_correlated_family_at_the_root(device):
+    """[Pisinger95]'s strongly correlated classes (excess 10 j): the profits' Lagrangian bound stays a
+    few units above the optimum; the excess bound C + 10 N is met by the exchanges' answer."""
+    problem = choice("strongly", 300, 60, 1000, seed=4)
+    search = Search(problem)
+    lp = search.lag.multiplier * problem.capacity + float(search.lag.best.sum())
+    assert search.upper < int(lp)
+    solution = clsolve.solve(problem, solver="choice-states")
+    assert solution.optimal and solution.stats["levels"] == 0 and solution.value == search.upper
+    small = choice("strongly", 12, 10, 300, seed=4)
+    assert clsolve.solve(small, solver="choice-states").value == clsolve.solve(small, solver="choice-dp", device=device).value
+
+
+@pytest.mark.parametrize("family", CHOICE_FAMILIES)
+@pytest.mark.parametrize("at_most_one", [False, True])
+def test_exchanges_keep_answers_feasible_and_never_lose(family, at_most_one):
+    problem = choice(family, 400, 12, 1000, seed=7)
+    if at_most_one:
+        problem = clsolve.MultipleChoice(problem.profits, problem.weights, problem.capacity, problem.classes, at_most_one=True)
+    search = Search(problem)
+    start = np.empty(search.order.size, dtype=np.int64)
+    start[search.order] = search.lag.rounded[search.order]
+    moved = exchange(search.weights, search.profits, search.starts, start, problem.capacity)
+    assert int(search.weights[moved].sum()) <= problem.capacity
+    assert int(search.profits[moved].sum()) >= int(search.profits[start].sum())
+    owner = np.searchsorted(search.starts, moved, side="right") - 1
+    assert (owner == np.arange(search.starts.size)).all()

@@ -22,16 +22,20 @@ from .lagrange import lagrange
 SLACK = 1e-9
 
 
-def excess_bound(profits: np.ndarray, weights: np.ndarray, starts: np.ndarray, capacity: int) -> int:
-    """The bound for items end to end (``starts``: where each class begins), weights and profits int64."""
+def excess_bound(profits: np.ndarray, weights: np.ndarray, starts: np.ndarray, capacity: int) -> int | None:
+    """The bound for items end to end (``starts``: where each class begins), weights and profits int64;
+    None where the excesses have no common divisor above 1: unrounded, the bound is never below the
+    profits' own Lagrangian (that one is the least over every lambda >= 0, this the least over
+    lambda >= 1 with lambda = 1 + the excesses' multiplier)."""
     excess = profits - weights
+    step = int(np.gcd.reduce(np.abs(excess)))  # every excess, every least and every shifted sum: multiples of it
+    if step <= 1:
+        return None
     owner = np.repeat(np.arange(starts.size), np.diff(np.append(starts, excess.size)))
     least = np.minimum.reduceat(excess, starts)
     shifted = excess - least[owner]
     lag = lagrange(shifted, weights, starts, capacity)
     value = lag.multiplier * capacity + float(lag.best.sum())
     top = math.floor(value * (1 + SLACK) + SLACK)
-    step = int(np.gcd.reduce(np.abs(excess)))  # every excess, every least and every shifted sum: multiples of it
-    if step > 1:
-        top -= top % step
+    top -= top % step
     return capacity + int(least.sum()) + top

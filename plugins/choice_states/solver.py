@@ -95,24 +95,26 @@ class Search:
         self.fill_w = np.append(np.cumsum(self.weights[self.best_items][::-1])[::-1], 0)
         self.fill_p = np.append(np.cumsum(self.profits[self.best_items][::-1])[::-1], 0)
         self.incumbent = Incumbent(int(self.fill_p[0]), -1, 0)
+        lp = self.lag.multiplier * self.capacity + float(self.lag.best.sum())
+        self.upper = int(np.floor(lp * (1 + 1e-9) + 1e-9))
+        excess = excess_bound(self.profits, self.weights, self.starts, self.capacity)
+        self.upper = self.upper if excess is None else min(self.upper, excess)
         by_class = np.empty(self.order.size, dtype=np.int64)
         by_class[self.order] = self.best_items
-        swapped = improve(self.weights, self.profits, self.starts, by_class, self.capacity)
-        swapped = improve(
-            self.weights,
-            self.profits,
-            self.starts,
-            exchange(self.weights, self.profits, self.starts, swapped, self.capacity),
-            self.capacity,
-        )
+        swapped = self._swapped(by_class)
         if int(self.profits[swapped].sum()) > self.incumbent.value:
             self.incumbent = Incumbent(int(self.profits[swapped].sum()), -2, 0, items=swapped)
         self.levels: list[Level] = []
         self.state = Level(np.zeros(1, np.int64), np.zeros(1, np.int64), np.full(1, -1), np.full(1, -1))
-        lp = self.lag.multiplier * self.capacity + float(self.lag.best.sum())
-        self.upper = min(
-            int(np.floor(lp * (1 + 1e-9) + 1e-9)), excess_bound(self.profits, self.weights, self.starts, self.capacity)
-        )
+
+    def _swapped(self, chosen: np.ndarray) -> np.ndarray:
+        """``chosen`` (an item per class) improved by swaps within classes, then, while it is below the
+        root's bound, by exchanges of steps between classes and swaps again."""
+        arrays = (self.weights, self.profits, self.starts)
+        chosen = improve(*arrays, chosen, self.capacity)
+        if int(self.profits[chosen].sum()) < self.upper:
+            chosen = improve(*arrays, exchange(*arrays, chosen, self.capacity, self.upper), self.capacity)
+        return chosen
 
     def run(self, limit: int, watch) -> str | None:
         """Decide the classes in order; None when the incumbent is proved optimal, else why it stopped."""

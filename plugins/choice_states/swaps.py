@@ -35,19 +35,22 @@ def improve(weights: np.ndarray, profits: np.ndarray, starts: np.ndarray, chosen
     return chosen
 
 
-def exchange(weights: np.ndarray, profits: np.ndarray, starts: np.ndarray, chosen: np.ndarray, capacity: int) -> np.ndarray:
+def exchange(
+    weights: np.ndarray, profits: np.ndarray, starts: np.ndarray, chosen: np.ndarray, capacity: int, target: int | None = None
+) -> np.ndarray:
     """``chosen`` improved by pairs of steps: one class down to its next lighter item, another up to its
     next heavier one (each class's items lightest first, undominated: profit rises with weight), the
-    pair that gains most within the capacity left, until none gains or the time is up. Where a class's
+    pair that gains most within the capacity left, until none gains, the value reaches ``target`` (a
+    bound: nothing more to find) or the time is up. Where a class's
     single step up no longer fits (the capacity left is below every step), such a pair can still fill
     it: on the strongly correlated family, to the unit."""
     ends = np.append(starts[1:], weights.size)
     chosen = chosen.copy()
-    load = int(weights[chosen].sum())
+    load, value = int(weights[chosen].sum()), int(profits[chosen].sum())
     watch = deadline.Stopwatch()
     seconds = min(SWAP_SECONDS, deadline.remaining() / 4)
     classes = np.arange(starts.size)
-    while watch.seconds < seconds:
+    while watch.seconds < seconds and (target is None or value < target):
         can_down, can_up = chosen > starts, chosen + 1 < ends
         down, up = np.where(can_down, chosen - 1, chosen), np.where(can_up, chosen + 1, chosen)
         down_w, down_p = weights[down] - weights[chosen], np.where(can_down, profits[down] - profits[chosen], -(2**60))
@@ -63,6 +66,7 @@ def exchange(weights: np.ndarray, profits: np.ndarray, starts: np.ndarray, chose
             break
         b = int(partner[a])
         load += int(down_w[a]) + int(up_w[b])
+        value += int(gain[a])
         chosen[a], chosen[b] = down[a], up[b]
     return chosen
 

@@ -87,12 +87,24 @@ def test_the_multiplier_minimizes_the_bound():
 @given(problem=choices())
 def test_the_excess_bound_is_at_least_the_optimum(problem):
     """Profits below, at and above the weights (negative excesses too), one per class and at most one."""
-    expected = brute_force(problem)
-    if expected is None:
-        return
-    search = Search(problem)
-    assert excess_bound(search.profits, search.weights, search.starts, problem.capacity) >= expected
-    assert search.upper >= expected
+    stepped = clsolve.MultipleChoice(
+        problem.weights + 3 * (problem.profits % 4),
+        problem.weights,
+        problem.capacity,
+        problem.classes,
+        at_most_one=problem.at_most_one,
+    )  # excesses of 0, 3, 6, 9: a common divisor of 3
+    for case in (problem, stepped):
+        expected = brute_force(case)
+        if expected is None:
+            continue
+        search = Search(case)
+        bound = excess_bound(search.profits, search.weights, search.starts, case.capacity)
+        assert (bound is None or bound >= expected) and search.upper >= expected
+        if case is stepped and (search.profits != search.weights).any():
+            assert bound is not None  # a common divisor of 3 or more
+        solution = clsolve.solve(case, solver="choice-states")
+        assert solution.optimal and solution.value == expected
 
 
 def test_the_excess_bound_proves_the_strongly_correlated_family_at_the_root(device):

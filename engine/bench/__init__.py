@@ -43,7 +43,7 @@ def add_parser(sub):
         "--solver",
         default=None,
         help="dp-rows: the solver to time (default dp-rows); hard-kp: the solver to run (default auto); "
-        "family: the only solver to run (default: each kind's)",
+        "family: the only solver to run (default: each kind's; none: the peers alone)",
     )
     bench.add_argument(
         "--time-limit",

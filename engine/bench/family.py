@@ -114,7 +114,7 @@ def run(args) -> dict:
             else {"capacity": int(problem.capacities[0]) if kind == "subset-sum" else problem.capacity}
         )
         row = {"kind": kind, "name": problem.name, "n": problem.n, **size, "solvers": {}}
-        for solver in (args.solver,) if args.solver else _solvers(kind):
+        for solver in () if args.solver == "none" else (args.solver,) if args.solver else _solvers(kind):
             row["solvers"][solver] = result = solve_row(problem, solver, device, limit)
             print(
                 f"  {problem.name} {solver}: {result['seconds']:.3f} s {result.get('value', result.get('reason', ''))}",
@@ -157,15 +157,16 @@ def _peers(kind: str, problem, limit: float, proved: set, chosen: tuple[str, ...
 
 
 def _summary(rows: list[dict]) -> dict:
-    """Per kind and solver: instances proved, and the slowest proof."""
+    """Per kind, solver and peer: instances proved, and the slowest proof."""
     out: dict = {}
     for row in rows:
-        for solver, result in row["solvers"].items():
+        results = list(row["solvers"].items()) + [(peer, row[peer]) for peer in PEERS if peer in row]
+        for solver, result in results:
             entry = out.setdefault(row["kind"], {}).setdefault(
                 solver, {"instances": 0, "proved": 0, "slowest_proof_seconds": 0.0}
             )
             entry["instances"] += 1
-            if result.get("optimal"):
+            if result.get("optimal") or result.get("proved"):
                 entry["proved"] += 1
                 entry["slowest_proof_seconds"] = max(entry["slowest_proof_seconds"], result["seconds"])
     return out

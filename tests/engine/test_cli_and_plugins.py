@@ -187,6 +187,25 @@ def test_bench_family_peers_without_a_code_give_no_row():
     assert not peers._mt_refuses("multiple", multiple("uncorrelated", 30, 10, 100, seed=1))
 
 
+def test_bench_family_with_solver_none_runs_the_peers_alone(tmp_path, monkeypatch):
+    """``--solver none``: no clsolve solver runs; each row holds what the peers answered, and the
+    summary counts the peers' proofs."""
+    import json
+
+    from clsolve.bench import family
+
+    monkeypatch.setattr(family, "_warm", lambda device: None)
+    monkeypatch.setattr(family.peers, "available", lambda name: name == "cpsat")
+    monkeypatch.setattr(family.peers, "timed", lambda name, kind, problem, limit: {"seconds": 0.5, "proved": True, "value": 7})
+    out = tmp_path / "peers.json"
+    assert (
+        main(["bench", "family", "--quick", "--kinds", "change", "--solver", "none", "--peers", "cpsat", "--out", str(out)]) == 0
+    )
+    found = json.loads(out.read_text())
+    assert found["rows"] and all(row["solvers"] == {} and row["cpsat"]["proved"] for row in found["rows"])
+    assert found["summary"]["change"]["cpsat"]["proved"] == len(found["rows"])
+
+
 def test_solvers_listing_lines_up(capsys):
     assert main(["solvers"]) == 0
     table, legend = capsys.readouterr().out.split("\n\n", 1)  # the rows, then what "anytime" means

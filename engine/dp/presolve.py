@@ -203,6 +203,8 @@ def _surely_kept(problem: Knapsack, heavy_first: bool) -> Knapsack | None:
     left = reduce(problem).problem
     if left is None or left.m > 1 or left.n * left.cells() < LARGE_TABLE_UPDATES or dominated.examined(left):
         return None
+    if left.n > dominated.DOMINANCE_ITEMS:
+        return None  # the fixing leaves such problems as they are
     kept = np.flatnonzero(dominated.undominated(left))
     if heavy_first:
         kept = kept[np.argsort(-left.weights[kept, 0], kind="stable")]

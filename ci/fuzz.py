@@ -176,13 +176,17 @@ FAMILY_KINDS = ("bounded", "unbounded", "change-bounded", "change-unbounded", "m
 
 
 def classes(rng: random.Random) -> clsolve.MultipleChoice:
-    """A small multiple-choice knapsack: up to 5 classes of up to 5 items, one or at most one each."""
+    """A small multiple-choice knapsack: up to 5 classes of up to 5 items, one or at most one each; in 3
+    of 10, profits of the weight plus a multiple of 2 to 10 (choice-states' excess bound)."""
     sizes = [rng.randint(1, 5) for _ in range(rng.randint(1, 5))]
     labels = [c for c, size in enumerate(sizes) for _ in range(size)]
     rng.shuffle(labels)
     top = rng.choice([10, 100, 1000])
     weights = [rng.randint(0, top) for _ in labels]
     profits = [rng.randint(0, top) for _ in labels]
+    if rng.random() < 0.3:
+        step = rng.randint(2, 10)
+        profits = [w + step * rng.randint(0, 5) for w in weights]
     capacity = rng.randint(0, sum(weights) // max(len(sizes), 1) * 2 + 1)
     return clsolve.MultipleChoice(profits, weights, capacity, labels, rng.random() < 0.3, name=f"multiple-choice top={top}")
 
@@ -217,6 +221,8 @@ def draw(rng: random.Random) -> clsolve.Knapsack | clsolve.BoundedKnapsack | cls
     if family == "multiple":
         n, k, top = rng.randint(1, 7), rng.randint(1, 3), rng.choice([10, 100, 1000])
         weights, profits = [rng.randint(0, top) for _ in range(n)], [rng.randint(0, top) for _ in range(n)]
+        if rng.random() < 0.3:  # subset sums: multiple-bnb's window and bits
+            profits = list(weights)
         capacities = [rng.randint(0, max(sum(weights) // k, 1)) for _ in range(k)]
         return clsolve.MultipleKnapsack(profits, weights, capacities, name=f"multiple top={top}")
     if family in FAMILY_KINDS:

@@ -46,6 +46,14 @@ def usable(weights: np.ndarray, counts: np.ndarray | None, capacity: int) -> np.
     return np.where(weights > 0, np.minimum(counts, fit), counts).astype(np.int64)
 
 
+def _profit_bound(profits: np.ndarray, most: np.ndarray) -> int:
+    """Each profit times its usable copies, summed exactly (a Python int): in int64 where a float
+    estimate leaves room below 2^62 (no product nor partial sum can overflow then), else term by term."""
+    if float(np.dot(profits.astype(np.float64), most.astype(np.float64))) < 2.0**62:
+        return int(np.dot(profits, most))
+    return sum(int(p) * int(b) for p, b in zip(profits.tolist(), most.tolist()))
+
+
 @dataclass(frozen=True, eq=False)
 class BoundedKnapsack(Memo):
     """A knapsack where item j may be packed up to ``counts[j]`` times (the bounded knapsack), or any
@@ -83,7 +91,7 @@ class BoundedKnapsack(Memo):
                     "any number of copies fits, so there is no optimum (give counts)"
                 )
         most = usable(weights, bounds, capacity)
-        total = sum(int(p) * int(b) for p, b in zip(profits.tolist(), most.tolist()))
+        total = _profit_bound(profits, most)
         if total > INT64_MAX:
             raise InvalidProblemError(
                 f"profits: a packing could earn up to {total} (each profit times the copies that fit), "

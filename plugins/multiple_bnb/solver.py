@@ -1,6 +1,7 @@
 """The multiple knapsack by depth-first branch and bound on the host (``search``): the surrogate
 relaxation's Dantzig bound cuts, the best-fit greedy starts the incumbent. It answers under any time
-limit: its incumbent, and as bound the surrogate relaxation's bound at the root."""
+limit: its incumbent, and as bound the root's: the surrogate relaxation's, or the nested surrogate's
+(``nested.py``) where that is lower."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import numpy as np
 
 from clsolve.sdk import HostSolver, MultipleKnapsack, Plan, Solution, Timings, deadline
 
+from .nested import nested_bound
 from .search import Search, Stopped
-from .surrogate import fill, split, surrogate
+from .surrogate import MAX_CELLS, fill, split, surrogate
 
 #: Items at most (the search recurses an item deep).
 MAX_ITEMS = 20_000
@@ -37,7 +39,7 @@ class MultipleBranchAndBound(HostSolver):
 
     def plan(self, problem: MultipleKnapsack, device=None) -> Plan:
         pooled = min(int(problem.capacities.sum()), int(problem.weights.sum()))
-        cells = 3 * problem.n * pooled  # the surrogate's table and two fills' tables of the same total
+        cells = 4 * problem.n * pooled  # the surrogate's table, two fills' tables of the same total, the nested bound's
         return Plan(
             solver=self.name,
             host_buffers={"items": 64 * problem.n},
@@ -61,6 +63,10 @@ class MultipleBranchAndBound(HostSolver):
             filled = fill(profits, weights, capacities, turn, deadline.expired)
             if filled is not None:
                 search.offer(filled.tolist())
+        if upper is not None and search.best < upper and problem.n * (sum(capacities) + 1) <= MAX_CELLS:
+            nested = nested_bound(profits, weights, capacities, deadline.expired)
+            if nested is not None and nested < upper:
+                upper = search.upper = nested
         depth = sys.getrecursionlimit()
         sys.setrecursionlimit(max(depth, 2 * len(order) + 200))
         try:

@@ -72,6 +72,33 @@ def test_a_subset_sums_window_fills_the_capacity_exactly_or_gives_way(weights, s
     assert value == best == int(w[flags].sum())
 
 
+@settings(max_examples=80, deadline=None)
+@given(problem=multiples())
+def test_the_nested_bound_lies_between_the_optimum_and_the_surrogate(problem):
+    from clsolve_plugins.multiple_bnb.nested import nested_bound
+    from clsolve_plugins.multiple_bnb.surrogate import dense
+
+    capacities = problem.capacities.tolist()
+    bound = nested_bound(problem.profits, problem.weights, capacities, lambda: False)
+    surrogate = dense(problem.profits, problem.weights, sum(capacities), lambda: False)
+    assert surrogate is not None and brute_force(problem) <= bound <= surrogate[0]
+
+
+def test_the_nested_bound_narrows_dissimilar_capacities():
+    """k = 50 dissimilar capacities (half of them below 100): the surrogate pools capacity the small
+    knapsacks cannot give the heavy items; the nested bound does not, and the answer's gap shrinks."""
+    from clsolve_plugins.multiple_bnb.nested import nested_bound
+    from clsolve_plugins.multiple_bnb.surrogate import surrogate
+
+    problem = multiple("strongly", 400, 30, 1000, similar=False, seed=1)
+    capacities = problem.capacities.tolist()
+    pooled = surrogate(problem.profits, problem.weights, min(sum(capacities), int(problem.weights.sum())), lambda: False)
+    nested = nested_bound(problem.profits, problem.weights, capacities, lambda: False)
+    assert pooled is not None and nested < pooled[0]
+    solution = clsolve.solve(problem, solver="multiple-bnb", time_limit=0.5)
+    assert solution.optimal or solution.bound <= nested
+
+
 def test_the_root_split_proves_most_random_instances():
     problem = multiple("uncorrelated", 200, 10, 1000, similar=False, seed=1)
     solution = clsolve.solve(problem, solver="multiple-bnb")

@@ -24,6 +24,7 @@ from clsolve import ClsolveError, InvalidOptionError, get_device
 from clsolve import family as generated
 from clsolve.generators import pisinger
 
+from ..runtime import cache
 from . import peers
 from .common import solve_row
 
@@ -115,7 +116,7 @@ def run(args) -> dict:
         )
         row = {"kind": kind, "name": problem.name, "n": problem.n, **size, "solvers": {}}
         for solver in () if args.solver == "none" else (args.solver,) if args.solver else _solvers(kind):
-            row["solvers"][solver] = result = solve_row(problem, solver, device, limit)
+            row["solvers"][solver] = result = solve_row(cold(problem), solver, device, limit)
             print(
                 f"  {problem.name} {solver}: {result['seconds']:.3f} s {result.get('value', result.get('reason', ''))}",
                 file=sys.stderr,
@@ -136,6 +137,14 @@ def run(args) -> dict:
         "rows": rows,
         "summary": _summary(rows),
     }
+
+
+def cold(problem):
+    """The same problem as a new object without what solving it left (``memo``, the per-problem cache:
+    presolve, the binary split, a probe), so that each solver is timed from the start."""
+    out = object.__new__(type(problem))
+    vars(out).update({k: v for k, v in vars(problem).items() if k not in ("_memo", cache.ATTRIBUTE)})
+    return out
 
 
 def _peers(kind: str, problem, limit: float, proved: set, chosen: tuple[str, ...]) -> dict:

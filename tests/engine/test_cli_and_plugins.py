@@ -206,6 +206,21 @@ def test_bench_family_with_solver_none_runs_the_peers_alone(tmp_path, monkeypatc
     assert found["summary"]["change"]["cpsat"]["proved"] == len(found["rows"])
 
 
+def test_bench_family_times_each_solver_from_a_cold_problem():
+    """A solver timed after another on the same instance gets none of its cached work (the binary
+    split, presolve, a probe): a new object, equal data."""
+    from clsolve.bench.family import cold
+    from clsolve.family.generators import bounded
+
+    problem = bounded("uncorrelated", 50, 100, 5, seed=1)
+    clsolve.solve(problem, solver="dp-states")
+    assert problem.memo  # the binary split, and with it the split problem's presolve
+    fresh = cold(problem)
+    assert fresh is not problem and not fresh.memo and "_derived" not in vars(fresh)
+    assert (fresh.weights == problem.weights).all() and fresh.capacity == problem.capacity
+    assert clsolve.solve(fresh, solver="dp-states").value == clsolve.solve(problem, solver="dp-states").value
+
+
 def test_solvers_listing_lines_up(capsys):
     assert main(["solvers"]) == 0
     table, legend = capsys.readouterr().out.split("\n\n", 1)  # the rows, then what "anytime" means

@@ -23,8 +23,8 @@ import clsolve
 from clsolve import ClsolveError, InvalidOptionError, get_device
 from clsolve import family as generated
 from clsolve.generators import pisinger
+from clsolve.sdk import cache
 
-from ..runtime import cache
 from . import peers
 from .common import solve_row
 

@@ -274,7 +274,7 @@ class Knapsack(Memo):
 #: Longest string (or integer array) an LCS accepts: positions are 32-bit in the kernels.
 MAX_SEQUENCE_LENGTH = 2**31 - 1
 #: Most cities a TSP accepts: Held-Karp's n x 2^(n-1) states are out of reach well before this.
-MAX_CITIES = 64
+MAX_CITIES = 1000
 
 
 def _text(value: str, field_name: str) -> str:

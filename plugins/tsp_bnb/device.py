@@ -1,0 +1,115 @@
+"""The ascent kernel's host side: a batch of nodes in, their bounds, penalties and 1-trees out, one
+launch (``onetree.cl``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyopencl as cl
+
+from clsolve.sdk import Device, Workspace, kernels
+
+SOURCE = kernels.KernelSource.resource("clsolve_plugins.tsp_bnb", "onetree.cl")
+KERNELS = ("ascent",)
+
+#: The kernel's outcomes per node.
+ONGOING, PRUNED, TOUR, INFEASIBLE = 0, 1, 2, 3
+#: The kernel's mark of an edge no tour takes (its cost).
+INF = 2**31 - 1
+
+
+@dataclass
+class Evaluated:
+    """One launch's answers, a row per node: ``bounds`` (scaled), ``status``, ``pi``, ``trees``."""
+
+    bounds: np.ndarray
+    status: np.ndarray
+    pi: np.ndarray
+    trees: np.ndarray
+
+
+def group_size(device: Device, n: int) -> int:
+    """Work-items per node: a power of two near n, at most 128 (64 off the GPU)."""
+    size = 1
+    while size < min(n, 128 if device.is_gpu else 64):
+        size *= 2
+    return max(size, 8)
+
+
+def buffers(n: int, batch: int, edges: int) -> dict[str, int]:
+    """Device buffers of a batch of ``batch`` nodes fixing ``edges`` edges in all."""
+    return {
+        "cost": 4 * n * n,
+        "state": batch * n * n,
+        "edges": 4 * edges,
+        "first": 4 * (batch + 1),
+        "pi": 4 * batch * n,
+        "bounds": 8 * batch,
+        "status": 4 * batch,
+        "trees": 4 * batch * n,
+    }
+
+
+class Ascent:
+    """The kernel bound to one problem's scaled costs, with buffers for ``batch`` nodes of ``edges``
+    fixed edges in all."""
+
+    def __init__(self, device: Device, work: Workspace, cost: np.ndarray, batch: int, edges: int):
+        n = cost.shape[0]
+        self.device, self.n, self.batch, self.edges = device, n, batch, edges
+        local = group_size(device, n)
+        self.local = local
+        program = kernels.program(device, SOURCE, {"MAXN": n, "WG": local})
+        self.kernel = work.kernel(program, "ascent")
+        self.cost = work.upload("cost", cost.astype(np.int32))
+        self.state = work.empty("state", batch * n * n)
+        self.fixed = work.empty("edges", 4 * edges)
+        self.first = work.empty("first", 4 * (batch + 1))
+        self.pi = work.empty("pi", 4 * batch * n)
+        self.bounds = work.empty("bounds", 8 * batch)
+        self.status = work.empty("status", 4 * batch)
+        self.trees = work.empty("trees", 4 * batch * n)
+
+    def set_cost(self, cost: np.ndarray) -> None:
+        cl.enqueue_copy(self.device.queue, self.cost, np.ascontiguousarray(cost, dtype=np.int32))
+
+    def run(self, codes: list[np.ndarray], pi: np.ndarray, iterations: int, upper: int, target: int, lambda0: float, decay: float) -> Evaluated:
+        """Nodes fixing ``codes`` (per node: 2 code + 1 forbidden, + 0 required), from penalties ``pi``
+        (a row per node): ``iterations`` ascent steps each."""
+        count, n, queue = len(codes), self.n, self.device.queue
+        first = np.zeros(count + 1, dtype=np.int32)
+        first[1:] = np.cumsum([c.size for c in codes])
+        flat = np.concatenate(codes).astype(np.int32) if first[-1] else np.zeros(1, np.int32)
+        cl.enqueue_copy(queue, self.fixed, flat)
+        cl.enqueue_copy(queue, self.first, first)
+        cl.enqueue_copy(queue, self.pi, np.ascontiguousarray(pi, dtype=np.int32))
+        self.kernel.set(
+            cost=self.cost,
+            state=self.state,
+            edges=self.fixed,
+            first=self.first,
+            pis=self.pi,
+            bounds=self.bounds,
+            status=self.status,
+            trees=self.trees,
+            n=n,
+            iterations=iterations,
+            upper=upper,
+            target=target,
+            lambda0=lambda0,
+            decay=decay,
+        ).enqueue(queue, (count * self.local,), (self.local,))
+        out = Evaluated(
+            np.empty(count, np.int64), np.empty(count, np.int32), np.empty((count, n), np.int32), np.empty((count, n), np.int32)
+        )
+        cl.enqueue_copy(queue, out.bounds, self.bounds)
+        cl.enqueue_copy(queue, out.status, self.status)
+        cl.enqueue_copy(queue, out.pi, self.pi)
+        cl.enqueue_copy(queue, out.trees, self.trees, is_blocking=True)
+        return out
+
+
+def encoded(required: tuple[int, ...], forbidden: tuple[int, ...]) -> np.ndarray:
+    """A node's fixed edges as the kernel reads them."""
+    return np.concatenate((2 * np.asarray(required, dtype=np.int64), 2 * np.asarray(forbidden, dtype=np.int64) + 1))

@@ -1,0 +1,223 @@
+/* Held-Karp 1-tree bounds with subgradient ascent ([HK71]; [VJ82]'s branch and bound), one
+ * work-group per search node, every node of a batch in one launch.
+ *
+ * A 1-tree of the n vertices is a minimum spanning tree of vertices 1 .. n-1 and the two cheapest
+ * edges at vertex 0. With penalties pi (one per vertex) every edge costs c_uv + pi_u + pi_v, a tour
+ * costs the same plus 2 sum pi, and the 1-tree's cost minus 2 sum pi is a lower bound of every tour:
+ *
+ *     L(pi) = min over 1-trees T of  sum_{uv in T} (c_uv + pi_u + pi_v)  -  2 sum_v pi_v      [HK71, eq. 2]
+ *
+ * The ascent moves pi_v by t (d_v - 2), d_v the vertex's degree in the 1-tree, with the step
+ * t = lambda (target - L) / sum (d_v - 2)^2 [HWC74]. A 1-tree whose degrees are all 2 is a tour, and
+ * then the best of the node. Costs are scaled integers and pi integers: every bound is exact.
+ *
+ * A node fixes edges: required ones are in the tree whatever they cost (their weight lowered by
+ * REQ_SHIFT, then counted at their own), forbidden ones out; a vertex with two required edges has
+ * every other edge forbidden.
+ * Build options: -DMAXN (vertices at most), -DWG (work-group size, a power of two). */
+
+#define FREE 0
+#define REQUIRED 1
+#define FORBIDDEN 2
+#define INF INT_MAX
+#define REQ_SHIFT (1 << 29)
+#define PI_LIMIT (1 << 26)
+
+#define ONGOING 0
+#define PRUNED 1
+#define TOUR 2
+#define INFEASIBLE 3
+
+/* The weight Prim compares (INF: not an edge here), and the edge's penalised cost in `own`. */
+inline int weight(__global const int *cost, __global const uchar *st, __local const int *pi,
+                  __local const uchar *reqdeg, const int n, const int u, const int v, int *own)
+{
+    const int c = cost[u * n + v];
+    const uchar s = st[u * n + v];
+    if (c == INF || s == FORBIDDEN || u == v)
+        return INF;
+    *own = c + pi[u] + pi[v];
+    if (s == REQUIRED)
+        return *own - REQ_SHIFT;
+    if (reqdeg[u] >= 2 || reqdeg[v] >= 2)
+        return INF;
+    return *own;
+}
+
+/* rv[0], ri[0]: the least value offered and its index (ties: the lower index). Ends on a barrier. */
+inline void argmin(__local int *rv, __local int *ri, const int value, const int index, const int lid)
+{
+    rv[lid] = value;
+    ri[lid] = index;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = WG / 2; s > 0; s >>= 1) {
+        if (lid < s) {
+            const int ov = rv[lid + s], oi = ri[lid + s];
+            if (ov < rv[lid] || (ov == rv[lid] && oi < ri[lid])) {
+                rv[lid] = ov;
+                ri[lid] = oi;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Prim's tree over vertices 1 .. n-1 (parent[v], v >= 2) and the two edges at vertex 0 (parent[0],
+ * parent[1]); returns 0 where no 1-tree exists. `scratch` (2 WG ints): the reductions' indices, then
+ * their values. */
+inline int onetree(__global const int *cost, __global const uchar *st, __local const int *pi,
+                   __local const uchar *reqdeg, __local int *key, __local int *from, __local uchar *done,
+                   __local int *parent, __local int *scratch, const int n, const int lid)
+{
+    int own;
+    for (int v = lid; v < n; v += WG) {
+        done[v] = v <= 1;
+        key[v] = v >= 2 ? weight(cost, st, pi, reqdeg, n, 1, v, &own) : INF;
+        from[v] = 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int step = 0; step < n - 2; step++) {
+        int low = INF, at = n;
+        for (int v = lid; v < n; v += WG)
+            if (!done[v] && key[v] < low) {
+                low = key[v];
+                at = v;
+            }
+        argmin(scratch + WG, scratch, low, at, lid);
+        const int u = scratch[0];
+        if (scratch[WG] == INF)
+            return 0;
+        for (int v = lid; v < n; v += WG) {
+            if (v == u) {
+                done[v] = 1;
+                parent[v] = from[v];
+            } else if (!done[v]) {
+                const int w = weight(cost, st, pi, reqdeg, n, u, v, &own);
+                if (w < key[v]) {
+                    key[v] = w;
+                    from[v] = u;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int round = 0; round < 2; round++) {
+        int low = INF, at = n;
+        for (int v = 1 + lid; v < n; v += WG) {
+            const int w = weight(cost, st, pi, reqdeg, n, 0, v, &own);
+            if ((round == 0 || v != parent[0]) && w < low) {
+                low = w;
+                at = v;
+            }
+        }
+        argmin(scratch + WG, scratch, low, at, lid);
+        const int found = scratch[0], value = scratch[WG];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (value == INF)
+            return 0;
+        if (lid == 0)
+            parent[round] = found;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return 1;
+}
+
+/* One launch: node g of the batch fixes edges[first[g] .. first[g+1]) (code 2 (u n + v) + 1 for a
+ * forbidden edge, + 0 for a required one), starts from penalties pis[g n ..], and runs `iterations`
+ * steps of the ascent, stopping where its bound passes `upper` (PRUNED), its 1-tree is a tour (TOUR)
+ * or no 1-tree exists (INFEASIBLE). Out: bounds[g] (the best L, scaled), status[g], the penalties of
+ * the best L in pis and its 1-tree in trees (parent per vertex; trees[g n], trees[g n + 1]: vertex
+ * 0's two neighbours). */
+__kernel void ascent(__global const int *restrict cost, __global uchar *restrict state,
+                     __global const int *restrict edges, __global const int *restrict first,
+                     __global int *restrict pis, __global long *restrict bounds, __global int *restrict status,
+                     __global int *restrict trees, const int n, const int iterations, const long upper,
+                     const long target, const float lambda0, const float decay)
+{
+    __local int pi[MAXN], key[MAXN], from[MAXN], parent[MAXN], bestparent[MAXN], bestpi[MAXN];
+    __local uchar done[MAXN], reqdeg[MAXN];
+    __local int scratch[2 * WG];
+    __local long shared[2];  /* L, and the step t */
+    __local int flags[1];
+    const int g = get_group_id(0), lid = get_local_id(0);
+    __global uchar *st = state + (size_t)g * n * n;
+    for (int k = lid; k < n * n; k += WG)
+        st[k] = FREE;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int k = first[g] + lid; k < first[g + 1]; k += WG) {
+        const int e = edges[k], code = e >> 1, u = code / n, v = code % n;
+        const uchar kind = (e & 1) ? FORBIDDEN : REQUIRED;
+        st[u * n + v] = kind;
+        st[v * n + u] = kind;
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int v = lid; v < n; v += WG) {
+        int r = 0;
+        for (int u = 0; u < n; u++)
+            r += st[v * n + u] == REQUIRED;
+        reqdeg[v] = (uchar)min(r, 255);
+        pi[v] = pis[(size_t)g * n + v];
+        bestpi[v] = pi[v];
+        bestparent[v] = -1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    long best = LONG_MIN;
+    int outcome = INFEASIBLE;
+    float lambda = lambda0;
+    for (int it = 0; it < iterations; it++) {
+        if (!onetree(cost, st, pi, reqdeg, key, from, done, parent, scratch, n, lid))
+            break;  /* the fixed edges allow no 1-tree, whatever the penalties */
+        if (lid == 0) {
+            for (int v = 0; v < n; v++)
+                from[v] = 0;  /* the degrees */
+            long total = 0;
+            int own = 0;
+            for (int v = 0; v < n; v++) {
+                const int a = v < 2 ? 0 : v, b = parent[v];
+                weight(cost, st, pi, reqdeg, n, a, b, &own);
+                total += own - 2 * (long)pi[v];
+                from[a]++;
+                from[b]++;
+            }
+            long norm = 0;
+            for (int v = 0; v < n; v++)
+                norm += (long)(from[v] - 2) * (from[v] - 2);
+            shared[0] = total;
+            shared[1] = norm == 0 ? 0 : max((long)1, (long)(lambda * (float)(target - total) / (float)norm));
+            flags[0] = norm == 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const long bound = shared[0];
+        const int tour = flags[0];
+        if (bound > best || tour) {
+            best = bound;
+            outcome = ONGOING;
+            for (int v = lid; v < n; v += WG) {
+                bestpi[v] = pi[v];
+                bestparent[v] = parent[v];
+            }
+        }
+        if (tour) {
+            outcome = TOUR;
+            break;
+        }
+        if (bound > upper) {
+            outcome = PRUNED;
+            break;
+        }
+        const long t = shared[1];
+        for (int v = lid; v < n; v += WG)
+            pi[v] = (int)clamp((long)pi[v] + t * (from[v] - 2), (long)-PI_LIMIT, (long)PI_LIMIT);
+        lambda *= decay;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int v = lid; v < n; v += WG) {
+        pis[(size_t)g * n + v] = bestpi[v];
+        trees[(size_t)g * n + v] = bestparent[v];
+    }
+    if (lid == 0) {
+        bounds[g] = best;
+        status[g] = outcome;
+    }
+}

@@ -1,0 +1,119 @@
+"""``tsp-bnb``: exact TSP and ATSP past Held-Karp's reach, by branch and bound on edges with Held-Karp
+1-tree bounds ([HK71], [VJ82]) computed for a batch of nodes per launch (``onetree.cl``: a work-group
+per node), an incumbent from 2-opt, Or-opt and double-bridge kicks (``tour``), edges fixed out by the
+root's bound (``fixing``), and asymmetric problems through [JV83]'s symmetric graph (``graph``).
+Anytime: under a time limit, the best tour and the least open node's bound."""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+import numpy as np
+
+from clsolve.sdk import TSP, Device, DeviceSolver, Plan, Solution, Timings, Workspace, deadline, options
+
+from . import tour as tours
+from .device import KERNELS, Ascent, buffers
+from .graph import SCALED_LIMIT, graph, largest_cost
+from .search import Search
+
+#: Vertices of the searched graph at most (2n for an asymmetric problem): the kernel's local arrays.
+MAX_VERTICES = 1024
+#: Cities solved by trying every tour on the host.
+ENUMERATED = 6
+#: Fixed edges per node the edge buffer holds on average (a node fixing more is sent in a smaller batch).
+EDGES_PER_NODE = 3
+#: Bytes of host memory per open node beyond its penalties: its fixed edges and the heap's entry.
+NODE_BYTES = 400
+#: Seconds per scaled-vertex-squared ascent step (Prim's n steps of n/WG work and a reduction), by device.
+STEP_SECONDS = {True: 2e-11, False: 4e-10}
+
+
+class TSPBranchAndBound(DeviceSolver):
+    name = "tsp-bnb"
+    summary = "TSP and ATSP: branch and bound on edges, Held-Karp 1-tree bounds for a batch of nodes per launch"
+    problem_kinds = ("tsp",)
+    anytime = True
+
+    def __init__(self, batch: int | None = None, iterations: int = 30, kicks: int | None = None, open_nodes: int = 2_000_000):
+        """``batch``: nodes per launch (default 2048 on a GPU, 64 elsewhere); ``iterations``: ascent
+        steps per node; ``kicks``: the incumbent's double-bridge kicks (default 20 + n); ``open_nodes``:
+        open nodes the host keeps at most (the plan counts their memory)."""
+        self.batch = options.integer("batch", batch, minimum=1, maximum=2**16, none=True)
+        self.iterations = options.integer("iterations", iterations, minimum=1, maximum=10**5)
+        self.kicks = options.integer("kicks", kicks, minimum=0, none=True)
+        self.open_nodes = options.integer("open_nodes", open_nodes, minimum=1)
+
+    def accepts(self, problem) -> str | None:
+        if not isinstance(problem, TSP):
+            return f"{self.name} solves TSPs"
+        vertices = problem.n if problem.symmetric else 2 * problem.n
+        if vertices > MAX_VERTICES:
+            return f"{self.name} searches at most {MAX_VERTICES} vertices (an asymmetric problem has 2n), got {vertices}"
+        if largest_cost(problem.distances) > SCALED_LIMIT:
+            return f"{self.name} takes costs up to {SCALED_LIMIT}, got {largest_cost(problem.distances)}"
+        return None
+
+    def _batch(self, device: Device | None) -> int:
+        return self.batch or (2048 if device is not None and device.is_gpu else 64)
+
+    def plan(self, problem: TSP, device: Device) -> Plan:
+        vertices = problem.n if problem.symmetric else 2 * problem.n
+        batch = self._batch(device)
+        steps = 2 * 6 * 300 + 200 * self.iterations * batch // 8  # the root's rounds, and a guess of the tree
+        return Plan(
+            solver=self.name,
+            device_buffers=buffers(vertices, batch, EDGES_PER_NODE * vertices * batch),
+            host_buffers={"open nodes": self.open_nodes * (4 * vertices + NODE_BYTES)},
+            kernels=KERNELS,
+            cell_updates=steps * vertices * vertices,
+            launches=12 + 200,
+            seconds=0.05 + STEP_SECONDS[device.is_gpu] * steps * vertices * vertices,
+            details={"vertices": vertices, "batch": batch, "note": "the tree's size is known only once searched"},
+        )
+
+    def solve(self, problem: TSP, device: Device, plan: Plan) -> Solution:
+        timings = Timings()
+        if problem.n <= ENUMERATED:
+            return self._enumerated(problem, device, timings)
+        with timings.phase("host"):
+            kicks = 20 + problem.n if self.kicks is None else self.kicks
+            start = tours.search(problem.distances, kicks, deadline.expired)
+        g = graph(problem.distances)
+        work = Workspace(device, plan)
+        batch = self._batch(device)
+        ascent = Ascent(device, work, g.cost, batch, EDGES_PER_NODE * g.n * batch)
+        search = Search(g, ascent, start, problem.tour_length(start), problem.tour_length, self.iterations)
+        with timings.phase("kernels"):
+            search.run(batch)
+        tally = search.tally
+        stats = {"nodes": tally.nodes, "launches": tally.launches, "fixed_out": tally.fixed_out, "root_bound": tally.root}
+        notes = [
+            f"root bound {tally.root}, {tally.fixed_out} edges fixed out, {tally.nodes} nodes in {tally.launches} launches",
+        ]
+        bound = search.lower()
+        optimal = not tally.stopped or bound >= search.value
+        if not optimal:
+            notes.insert(0, "stopped at the time limit: the best tour, and the least open node's bound")
+        return Solution(
+            search.value,
+            np.zeros(0, bool),
+            optimal,
+            self.name,
+            device.label,
+            timings,
+            notes,
+            bound=None if optimal else bound,
+            stats=stats,
+            tour=search.tour,
+        )
+
+    def _enumerated(self, problem: TSP, device: Device, timings: Timings) -> Solution:
+        best, value = None, None
+        for rest in permutations(range(1, problem.n)):
+            t = np.asarray((0, *rest), dtype=np.int64)
+            length = problem.tour_length(t)
+            if value is None or length < value:
+                best, value = t, length
+        assert best is not None and value is not None
+        return Solution(value, np.zeros(0, bool), True, self.name, device.label, timings, ["every tour tried"], tour=best)

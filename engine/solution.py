@@ -81,8 +81,9 @@ class Solution:
     ``b``; for a TSP, ``tour`` lists the cities in visiting order from city 0 (``selected`` is an
     empty array for both). ``optimal`` is True when
     the solver proved optimality. ``value`` is a Python int (exact, even beyond 2^53). ``bound`` is
-    a proven upper bound on the optimum when the solver stopped early (``optimal`` False, for
-    example at a time limit): the optimum lies in [value, bound]; ``gap`` is bound - value.
+    a proven bound on the optimum when the solver stopped early (``optimal`` False, for example at
+    a time limit): an upper bound for a maximum (the optimum lies in [value, bound]), a lower bound
+    for a TSP, whose optimum is a minimum (in [bound, value]); ``gap`` is their distance.
     """
 
     value: int
@@ -109,8 +110,8 @@ class Solution:
 
     @property
     def gap(self) -> int:
-        """bound - value (0 when optimal or when no bound is known)."""
-        return 0 if self.optimal or self.bound is None else int(self.bound) - int(self.value)
+        """|bound - value| (0 when optimal or when no bound is known)."""
+        return 0 if self.optimal or self.bound is None else abs(int(self.bound) - int(self.value))
 
     @property
     def items(self) -> np.ndarray:
@@ -264,13 +265,14 @@ def check_many(problems, solutions: list[Solution]) -> int | None:
 
 
 def _known_optimum(problem, solution: Solution, value: int) -> None:
+    """The value against the instance's known optimum, and an upper bound (of a maximum) against both."""
     where = f"{solution.solver} on {problem.describe()}"
     if solution.optimal and problem.known_optimum is not None and value != problem.known_optimum:
         raise SolutionCheckError(
             f"{where}: claims optimality with {value}, but the instance's known optimum is {problem.known_optimum}"
         )
     bound = solution.bound
-    if bound is None:
+    if bound is None or isinstance(problem, TSP):  # a TSP's bound is a lower one: check_tsp
         return
     if int(bound) < value:
         raise SolutionCheckError(f"{where}: bound {bound} is below the answer's value {value}")
@@ -318,6 +320,14 @@ def check_tsp(problem: TSP, solution: Solution) -> None:
     if length != int(solution.value):
         raise SolutionCheckError(f"{where}: reported length {solution.value} but the tour costs {length}")
     _known_optimum(problem, solution, length)
+    bound = solution.bound
+    if bound is not None:  # a lower bound: the optimum is a minimum
+        if int(bound) > length or (solution.optimal and int(bound) != length):
+            raise SolutionCheckError(f"{where}: lower bound {bound} does not fit the tour's length {length}")
+        if problem.known_optimum is not None and int(bound) > problem.known_optimum:
+            raise SolutionCheckError(
+                f"{where}: lower bound {bound} is above the instance's known optimum {problem.known_optimum}"
+            )
 
 
 def _dot(values: np.ndarray, counts: np.ndarray) -> int:

@@ -47,7 +47,8 @@ def _value_line(solution: Solution, source: Source) -> str:
         return f"  value    none: no choice of coins sums to {target} (proved)"
     tail = " (optimal)" if solution.optimal else ""
     if solution.bound is not None and not solution.optimal:
-        tail = f" (best found; the optimum is at most {solution.bound}, gap {solution.gap})"
+        side = "at least" if isinstance(source.problem, TSP) else "at most"
+        tail = f" (best found; the optimum is {side} {solution.bound}, gap {solution.gap})"
     line = f"  value    {solution.value}{tail}"
     if source.scale != 1:
         line += f"\n           = {in_file_units(solution.value, source.scale)} in the file's units (scale {source.scale})"

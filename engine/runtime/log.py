@@ -44,10 +44,10 @@ class Record:
 
     @property
     def gap(self) -> float | None:
-        """(bound - value) / max(|bound|, 1), where both are known."""
+        """|bound - value| / max(|bound|, 1), where both are known."""
         if self.value is None or self.bound is None:
             return None
-        return (self.bound - self.value) / max(abs(self.bound), 1)
+        return abs(self.bound - self.value) / max(abs(self.bound), 1)
 
     def __str__(self) -> str:
         head = f"{self.elapsed:8.2f} s  {self.solver:<10}"

@@ -30,11 +30,20 @@ class Evaluated:
 
 
 def group_size(device: Device, n: int) -> int:
-    """Work-items per node: a power of two near n, at most 128 (64 off the GPU)."""
-    size = 1
-    while size < min(n, 128 if device.is_gpu else 64):
+    """Work-items per node: 128 on a GPU (64 up to 64 vertices), 64 elsewhere (32 up to 64 vertices)."""
+    small = n <= 64
+    if device.is_gpu:
+        return 64 if small else 128
+    return 32 if small else 64
+
+
+def capacity(n: int) -> int:
+    """The kernel's vertex arrays: n rounded up to a power of two (at least 64), so that few builds
+    serve every size."""
+    size = 64
+    while size < n:
         size *= 2
-    return max(size, 8)
+    return size
 
 
 def buffers(n: int, batch: int, edges: int) -> dict[str, int]:
@@ -60,7 +69,7 @@ class Ascent:
         self.device, self.n, self.batch, self.edges = device, n, batch, edges
         local = group_size(device, n)
         self.local = local
-        program = kernels.program(device, SOURCE, {"MAXN": n, "WG": local})
+        program = kernels.program(device, SOURCE, {"MAXN": capacity(n), "WG": local})
         self.kernel = work.kernel(program, "ascent")
         self.cost = work.upload("cost", cost.astype(np.int32))
         self.state = work.empty("state", batch * n * n)
@@ -74,7 +83,9 @@ class Ascent:
     def set_cost(self, cost: np.ndarray) -> None:
         cl.enqueue_copy(self.device.queue, self.cost, np.ascontiguousarray(cost, dtype=np.int32))
 
-    def run(self, codes: list[np.ndarray], pi: np.ndarray, iterations: int, upper: int, target: int, lambda0: float, decay: float) -> Evaluated:
+    def run(
+        self, codes: list[np.ndarray], pi: np.ndarray, iterations: int, upper: int, target: int, lambda0: float, decay: float
+    ) -> Evaluated:
         """Nodes fixing ``codes`` (per node: 2 code + 1 forbidden, + 0 required), from penalties ``pi``
         (a row per node): ``iterations`` ascent steps each."""
         count, n, queue = len(codes), self.n, self.device.queue

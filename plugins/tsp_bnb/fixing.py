@@ -42,7 +42,9 @@ def _path_maxima(parent: np.ndarray, weight: np.ndarray, required: set[int]) -> 
     return out
 
 
-def forbidden(cost: np.ndarray, pi: np.ndarray, parent: np.ndarray, bound: int, upper: int, required: tuple[int, ...]) -> np.ndarray:
+def forbidden(
+    cost: np.ndarray, pi: np.ndarray, parent: np.ndarray, bound: int, upper: int, required: tuple[int, ...]
+) -> np.ndarray:
     """A mask of the edges no tour costing at most ``upper`` (scaled) takes, from the root's penalties
     ``pi``, 1-tree ``parent`` and ``bound`` (scaled)."""
     n = cost.shape[0]
@@ -63,4 +65,3 @@ def forbidden(cost: np.ndarray, pi: np.ndarray, parent: np.ndarray, bound: int, 
         mask[u, v] = mask[v, u] = False
     np.fill_diagonal(mask, False)
     return mask
-

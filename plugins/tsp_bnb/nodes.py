@@ -134,7 +134,7 @@ def children(node: Node, parent: np.ndarray, cost: np.ndarray, serial: int) -> l
         splits = [((), (e1,)), ((e1,), (e2,)), ((e1, e2), ())]
     else:
         splits = [((), (e1,)), ((e1,), ())]
-    out = []
+    out: list[Node] = []
     for add_required, add_forbidden in splits:
         edges = fixed(tuple(sorted(required | set(add_required))), tuple(sorted(set(node.forbidden) | set(add_forbidden))), n)
         if edges is not None:

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clsolve.sdk import deadline
+from clsolve.sdk import deadline, progress
 
-from .device import INFEASIBLE, PRUNED, TOUR, Ascent, encoded
+from .device import INF, INFEASIBLE, ONGOING, PRUNED, TOUR, Ascent, encoded
 from .fixing import forbidden
 from .graph import Graph
 from .nodes import Node, children, tour_of
@@ -63,33 +63,42 @@ class Search:
             self.tour, self.value = tour, value
 
     def root(self) -> Node:
-        """The root's long ascent, then fixing edges out by it (a second ascent where any went)."""
-        n, required = self.graph.n, self.graph.required
-        pi = np.zeros((1, n), dtype=np.int32)
-        bound = None
-        for attempt in range(2):
-            for k in range(ROOT_ROUNDS):
-                upper, target = self._limits()
-                got = self.ascent.run([encoded(required, ())], pi, ROOT_ITERATIONS, upper, target, 2.0 / 2**k, 0.99)
-                self.tally.launches += 1
-                pi = got.pi
-                if got.status[0] == TOUR:
-                    self._offer(got.trees[0])
-                if got.status[0] in (TOUR, PRUNED, INFEASIBLE) or (bound is not None and got.bounds[0] <= bound):
-                    bound = int(got.bounds[0]) if bound is None else max(bound, int(got.bounds[0]))
-                    break
-                bound = int(got.bounds[0])
-            if got.status[0] != 0 or attempt:
-                break
-            mask = forbidden(self.graph.cost, got.pi[0], got.trees[0], int(got.bounds[0]), self._limits()[0], required)
+        """The root's long ascent, then fixing edges out by it, and the ascent again where any went."""
+        pi = np.zeros((1, self.graph.n), dtype=np.int32)
+        bound, pi, parent = self._ascend(pi)
+        if bound is not None and parent is not None:
+            mask = forbidden(self.graph.cost, pi[0], parent, bound, self._limits()[0], self.graph.required)
             self.tally.fixed_out = int(mask.sum()) // 2
-            if not mask.any():
-                break
-            self.graph.cost[mask] = np.iinfo(np.int32).max
-            self.ascent.set_cost(self.graph.cost)
+            if mask.any():
+                self.graph.cost[mask] = INF
+                self.ascent.set_cost(self.graph.cost)
+                again, pi, _ = self._ascend(pi)
+                bound = again if bound is None or (again is not None and again > bound) else bound
         scaled = -(2**62) if bound is None else bound
         self.tally.root = ceil_div(scaled, self.graph.scale)
-        return Node(self.tally.root, 0, required, (), pi[0])
+        return Node(self.tally.root, 0, self.graph.required, (), pi[0])
+
+    def _ascend(self, pi: np.ndarray) -> tuple[int | None, np.ndarray, np.ndarray | None]:
+        """Rounds of the root's ascent from ``pi`` while the bound rises: the best bound (scaled; None
+        where no 1-tree exists or the time limit came first), its penalties and its 1-tree (None where
+        the node is settled: pruned, a tour, infeasible)."""
+        bound, parent = None, None
+        for k in range(ROOT_ROUNDS):
+            if deadline.expired():
+                break
+            upper, target = self._limits()
+            got = self.ascent.run([encoded(self.graph.required, ())], pi, ROOT_ITERATIONS, upper, target, 2.0 / 2**k, 0.99)
+            self.tally.launches += 1
+            if got.status[0] == INFEASIBLE:
+                return None, pi, None
+            if got.status[0] == TOUR:
+                self._offer(got.trees[0])
+            if bound is not None and got.bounds[0] <= bound:
+                break
+            bound, pi, parent = int(got.bounds[0]), got.pi, got.trees[0]
+            if got.status[0] != ONGOING:
+                return bound, pi, None
+        return bound, pi, parent
 
     def run(self, batch: int) -> None:
         """The search to its end, or to the time limit (``tally.stopped``)."""
@@ -100,16 +109,18 @@ class Search:
             if deadline.expired():
                 self.tally.stopped = True
                 return
-            taken = []
+            taken: list[Node] = []
             while self.open and len(taken) < batch and self.open[0].bound < self.value:
                 taken.append(heapq.heappop(self.open))
             self._evaluate(taken)
+            progress.report("tsp-bnb nodes", self.tally.nodes, None)
             self.tally.open_peak = max(self.tally.open_peak, len(self.open))
         self.open.clear()
 
     def lower(self) -> int:
-        """The proven bound: the least open node's, or the incumbent where none is open."""
-        return min([self.value] + [node.bound for node in self.open])
+        """The proven bound: the least open node's (at least 0: no cost is negative), or the incumbent
+        where none is open."""
+        return max(0, min([self.value] + [node.bound for node in self.open]))
 
     def _evaluate(self, taken: list[Node]) -> None:
         upper, target = self._limits()

@@ -166,6 +166,7 @@ def test_the_searches_are_the_anytime_solvers():
         "mkp-batch",
         "choice-states",
         "multiple-bnb",
+        "tsp-bnb",
     }
 
 

@@ -1,5 +1,5 @@
 """``clsolve bench NAME``: one module per benchmark (auto, dp_rows, batch for msb and class-a, bnb, mckp,
-scale, wavefront, hard_kp, kpm, small_rows, family), the helpers they share in ``common``. Each prints
+scale, wavefront, hard_kp, kpm, small_rows, family, tsp), the helpers they share in ``common``. Each prints
 JSON with the device and the date (stdout, or ``--out``); progress goes to stderr."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from clsolve import FormatError, InvalidOptionError
 
-from . import auto, batch, bnb, dp_rows, family, hard_kp, kpm, mckp, plots, scale, small_rows, wavefront
+from . import auto, batch, bnb, dp_rows, family, hard_kp, kpm, mckp, plots, scale, small_rows, tsp, wavefront
 from .common import data_root
 
 __all__ = ["BENCHMARKS", "add_parser", "data_root", "main"]
@@ -28,6 +28,7 @@ BENCHMARKS = {
     "hard-kp": hard_kp.run,
     "kpm": kpm.run,
     "small-rows": small_rows.run,
+    "tsp": tsp.run,
 }
 
 
@@ -43,20 +44,22 @@ def add_parser(sub):
         "--solver",
         default=None,
         help="dp-rows: the solver to time (default dp-rows); hard-kp: the solver to run (default auto); "
-        "family: the only solver to run (default: each kind's; none: the peers alone)",
+        "family: the only solver to run (default: each kind's; none: the peers alone); tsp: the solver (default tsp-bnb)",
     )
     bench.add_argument(
         "--time-limit",
         type=float,
         default=None,
         metavar="SECONDS",
-        help="hard-kp, kpm, family: the limit per instance (default 10 s); auto: per solve (default 5 s)",
+        help="hard-kp, kpm, family: the limit per instance (default 10 s); tsp: 60 s; auto: per solve (default 5 s)",
     )
     bench.add_argument("--data", default=None, help="the shared data folder (default: $CLSOLVE_DATA or ../shared/data)")
     bench.add_argument("--quick", action="store_true", help="smallest sizes only (for CPUs and smoke tests)")
     bench.add_argument("--repeats", type=int, default=2, help="runs per case; the fastest counts")
     bench.add_argument(
-        "--full", action="store_true", help="msb/class-a: time sequential on every instance; mckp: add N = 1e6; family: 3 seeds"
+        "--full",
+        action="store_true",
+        help="msb/class-a: time sequential on every instance; mckp: add N = 1e6; family: 3 seeds; tsp: random 120 to 200 cities",
     )
     _benchmark_options(bench)
     bench.add_argument("--out", default=None, help="write the JSON here instead of stdout")
@@ -108,15 +111,15 @@ def _benchmark_options(bench) -> None:
         "--peers",
         default=None,
         metavar="PEER,...",
-        help="family: the peers to run where installed, of mt (the mknapsack package's codes) and cpsat; '' for none "
-        "(default: both)",
+        help="family: the peers to run where installed, of mt (the mknapsack package's codes) and cpsat; tsp: of scip "
+        "and highs; '' for none (default: all)",
     )
     bench.add_argument(
         "--peer-limit",
         type=float,
         default=None,
         metavar="SECONDS",
-        help="family: the limit for each peer (the MT codes, CP-SAT) where installed (default 60 s)",
+        help="family, tsp: the limit for each peer (the MT codes, CP-SAT; SCIP, HiGHS) where installed (default 60 s)",
     )
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from . import tsp_peers
+
 MT_KINDS = ("bounded", "unbounded", "change", "multiple", "subset-sum")
 EXACT = {"require_exact": 1}  # the codes' default is a heuristic answer
 MTM_MOST_KNAPSACKS = 10  # the mknapsack package refuses MTM beyond 10 knapsacks
@@ -22,6 +24,10 @@ def available(name: str) -> bool:
     try:
         if name == "mt":
             import mknapsack  # noqa: F401
+        elif name == "scip":
+            import pyscipopt  # noqa: F401
+        elif name == "highs":
+            import highspy  # noqa: F401
         else:
             from ortools.sat.python import cp_model  # noqa: F401
     except ImportError:
@@ -30,7 +36,8 @@ def available(name: str) -> bool:
 
 
 def timed(name: str, kind: str, problem: Any, limit: float) -> dict | None:
-    """Run peer ``name`` ("mt" or "cpsat") on ``problem`` in a child process for at most ``limit``
+    """Run peer ``name`` ("mt", "cpsat"; "scip" and "highs" for a TSP: ``tsp_peers``) on ``problem`` in a
+    child process for at most ``limit``
     seconds: seconds, value and whether it proved it; None where the peer has no code for ``kind``."""
     if name == "mt" and (kind not in MT_KINDS or _mt_refuses(kind, problem)):
         return None
@@ -66,6 +73,8 @@ def _child(name: str, kind: str, problem: Any, limit: float, answers: Any) -> No
             start = time.perf_counter()
             value = _mt_value(kind, problem)
             answers.put({"seconds": time.perf_counter() - start, "value": value, "proved": True})
+        elif name in ("scip", "highs"):
+            answers.put(getattr(tsp_peers, name)(problem, limit))
         else:
             answers.put(_cpsat(kind, problem, limit))
     except Exception as exc:  # a peer's own failure is a row's note, never the benchmark's end

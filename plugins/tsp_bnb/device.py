@@ -30,11 +30,16 @@ class Evaluated:
 
 
 def group_size(device: Device, n: int) -> int:
-    """Work-items per node: 128 on a GPU (64 up to 64 vertices), 64 elsewhere (32 up to 64 vertices)."""
-    small = n <= 64
+    """Work-items per node: few, for Prim's steps wait on their reductions (one warp up to 128
+    vertices on a GPU)."""
+    size = capacity(n)
     if device.is_gpu:
-        return 64 if small else 128
-    return 32 if small else 64
+        return 32 if size <= 128 else 64 if size <= 256 else 128
+    return 32 if size <= 64 else 64
+
+
+#: Vertices whose forbidden bits the kernel keeps in local memory (``onetree.cl``'s LOCAL_BITS).
+LOCAL_BITS = 256
 
 
 def capacity(n: int) -> int:
@@ -50,7 +55,7 @@ def buffers(n: int, batch: int, edges: int) -> dict[str, int]:
     """Device buffers of a batch of ``batch`` nodes fixing ``edges`` edges in all."""
     return {
         "cost": 4 * n * n,
-        "state": batch * n * n,
+        "bits": batch * capacity(n) ** 2 // 8 if capacity(n) > LOCAL_BITS else 4,
         "edges": 4 * edges,
         "first": 4 * (batch + 1),
         "pi": 4 * batch * n,
@@ -64,15 +69,16 @@ class Ascent:
     """The kernel bound to one problem's scaled costs, with buffers for ``batch`` nodes of ``edges``
     fixed edges in all."""
 
-    def __init__(self, device: Device, work: Workspace, cost: np.ndarray, batch: int, edges: int):
+    def __init__(self, device: Device, work: Workspace, cost: np.ndarray, batch: int, edges: int, local: int | None = None):
         n = cost.shape[0]
         self.device, self.n, self.batch, self.edges = device, n, batch, edges
-        local = group_size(device, n)
+        local = local or group_size(device, n)
         self.local = local
         program = kernels.program(device, SOURCE, {"MAXN": capacity(n), "WG": local})
         self.kernel = work.kernel(program, "ascent")
         self.cost = work.upload("cost", cost.astype(np.int32))
-        self.state = work.empty("state", batch * n * n)
+        size = capacity(n)
+        self.bits = work.empty("bits", batch * size * size // 8 if size > LOCAL_BITS else 4)
         self.fixed = work.empty("edges", 4 * edges)
         self.first = work.empty("first", 4 * (batch + 1))
         self.pi = work.empty("pi", 4 * batch * n)
@@ -84,20 +90,25 @@ class Ascent:
         cl.enqueue_copy(self.device.queue, self.cost, np.ascontiguousarray(cost, dtype=np.int32))
 
     def run(
-        self, codes: list[np.ndarray], pi: np.ndarray, iterations: int, upper: int, target: int, lambda0: float, decay: float
-    ) -> Evaluated:
-        """Nodes fixing ``codes`` (per node: 2 code + 1 forbidden, + 0 required), from penalties ``pi``
-        (a row per node): ``iterations`` ascent steps each."""
-        count, n, queue = len(codes), self.n, self.device.queue
-        first = np.zeros(count + 1, dtype=np.int32)
-        first[1:] = np.cumsum([c.size for c in codes])
-        flat = np.concatenate(codes).astype(np.int32) if first[-1] else np.zeros(1, np.int32)
-        cl.enqueue_copy(queue, self.fixed, flat)
-        cl.enqueue_copy(queue, self.first, first)
+        self,
+        codes: np.ndarray,
+        first: np.ndarray,
+        pi: np.ndarray,
+        iterations: int,
+        upper: int,
+        target: int,
+        lambda0: float,
+        decay: float,
+    ):
+        """Nodes fixing ``codes[first[k] .. first[k+1])`` (2 code + 1 forbidden, + 0 required), from
+        penalties ``pi`` (a row per node): ``iterations`` ascent steps each."""
+        count, n, queue = first.size - 1, self.n, self.device.queue
+        cl.enqueue_copy(queue, self.fixed, codes.astype(np.int32) if codes.size else np.zeros(1, np.int32))
+        cl.enqueue_copy(queue, self.first, first.astype(np.int32))
         cl.enqueue_copy(queue, self.pi, np.ascontiguousarray(pi, dtype=np.int32))
         self.kernel.set(
             cost=self.cost,
-            state=self.state,
+            bits=self.bits,
             edges=self.fixed,
             first=self.first,
             pis=self.pi,
@@ -119,8 +130,3 @@ class Ascent:
         cl.enqueue_copy(queue, out.pi, self.pi)
         cl.enqueue_copy(queue, out.trees, self.trees, is_blocking=True)
         return out
-
-
-def encoded(required: tuple[int, ...], forbidden: tuple[int, ...]) -> np.ndarray:
-    """A node's fixed edges as the kernel reads them."""
-    return np.concatenate((2 * np.asarray(required, dtype=np.int64), 2 * np.asarray(forbidden, dtype=np.int64) + 1))

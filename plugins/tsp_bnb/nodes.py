@@ -1,10 +1,14 @@
 """Search nodes and [VJ82]'s branching on edges.
 
-A node fixes edges: ``required`` and ``forbidden`` hold edge codes u n + v (u < v). A vertex with two
-required edges has every other edge forbidden without listing them (the kernel infers it); the edge
-that would close a required path early into a cycle is listed forbidden. A node's 1-tree that is not
-a tour has a vertex v of degree 3 or more with at most one required edge; with e1, e2 the two
-cheapest (penalised) free tree edges at v, its children split the tours without overlap:
+A node fixes edges: its required edges as each vertex's required neighbours (``mate``: two slots per
+vertex, -1 where empty) and the ends of the paths they form (``ends``: each end's far end and the
+path's vertex count), and its forbidden edges as codes u n + v (u < v). A vertex with two required
+edges has every other edge forbidden without listing them (the kernel infers it); the edge that would
+close a required path early into a cycle is listed forbidden as the path forms.
+
+A node's 1-tree that is not a tour has a vertex v of degree 3 or more with at most one required edge
+(``branching``); with e1, e2 the two cheapest (penalised) free tree edges at v, its children split the
+tours without overlap:
 
     e1 forbidden  |  e1 required, e2 forbidden  |  e1 and e2 required          (v with no required edge)
     e1 forbidden  |  e1 required                                               (v with one)
@@ -17,25 +21,90 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def code(u: int, v: int, n: int) -> int:
+    return min(u, v) * n + max(u, v)
+
+
 @dataclass(order=True)
 class Node:
     """A search node: ``bound`` (its parent's, until evaluated) orders the open nodes."""
 
     bound: int
     serial: int
-    required: tuple[int, ...] = field(compare=False)
+    mate: np.ndarray = field(compare=False, repr=False)
+    ends: dict[int, tuple[int, int]] = field(compare=False, repr=False)
     forbidden: tuple[int, ...] = field(compare=False)
     pi: np.ndarray = field(compare=False, repr=False)
     depth: int = field(default=0, compare=False)
 
+    @property
+    def required(self) -> tuple[int, ...]:
+        n = self.mate.size // 2
+        v = np.repeat(np.arange(n), 2)
+        keep = self.mate > v  # each edge once, from its lower end
+        return tuple((v[keep] * n + self.mate[keep]).tolist())
 
-def code(u: int, v: int, n: int) -> int:
-    return min(u, v) * n + max(u, v)
+
+def root(n: int, required: tuple[int, ...], pi: np.ndarray, bound: int) -> Node | None:
+    """The root node fixing ``required`` (None where no tour takes them all)."""
+    node = Node(bound, 0, np.full(2 * n, -1, dtype=np.int32), {}, (), pi)
+    for c in required:
+        grown = require(node, c // n, c % n)
+        if grown is None:
+            return None
+        node.mate, node.ends, node.forbidden = grown
+    return node
+
+
+def require(node: Node, u: int, v: int) -> tuple[np.ndarray, dict, tuple[int, ...]] | None:
+    """The node's fixings with edge uv required too: its mates, path ends and forbidden edges (the new
+    path's closing edge among them unless it holds every vertex), or None where no tour takes them."""
+    mate, n = node.mate, node.mate.size // 2
+    if mate[2 * u + 1] >= 0 or mate[2 * v + 1] >= 0 or (u * n + v if u < v else v * n + u) in node.forbidden:
+        return None
+    ends = node.ends
+    far_u, size_u = ends.get(u, (u, 1))
+    far_v, size_v = ends.get(v, (v, 1))
+    closing: tuple[int, ...] = ()
+    if far_u == v:  # u and v end one path: the edge closes it, a tour only where it holds every vertex
+        if size_u != n:
+            return None
+        ends = {}
+    else:
+        ends = dict(ends)
+        ends.pop(u, None)
+        ends.pop(v, None)
+        size = size_u + size_v
+        ends[far_u], ends[far_v] = (far_v, size), (far_u, size)
+        if 3 <= size < n:  # a lone edge closes nothing
+            closing = (far_u * n + far_v if far_u < far_v else far_v * n + far_u,)
+    grown = mate.copy()
+    grown[2 * u + (mate[2 * u] >= 0)] = v
+    grown[2 * v + (mate[2 * v] >= 0)] = u
+    return grown, ends, node.forbidden + closing
+
+
+def encoded(batch: list[Node]) -> tuple[np.ndarray, np.ndarray]:
+    """A batch's fixed edges as the kernel reads them: codes (2 (u n + v) + 0 for a required edge, + 1
+    for a forbidden one), node k's from first[k] to first[k + 1]."""
+    mates = np.stack([node.mate for node in batch]).astype(np.int64)
+    n = mates.shape[1] // 2
+    v = np.repeat(np.arange(n), 2)[None, :]
+    keep = mates > v  # each required edge once, from its lower end
+    required = 2 * (np.broadcast_to(v, mates.shape)[keep] * n + mates[keep])
+    owner = np.nonzero(keep)[0]
+    sizes = [len(node.forbidden) for node in batch]
+    forbidden = 2 * np.fromiter((c for node in batch for c in node.forbidden), dtype=np.int64, count=sum(sizes)) + 1
+    codes = np.concatenate((required, forbidden))
+    order = np.argsort(np.concatenate((owner, np.repeat(np.arange(len(batch)), sizes))), kind="stable")
+    counts = keep.sum(axis=1) + np.asarray(sizes, dtype=np.int64)
+    first = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    return codes[order].astype(np.int32), first
 
 
 def tree_edges(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The 1-tree's n edges from the kernel's parent array (entries 0 and 1: vertex 0's neighbours)."""
-    n = parent.size
+    n = parent.shape[-1]
     a = np.concatenate(([0, 0], np.arange(2, n)))
     return a, parent.astype(np.int64)
 
@@ -57,86 +126,49 @@ def tour_of(parent: np.ndarray) -> np.ndarray:
     return np.asarray(tour, dtype=np.int64)
 
 
-def _paths(required: tuple[int, ...], n: int) -> tuple[np.ndarray, dict[int, int], bool]:
-    """Required degrees, each required path's far end by its end, and whether the edges are a forest
-    of paths."""
-    degree = np.zeros(n, dtype=np.int64)
-    neighbours: dict[int, list[int]] = {}
-    for c in required:
-        u, v = divmod(c, n)
-        degree[u] += 1
-        degree[v] += 1
-        neighbours.setdefault(u, []).append(v)
-        neighbours.setdefault(v, []).append(u)
-    if (degree > 2).any():
-        return degree, {}, False
-    ends, seen = {}, set()
-    for start in (int(u) for u in np.flatnonzero(degree == 1)):
-        if start in seen:
-            continue
-        previous, here = -1, start
-        while True:
-            seen.add(here)
-            step = [w for w in neighbours[here] if w != previous]
-            if not step:
-                break
-            previous, here = here, step[0]
-        ends[start], ends[here] = here, start
-    cyclic = any(degree[u] == 2 and u not in seen for u in neighbours)
-    return degree, ends, not cyclic
+def branching(trees: np.ndarray, pis: np.ndarray, mates: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, ...]:
+    """For each of a batch's nodes (rows: 1-trees, penalties, mates), the branching vertex v, its
+    required edge count, and the ends of e1 and e2 (a1, b1, a2, b2)."""
+    count, n = trees.shape
+    a = np.broadcast_to(np.concatenate(([0, 0], np.arange(2, n))), (count, n))
+    b = trees.astype(np.int64)
+    rows = np.arange(count)[:, None]
+    degree = np.zeros((count, n), dtype=np.int64)
+    np.add.at(degree, (np.broadcast_to(rows, (count, n)), a), 1)
+    np.add.at(degree, (rows.repeat(n, 1), b), 1)
+    pair = mates.reshape(count, n, 2)
+    fixed = (pair >= 0).sum(axis=2)
+    v = np.argmax(np.where(fixed <= 1, degree, -1), axis=1)
+    required = (pair[rows, a, 0] == b) | (pair[rows, a, 1] == b)
+    incident = ((a == v[:, None]) | (b == v[:, None])) & ~required
+    pi = pis.astype(np.int64)
+    price = np.where(incident, cost[a, b] + pi[rows, a] + pi[rows, b], np.iinfo(np.int64).max)
+    order = np.argsort(price, axis=1, kind="stable")[:, :2]
+    first, second = order[:, 0], order[:, 1]
+    flat = np.arange(count)
+    return v, fixed[flat, v], a[flat, first], b[flat, first], a[flat, second], b[flat, second]
 
 
-def fixed(required: tuple[int, ...], forbidden: tuple[int, ...], n: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The edges with each required path's closing edge forbidden (unless the path holds every vertex:
-    then it is the tour), or None where no tour meets them."""
-    if set(required) & set(forbidden):
-        return None
-    degree, ends, forest = _paths(required, n)
-    if not forest:
-        return None if len(required) != n or (degree != 2).any() or not _one_cycle(required, n) else (required, forbidden)
-    closing = {code(a, b, n) for a, b in ends.items() if a < b and len(required) < n - 1} - set(required)
-    return required, tuple(sorted(set(forbidden) | closing))
-
-
-def _one_cycle(required: tuple[int, ...], n: int) -> bool:
-    parent = list(range(n))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for c in required:
-        u, v = divmod(c, n)
-        parent[root(u)] = root(v)
-    return len({root(x) for x in range(n)}) == 1
-
-
-def children(node: Node, parent: np.ndarray, cost: np.ndarray, serial: int) -> list[Node]:
-    """The node's children by [VJ82]'s rule over its 1-tree ``parent`` (e1, e2 chosen by ``cost``
-    penalised by ``node.pi``), with fixed edges checked (``fixed``); serials from ``serial`` on."""
-    n = parent.size
-    a, b = tree_edges(parent)
-    degree = np.bincount(np.concatenate((a, b)), minlength=n)
-    required = set(node.required)
-    codes = np.minimum(a, b) * n + np.maximum(a, b)
-    free = np.array([c not in required for c in codes.tolist()])
-    at_v = np.bincount(np.concatenate((a[~free], b[~free])), minlength=n)
-    candidates = np.flatnonzero((degree > 2) & (at_v <= 1))
-    v = int(candidates[np.argmax(degree[candidates])])
-    incident = np.flatnonzero(free & ((a == v) | (b == v)))
-    ends = (a[incident], b[incident])
-    pi = node.pi.astype(np.int64)
-    incident = incident[np.argsort(cost[ends] + pi[ends[0]] + pi[ends[1]], kind="stable")]
-    e1, e2 = int(codes[incident[0]]), int(codes[incident[1]])
-    if at_v[v] == 0:
-        splits = [((), (e1,)), ((e1,), (e2,)), ((e1, e2), ())]
-    else:
-        splits = [((), (e1,)), ((e1,), ())]
+def children(node: Node, has_required: int, e1: tuple[int, int], e2: tuple[int, int], serial: int) -> list[Node]:
+    """The node's children by [VJ82]'s rule (``branching`` chose e1, e2), those no tour meets left out;
+    serials from ``serial`` on."""
+    n = node.mate.size // 2
     out: list[Node] = []
-    for add_required, add_forbidden in splits:
-        edges = fixed(tuple(sorted(required | set(add_required))), tuple(sorted(set(node.forbidden) | set(add_forbidden))), n)
-        if edges is not None:
-            out.append(Node(node.bound, serial + len(out), edges[0], edges[1], node.pi, node.depth + 1))
+
+    def add(mate: np.ndarray, ends: dict, forbidden: tuple[int, ...]) -> None:
+        out.append(Node(node.bound, serial + len(out), mate, ends, forbidden, node.pi, node.depth + 1))
+
+    c1, c2 = code(*e1, n), code(*e2, n)
+    add(node.mate, node.ends, node.forbidden + (c1,))
+    with_e1 = require(node, *e1)
+    if with_e1 is None:
+        return out
+    if has_required:
+        add(*with_e1)
+        return out
+    add(with_e1[0], with_e1[1], with_e1[2] + (c2,))
+    partial = Node(node.bound, 0, *with_e1, node.pi)
+    both = require(partial, *e2)
+    if both is not None:
+        add(*both)
     return out

@@ -12,10 +12,10 @@ import numpy as np
 
 from clsolve.sdk import deadline, progress
 
-from .device import INF, INFEASIBLE, ONGOING, PRUNED, TOUR, Ascent, encoded
+from .device import INF, INFEASIBLE, ONGOING, PRUNED, TOUR, Ascent
 from .fixing import forbidden
 from .graph import Graph
-from .nodes import Node, children, tour_of
+from .nodes import Node, branching, children, encoded, root, tour_of
 
 #: The root's ascent: rounds of ROOT_ITERATIONS steps, lambda halved each round, while the bound rises.
 ROOT_ROUNDS = 6
@@ -33,6 +33,8 @@ class Tally:
     launches: int = 0
     fixed_out: int = 0
     root: int = 0
+    root_seconds: float = 0.0
+    device_seconds: float = 0.0
     open_peak: int = 0
     stopped: bool = False
     notes: list[str] = field(default_factory=list)
@@ -49,7 +51,7 @@ class Search:
         self.graph, self.ascent, self.length, self.iterations = graph, ascent, length, iterations
         self.tour, self.value = tour, value
         self.tally = Tally()
-        self.open: list[Node] = []
+        self.open: list[tuple[int, int, Node]] = []  # (bound, serial, node): a heap
         self.serial = 0
 
     def _limits(self) -> tuple[int, int]:
@@ -62,7 +64,7 @@ class Search:
         if value < self.value:
             self.tour, self.value = tour, value
 
-    def root(self) -> Node:
+    def root(self) -> Node | None:
         """The root's long ascent, then fixing edges out by it, and the ascent again where any went."""
         pi = np.zeros((1, self.graph.n), dtype=np.int32)
         bound, pi, parent = self._ascend(pi)
@@ -76,7 +78,7 @@ class Search:
                 bound = again if bound is None or (again is not None and again > bound) else bound
         scaled = -(2**62) if bound is None else bound
         self.tally.root = ceil_div(scaled, self.graph.scale)
-        return Node(self.tally.root, 0, self.graph.required, (), pi[0])
+        return root(self.graph.n, self.graph.required, pi[0], self.tally.root)
 
     def _ascend(self, pi: np.ndarray) -> tuple[int | None, np.ndarray, np.ndarray | None]:
         """Rounds of the root's ascent from ``pi`` while the bound rises: the best bound (scaled; None
@@ -87,7 +89,10 @@ class Search:
             if deadline.expired():
                 break
             upper, target = self._limits()
-            got = self.ascent.run([encoded(self.graph.required, ())], pi, ROOT_ITERATIONS, upper, target, 2.0 / 2**k, 0.99)
+            codes = 2 * np.asarray(self.graph.required, dtype=np.int32)
+            got = self.ascent.run(
+                codes, np.array([0, codes.size], dtype=np.int32), pi, ROOT_ITERATIONS, upper, target, 2.0 / 2**k, 0.99
+            )
             self.tally.launches += 1
             if got.status[0] == INFEASIBLE:
                 return None, pi, None
@@ -102,16 +107,18 @@ class Search:
 
     def run(self, batch: int) -> None:
         """The search to its end, or to the time limit (``tally.stopped``)."""
-        root = self.root()
-        if root.bound < self.value:
-            self.open.append(root)
-        while self.open and self.open[0].bound < self.value:
+        watch = deadline.Stopwatch()
+        first = self.root()
+        self.tally.root_seconds = watch.seconds
+        if first is not None and first.bound < self.value:
+            self.open.append((first.bound, first.serial, first))
+        while self.open and self.open[0][0] < self.value:
             if deadline.expired():
                 self.tally.stopped = True
                 return
             taken: list[Node] = []
-            while self.open and len(taken) < batch and self.open[0].bound < self.value:
-                taken.append(heapq.heappop(self.open))
+            while self.open and len(taken) < batch and self.open[0][0] < self.value:
+                taken.append(heapq.heappop(self.open)[2])
             self._evaluate(taken)
             progress.report("tsp-bnb nodes", self.tally.nodes, None)
             self.tally.open_peak = max(self.tally.open_peak, len(self.open))
@@ -120,16 +127,19 @@ class Search:
     def lower(self) -> int:
         """The proven bound: the least open node's (at least 0: no cost is negative), or the incumbent
         where none is open."""
-        return max(0, min([self.value] + [node.bound for node in self.open]))
+        return max(0, min([self.value] + [entry[0] for entry in self.open]))
 
     def _evaluate(self, taken: list[Node]) -> None:
         upper, target = self._limits()
-        codes = [encoded(node.required, node.forbidden) for node in taken]
+        codes, first = encoded(taken)
         pis = np.stack([node.pi for node in taken])
-        got = self.ascent.run(codes, pis, self.iterations, upper, target, NODE_LAMBDA, NODE_DECAY)
+        watch = deadline.Stopwatch()
+        got = self.ascent.run(codes, first, pis, self.iterations, upper, target, NODE_LAMBDA, NODE_DECAY)
+        self.tally.device_seconds += watch.seconds
         self.tally.launches += 1
         self.tally.nodes += len(taken)
         scale = self.graph.scale
+        live = []
         for k, node in enumerate(taken):
             status = int(got.status[k])
             if status in (PRUNED, INFEASIBLE):
@@ -138,9 +148,14 @@ class Search:
                 self._offer(got.trees[k])
                 continue
             bound = ceil_div(int(got.bounds[k]), scale)
-            if bound >= self.value:
-                continue
-            node.bound, node.pi = bound, got.pi[k]
-            for child in children(node, got.trees[k], self.graph.cost, self.serial):
-                heapq.heappush(self.open, child)
+            if bound < self.value:
+                node.bound, node.pi = bound, got.pi[k]
+                live.append(k)
+        if not live:
+            return
+        mates = np.stack([taken[k].mate for k in live])
+        _, fixed, a1, b1, a2, b2 = (x.tolist() for x in branching(got.trees[live], got.pi[live], mates, self.graph.cost))
+        for row, k in enumerate(live):
+            for child in children(taken[k], fixed[row], (a1[row], b1[row]), (a2[row], b2[row]), self.serial):
+                heapq.heappush(self.open, (child.bound, child.serial, child))
             self.serial += 3

@@ -35,14 +35,23 @@ class TSPBranchAndBound(DeviceSolver):
     problem_kinds = ("tsp",)
     anytime = True
 
-    def __init__(self, batch: int | None = None, iterations: int = 30, kicks: int | None = None, open_nodes: int = 2_000_000):
+    def __init__(
+        self,
+        batch: int | None = None,
+        iterations: int = 30,
+        kicks: int | None = None,
+        open_nodes: int = 2_000_000,
+        work_group: int | None = None,
+    ):
         """``batch``: nodes per launch (default 2048 on a GPU, 64 elsewhere); ``iterations``: ascent
         steps per node; ``kicks``: the incumbent's double-bridge kicks (default 20 + n); ``open_nodes``:
-        open nodes the host keeps at most (the plan counts their memory)."""
+        open nodes the host keeps at most (the plan counts their memory); ``work_group``: work-items
+        per node (a power of two; default by size and device, ``device.group_size``)."""
         self.batch = options.integer("batch", batch, minimum=1, maximum=2**16, none=True)
         self.iterations = options.integer("iterations", iterations, minimum=1, maximum=10**5)
         self.kicks = options.integer("kicks", kicks, minimum=0, none=True)
         self.open_nodes = options.integer("open_nodes", open_nodes, minimum=1)
+        self.work_group = options.power_of_two("work_group", work_group)
 
     def accepts(self, problem) -> str | None:
         if not isinstance(problem, TSP):
@@ -82,12 +91,19 @@ class TSPBranchAndBound(DeviceSolver):
         g = graph(problem.distances)
         work = Workspace(device, plan)
         batch = self._batch(device)
-        ascent = Ascent(device, work, g.cost, batch, EDGES_PER_NODE * g.n * batch)
+        ascent = Ascent(device, work, g.cost, batch, EDGES_PER_NODE * g.n * batch, self.work_group)
         search = Search(g, ascent, start, problem.tour_length(start), problem.tour_length, self.iterations)
         with timings.phase("kernels"):
             search.run(batch)
         tally = search.tally
-        stats = {"nodes": tally.nodes, "launches": tally.launches, "fixed_out": tally.fixed_out, "root_bound": tally.root}
+        stats = {
+            "nodes": tally.nodes,
+            "launches": tally.launches,
+            "fixed_out": tally.fixed_out,
+            "root_bound": tally.root,
+            "root_seconds": round(tally.root_seconds, 4),
+            "device_seconds": round(tally.device_seconds, 4),
+        }
         notes = [
             f"root bound {tally.root}, {tally.fixed_out} edges fixed out, {tally.nodes} nodes in {tally.launches} launches",
         ]

@@ -153,15 +153,27 @@ def _one_tree_cost(cost: np.ndarray, parent: np.ndarray) -> int:
 def test_branching_splits_without_overlap():
     n = 8
     parent = np.array([1, 2, 3, 1, 3, 3, 3, 3])  # vertex 0 to 1 and 2; the tree over 1 .. 7 a star at vertex 3
-    node = nodes.Node(0, 0, (), (), np.zeros(n, dtype=np.int32))
-    kids = nodes.children(node, parent, np.ones((n, n), dtype=np.int64), 1)
+    node = nodes.root(n, (), np.zeros(n, dtype=np.int32), 0)
+    cost = np.arange(n * n).reshape(n, n)
+    cost = cost + cost.T
+    v, fixed, a1, b1, a2, b2 = nodes.branching(parent[None], node.pi[None], node.mate[None], cost)
+    assert v[0] == 3 and fixed[0] == 0 and {a1[0], b1[0]} == {1, 3} and {a2[0], b2[0]} == {2, 3}
+    kids = nodes.children(node, 0, (1, 3), (2, 3), 1)
+    e1, e2 = nodes.code(1, 3, n), nodes.code(2, 3, n)
     assert len(kids) == 3
-    e1 = kids[0].forbidden[0]
-    assert e1 in kids[1].required and e1 in kids[2].required
-    assert set(kids[1].forbidden) & set(kids[2].required)
-    closed = nodes.fixed((nodes.code(0, 1, n), nodes.code(1, 2, n)), (), n)
-    assert closed is not None and nodes.code(0, 2, n) in closed[1]
-    assert nodes.fixed((nodes.code(0, 1, n), nodes.code(1, 2, n), nodes.code(0, 2, n)), (), n) is None
+    assert e1 in kids[0].forbidden and e1 not in kids[0].required
+    assert e1 in kids[1].required and e2 in kids[1].forbidden
+    assert {e1, e2} <= set(kids[2].required)
+    assert nodes.code(1, 2, n) in kids[2].forbidden  # closes the path 1-3-2
+    assert kids[2].ends == {1: (2, 3), 2: (1, 3)}
+    again = nodes.branching(parent[None], node.pi[None], kids[1].mate[None], cost)
+    assert again[0][0] == 3 and again[1][0] == 1
+    path = nodes.root(3, (nodes.code(0, 1, 3), nodes.code(1, 2, 3)), np.zeros(3, dtype=np.int32), 0)
+    assert path is not None and nodes.require(path, 0, 2) is not None  # closes the tour of all 3
+    short = nodes.root(n, (nodes.code(0, 1, n), nodes.code(1, 2, n)), np.zeros(n, dtype=np.int32), 0)
+    assert short is not None and nodes.code(0, 2, n) in short.forbidden
+    assert nodes.require(short, 0, 2) is None
+    assert nodes.require(short, 1, 5) is None  # vertex 1 has its two required edges
 
 
 def test_incumbent_moves_price_asymmetric_costs_exactly():

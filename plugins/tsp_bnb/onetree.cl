@@ -190,7 +190,8 @@ inline long2 measure(__global const int *cost, BITS_SPACE const uint *forb, __lo
 }
 
 /* One launch: node g of the batch fixes edges[first[g] .. first[g+1]), starts from penalties
- * pis[g n ..], and runs `iterations` steps of the ascent, stopping where its bound passes `upper`
+ * pis[g n ..], and runs `iterations` steps of the ascent (fewer where `patience` steps in a row
+ * raise no bound), stopping where its bound passes `upper`
  * (PRUNED), its 1-tree is a tour (TOUR) or no 1-tree exists (INFEASIBLE). Out: bounds[g] (the best
  * L, scaled), status[g], the penalties of the best L in pis and its 1-tree in trees (parent per
  * vertex; trees[g n], trees[g n + 1]: vertex 0's two neighbours). `bits`: each node's forbidden bits
@@ -198,8 +199,8 @@ inline long2 measure(__global const int *cost, BITS_SPACE const uint *forb, __lo
 __kernel void ascent(__global const int *restrict cost, __global uint *restrict bits,
                      __global const int *restrict edges, __global const int *restrict first,
                      __global int *restrict pis, __global long *restrict bounds, __global int *restrict status,
-                     __global int *restrict trees, const int n, const int iterations, const long upper,
-                     const long target, const float lambda0, const float decay)
+                     __global int *restrict trees, const int n, const int iterations, const int patience,
+                     const long upper, const long target, const float lambda0, const float decay)
 {
     __local int pi[MAXN], key[MAXN], from[MAXN], parent[MAXN], bestparent[MAXN], bestpi[MAXN];
     __local int req[2 * MAXN];
@@ -221,7 +222,8 @@ __kernel void ascent(__global const int *restrict cost, __global uint *restrict 
     long best = LONG_MIN;
     int outcome = INFEASIBLE;
     float lambda = lambda0;
-    for (int it = 0; it < iterations; it++) {
+    int improved = 0;
+    for (int it = 0; it < iterations && it - improved <= patience; it++) {
         if (!onetree(cost, forb, req, pi, key, from, done, parent, scratch, n, lid))
             break;  /* the fixed edges allow no 1-tree, whatever the penalties */
         const long2 got = measure(cost, forb, req, pi, parent, from, sums, n, lid);
@@ -229,6 +231,7 @@ __kernel void ascent(__global const int *restrict cost, __global uint *restrict 
         const int tour = got.y == 0;
         if (bound > best || tour) {
             best = bound;
+            improved = it;
             outcome = ONGOING;
             for (int v = lid; v < n; v += WG) {
                 bestpi[v] = pi[v];

@@ -12,7 +12,7 @@ import numpy as np
 
 from clsolve.sdk import deadline, progress
 
-from .device import INF, INFEASIBLE, ONGOING, PRUNED, TOUR, Ascent
+from .device import INF, INFEASIBLE, ONGOING, PRUNED, TOUR, Ascents, Evaluated
 from .fixing import forbidden
 from .graph import Graph
 from .nodes import Node, branching, children, encoded, root, tour_of
@@ -20,9 +20,13 @@ from .nodes import Node, branching, children, encoded, root, tour_of
 #: The root's ascent: rounds of ROOT_ITERATIONS steps, lambda halved each round, while the bound rises.
 ROOT_ROUNDS = 6
 ROOT_ITERATIONS = 300
-#: A node's ascent: lambda at its first step, and its factor per step.
+#: The root's ascent stops a round after this many steps without a better bound.
+ROOT_PATIENCE = 60
+#: A node's ascent: lambda at its first step, its factor per step, and the steps without a better
+#: bound after which it stops.
 NODE_LAMBDA = 0.5
 NODE_DECAY = 0.93
+NODE_PATIENCE = 15
 
 
 @dataclass
@@ -47,8 +51,8 @@ def ceil_div(a: int, b: int) -> int:
 class Search:
     """The search over ``graph`` for a tour shorter than ``value`` (the incumbent ``tour``)."""
 
-    def __init__(self, graph: Graph, ascent: Ascent, tour: np.ndarray, value: int, length, iterations: int):
-        self.graph, self.ascent, self.length, self.iterations = graph, ascent, length, iterations
+    def __init__(self, graph: Graph, ascents: Ascents, tour: np.ndarray, value: int, length, iterations: int):
+        self.graph, self.ascents, self.length, self.iterations = graph, ascents, length, iterations
         self.tour, self.value = tour, value
         self.tally = Tally()
         self.open: list[tuple[int, int, Node]] = []  # (bound, serial, node): a heap
@@ -73,7 +77,7 @@ class Search:
             self.tally.fixed_out = int(mask.sum()) // 2
             if mask.any():
                 self.graph.cost[mask] = INF
-                self.ascent.set_cost(self.graph.cost)
+                self.ascents.set_cost(self.graph.cost)
                 again, pi, _ = self._ascend(pi)
                 bound = again if bound is None or (again is not None and again > bound) else bound
         scaled = -(2**62) if bound is None else bound
@@ -90,9 +94,9 @@ class Search:
                 break
             upper, target = self._limits()
             codes = 2 * np.asarray(self.graph.required, dtype=np.int32)
-            got = self.ascent.run(
-                codes, np.array([0, codes.size], dtype=np.int32), pi, ROOT_ITERATIONS, upper, target, 2.0 / 2**k, 0.99
-            )
+            first = np.array([0, codes.size], dtype=np.int32)
+            self.ascents.root.launch(codes, first, pi, ROOT_ITERATIONS, ROOT_PATIENCE, upper, target, 2.0 / 2**k, 0.99)
+            got = self.ascents.root.collect()
             self.tally.launches += 1
             if got.status[0] == INFEASIBLE:
                 return None, pi, None
@@ -106,38 +110,69 @@ class Search:
         return bound, pi, parent
 
     def run(self, batch: int) -> None:
-        """The search to its end, or to the time limit (``tally.stopped``)."""
+        """The search to its end, or to the time limit (``tally.stopped``). The device evaluates one
+        batch while the host branches on the one before: a batch is taken from the open nodes before
+        the previous batch's children join them."""
         watch = deadline.Stopwatch()
         first = self.root()
         self.tally.root_seconds = watch.seconds
         if first is not None and first.bound < self.value:
             self.open.append((first.bound, first.serial, first))
-        while self.open and self.open[0][0] < self.value:
+        pending: list[Node] = []
+        while pending or (self.open and self.open[0][0] < self.value):
             if deadline.expired():
                 self.tally.stopped = True
+                self.open.extend((node.bound, node.serial, node) for node in pending)
+                heapq.heapify(self.open)
                 return
-            taken: list[Node] = []
-            while self.open and len(taken) < batch and self.open[0][0] < self.value:
-                taken.append(heapq.heappop(self.open)[2])
-            self._evaluate(taken)
+            got = self._collect(pending)
+            taken = self._take(batch)
+            if taken:
+                self._launch(taken)
+            if pending:
+                self._branch(pending, got)
+            pending = taken
             progress.report("tsp-bnb nodes", self.tally.nodes, None)
             self.tally.open_peak = max(self.tally.open_peak, len(self.open))
         self.open.clear()
+
+    def _take(self, batch: int) -> list[Node]:
+        """Up to ``batch`` open nodes, least bound first, within the batch's edge buffer."""
+        taken: list[Node] = []
+        room = self.ascents.batch.edges
+        while self.open and len(taken) < batch and self.open[0][0] < self.value:
+            node = self.open[0][2]
+            need = int(np.count_nonzero(node.mate >= 0)) // 2 + len(node.forbidden)
+            if need > room:
+                break
+            room -= need
+            taken.append(heapq.heappop(self.open)[2])
+        return taken
 
     def lower(self) -> int:
         """The proven bound: the least open node's (at least 0: no cost is negative), or the incumbent
         where none is open."""
         return max(0, min([self.value] + [entry[0] for entry in self.open]))
 
-    def _evaluate(self, taken: list[Node]) -> None:
+    def _launch(self, taken: list[Node]) -> None:
         upper, target = self._limits()
         codes, first = encoded(taken)
         pis = np.stack([node.pi for node in taken])
-        watch = deadline.Stopwatch()
-        got = self.ascent.run(codes, first, pis, self.iterations, upper, target, NODE_LAMBDA, NODE_DECAY)
-        self.tally.device_seconds += watch.seconds
+        self.ascents.batch.launch(codes, first, pis, self.iterations, NODE_PATIENCE, upper, target, NODE_LAMBDA, NODE_DECAY)
         self.tally.launches += 1
         self.tally.nodes += len(taken)
+
+    def _collect(self, pending: list[Node]) -> Evaluated | None:
+        if not pending:
+            return None
+        watch = deadline.Stopwatch()
+        got = self.ascents.batch.collect()
+        self.tally.device_seconds += watch.seconds
+        return got
+
+    def _branch(self, taken: list[Node], got: Evaluated | None) -> None:
+        """The evaluated nodes: tours offered, the others' children opened where their bound allows."""
+        assert got is not None
         scale = self.graph.scale
         live = []
         for k, node in enumerate(taken):

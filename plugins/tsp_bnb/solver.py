@@ -13,7 +13,7 @@ import numpy as np
 from clsolve.sdk import TSP, Device, DeviceSolver, Plan, Solution, Timings, Workspace, deadline, options
 
 from . import tour as tours
-from .device import KERNELS, Ascent, buffers
+from .device import KERNELS, ascents, plan_buffers
 from .graph import SCALED_LIMIT, graph, largest_cost
 from .search import Search
 
@@ -21,8 +21,6 @@ from .search import Search
 MAX_VERTICES = 1024
 #: Cities solved by trying every tour on the host.
 ENUMERATED = 6
-#: Fixed edges per node the edge buffer holds on average (a node fixing more is sent in a smaller batch).
-EDGES_PER_NODE = 3
 #: Bytes of host memory per open node beyond its penalties: its fixed edges and the heap's entry.
 NODE_BYTES = 400
 #: Seconds per scaled-vertex-squared ascent step (Prim's n steps of n/WG work and a reduction), by device.
@@ -72,7 +70,7 @@ class TSPBranchAndBound(DeviceSolver):
         steps = 2 * 6 * 300 + 200 * self.iterations * batch // 8  # the root's rounds, and a guess of the tree
         return Plan(
             solver=self.name,
-            device_buffers=buffers(vertices, batch, EDGES_PER_NODE * vertices * batch),
+            device_buffers=plan_buffers(vertices, batch),
             host_buffers={"open nodes": self.open_nodes * (4 * vertices + NODE_BYTES)},
             kernels=KERNELS,
             cell_updates=steps * vertices * vertices,
@@ -91,8 +89,14 @@ class TSPBranchAndBound(DeviceSolver):
         g = graph(problem.distances)
         work = Workspace(device, plan)
         batch = self._batch(device)
-        ascent = Ascent(device, work, g.cost, batch, EDGES_PER_NODE * g.n * batch, self.work_group)
-        search = Search(g, ascent, start, problem.tour_length(start), problem.tour_length, self.iterations)
+        search = Search(
+            g,
+            ascents(device, work, g.cost, batch, self.work_group),
+            start,
+            problem.tour_length(start),
+            problem.tour_length,
+            self.iterations,
+        )
         with timings.phase("kernels"):
             search.run(batch)
         tally = search.tally

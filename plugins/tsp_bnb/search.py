@@ -21,12 +21,12 @@ from .nodes import Node, branching, children, encoded, root, tour_of
 ROOT_ROUNDS = 6
 ROOT_ITERATIONS = 300
 #: The root's ascent stops a round after this many steps without a better bound.
-ROOT_PATIENCE = 60
+ROOT_PATIENCE = 100
 #: A node's ascent: lambda at its first step, its factor per step, and the steps without a better
 #: bound after which it stops.
 NODE_LAMBDA = 0.5
 NODE_DECAY = 0.93
-NODE_PATIENCE = 15
+NODE_PATIENCE = 30
 
 
 @dataclass
@@ -41,6 +41,7 @@ class Tally:
     device_seconds: float = 0.0
     open_peak: int = 0
     stopped: bool = False
+    full: bool = False
     notes: list[str] = field(default_factory=list)
 
 
@@ -49,13 +50,15 @@ def ceil_div(a: int, b: int) -> int:
 
 
 class Search:
-    """The search over ``graph`` for a tour shorter than ``value`` (the incumbent ``tour``)."""
+    """The search over ``graph`` for a tour shorter than ``value`` (the incumbent ``tour``), keeping
+    ``most`` open nodes at most."""
 
-    def __init__(self, graph: Graph, ascents: Ascents, tour: np.ndarray, value: int, length, iterations: int):
-        self.graph, self.ascents, self.length, self.iterations = graph, ascents, length, iterations
+    def __init__(self, graph: Graph, ascents: Ascents, tour: np.ndarray, value: int, length, iterations: int, most: int):
+        self.graph, self.ascents, self.length, self.iterations, self.most = graph, ascents, length, iterations, most
         self.tour, self.value = tour, value
         self.tally = Tally()
         self.open: list[tuple[int, int, Node]] = []  # (bound, serial, node): a heap
+        self.floor = 0  # a bound known before the search (no cost is negative)
         self.serial = 0
 
     def _limits(self) -> tuple[int, int]:
@@ -120,7 +123,8 @@ class Search:
             self.open.append((first.bound, first.serial, first))
         pending: list[Node] = []
         while pending or (self.open and self.open[0][0] < self.value):
-            if deadline.expired():
+            self.tally.full = len(self.open) > self.most
+            if deadline.expired() or self.tally.full:
                 self.tally.stopped = True
                 self.open.extend((node.bound, node.serial, node) for node in pending)
                 heapq.heapify(self.open)
@@ -150,9 +154,9 @@ class Search:
         return taken
 
     def lower(self) -> int:
-        """The proven bound: the least open node's (at least 0: no cost is negative), or the incumbent
-        where none is open."""
-        return max(0, min([self.value] + [entry[0] for entry in self.open]))
+        """The proven bound: the least open node's (at least ``floor``), or the incumbent where none is
+        open."""
+        return min(self.value, max(self.floor, min([self.value] + [entry[0] for entry in self.open])))
 
     def _launch(self, taken: list[Node]) -> None:
         upper, target = self._limits()

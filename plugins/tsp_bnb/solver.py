@@ -10,7 +10,7 @@ from itertools import permutations
 
 import numpy as np
 
-from clsolve.sdk import TSP, Device, DeviceSolver, Plan, Solution, Timings, Workspace, deadline, options
+from clsolve.sdk import TSP, Device, DeviceSolver, Plan, Solution, TimeLimitError, Timings, Workspace, deadline, options
 
 from . import tour as tours
 from .device import KERNELS, ascents, plan_buffers
@@ -36,17 +36,19 @@ class TSPBranchAndBound(DeviceSolver):
     def __init__(
         self,
         batch: int | None = None,
-        iterations: int = 30,
+        iterations: int | None = None,
         kicks: int | None = None,
         open_nodes: int = 2_000_000,
         work_group: int | None = None,
     ):
         """``batch``: nodes per launch (default 2048 on a GPU, 64 elsewhere); ``iterations``: ascent
-        steps per node; ``kicks``: the incumbent's double-bridge kicks (default 20 + n); ``open_nodes``:
-        open nodes the host keeps at most (the plan counts their memory); ``work_group``: work-items
-        per node (a power of two; default by size and device, ``device.group_size``)."""
+        steps per node at most (default 100 on a GPU, 30 elsewhere); ``kicks``: the incumbent's
+        double-bridge kicks (default 20 + n); ``open_nodes``: open nodes the host keeps at most (the
+        plan counts their memory; the search stops with its bound where they would pass it);
+        ``work_group``: work-items per node (a power of two; default by size and device,
+        ``device.group_size``)."""
         self.batch = options.integer("batch", batch, minimum=1, maximum=2**16, none=True)
-        self.iterations = options.integer("iterations", iterations, minimum=1, maximum=10**5)
+        self.iterations = options.integer("iterations", iterations, minimum=1, maximum=10**5, none=True)
         self.kicks = options.integer("kicks", kicks, minimum=0, none=True)
         self.open_nodes = options.integer("open_nodes", open_nodes, minimum=1)
         self.work_group = options.power_of_two("work_group", work_group)
@@ -61,13 +63,16 @@ class TSPBranchAndBound(DeviceSolver):
             return f"{self.name} takes costs up to {SCALED_LIMIT}, got {largest_cost(problem.distances)}"
         return None
 
+    def _iterations(self, device: Device) -> int:
+        return self.iterations or (100 if device.is_gpu else 30)
+
     def _batch(self, device: Device | None) -> int:
         return self.batch or (2048 if device is not None and device.is_gpu else 64)
 
     def plan(self, problem: TSP, device: Device) -> Plan:
         vertices = problem.n if problem.symmetric else 2 * problem.n
         batch = self._batch(device)
-        steps = 2 * 6 * 300 + 200 * self.iterations * batch // 8  # the root's rounds, and a guess of the tree
+        steps = 2 * 6 * 300 + 200 * self._iterations(device) * batch // 8  # the root's rounds, and a guess of the tree
         return Plan(
             solver=self.name,
             device_buffers=plan_buffers(vertices, batch),
@@ -89,14 +94,14 @@ class TSPBranchAndBound(DeviceSolver):
         g = graph(problem.distances)
         work = Workspace(device, plan)
         batch = self._batch(device)
-        search = Search(
-            g,
-            ascents(device, work, g.cost, batch, self.work_group),
-            start,
-            problem.tour_length(start),
-            problem.tour_length,
-            self.iterations,
-        )
+        try:
+            with timings.phase("kernels"):
+                built = ascents(device, work, g.cost, batch, self.work_group)
+        except TimeLimitError:  # the limit came while the kernels built: the incumbent and the floor
+            return self._unsearched(problem, device, timings, start)
+        value = problem.tour_length(start)
+        search = Search(g, built, start, value, problem.tour_length, self._iterations(device), self.open_nodes)
+        search.floor = floor(problem.distances)
         with timings.phase("kernels"):
             search.run(batch)
         tally = search.tally
@@ -114,7 +119,8 @@ class TSPBranchAndBound(DeviceSolver):
         bound = search.lower()
         optimal = not tally.stopped or bound >= search.value
         if not optimal:
-            notes.insert(0, "stopped at the time limit: the best tour, and the least open node's bound")
+            reason = "the open nodes reached open_nodes" if tally.full else "stopped at the time limit"
+            notes.insert(0, f"{reason}: the best tour, and the least open node's bound")
         return Solution(
             search.value,
             np.zeros(0, bool),
@@ -128,6 +134,22 @@ class TSPBranchAndBound(DeviceSolver):
             tour=search.tour,
         )
 
+    def _unsearched(self, problem: TSP, device: Device, timings: Timings, start: np.ndarray) -> Solution:
+        value, bound = problem.tour_length(start), floor(problem.distances)
+        notes = ["stopped at the time limit while the kernels built: the first tour, and each city's cheapest ways in and out"]
+        optimal = bound >= value
+        return Solution(
+            value,
+            np.zeros(0, bool),
+            optimal,
+            self.name,
+            device.label,
+            timings,
+            notes,
+            bound=None if optimal else bound,
+            tour=start,
+        )
+
     def _enumerated(self, problem: TSP, device: Device, timings: Timings) -> Solution:
         best, value = None, None
         for rest in permutations(range(1, problem.n)):
@@ -137,3 +159,11 @@ class TSPBranchAndBound(DeviceSolver):
                 best, value = t, length
         assert best is not None and value is not None
         return Solution(value, np.zeros(0, bool), True, self.name, device.label, timings, ["every tour tried"], tour=best)
+
+
+def floor(distances: np.ndarray) -> int:
+    """A lower bound of every tour: each city is left once and entered once, at least as cheaply as
+    its cheapest edge out (or in)."""
+    d = distances.astype(np.int64).copy()
+    np.fill_diagonal(d, np.iinfo(np.int64).max)
+    return int(max(d.min(axis=1).sum(), d.min(axis=0).sum()))

@@ -207,3 +207,38 @@ def test_check_refuses_a_lower_bound_above_the_tour():
     check(problem, Solution(value, np.zeros(0, bool), False, "test", "", bound=value - 1, tour=t))
     with pytest.raises(SolutionCheckError, match="lower bound"):
         check(problem, Solution(value, np.zeros(0, bool), False, "test", "", bound=value + 1, tour=t))
+
+
+def test_open_node_limit_stops_with_the_best_tour_and_a_bound(device):
+    d = random_tsp(7, 60, True, 1000, euclidean=True)
+    solution = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, open_nodes=1, iterations=1, kicks=0)
+    if not solution.optimal:
+        assert "open_nodes" in solution.notes[0] and 0 < solution.bound <= solution.value
+
+
+def test_large_graphs_keep_forbidden_bits_in_device_memory(device):
+    """300 vertices: past the kernel's local bits, one cheap cycle among dear edges."""
+    n = 150
+    d = np.full((n, n), 100, dtype=np.int64)
+    d[np.arange(n), (np.arange(n) + 1) % n] = 1
+    asymmetric = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, time_limit=60)  # 2n = 300 vertices
+    assert asymmetric.optimal and asymmetric.value == n
+    symmetric = np.minimum(d, d.T)
+    wide = np.full((300, 300), 100, dtype=np.int64)
+    wide[np.arange(300), (np.arange(300) + 1) % 300] = 1
+    wide = np.minimum(wide, wide.T)
+    assert clsolve.solve(TSP(wide), solver="tsp-bnb", device=device, time_limit=60).value == 300
+    assert clsolve.solve(TSP(symmetric), solver="tsp-bnb", device=device).value == n
+
+
+def test_a_limit_reached_while_kernels_build_answers_with_the_first_tour(device, monkeypatch):
+    from clsolve_plugins.tsp_bnb import solver
+
+    def late(*args, **kwargs):
+        raise clsolve.TimeLimitError("building: the limit came first")
+
+    monkeypatch.setattr(solver, "ascents", late)
+    d = random_tsp(4, 20, False, 1000)
+    answer = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, time_limit=5)
+    assert not answer.optimal and answer.bound == solver.floor(d) <= answer.value
+    assert answer.value == TSP(d).tour_length(answer.tour)

@@ -92,7 +92,8 @@ def _benchmark_options(bench) -> None:
         "--max-cities",
         type=int,
         default=None,
-        help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal)",
+        help="wavefront: largest Held-Karp n to try (default: up to 33, stopping at the first refusal); tsp: the "
+        "largest instance of the folder to run (default: all)",
     )
     bench.add_argument(
         "--parts",

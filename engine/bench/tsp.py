@@ -1,5 +1,5 @@
-"""``clsolve bench tsp``: every TSPLIB instance of the data folder's ``tsplib/`` from 18 cities on (their
-published optima in ``optimal_values.csv``), and with ``--full`` random uniform Euclidean instances of
+"""``clsolve bench tsp``: every TSPLIB instance of the data folder's ``tsplib/`` from 18 cities on, up to
+``--max-cities`` (their published optima in ``optimal_values.csv``), and with ``--full`` random uniform Euclidean instances of
 120 to 200 cities (TSPLIB's EUC_2D rounding, seeded). Each is solved end to end by ``--solver`` (default
 ``tsp-bnb``) under ``--time-limit`` (default 60 s) after warm solves that build its kernels, and by the
 peers of ``tsp_peers`` (SCIP and HiGHS with DFJ subtour elimination) on the same host where they are
@@ -38,7 +38,8 @@ def euclidean(n: int, seed: int) -> TSP:
     return TSP(d, name=f"random-euclidean n={n} seed={seed}")
 
 
-def tsplib_cases(folder: Path) -> list[TSP]:
+def tsplib_cases(folder: Path, most: int | None = None) -> list[TSP]:
+    """The folder's instances from LEAST_CITIES to ``most`` cities with a published optimum, by size."""
     table = folder / "optimal_values.csv"
     if not table.exists():
         return []
@@ -50,7 +51,7 @@ def tsplib_cases(folder: Path) -> list[TSP]:
         if name not in optima:
             continue
         problem = clsolve.io.formats.read(path)[0]
-        if problem.n >= LEAST_CITIES:
+        if LEAST_CITIES <= problem.n <= (most or problem.n):
             out.append(TSP(problem.distances, name=name, known_optimum=optima[name]))
     return sorted(out, key=lambda p: (p.n, p.name))
 
@@ -72,7 +73,7 @@ def run(args) -> dict:
     if set(chosen) - set(PEERS):
         raise InvalidOptionError(f"--peers: {', '.join(sorted(set(chosen) - set(PEERS)))} not among {', '.join(PEERS)}")
     root = data_root(args.data)
-    problems = tsplib_cases(root / "tsplib") if root is not None else []
+    problems = tsplib_cases(root / "tsplib", args.max_cities) if root is not None else []
     if args.full:
         problems += [euclidean(n, seed) for n in RANDOM_SIZES for seed in (1, 2)]
     _warm(device, solver)

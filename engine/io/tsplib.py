@@ -149,9 +149,9 @@ def read_tsplib(path: str, text: str, scale=Fraction(1)) -> list[TSP]:
     name = header.get("NAME", "")
     n = _dimension(path, header.get("DIMENSION"), header_lines.get("DIMENSION"))
     kind = header.get("EDGE_WEIGHT_TYPE", "").upper()
-    problem_type = header.get("TYPE", "TSP").upper()
+    problem_type = (header.get("TYPE", "TSP").split() or [""])[0].upper()  # si175: "TSP (M.~HOFMEISTER)"
     if problem_type not in ("TSP", "ATSP"):
-        raise FormatError(path, None, f"TYPE {problem_type} is not a TSP or ATSP")
+        raise FormatError(path, header_lines.get("TYPE"), f"TYPE {header.get('TYPE')!r} is not a TSP or ATSP")
     if kind == "EXPLICIT":
         fmt = header.get("EDGE_WEIGHT_FORMAT", "").upper()
         if fmt not in EXPLICIT_FORMATS:

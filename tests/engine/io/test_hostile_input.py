@@ -80,6 +80,7 @@ def _variants() -> list[tuple[str, str | bytes, str]]:
         ("tsplib", TSP_COORDS.replace("3 4", "nan 4"), "NaN coordinate"),
         ("tsplib", TSP_COORDS.replace("3 4", "1e39 4"), "distances past 2^62"),
         ("tsplib", TSP_COORDS.replace("2 3 4", "2 3"), "short coordinate line"),
+        ("tsplib", TSP_COORDS.replace("TYPE: TSP", "TYPE: CVRP"), "a vehicle routing problem"),
         ("fasta", ">a\nACGT\n", "one record"),
         ("fasta", "ACGT\n>a\nAC\n", "data before the header"),
         ("sequences", "3 4\nACGT\nACG\n", "announced count wrong"),
@@ -115,7 +116,20 @@ def test_the_corpus_covers_every_reader():
     assert len(CASES) >= 80
 
 
-@pytest.mark.parametrize("content", [PISINGER, JOOKEN, MKNAP, CLASS_A, MSB, KP_JSON, TSP_EXPLICIT, TSP_COORDS])
+@pytest.mark.parametrize(
+    "content",
+    [
+        PISINGER,
+        JOOKEN,
+        MKNAP,
+        CLASS_A,
+        MSB,
+        KP_JSON,
+        TSP_EXPLICIT,
+        TSP_COORDS,
+        TSP_COORDS.replace("TYPE: TSP", "TYPE: TSP (M.~HOFMEISTER)"),  # TSPLIB's si175 names its source so
+    ],
+)
 def test_the_good_files_of_the_corpus_read(tmp_path, content):
     path = tmp_path / "good.txt"
     path.write_text(content)

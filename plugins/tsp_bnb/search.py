@@ -20,8 +20,10 @@ from .nodes import Node, branching, children, encoded, root, tour_of
 #: The root's ascent: rounds of ROOT_ITERATIONS steps, lambda halved each round, while the bound rises.
 ROOT_ROUNDS = 6
 ROOT_ITERATIONS = 300
-#: The root's ascent stops a round after this many steps without a better bound.
+#: The root's ascent stops a round after this many steps without a better bound, once its bound is
+#: within WIDE_GAP of the incumbent (a share of it); further off, every round runs whole.
 ROOT_PATIENCE = 100
+WIDE_GAP = 0.01
 #: A node's ascent: lambda at its first step, its factor per step, and the steps without a better
 #: bound after which it stops.
 NODE_LAMBDA = 0.5
@@ -98,7 +100,12 @@ class Search:
             upper, target = self._limits()
             codes = 2 * np.asarray(self.graph.required, dtype=np.int32)
             first = np.array([0, codes.size], dtype=np.int32)
-            self.ascents.root.launch(codes, first, pi, ROOT_ITERATIONS, ROOT_PATIENCE, upper, target, 2.0 / 2**k, 0.99)
+            patience = (
+                ROOT_PATIENCE
+                if bound is None or self.value - bound / self.graph.scale <= WIDE_GAP * self.value
+                else ROOT_ITERATIONS
+            )
+            self.ascents.root.launch(codes, first, pi, ROOT_ITERATIONS, patience, upper, target, 2.0 / 2**k, 0.99)
             got = self.ascents.root.collect()
             self.tally.launches += 1
             if got.status[0] == INFEASIBLE:

@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 
 import clsolve
-from clsolve import InvalidOptionError, get_device
-from clsolve.problems import TSP
+from clsolve import TSP, InvalidOptionError, get_device
 
 from . import peers
 from .common import data_root, solve_row
@@ -101,10 +100,10 @@ def _row(problem: TSP, solver: str, device, limit: float, peer_limit: float, cho
     for name in chosen:
         if not peers.available(name):
             continue
-        answer = peers.timed(name, "tsp", problem, peer_limit)
+        answer = peers.timed(name, "tsp", problem, peer_limit) or {"seconds": 0.0, "proved": False}
         row[name] = answer
         print(f"  {problem.name} {name}: {answer['seconds']:.3f} s {answer.get('value', '')}", file=sys.stderr)
-        if answer and answer.get("proved") and answer.get("value") is not None:
+        if answer.get("proved") and answer.get("value") is not None:
             proved.add(answer["value"])
     if len(proved) > 1:
         raise AssertionError(f"{problem.name}: proved optima disagree: {sorted(proved)}")

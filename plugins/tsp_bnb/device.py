@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
-from clsolve.sdk import Device, Workspace, kernels
+from clsolve.sdk import Device, Workspace, deadline, kernels
 
 SOURCE = kernels.KernelSource.resource("clsolve_plugins.tsp_bnb", "onetree.cl")
 KERNELS = ("ascent",)
@@ -84,6 +84,8 @@ class Ascent:
         self.cost = cost
         self.buffers = {name[len(prefix) :]: work.empty(name, size) for name, size in buffers(n, batch, edges, prefix).items()}
         self.count = 0
+        self.event: cl.Event | None = None
+        self.started = deadline.Stopwatch()
 
     def launch(
         self,
@@ -105,7 +107,7 @@ class Ascent:
         cl.enqueue_copy(queue, b["edges"], codes.astype(np.int32) if codes.size else np.zeros(1, np.int32))
         cl.enqueue_copy(queue, b["first"], first.astype(np.int32))
         cl.enqueue_copy(queue, b["pi"], np.ascontiguousarray(pi, dtype=np.int32))
-        self.kernel.set(
+        self.event = self.kernel.set(
             cost=self.cost,
             bits=b["bits"],
             edges=b["edges"],
@@ -122,11 +124,15 @@ class Ascent:
             lambda0=lambda0,
             decay=decay,
         ).enqueue(queue, (self.count * self.local,), (self.local,))
+        self.started = deadline.Stopwatch()
         queue.flush()
 
-    def collect(self) -> Evaluated:
-        """The answers of the batch ``launch`` started (waits for them)."""
+    def collect(self) -> Evaluated | None:
+        """The answers of the batch ``launch`` started (waits for them), or None where the time limit
+        passes first (the launch goes on; the next solve's clock starts after it)."""
         count, n, queue, b = self.count, self.n, self.device.queue, self.buffers
+        if self.event is not None and not deadline.finished(queue, self.event):
+            return None
         out = Evaluated(
             np.empty(count, np.int64), np.empty(count, np.int32), np.empty((count, n), np.int32), np.empty((count, n), np.int32)
         )

@@ -61,6 +61,7 @@ class Search:
         self.tally = Tally()
         self.open: list[tuple[int, int, Node]] = []  # (bound, serial, node): a heap
         self.floor = 0  # a bound known before the search (no cost is negative)
+        self.rate = deadline.Rate(1e-3, 1e-6)  # seconds of a launch, by its nodes
         self.serial = 0
 
     def _limits(self) -> tuple[int, int]:
@@ -85,8 +86,7 @@ class Search:
                 self.ascents.set_cost(self.graph.cost)
                 again, pi, _ = self._ascend(pi)
                 bound = again if bound is None or (again is not None and again > bound) else bound
-        scaled = -(2**62) if bound is None else bound
-        self.tally.root = ceil_div(scaled, self.graph.scale)
+        self.tally.root = 0 if bound is None else max(0, ceil_div(bound, self.graph.scale))  # no cost is negative
         return root(self.graph.n, self.graph.required, pi[0], self.tally.root)
 
     def _ascend(self, pi: np.ndarray) -> tuple[int | None, np.ndarray, np.ndarray | None]:
@@ -107,6 +107,8 @@ class Search:
             )
             self.ascents.root.launch(codes, first, pi, ROOT_ITERATIONS, patience, upper, target, 2.0 / 2**k, 0.99)
             got = self.ascents.root.collect()
+            if got is None:
+                break
             self.tally.launches += 1
             if got.status[0] == INFEASIBLE:
                 return None, pi, None
@@ -130,14 +132,14 @@ class Search:
             self.open.append((first.bound, first.serial, first))
         pending: list[Node] = []
         while pending or (self.open and self.open[0][0] < self.value):
-            self.tally.full = len(self.open) > self.most
-            if deadline.expired() or self.tally.full:
-                self.tally.stopped = True
-                self.open.extend((node.bound, node.serial, node) for node in pending)
-                heapq.heapify(self.open)
-                return
             got = self._collect(pending)
-            taken = self._take(batch)
+            self.tally.full = len(self.open) > self.most
+            if (pending and got is None) or deadline.expired() or self.tally.full:
+                self.tally.stopped = True
+                for node in pending:  # not evaluated: open with their parents' bounds
+                    heapq.heappush(self.open, (node.bound, node.serial, node))
+                return
+            taken = self._take(self._within(batch))
             if taken:
                 self._launch(taken)
             if pending:
@@ -146,6 +148,13 @@ class Search:
             progress.report("tsp-bnb nodes", self.tally.nodes, None)
             self.tally.open_peak = max(self.tally.open_peak, len(self.open))
         self.open.clear()
+
+    def _within(self, batch: int) -> int:
+        """Nodes the next launch may take: ``batch``, fewer where the time left would not see them
+        through (by the launches so far)."""
+        if not deadline.limited():
+            return batch
+        return max(1, min(batch, int(self.rate.units_within(0.5 * deadline.remaining()))))
 
     def _take(self, batch: int) -> list[Node]:
         """Up to ``batch`` open nodes, least bound first, within the batch's edge buffer."""
@@ -163,7 +172,8 @@ class Search:
     def lower(self) -> int:
         """The proven bound: the least open node's (at least ``floor``), or the incumbent where none is
         open."""
-        return min(self.value, max(self.floor, min([self.value] + [entry[0] for entry in self.open])))
+        least = self.open[0][0] if self.open else self.value  # a heap: its least first
+        return min(self.value, max(self.floor, least))
 
     def _launch(self, taken: list[Node]) -> None:
         upper, target = self._limits()
@@ -179,6 +189,8 @@ class Search:
         watch = deadline.Stopwatch()
         got = self.ascents.batch.collect()
         self.tally.device_seconds += watch.seconds
+        if got is not None:
+            self.rate.observe(len(pending), self.ascents.batch.started.seconds)
         return got
 
     def _branch(self, taken: list[Node], got: Evaluated | None) -> None:

@@ -116,27 +116,20 @@ class TSPBranchAndBound(DeviceSolver):
         notes = [
             f"root bound {tally.root}, {tally.fixed_out} edges fixed out, {tally.nodes} nodes in {tally.launches} launches",
         ]
-        bound = search.lower()
-        optimal = not tally.stopped or bound >= search.value
-        if not optimal:
+        bound = search.lower()  # the incumbent's value where the search ended
+        if bound < search.value:
             reason = "the open nodes reached open_nodes" if tally.full else "stopped at the time limit"
             notes.insert(0, f"{reason}: the best tour, and the least open node's bound")
-        return Solution(
-            search.value,
-            np.zeros(0, bool),
-            optimal,
-            self.name,
-            device.label,
-            timings,
-            notes,
-            bound=None if optimal else bound,
-            stats=stats,
-            tour=search.tour,
-        )
+        return self._answer(search.tour, search.value, bound, device, timings, notes, stats)
 
     def _unsearched(self, problem: TSP, device: Device, timings: Timings, start: np.ndarray) -> Solution:
-        value, bound = problem.tour_length(start), floor(problem.distances)
         notes = ["stopped at the time limit while the kernels built: the first tour, and each city's cheapest ways in and out"]
+        return self._answer(start, problem.tour_length(start), floor(problem.distances), device, timings, notes, {})
+
+    def _answer(
+        self, tour: np.ndarray, value: int, bound: int, device: Device, timings: Timings, notes: list[str], stats: dict
+    ) -> Solution:
+        """The tour of ``value``, optimal where ``bound`` (a lower bound) reaches it."""
         optimal = bound >= value
         return Solution(
             value,
@@ -147,7 +140,8 @@ class TSPBranchAndBound(DeviceSolver):
             timings,
             notes,
             bound=None if optimal else bound,
-            tour=start,
+            stats=stats,
+            tour=tour,
         )
 
     def _enumerated(self, problem: TSP, device: Device, timings: Timings) -> Solution:

@@ -10,7 +10,7 @@ from itertools import permutations
 
 import numpy as np
 
-from clsolve.sdk import TSP, Device, DeviceSolver, Plan, Solution, TimeLimitError, Timings, Workspace, deadline, options
+from clsolve.sdk import TSP, Device, DeviceSolver, Plan, Solution, TimeLimitError, Timings, Workspace, deadline, memory, options
 
 from . import tour as tours
 from .device import KERNELS, ascents, plan_buffers
@@ -21,8 +21,11 @@ from .search import Search
 MAX_VERTICES = 1024
 #: Cities solved by trying every tour on the host.
 ENUMERATED = 6
-#: Bytes of host memory per open node beyond its penalties: its fixed edges and the heap's entry.
-NODE_BYTES = 400
+#: Host bytes of an open node: its mates (8 per vertex), its share of its parent's penalties (4 per
+#: vertex), and NODE_BYTES for its path ends, forbidden edges, object and heap entry.
+NODE_BYTES = 600
+#: Open nodes kept at most by default (fewer where the host memory budget holds fewer).
+OPEN_NODES = 2_000_000
 #: Seconds per scaled-vertex-squared ascent step (Prim's n steps of n/WG work and a reduction), by device.
 STEP_SECONDS = {True: 2e-11, False: 4e-10}
 
@@ -38,19 +41,20 @@ class TSPBranchAndBound(DeviceSolver):
         batch: int | None = None,
         iterations: int | None = None,
         kicks: int | None = None,
-        open_nodes: int = 2_000_000,
+        open_nodes: int | None = None,
         work_group: int | None = None,
     ):
         """``batch``: nodes per launch (default 2048 on a GPU, 64 elsewhere); ``iterations``: ascent
         steps per node at most (default 100 on a GPU, 30 elsewhere); ``kicks``: the incumbent's
-        double-bridge kicks (default 20 + n); ``open_nodes``: open nodes the host keeps at most (the
-        plan counts their memory; the search stops with its bound where they would pass it);
+        double-bridge kicks (default 20 + n); ``open_nodes``: open nodes the host keeps at most
+        (default 2,000,000, fewer where nine tenths of the host memory budget hold fewer; the plan
+        counts their memory; the search stops with its bound where they would pass it);
         ``work_group``: work-items per node (a power of two; default by size and device,
         ``device.group_size``)."""
         self.batch = options.integer("batch", batch, minimum=1, maximum=2**16, none=True)
         self.iterations = options.integer("iterations", iterations, minimum=1, maximum=10**5, none=True)
         self.kicks = options.integer("kicks", kicks, minimum=0, none=True)
-        self.open_nodes = options.integer("open_nodes", open_nodes, minimum=1)
+        self.open_nodes = options.integer("open_nodes", open_nodes, minimum=1, none=True)
         self.work_group = options.power_of_two("work_group", work_group)
 
     def accepts(self, problem) -> str | None:
@@ -62,6 +66,12 @@ class TSPBranchAndBound(DeviceSolver):
         if largest_cost(problem.distances) > SCALED_LIMIT:
             return f"{self.name} takes costs up to {SCALED_LIMIT}, got {largest_cost(problem.distances)}"
         return None
+
+    def _open_nodes(self, vertices: int) -> int:
+        """``open_nodes``, or by default OPEN_NODES where nine tenths of the host budget hold them."""
+        if self.open_nodes is not None:
+            return self.open_nodes
+        return max(1, min(OPEN_NODES, int(0.9 * memory.host_budget()) // node_bytes(vertices)))
 
     def _iterations(self, device: Device) -> int:
         return self.iterations or (100 if device.is_gpu else 30)
@@ -76,7 +86,7 @@ class TSPBranchAndBound(DeviceSolver):
         return Plan(
             solver=self.name,
             device_buffers=plan_buffers(vertices, batch),
-            host_buffers={"open nodes": self.open_nodes * (4 * vertices + NODE_BYTES)},
+            host_buffers={"open nodes": self._open_nodes(vertices) * node_bytes(vertices)},
             kernels=KERNELS,
             cell_updates=steps * vertices * vertices,
             launches=12 + 200,
@@ -100,7 +110,7 @@ class TSPBranchAndBound(DeviceSolver):
         except TimeLimitError:  # the limit came while the kernels built: the incumbent and the floor
             return self._unsearched(problem, device, timings, start)
         value = problem.tour_length(start)
-        search = Search(g, built, start, value, problem.tour_length, self._iterations(device), self.open_nodes)
+        search = Search(g, built, start, value, problem.tour_length, self._iterations(device), self._open_nodes(g.n))
         search.floor = floor(problem.distances)
         with timings.phase("kernels"):
             search.run(batch)
@@ -161,3 +171,7 @@ def floor(distances: np.ndarray) -> int:
     d = distances.astype(np.int64).copy()
     np.fill_diagonal(d, np.iinfo(np.int64).max)
     return int(max(d.min(axis=1).sum(), d.min(axis=0).sum()))
+
+
+def node_bytes(vertices: int) -> int:
+    return 12 * vertices + NODE_BYTES

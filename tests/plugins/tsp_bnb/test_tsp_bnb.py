@@ -242,3 +242,11 @@ def test_a_limit_reached_while_kernels_build_answers_with_the_first_tour(device,
     answer = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, time_limit=5)
     assert not answer.optimal and answer.bound == solver.floor(d) <= answer.value
     assert answer.value == TSP(d).tour_length(answer.tour)
+
+
+def test_open_nodes_default_to_what_the_host_budget_holds(device):
+    d = random_tsp(8, 60, True, 1000, euclidean=True)
+    plan = clsolve.plan(TSP(d), "tsp-bnb", device, host_memory_limit=2 * 10**6)
+    assert 0 < plan.host_buffers["open nodes"] <= 0.9 * 2 * 10**6
+    solution = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, host_memory_limit=2 * 10**6, iterations=2, kicks=0)
+    assert solution.optimal or solution.bound <= solution.value

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import importlib.util
 import itertools
 import json
 import os
@@ -517,6 +518,7 @@ def configurations(rng: random.Random, problem) -> list[tuple[str, dict]]:
                     "iterations": pick([None, 1, 5, 30]),
                     "kicks": pick([None, 0, 3]),
                     "work_group": pick([None, 8, 32]),
+                    "lp": pick([False, True]) and HIGHS,  # the root's subtour LP where HiGHS is installed
                     "time_limit": pick([0.0, 0.01, 2.0, 2.0]),
                 },
             )
@@ -562,6 +564,8 @@ KNAPSACK_SOLVERS = (
     "subset-sum",
     "bounded-dp",
 )
+#: Whether HiGHS is installed (tsp-bnb's root LP).
+HIGHS = importlib.util.find_spec("highspy") is not None
 #: Solvers that answer under any time limit (their best checked answer and a proven bound).
 ANYTIME = ("bnb", "dp-states", "mkp-bnb", "mkp-dfs", "mkp-batch", "choice-states", "multiple-bnb", "tsp-bnb")
 REFUSALS = (clsolve.UnsupportedProblemError, clsolve.DoesNotFitError)

@@ -12,6 +12,7 @@ import numpy as np
 
 from clsolve.sdk import deadline, progress
 
+from . import lp
 from .device import INF, INFEASIBLE, ONGOING, PRUNED, TOUR, Ascents, Evaluated
 from .fixing import forbidden
 from .graph import Graph
@@ -40,6 +41,8 @@ class Tally:
     fixed_out: int = 0
     root: int = 0
     root_seconds: float = 0.0
+    lp_bound: int | None = None
+    lp_fixed_out: int = 0
     device_seconds: float = 0.0
     open_peak: int = 0
     stopped: bool = False
@@ -62,20 +65,47 @@ class Search:
         self.open: list[tuple[int, int, Node]] = []  # (bound, serial, node): a heap
         self.floor = 0  # a bound known before the search (no cost is negative)
         self.rate = deadline.Rate(1e-3, 1e-6)  # seconds of a launch, by its nodes
+        self.lp_seconds = 0.0  # the root's subtour LP's cut rounds at most (0: no LP)
         self.serial = 0
 
     def _limits(self) -> tuple[int, int]:
         scale = self.graph.scale
         return scale * (self.value - 1), scale * self.value
 
-    def _offer(self, parent: np.ndarray) -> None:
-        tour = self.graph.tour(tour_of(parent))
+    def _offer(self, parent: np.ndarray | None = None, vertices: np.ndarray | None = None) -> None:
+        """A tour of the graph (a 1-tree ``parent`` of degrees 2, or its ``vertices``), kept where shorter."""
+        if vertices is None:
+            assert parent is not None
+            vertices = tour_of(parent)
+        tour = self.graph.tour(vertices)
         value = self.length(tour)
         if value < self.value:
             self.tour, self.value = tour, value
 
+    def relax(self, seconds: float) -> None:
+        """The subtour LP (``lp``) at the root: its bound as the floor, its integral tour offered, and
+        the edges its reduced costs rule out taken out of the graph."""
+        found = lp.relaxed(self.graph.cost, self.graph.required, seconds)
+        if found is None:
+            return
+        scale = self.graph.scale
+        slack = 1e-6 * abs(found.value) + 1e-3
+        self.floor = max(self.floor, ceil_div(int(np.floor(found.value - slack)), scale))
+        self.tally.lp_bound = self.floor
+        if found.tour is not None:
+            self._offer(vertices=found.tour)
+        mask = lp.forbidden(found, self.graph.cost, self._limits()[0], self.graph.required)
+        self.tally.lp_fixed_out = int(mask.sum()) // 2
+        if mask.any():
+            self.graph.cost[mask] = INF
+            self.ascents.set_cost(self.graph.cost)
+
     def root(self) -> Node | None:
-        """The root's long ascent, then fixing edges out by it, and the ascent again where any went."""
+        """The root's long ascent, then fixing edges out by it, and the ascent again where any went
+        (None where the floor already meets the incumbent)."""
+        if self.floor >= self.value:
+            self.tally.root = self.floor
+            return None
         pi = np.zeros((1, self.graph.n), dtype=np.int32)
         bound, pi, parent = self._ascend(pi)
         if bound is not None and parent is not None:
@@ -126,6 +156,9 @@ class Search:
         batch while the host branches on the one before: a batch is taken from the open nodes before
         the previous batch's children join them."""
         watch = deadline.Stopwatch()
+        # the LP's first round runs whole: its cut is O(n^2) host steps
+        if self.lp_seconds > 0 and (not deadline.limited() or deadline.remaining() > 0.05 + 1e-5 * self.graph.n**2):
+            self.relax(self.lp_seconds if not deadline.limited() else min(self.lp_seconds, 0.2 * deadline.remaining()))
         first = self.root()
         self.tally.root_seconds = watch.seconds
         if first is not None and first.bound < self.value:

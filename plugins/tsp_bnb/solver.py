@@ -10,8 +10,22 @@ from itertools import permutations
 
 import numpy as np
 
-from clsolve.sdk import TSP, Device, DeviceSolver, Plan, Solution, TimeLimitError, Timings, Workspace, deadline, memory, options
+from clsolve.sdk import (
+    TSP,
+    Device,
+    DeviceSolver,
+    InvalidOptionError,
+    Plan,
+    Solution,
+    TimeLimitError,
+    Timings,
+    Workspace,
+    deadline,
+    memory,
+    options,
+)
 
+from . import lp as relaxation
 from . import tour as tours
 from .device import KERNELS, ascents, plan_buffers
 from .graph import SCALED_LIMIT, graph, largest_cost
@@ -24,6 +38,8 @@ ENUMERATED = 6
 #: Host bytes of an open node: its mates (8 per vertex), its share of its parent's penalties (4 per
 #: vertex), and NODE_BYTES for its path ends, forbidden edges, object and heap entry.
 NODE_BYTES = 600
+#: Seconds of the root's subtour LP's cut rounds at most (a fifth of the time left under a limit).
+LP_SECONDS = 2.0
 #: Open nodes kept at most by default (fewer where the host memory budget holds fewer).
 OPEN_NODES = 2_000_000
 #: Seconds per scaled-vertex-squared ascent step (Prim's n steps of n/WG work and a reduction), by device.
@@ -43,6 +59,7 @@ class TSPBranchAndBound(DeviceSolver):
         kicks: int | None = None,
         open_nodes: int | None = None,
         work_group: int | None = None,
+        lp: bool = False,
     ):
         """``batch``: nodes per launch (default 2048 on a GPU, 64 elsewhere); ``iterations``: ascent
         steps per node at most (default 100 on a GPU, 30 elsewhere); ``kicks``: the incumbent's
@@ -50,12 +67,16 @@ class TSPBranchAndBound(DeviceSolver):
         (default 2,000,000, fewer where nine tenths of the host memory budget hold fewer; the plan
         counts their memory; the search stops with its bound where they would pass it);
         ``work_group``: work-items per node (a power of two; default by size and device,
-        ``device.group_size``)."""
+        ``device.group_size``); ``lp``: the root's subtour LP by HiGHS first (``lp.py``; needs
+        ``highspy``)."""
         self.batch = options.integer("batch", batch, minimum=1, maximum=2**16, none=True)
         self.iterations = options.integer("iterations", iterations, minimum=1, maximum=10**5, none=True)
         self.kicks = options.integer("kicks", kicks, minimum=0, none=True)
         self.open_nodes = options.integer("open_nodes", open_nodes, minimum=1, none=True)
         self.work_group = options.power_of_two("work_group", work_group)
+        self.lp = options.flag("lp", lp)
+        if self.lp and not relaxation.available():
+            raise InvalidOptionError("lp=True: the root's subtour LP needs HiGHS (pip install highspy)")
 
     def accepts(self, problem) -> str | None:
         if not isinstance(problem, TSP):
@@ -112,6 +133,8 @@ class TSPBranchAndBound(DeviceSolver):
         value = problem.tour_length(start)
         search = Search(g, built, start, value, problem.tour_length, self._iterations(device), self._open_nodes(g.n))
         search.floor = floor(problem.distances)
+        if self.lp:
+            search.lp_seconds = LP_SECONDS
         with timings.phase("kernels"):
             search.run(batch)
         tally = search.tally
@@ -122,6 +145,8 @@ class TSPBranchAndBound(DeviceSolver):
             "root_bound": tally.root,
             "root_seconds": round(tally.root_seconds, 4),
             "device_seconds": round(tally.device_seconds, 4),
+            "lp_bound": tally.lp_bound,
+            "lp_fixed_out": tally.lp_fixed_out,
         }
         notes = [
             f"root bound {tally.root}, {tally.fixed_out} edges fixed out, {tally.nodes} nodes in {tally.launches} launches",

@@ -250,3 +250,61 @@ def test_open_nodes_default_to_what_the_host_budget_holds(device):
     assert 0 < plan.host_buffers["open nodes"] <= 0.9 * 2 * 10**6
     solution = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, host_memory_limit=2 * 10**6, iterations=2, kicks=0)
     assert solution.optimal or solution.bound <= solution.value
+
+
+def test_minimum_cut_matches_every_cut():
+    from clsolve_plugins.tsp_bnb.lp import minimum_cut
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        n = int(rng.integers(2, 8))
+        w = np.triu(rng.integers(0, 4, (n, n)).astype(float), 1)
+        w = w + w.T
+        best = min(
+            w[np.ix_(list(side), [v for v in range(n) if v not in side])].sum()
+            for k in range(1, n)
+            for side in itertools.combinations(range(n), k)
+        )
+        value, side = minimum_cut(w)
+        assert value == pytest.approx(best) and 0 < side.sum() < n
+        assert w[np.ix_(np.flatnonzero(side), np.flatnonzero(~side))].sum() == pytest.approx(value)
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_the_root_lp_keeps_optimal_tours_and_bounds_them(symmetric, device):
+    pytest.importorskip("highspy")
+    from clsolve_plugins.tsp_bnb import lp
+
+    for seed in range(4):
+        d = random_tsp(300 + seed, 13, symmetric, 1000, euclidean=seed % 2 == 0)
+        best = clsolve.solve(TSP(d), solver="wavefront", device=device)
+        g = graph.graph(d)
+        found = lp.relaxed(g.cost, g.required, 10.0)
+        assert found is not None and found.value <= g.scale * best.value + 1e-3
+        mask = lp.forbidden(found, g.cost, g.scale * best.value, g.required)
+        t = best.tour
+        if g.asymmetric:
+            vertices = [v for k in range(t.size) for v in (int(t[k]), g.cities + int(t[(k + 1) % t.size]))]
+        else:
+            vertices = t.tolist()
+        assert not any(mask[a, b] for a, b in zip(vertices, vertices[1:] + vertices[:1]))
+        solution = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, lp=True)
+        assert solution.optimal and solution.value == best.value
+        assert solution.stats["lp_bound"] <= best.value
+
+
+def test_an_integral_lp_proves_the_tour_at_the_root(device):
+    pytest.importorskip("highspy")
+    angles = np.linspace(0, 2 * np.pi, 40, endpoint=False)[np.random.default_rng(2).permutation(40)]
+    xy = 1000 * np.stack((np.cos(angles), np.sin(angles)), axis=1)
+    d = np.rint(np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1))).astype(np.int64)
+    solution = clsolve.solve(TSP(d), solver="tsp-bnb", device=device, lp=True, kicks=0)
+    assert solution.optimal and solution.stats["lp_bound"] == solution.value and solution.stats["nodes"] == 0
+
+
+def test_lp_needs_highspy(monkeypatch):
+    from clsolve_plugins.tsp_bnb import lp
+
+    monkeypatch.setattr(lp, "available", lambda: False)
+    with pytest.raises(InvalidOptionError, match="highspy"):
+        clsolve.solve(TSP(np.ones((8, 8), dtype=int)), solver="tsp-bnb", lp=True)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from dataclasses import dataclass
 
 import numpy as np
+
+from clsolve.sdk import deadline
 
 from .device import INF
 
@@ -134,7 +135,7 @@ def _solved(h, cost: np.ndarray, required: tuple[int, ...], seconds: float) -> R
     for v in range(n):
         at = np.flatnonzero((a == v) | (b == v)).astype(np.int32)
         h.addRow(2.0, 2.0, at.size, at, np.ones(at.size))
-    start = time.perf_counter()
+    watch = deadline.Stopwatch()
     for _ in range(ROUNDS):
         h.run()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
@@ -143,7 +144,7 @@ def _solved(h, cost: np.ndarray, required: tuple[int, ...], seconds: float) -> R
         support = np.zeros((n, n))
         support[a, b] = support[b, a] = x
         value, side = minimum_cut(support)
-        if value >= 2.0 - EPSILON or time.perf_counter() - start > seconds:
+        if value >= 2.0 - EPSILON or watch.seconds > seconds:
             break
         across = np.flatnonzero(side[a] != side[b]).astype(np.int32)
         h.addRow(2.0, highspy.kHighsInf, across.size, across, np.ones(across.size))

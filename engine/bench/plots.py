@@ -256,6 +256,27 @@ def _small_rows(result: dict, ax) -> None:
     ax.set_title("batches of small knapsacks")
 
 
+def _tsp(result: dict, ax) -> None:
+    """Seconds per instance (log) against its cities, for tsp-bnb and the peers; hollow markers:
+    stopped at the limit without a proof."""
+    names = {"clsolve": result.get("solver", "tsp-bnb"), "scip": "SCIP (DFJ, lazy cuts)", "highs": "HiGHS (DFJ, rounds)"}
+    for key, marker, color in (("clsolve", "o", "C0"), ("scip", "s", "C1"), ("highs", "^", "C2")):
+        for proved in (True, False):
+            chosen = [
+                (r["n"], r[key]["seconds"])
+                for r in result["rows"]
+                if r.get(key) and bool(r[key].get("optimal", r[key].get("proved"))) == proved
+            ]
+            if chosen:
+                label = names[key] + ("" if proved else " (no proof)")
+                ax.plot(*zip(*chosen), marker, color=color, linestyle="none", fillstyle="full" if proved else "none", label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("cities (an asymmetric problem's own n)")
+    ax.set_ylabel("seconds, end to end (log)")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title("exact TSP: TSPLIB")
+
+
 DRAW: dict[str, Callable] = {
     "msb": _batch,
     "class-a": _batch,
@@ -267,6 +288,7 @@ DRAW: dict[str, Callable] = {
     "hard-kp": _hard_kp,
     "kpm": _kpm,
     "small-rows": _small_rows,
+    "tsp": _tsp,
 }
 
 

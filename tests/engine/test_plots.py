@@ -20,9 +20,10 @@ FIGURES = {
     "hard-kp": "bench-hard-kp-h100",
     "kpm": "bench-kpm-h100",
     "small-rows": "bench-small-rows-h100",
+    "tsp": "bench-tsp-h200",
 }
 #: Results of other modes of a benchmark (``bench mckp --searches``).
-MODES = [("mckp", "bench-mckp-searches-cpu"), ("wavefront", "bench-wavefront-kp-h100")]
+MODES = [("mckp", "bench-mckp-searches-cpu"), ("wavefront", "bench-wavefront-kp-h100"), ("tsp", "bench-tsp-large-h200")]
 
 
 @pytest.mark.parametrize(("name", "result"), sorted(FIGURES.items()) + MODES)

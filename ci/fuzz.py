@@ -164,8 +164,8 @@ def lcs(rng: random.Random, family: str) -> LCS:
 def tsp(rng: random.Random, family: str) -> TSP:
     n = rng.randint(2, 7)
     top = rng.choice([1, 10, 1000, 2**40, 2**58 // n])
-    if family == "tsp-larger":  # tsp-bnb's search: 8 and 9 cities against every tour, 34 to 48 checked
-        n = rng.choice([8, 9, rng.randint(34, 48)])
+    if family == "tsp-larger":  # tsp-bnb's search: 8 to 13 cities against a reference, 34 to 48 checked
+        n = rng.choice([8, 9, rng.randint(10, 13), rng.randint(34, 48)])
         top = rng.choice([3, 100, 10**4])
         family = rng.choice(["tsp-symmetric", "tsp-asymmetric"])
     d = [
@@ -225,8 +225,8 @@ def draw(rng: random.Random) -> clsolve.Knapsack | clsolve.BoundedKnapsack | cls
             "tsp-symmetric",
             "tsp-asymmetric",
             "tsp-zero",
-            "tsp-larger",
         )
+        + ("tsp-larger",) * 3  # tsp-bnb's search, 8 to 13 cities against a reference
         + FAMILY_KINDS * 2
     )
     if family == "multiple-choice":
@@ -311,6 +311,22 @@ def multiple_reference(problem: clsolve.MultipleKnapsack) -> int:
     return best
 
 
+def held_karp(distances) -> int:
+    """The shortest tour by Held and Karp's recursion over subsets, on the host (costs below 2^40)."""
+    d = np.asarray(distances, dtype=np.int64)
+    m = d.shape[0] - 1
+    best = np.full((1 << m, m), np.iinfo(np.int64).max // 4, dtype=np.int64)
+    for j in range(m):
+        best[1 << j, j] = d[0, j + 1]
+    inner = d[1:, 1:]
+    for mask in range(1, 1 << m):
+        ends = best[mask]
+        for k in range(m):
+            if not mask >> k & 1:
+                best[mask | 1 << k, k] = min(best[mask | 1 << k, k], int((ends + inner[:, k]).min()))
+    return int((best[-1] + d[1:, 0]).min())
+
+
 def reference(problem) -> int | None:
     """The optimum by a method independent of the solvers (None where out of its reach)."""
     if isinstance(problem, clsolve.MultipleKnapsack):
@@ -320,8 +336,10 @@ def reference(problem) -> int | None:
     if isinstance(problem, (clsolve.BoundedKnapsack, clsolve.ChangeMaking)):
         return counted_reference(problem)
     if isinstance(problem, TSP):
+        if problem.n > 13:
+            return None  # past the references' reach: the engine's check of the tour and bound stands
         if problem.n > 9:
-            return None  # past every tour's reach: the engine's check of the tour and bound stands
+            return held_karp(problem.distances)
         return min(problem.tour_length((0,) + q) for q in itertools.permutations(range(1, problem.n)))
     if isinstance(problem, LCS):
         a, b = problem.a.tolist(), problem.b.tolist()

@@ -17,6 +17,7 @@ import numpy as np
 
 from .device import INF
 from .nodes import code
+from .tour import from_zero
 
 #: Largest scaled cost (the kernel's penalties stay within 2^26 of 0, and a penalised cost within int32).
 SCALED_LIMIT = 2**26
@@ -42,17 +43,13 @@ class Graph:
     def tour(self, vertices: np.ndarray) -> np.ndarray:
         """The problem's tour (from city 0) that a tour of the graph's vertices is."""
         if not self.asymmetric:
-            return _from_zero(vertices)
+            return from_zero(vertices)
         cities = self.cities
         start = vertices if vertices[0] < cities else np.roll(vertices, -1)  # from an out-vertex
         if start[1] == cities + start[0]:  # that walk goes backward: out-vertex to its own in-vertex
             start = np.roll(start[::-1], 1)
         out = [int(v) for v in start if v < cities]
-        return _from_zero(np.asarray(out, dtype=np.int64))
-
-
-def _from_zero(t: np.ndarray) -> np.ndarray:
-    return np.roll(t, -int(np.flatnonzero(t == 0)[0])).astype(np.int64)
+        return from_zero(np.asarray(out, dtype=np.int64))
 
 
 def largest_cost(distances: np.ndarray) -> int:

@@ -24,6 +24,7 @@ import numpy as np
 from clsolve.sdk import deadline
 
 from .device import INF
+from .nodes import cycle
 
 #: Vertices the LP takes at most (the minimum cut is O(n^3) on the host).
 LP_VERTICES = 300
@@ -159,21 +160,7 @@ def _tour(x: np.ndarray, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray | N
     if np.any((x > EPSILON) & (x < 1 - EPSILON)):
         return None
     chosen = x > 0.5
-    neighbours: list[list[int]] = [[] for _ in range(n)]
-    for u, v in zip(a[chosen].tolist(), b[chosen].tolist()):
-        neighbours[u].append(v)
-        neighbours[v].append(u)
-    if any(len(adjacent) != 2 for adjacent in neighbours):
-        return None
-    tour, previous = [0], -1
-    while len(tour) < n:
-        here = tour[-1]
-        nxt = neighbours[here][0] if neighbours[here][0] != previous else neighbours[here][1]
-        if nxt == 0:
-            return None  # a shorter cycle: not one tour
-        previous = here
-        tour.append(nxt)
-    return np.asarray(tour, dtype=np.int64)
+    return cycle(a[chosen], b[chosen], n)
 
 
 def forbidden(lp: Relaxed, cost: np.ndarray, upper: int, required: tuple[int, ...]) -> np.ndarray:

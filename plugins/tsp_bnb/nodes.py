@@ -111,16 +111,26 @@ def tree_edges(parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def tour_of(parent: np.ndarray) -> np.ndarray:
     """The cycle a 1-tree of degrees 2 is, from vertex 0."""
-    n = parent.size
-    a, b = tree_edges(parent)
+    found = cycle(*tree_edges(parent), parent.size)
+    assert found is not None
+    return found
+
+
+def cycle(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray | None:
+    """The vertices, from vertex 0, of the one cycle through all n that edges a[k]-b[k] form (None
+    where they form anything else)."""
     neighbours: list[list[int]] = [[] for _ in range(n)]
     for u, v in zip(a.tolist(), b.tolist()):
         neighbours[u].append(v)
         neighbours[v].append(u)
+    if any(len(adjacent) != 2 for adjacent in neighbours):
+        return None
     tour, previous = [0], -1
     while len(tour) < n:
         here = tour[-1]
         nxt = neighbours[here][0] if neighbours[here][0] != previous else neighbours[here][1]
+        if nxt == 0:
+            return None  # a shorter cycle
         previous = here
         tour.append(nxt)
     return np.asarray(tour, dtype=np.int64)

@@ -93,7 +93,7 @@ def double_bridge(t: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def from_zero(t: np.ndarray) -> np.ndarray:
-    return np.roll(t, -int(np.flatnonzero(t == 0)[0]))
+    return np.roll(t, -int(np.flatnonzero(t == 0)[0])).astype(np.int64)
 
 
 def search(d: np.ndarray, kicks: int, expired, seed: int = 0) -> np.ndarray:
